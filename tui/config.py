@@ -1,0 +1,229 @@
+"""Settings: defaults < config file (top level, then the chosen profile) < environment < flags.
+
+The config file is ``$XDG_CONFIG_HOME/roost/config.toml`` (``~/.config/roost/config.toml``)::
+
+    profile = "rappterbook"            # the profile used when none is named
+
+    [profiles.rappterbook]
+    read_url = "https://raw.githubusercontent.com/OWNER/REPO/main"
+    write_url = "https://api.github.com"
+    repo = "OWNER/REPO"
+    interval = 60
+
+With no read URL anywhere, roost runs on the embedded demo network (in-process, no sockets).
+
+The token is never stored in a printable field: :class:`Secret` hides it from ``repr``/``str`` and
+is only unwrapped by the issue client when it sends a request to the write URL's origin.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+__all__ = [
+    "ConfigError",
+    "Secret",
+    "Settings",
+    "config_path",
+    "load_settings",
+    "resolve_token",
+]
+
+ENV_VARS = {
+    "read_url": "ROOST_READ_URL",
+    "write_url": "ROOST_WRITE_URL",
+    "repo": "ROOST_REPO",
+    "hub_url": "ROOST_HUB_URL",
+    "boots": "ROOST_BOOTS",
+    "interval": "ROOST_INTERVAL",
+    "cache_dir": "ROOST_CACHE_DIR",
+}
+TOKEN_ENV_VARS = ("ROOST_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
+DEFAULT_WRITE_URL = "https://api.github.com"
+
+
+class ConfigError(ValueError):
+    """The config file or a setting is wrong; the message says which and how to fix it."""
+
+
+class Secret:
+    """A token that does not print itself."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('********')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+
+@dataclass(frozen=True)
+class Settings:
+    read_url: str | None = None
+    write_url: str | None = None
+    repo: str | None = None
+    hub_url: str | None = None
+    boots: str | None = None
+    interval: float = 60.0
+    cache_dir: Path | None = None
+    profile: str | None = None
+    token: Secret | None = field(default=None, repr=False)
+    token_source: str | None = None  # "ROOST_TOKEN", "config", "gh", "prompt", "demo"
+    config_file: Path | None = None
+
+    @property
+    def demo(self) -> bool:
+        """No service configured: the embedded demo network is used."""
+        return not self.read_url
+
+    def service_label(self) -> str:
+        if self.demo:
+            return "demo network"
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.read_url or "")
+        return (parts.netloc + parts.path).rstrip("/") or (self.read_url or "")
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME")
+    root = (
+        Path(base) if base else Path(platformdirs.user_config_dir("roost", appauthor=False)).parent
+    )
+    return root / "roost" / "config.toml"
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+_KEYS = {f.name for f in fields(Settings)} - {"profile", "token_source", "config_file"}
+
+
+def _coerce(key: str, value: Any, origin: str) -> Any:
+    if value is None:
+        return None
+    if key == "interval":
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(
+                f"{origin}: interval must be a number of seconds, got {value!r}"
+            ) from None
+        if number < 1:
+            raise ConfigError(f"{origin}: interval must be at least 1 second")
+        return number
+    if key == "cache_dir":
+        return Path(str(value)).expanduser()
+    if key == "token":
+        return Secret(str(value)) if value else None
+    if not isinstance(value, str):
+        raise ConfigError(f"{origin}: {key} must be a string, got {type(value).__name__}")
+    value = value.strip()
+    if key == "repo" and value and value.count("/") != 1:
+        raise ConfigError(f"{origin}: repo must look like OWNER/NAME, got {value!r}")
+    return value or None
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    path: Path | None = None,
+) -> Settings:
+    """Merge the four layers. ``flags`` holds only options the user actually gave."""
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    env = os.environ if env is None else env
+    path = path or (Path(env["ROOST_CONFIG"]) if env.get("ROOST_CONFIG") else config_path(env))
+    document = _read_config(path)
+
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+
+    def layer(mapping: Mapping[str, Any], origin: str) -> None:
+        for key, raw in mapping.items():
+            if key in _KEYS:
+                values[key] = _coerce(key, raw, origin)
+                sources[key] = origin
+
+    top = {k: v for k, v in document.items() if k not in ("profiles", "profile")}
+    unknown = set(top) - _KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}")
+    layer(top, str(path))
+
+    profiles = document.get("profiles", {})
+    if not isinstance(profiles, dict):
+        raise ConfigError(f"{path}: [profiles] must be a table of named profiles")
+    profile = flags.get("profile") or env.get("ROOST_PROFILE") or document.get("profile")
+    if profile:
+        if profile not in profiles:
+            known = ", ".join(sorted(profiles)) or "none defined"
+            raise ConfigError(f"profile {profile!r} is not in {path} (profiles: {known})")
+        layer(profiles[profile], f"{path} [profiles.{profile}]")
+
+    layer({key: env[var] for key, var in ENV_VARS.items() if env.get(var)}, "environment")
+    token_var = next((var for var in TOKEN_ENV_VARS if env.get(var)), None)
+    if token_var:
+        values["token"] = Secret(env[token_var])
+        sources["token"] = token_var
+    layer({k: v for k, v in flags.items() if k in _KEYS}, "command line")
+
+    token_source = sources.get("token")
+    if token_source and token_source not in TOKEN_ENV_VARS:
+        token_source = "config"
+    settings = Settings(**values, profile=profile, token_source=token_source, config_file=path)
+    if settings.read_url and not settings.write_url:
+        settings = replace(settings, write_url=DEFAULT_WRITE_URL)
+    return settings
+
+
+def resolve_token(settings: Settings) -> Settings:
+    """Fill the token from ``gh auth token`` when nothing else gave one (only when needed)."""
+    if settings.token or settings.demo:
+        return settings
+    gh = shutil.which("gh")
+    if not gh:
+        return settings
+    try:
+        out = subprocess.run(
+            [gh, "auth", "token"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return settings
+    token = out.stdout.strip()
+    if out.returncode != 0 or not token:
+        return settings
+    return replace(settings, token=Secret(token), token_source="gh")

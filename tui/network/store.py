@@ -1,0 +1,715 @@
+"""The shared async store: refreshes the state files by manifest hashes (DESIGN.md §3).
+
+``Store.refresh()`` runs one cycle:
+
+1. ``GET manifest-hashes.json`` conditionally (ETag / Last-Modified). 304 and every file's last
+   verified hash equal to its manifest hash → nothing else is requested.
+2. Each state file whose manifest hash differs from its last verified hash (or that the manifest
+   does not list, or every file when there is no manifest) is fetched — conditionally, streamed,
+   hashed while read, stopped past a size cap — concurrently, a few at a time.
+3. Hash ≠ manifest → one retry after a short delay (the manifest and the files are two uploads
+   that race); still wrong → the last good copy stays, the file is marked ``mismatch``.
+4. The bytes are validated into the typed models (in a thread: a 50k-agent file takes a while);
+   invalid → the last good copy stays, the file is marked ``invalid`` with the JSON path.
+5. All changed files are committed as one new immutable :class:`Snapshot`, written to the disk
+   cache, and published to subscribers with the cycle's :class:`RefreshReport`.
+
+Nothing here imports Textual: the CLI, the tests and the benchmark drive the same object the TUI
+polls from a worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any, Literal
+
+import httpx
+
+from tui.network.disk_cache import CachedMeta, DiskCache
+from tui.network.fetch import FetchResult, TooLarge, fetch
+from tui.network.models import (
+    MANIFEST_FILE,
+    STATE_FILES,
+    AgentsFile,
+    ChannelsFile,
+    ManifestFile,
+    SeedsFile,
+    StateValidationError,
+    StatsFile,
+    TrendingFile,
+    parse_manifest,
+    parse_state,
+)
+
+__all__ = [
+    "FileState",
+    "Integrity",
+    "Problem",
+    "RefreshReport",
+    "Snapshot",
+    "StatsPoint",
+    "Store",
+    "StoreOptions",
+    "StoreStatus",
+    "backoff_delay",
+    "state_base_url",
+]
+
+Integrity = Literal[
+    "verified",  # bytes matched the manifest hash
+    "unverified",  # the manifest does not list it (or there is no manifest): fetched, not checked
+    "cached",  # loaded from the disk cache at start-up, not yet confirmed by the service
+    "mismatch",  # the latest copy did not match the manifest; the last good copy is shown
+    "invalid",  # the latest copy failed validation; the last good copy is shown
+    "error",  # the latest fetch failed (network, HTTP status, size cap); last good shown
+    "missing",  # never loaded
+]
+
+STATE_FILE_NAMES: tuple[str, ...] = tuple(STATE_FILES)
+MANIFEST_CAP = 1 << 20  # 1 MiB: the manifest is a few hundred bytes
+STATS_HISTORY_FILE = "stats-history.json"
+STATS_HISTORY_LIMIT = 500
+
+
+def state_base_url(read_url: str) -> str:
+    """``https://host/x`` and ``https://host/x/state/`` both mean the files under ``/x/state/``."""
+    base = read_url.rstrip("/")
+    if base.endswith("/state"):
+        base = base[: -len("/state")]
+    return base + "/state/"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# --------------------------------------------------------------------------- value objects
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    file: str
+    kind: str  # mismatch | invalid | too-large | http | network | missing | unverified | manifest
+    detail: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"file": self.file, "kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """One state file as the snapshot holds it: the last good model plus what happened since."""
+
+    name: str
+    model: Any = None  # the validated model of the last good copy, or None
+    sha256: str | None = None  # hash of the last good bytes
+    size: int = 0
+    integrity: Integrity = "missing"
+    fetched_at: datetime | None = None  # when the last good copy was fetched
+    checked_at: datetime | None = None  # when the service last confirmed or replaced it
+    problem: Problem | None = None  # why the newest copy was not taken
+
+    @property
+    def loaded(self) -> bool:
+        return self.model is not None
+
+    @property
+    def verified(self) -> bool:
+        return self.integrity == "verified"
+
+
+@dataclass(frozen=True, slots=True)
+class StatsPoint:
+    at: str  # ISO time the counters were fetched
+    counters: Mapping[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """An immutable view of all state files. Screens read it; only the store makes new ones."""
+
+    files: Mapping[str, FileState]
+    generation: int = 0
+    stats_history: tuple[StatsPoint, ...] = ()
+
+    @classmethod
+    def empty(cls) -> Snapshot:
+        return cls(MappingProxyType({name: FileState(name) for name in STATE_FILE_NAMES}))
+
+    def file(self, name: str) -> FileState:
+        return self.files.get(name) or FileState(name)
+
+    @property
+    def agents(self) -> AgentsFile | None:
+        return self.file("agents.json").model
+
+    @property
+    def trending(self) -> TrendingFile | None:
+        return self.file("trending.json").model
+
+    @property
+    def channels(self) -> ChannelsFile | None:
+        return self.file("channels.json").model
+
+    @property
+    def stats(self) -> StatsFile | None:
+        return self.file("stats.json").model
+
+    @property
+    def seeds(self) -> SeedsFile | None:
+        return self.file("seeds.json").model
+
+    @property
+    def any_loaded(self) -> bool:
+        return any(state.loaded for state in self.files.values())
+
+    @property
+    def all_verified(self) -> bool:
+        return all(state.verified for state in self.files.values())
+
+    def not_verified(self) -> list[FileState]:
+        """Files whose shown copy is not the service's verified current one."""
+        return [state for state in self.files.values() if not state.verified]
+
+    def integrity_summary(self) -> str:
+        """'all verified' or e.g. '2 not verified: agents.json (mismatch), stats.json (cached)'."""
+        bad = self.not_verified()
+        if not bad:
+            return "all verified"
+        listed = ", ".join(f"{state.name} ({state.integrity})" for state in bad)
+        return f"{len(bad)} not verified: {listed}"
+
+
+@dataclass(slots=True)
+class RefreshReport:
+    """What one refresh cycle did. The CLI prints it; the benchmark reads it."""
+
+    cycle: int
+    started_at: datetime
+    manifest: str = "not-requested"  # fetched | not-modified | missing | invalid | error
+    checked: list[str] = field(default_factory=list)
+    fetched: list[str] = field(default_factory=list)  # new verified/accepted copies taken
+    unchanged: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # files that differ in the new snapshot
+    requests: int = 0
+    bytes_downloaded: int = 0
+    duration_s: float = 0.0
+    durations_s: dict[str, float] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    online: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "cycle": self.cycle,
+            "started_at": self.started_at.isoformat(),
+            "manifest": self.manifest,
+            "checked": list(self.checked),
+            "fetched": list(self.fetched),
+            "unchanged": list(self.unchanged),
+            "changed": list(self.changed),
+            "requests": self.requests,
+            "bytes_downloaded": self.bytes_downloaded,
+            "duration_s": round(self.duration_s, 4),
+            "durations_s": {k: round(v, 4) for k, v in self.durations_s.items()},
+            "problems": [p.as_dict() for p in self.problems],
+            "online": self.online,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStatus:
+    """Connection health for the status bar."""
+
+    state: Literal["starting", "online", "offline", "backing-off"] = "starting"
+    last_success: datetime | None = None
+    last_attempt: datetime | None = None
+    consecutive_failures: int = 0
+    next_delay_s: float | None = None
+    last_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreOptions:
+    interval_s: float = 60.0
+    jitter: float = 0.1  # ± fraction of the interval
+    backoff_cap_s: float = 600.0
+    retry_delay_s: float = 0.75  # before re-fetching a file whose hash did not match
+    concurrency: int = 4
+    size_slack: float = 0.25  # allowed growth over the manifest size (the uploads race)
+    size_slack_min: int = 64 * 1024
+    hard_cap: int = 128 << 20  # for files the manifest does not size
+    timeout_s: float = 30.0
+
+
+def backoff_delay(failures: int, options: StoreOptions, rng: random.Random | None = None) -> float:
+    """Seconds until the next cycle: the interval, doubling per consecutive failure, capped."""
+    rng = rng or random
+    base = options.interval_s if failures <= 0 else options.interval_s * (2 ** min(failures, 20))
+    base = min(base, options.backoff_cap_s) if failures > 0 else base
+    spread = base * options.jitter
+    return max(0.0, base + rng.uniform(-spread, spread))
+
+
+Listener = Callable[[Snapshot, RefreshReport], None]
+
+
+# --------------------------------------------------------------------------- the store
+
+
+class Store:
+    """Holds the current snapshot of one service and refreshes it."""
+
+    def __init__(
+        self,
+        read_url: str,
+        *,
+        client: httpx.AsyncClient | None = None,
+        cache: DiskCache | None = None,
+        options: StoreOptions | None = None,
+        clock: Callable[[], datetime] = _now,
+        files: Iterable[str] = STATE_FILE_NAMES,
+    ):
+        self.read_url = read_url
+        self.base_url = state_base_url(read_url)
+        self.options = options or StoreOptions()
+        self._own_client = client is None
+        self._client = client or httpx.AsyncClient(
+            timeout=self.options.timeout_s, follow_redirects=True
+        )
+        self.cache = cache
+        self.clock = clock
+        self.file_names = tuple(files)
+        self._snapshot = Snapshot(
+            MappingProxyType({name: FileState(name) for name in self.file_names})
+        )
+        self._pending_bodies: dict[str, bytes] = {}  # verified bytes awaiting the cache
+        self._rejected: dict[str, str] = {}  # name -> manifest hash of a copy found invalid
+        self._etags: dict[str, tuple[str | None, str | None]] = {}  # name -> (etag, last-mod)
+        self._manifest: ManifestFile | None = None
+        self._manifest_validators: tuple[str | None, str | None] = (None, None)
+        self._lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._listeners: list[Listener] = []
+        self._cycle = 0
+        self.status = StoreStatus()
+        self.last_report: RefreshReport | None = None
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(snapshot, report)`` after every cycle; returns an unsubscribe."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def request_refresh(self) -> None:
+        """Wake the polling loop now (the `r` key)."""
+        self._wake.set()
+
+    async def aclose(self) -> None:
+        if self._own_client:
+            await self._client.aclose()
+
+    def load_cache(self) -> Snapshot:
+        """Instant start: the last good copies from disk, marked ``cached`` until confirmed."""
+        if self.cache is None:
+            return self._snapshot
+        files = dict(self._snapshot.files)
+        for name in self.file_names:
+            cached = self.cache.load(name)
+            if cached is None:
+                continue
+            try:
+                model = parse_state(name, cached.body)
+            except (StateValidationError, KeyError):
+                continue
+            fetched_at = _parse_time(cached.meta.fetched_at)
+            files[name] = FileState(
+                name,
+                model=model,
+                sha256=cached.meta.sha256,
+                size=cached.meta.size,
+                integrity="cached",
+                fetched_at=fetched_at,
+            )
+            self._etags[name] = (cached.meta.etag, cached.meta.last_modified)
+        history = self._load_history()
+        self._snapshot = Snapshot(
+            MappingProxyType(files), self._snapshot.generation + 1, stats_history=history
+        )
+        return self._snapshot
+
+    async def refresh(self) -> RefreshReport:
+        """One cycle of DESIGN.md §3. Never raises for service trouble: it is in the report."""
+        async with self._lock:
+            self._cycle += 1
+            report = RefreshReport(cycle=self._cycle, started_at=self.clock())
+            started = time.perf_counter()
+            try:
+                await self._refresh(report)
+            finally:
+                report.duration_s = time.perf_counter() - started
+                self._after_cycle(report)
+            return report
+
+    async def run(self, *, cycles: int | None = None, rng: random.Random | None = None) -> None:
+        """Poll forever (or ``cycles`` times): interval with jitter, backoff on failure."""
+        done = 0
+        while cycles is None or done < cycles:
+            await self.refresh()
+            done += 1
+            if cycles is not None and done >= cycles:
+                break
+            delay = backoff_delay(self.status.consecutive_failures, self.options, rng)
+            self.status = replace(self.status, next_delay_s=delay)
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+
+    # ------------------------------------------------------------------ the cycle
+
+    async def _refresh(self, report: RefreshReport) -> None:
+        manifest_ok = await self._refresh_manifest(report)
+        if manifest_ok is None:  # the service is unreachable: nothing more to try this cycle
+            report.online = False
+            return
+        to_fetch: list[str] = []
+        updates: dict[str, FileState] = {}
+        now = self.clock()
+        for name in self.file_names:
+            report.checked.append(name)
+            current = self._snapshot.file(name)
+            entry = self._manifest.entry(name) if self._manifest else None
+            expected = entry.hash.lower() if entry else None
+            if expected is not None and current.loaded and current.sha256 == expected:
+                # The bytes we hold are the ones the manifest describes (their hash was computed
+                # when they were read, from the wire or from the disk cache): no request needed.
+                report.unchanged.append(name)
+                if current.integrity != "verified":
+                    updates[name] = replace(
+                        current, integrity="verified", problem=None, checked_at=now
+                    )
+                continue
+            if expected is not None and self._rejected.get(name) == expected:
+                # Already downloaded and found invalid; it cannot become valid until it changes.
+                if current.problem is not None:
+                    report.problems.append(current.problem)
+                continue
+            to_fetch.append(name)
+        if not to_fetch:
+            if updates:
+                self._commit(updates, report)
+            return
+        limit = asyncio.Semaphore(max(1, self.options.concurrency))
+
+        async def bounded(name: str) -> tuple[str, FileState | None]:
+            async with limit:
+                return name, await self._refresh_file(name, report)
+
+        results = await asyncio.gather(*(bounded(name) for name in to_fetch))
+        updates.update({name: state for name, state in results if state is not None})
+        if updates:
+            self._commit(updates, report)
+
+    async def _refresh_manifest(self, report: RefreshReport) -> bool | None:
+        """True: a manifest is in force; False: no usable manifest; None: service unreachable."""
+        etag, last_modified = self._manifest_validators
+        if self._manifest is None:
+            etag = last_modified = None
+        try:
+            report.requests += 1
+            result = await fetch(
+                self._client,
+                self.base_url + MANIFEST_FILE,
+                cap=MANIFEST_CAP,
+                etag=etag,
+                last_modified=last_modified,
+            )
+        except TooLarge as exc:
+            report.manifest = "invalid"
+            report.problems.append(Problem(MANIFEST_FILE, "too-large", str(exc)))
+            self._manifest = None
+            return False
+        except httpx.HTTPError as exc:
+            report.manifest = "error"
+            report.problems.append(Problem(MANIFEST_FILE, "network", _describe_http_error(exc)))
+            return None
+        report.bytes_downloaded += result.bytes_read
+        if result.not_modified and self._manifest is not None:
+            report.manifest = "not-modified"
+            return True
+        if result.status == 404:
+            report.manifest = "missing"
+            report.problems.append(
+                Problem(MANIFEST_FILE, "missing", "no manifest: files are fetched unverified")
+            )
+            self._manifest = None
+            return False
+        if result.status != 200:
+            report.manifest = "error"
+            report.problems.append(Problem(MANIFEST_FILE, "http", _describe_status(result)))
+            if result.status >= 500 or result.status == 429:
+                return None
+            self._manifest = None
+            return False
+        try:
+            self._manifest = parse_manifest(result.body)
+        except StateValidationError as exc:
+            report.manifest = "invalid"
+            report.problems.append(Problem(MANIFEST_FILE, "invalid", _validation_detail(exc)))
+            self._manifest = None
+            return False
+        self._manifest_validators = (result.etag, result.last_modified)
+        report.manifest = "fetched"
+        return True
+
+    async def _refresh_file(self, name: str, report: RefreshReport) -> FileState | None:
+        """Fetch/verify/validate one file; returns its new FileState, or None if unchanged."""
+        current = self._snapshot.file(name)
+        entry = self._manifest.entry(name) if self._manifest else None
+        expected = entry.hash.lower() if entry else None
+        cap = self.options.hard_cap
+        if entry is not None and entry.size is not None:
+            cap = min(
+                cap,
+                entry.size
+                + max(self.options.size_slack_min, int(entry.size * self.options.size_slack)),
+            )
+        etag, last_modified = self._etags.get(name, (None, None))
+        if current.sha256 is None:
+            etag = last_modified = None
+        url = self.base_url + name
+        started = time.perf_counter()
+        now = self.clock()
+        try:
+            for attempt in range(2):
+                try:
+                    report.requests += 1
+                    result = await fetch(
+                        self._client, url, cap=cap, etag=etag, last_modified=last_modified
+                    )
+                except TooLarge as exc:
+                    report.bytes_downloaded += exc.seen
+                    return self._failed(
+                        current, Problem(name, "too-large", str(exc)), report, "error"
+                    )
+                except httpx.HTTPError as exc:
+                    problem = Problem(name, "network", _describe_http_error(exc))
+                    return self._failed(current, problem, report, "error")
+                report.bytes_downloaded += result.bytes_read
+                if result.not_modified:
+                    body_hash = current.sha256
+                elif result.status == 200:
+                    body_hash = result.sha256
+                else:
+                    kind = "missing" if result.status == 404 else "http"
+                    return self._failed(
+                        current, Problem(name, kind, _describe_status(result)), report, "error"
+                    )
+                if expected is None or body_hash == expected:
+                    break
+                if attempt == 0:
+                    # The manifest and the files are separate uploads: give the other a moment.
+                    await asyncio.sleep(self.options.retry_delay_s)
+                    etag = last_modified = None  # ask for the bytes themselves this time
+                    continue
+                detail = (
+                    f"sha256 {body_hash[:12]}… ≠ manifest {expected[:12]}… "
+                    "(after one retry); keeping the last good copy"
+                )
+                return self._failed(current, Problem(name, "mismatch", detail), report, "mismatch")
+            integrity: Integrity = "verified" if expected is not None else "unverified"
+            if result.not_modified:
+                # The bytes we hold are the current ones.
+                report.unchanged.append(name)
+                if integrity == "unverified":
+                    report.problems.append(
+                        Problem(name, "unverified", "not listed in the manifest: not verified")
+                    )
+                if current.integrity == integrity and current.problem is None:
+                    return None
+                return replace(current, integrity=integrity, checked_at=now, problem=None)
+            try:
+                model = await asyncio.to_thread(parse_state, name, result.body)
+            except StateValidationError as exc:
+                if expected is not None:
+                    self._rejected[name] = expected
+                problem = Problem(name, "invalid", _validation_detail(exc))
+                return self._failed(current, problem, report, "invalid")
+            self._rejected.pop(name, None)
+            report.fetched.append(name)
+            if integrity == "unverified":
+                report.problems.append(
+                    Problem(name, "unverified", "not listed in the manifest: not verified")
+                )
+            self._etags[name] = (result.etag, result.last_modified)
+            state = FileState(
+                name,
+                model=model,
+                sha256=result.sha256,
+                size=len(result.body),
+                integrity=integrity,
+                fetched_at=now,
+                checked_at=now,
+            )
+            self._pending_bodies[name] = result.body  # written to the cache at commit
+            return state
+        finally:
+            report.durations_s[name] = time.perf_counter() - started
+
+    def _failed(
+        self, current: FileState, problem: Problem, report: RefreshReport, integrity: Integrity
+    ) -> FileState:
+        report.problems.append(problem)
+        return replace(current, integrity=integrity, problem=problem)
+
+    # ------------------------------------------------------------------ commit
+
+    def _commit(self, updates: dict[str, FileState], report: RefreshReport) -> None:
+        old = self._snapshot
+        files = dict(old.files)
+        changed = []
+        for name, state in updates.items():
+            if files.get(name) != state:
+                files[name] = state
+                changed.append(name)
+        if not changed:
+            return
+        history = old.stats_history
+        stats_state = updates.get("stats.json")
+        if (
+            stats_state is not None
+            and stats_state.model is not None
+            and stats_state.sha256 != old.file("stats.json").sha256
+        ):
+            point = StatsPoint(
+                at=(stats_state.fetched_at or self.clock()).isoformat(),
+                counters=MappingProxyType(stats_state.model.counters()),
+            )
+            history = (*history, point)[-STATS_HISTORY_LIMIT:]
+        self._snapshot = Snapshot(MappingProxyType(files), old.generation + 1, history)
+        report.changed = sorted(changed, key=self.file_names.index)
+        self._persist(updates, history is not old.stats_history, report)
+
+    def _persist(
+        self, updates: dict[str, FileState], history_changed: bool, report: RefreshReport
+    ) -> None:
+        bodies, self._pending_bodies = self._pending_bodies, {}
+        if self.cache is None:
+            return
+        for name, body in bodies.items():
+            state = updates.get(name)
+            if state is None or state.sha256 is None:
+                continue
+            etag, last_modified = self._etags.get(name, (None, None))
+            meta = CachedMeta(
+                sha256=state.sha256,
+                size=state.size,
+                fetched_at=(state.fetched_at or self.clock()).isoformat(),
+                verified=state.integrity == "verified",
+                etag=etag,
+                last_modified=last_modified,
+            )
+            try:
+                self.cache.store(name, body, meta)
+            except OSError as exc:  # a read-only or full disk must not stop the dashboard
+                report.problems.append(Problem(name, "cache", f"not cached: {exc}"))
+        if history_changed:
+            with contextlib.suppress(OSError):
+                self.cache.store_json(
+                    STATS_HISTORY_FILE,
+                    [
+                        {"at": p.at, "counters": dict(p.counters)}
+                        for p in self._snapshot.stats_history
+                    ],
+                )
+
+    def _load_history(self) -> tuple[StatsPoint, ...]:
+        raw = self.cache.load_json(STATS_HISTORY_FILE) if self.cache else None
+        if not isinstance(raw, list):
+            return ()
+        points = []
+        for item in raw[-STATS_HISTORY_LIMIT:]:
+            if not isinstance(item, dict) or not isinstance(item.get("counters"), dict):
+                continue
+            counters = {
+                str(k): v
+                for k, v in item["counters"].items()
+                if isinstance(v, int | float) and not isinstance(v, bool)
+            }
+            points.append(StatsPoint(str(item.get("at", "")), MappingProxyType(counters)))
+        return tuple(points)
+
+    def _after_cycle(self, report: RefreshReport) -> None:
+        self._pending_bodies = {}
+        now = self.clock()
+        if report.online and not any(p.kind == "network" for p in report.problems):
+            self.status = StoreStatus(state="online", last_success=now, last_attempt=now)
+        else:
+            failures = self.status.consecutive_failures + 1
+            error = next((p.detail for p in report.problems), None)
+            self.status = StoreStatus(
+                state="offline" if failures == 1 else "backing-off",
+                last_success=self.status.last_success,
+                last_attempt=now,
+                consecutive_failures=failures,
+                last_error=error,
+            )
+        self.last_report = report
+        for listener in list(self._listeners):
+            listener(self._snapshot, report)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _describe_status(result: FetchResult) -> str:
+    text = f"HTTP {result.status}"
+    if result.retry_after:
+        text += f" (retry after {result.retry_after}s)"
+    return text
+
+
+def _describe_http_error(exc: httpx.HTTPError) -> str:
+    name = type(exc).__name__
+    message = str(exc) or name
+    return f"{name}: {message}" if message != name else name
+
+
+def _validation_detail(exc: StateValidationError) -> str:
+    shown = "; ".join(f"{path}: {message}" for path, message in exc.errors)
+    more = f" (+{exc.total - len(exc.errors)} more)" if exc.total > len(exc.errors) else ""
+    return f"{shown}{more}; keeping the last good copy"
+
+
+def snapshot_as_json(snapshot: Snapshot) -> dict[str, Any]:
+    """The validated documents (aliases restored, unknown fields kept) for `roost state --json`."""
+    out: dict[str, Any] = {}
+    for name in STATE_FILE_NAMES:
+        state = snapshot.file(name)
+        key = name.removesuffix(".json")
+        out[key] = state.model.model_dump(mode="json", by_alias=True) if state.model else None
+    return out
