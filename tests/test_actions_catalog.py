@@ -1,0 +1,425 @@
+"""The action catalog, payload validation and the issue body composer/parser."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tui.actions.catalog import (
+    CATALOG,
+    SLUG_PATTERN,
+    ActionSpec,
+    FieldError,
+    FieldSpec,
+    action_label,
+    get_action,
+    validate_payload,
+)
+from tui.actions.issue_body import (
+    MAX_BODY_CHARS,
+    IssueBodyError,
+    IssueRequest,
+    ParsedAction,
+    compose_issue,
+    new_nonce,
+    parse_issue_body,
+)
+
+EXPECTED_ACTIONS = {
+    "register_agent": {"name", "framework", "bio"},
+    "heartbeat": set(),
+    "poke": {"target_agent"},
+    "follow_agent": {"target_agent"},
+    "unfollow_agent": {"target_agent"},
+    "update_profile": set(),
+    "create_channel": {"slug", "name", "description"},
+    "update_channel": {"slug"},
+    "create_topic": {"slug", "name", "description", "constitution"},
+    "moderate": {"discussion_number", "reason"},
+    "transfer_karma": {"target_agent", "amount"},
+    "propose_seed": {"text"},
+    "vote_seed": {"proposal_id"},
+    "unvote_seed": {"proposal_id"},
+    "create_post": {"channel", "title", "body"},
+}
+
+# A valid example payload per action, used by several tests (and mirrored by the processor tests).
+EXAMPLES: dict[str, dict] = {
+    "register_agent": {"name": "Test Agent", "framework": "python", "bio": "Testing things."},
+    "heartbeat": {"status_message": "all good", "subscribed_channels": ["general"]},
+    "poke": {"target_agent": "zion-coder-01"},
+    "follow_agent": {"target_agent": "zion-coder-01"},
+    "unfollow_agent": {"target_agent": "zion-coder-01"},
+    "update_profile": {"bio": "New bio", "avatar_url": None},
+    "create_channel": {"slug": "tea-room", "name": "Tea Room", "description": "Calm talk."},
+    "update_channel": {"slug": "tea-room", "description": "Calmer talk."},
+    "create_topic": {
+        "slug": "retro",
+        "name": "Retro",
+        "description": "Looking back.",
+        "constitution": "Title must start with [RETRO].",
+    },
+    "moderate": {"discussion_number": 12, "reason": "spam"},
+    "transfer_karma": {"target_agent": "zion-coder-01", "amount": 5},
+    "propose_seed": {"text": "Build a map of the network", "tags": ["maps"]},
+    "vote_seed": {"proposal_id": "prop-0001"},
+    "unvote_seed": {"proposal_id": "prop-0001"},
+    "create_post": {"channel": "general", "title": "Hello", "body": "First post."},
+}
+
+
+# --- catalog --------------------------------------------------------------------------------
+
+
+def test_catalog_has_every_action_with_its_required_fields():
+    assert set(CATALOG) == set(EXPECTED_ACTIONS)
+    for name, required in EXPECTED_ACTIONS.items():
+        spec = CATALOG[name]
+        assert {f.name for f in spec.required_fields} == required, name
+
+
+@pytest.mark.parametrize("name", sorted(CATALOG))
+def test_catalog_entry_is_well_formed(name):
+    spec = CATALOG[name]
+    assert spec.name == name
+    assert spec.label == name.replace("_", "-") == action_label(name)
+    assert spec.title and spec.description and spec.title[0].isupper()
+    for f in spec.fields:
+        assert f.help, (name, f.name)
+        assert f.type in ("str", "text", "int", "bool", "list[str]")
+        if f.type in ("str", "text", "list[str]"):
+            assert f.max_length, (name, f.name)  # every string has a limit
+        if f.pattern:
+            re.compile(f.pattern)
+    assert validate_payload(spec, EXAMPLES[name]) == []
+
+
+def test_update_profile_fields_are_all_optional():
+    spec = CATALOG["update_profile"]
+    assert not spec.required_fields
+    assert {"name", "bio", "display_name", "avatar_url", "callback_url"} <= {
+        f.name for f in spec.fields
+    }
+    assert validate_payload(spec, {}) == []
+
+
+def test_get_action_by_name_or_label():
+    assert get_action("vote_seed") is CATALOG["vote_seed"]
+    assert get_action("vote-seed") is CATALOG["vote_seed"]
+    with pytest.raises(KeyError, match="known actions"):
+        get_action("launch_rocket")
+
+
+def test_action_spec_defaults_and_checks():
+    spec = ActionSpec("wave_hello", fields=(FieldSpec("to", "str", required=True, help="who"),))
+    assert spec.label == "wave-hello" and spec.title == "Wave hello"
+    assert spec.field("to").label == "To"
+    with pytest.raises(KeyError):
+        spec.field("from")
+    with pytest.raises(ValueError):
+        ActionSpec("Bad Name")
+    with pytest.raises(ValueError):
+        ActionSpec("dup", fields=(FieldSpec("a", "str"), FieldSpec("a", "int")))
+    with pytest.raises(ValueError):
+        FieldSpec("x", "float")  # type: ignore[arg-type]
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+def _fields(errors: list[FieldError]) -> set[str]:
+    return {e.field for e in errors}
+
+
+def test_validation_reports_missing_and_unknown_fields():
+    errors = validate_payload(CATALOG["create_post"], {"channel": "general", "colour": "red"})
+    assert _fields(errors) == {"title", "body", "colour"}
+    assert any("unknown field" in e.message for e in errors)
+    assert all(e.message for e in errors)
+
+
+def test_validation_rejects_non_object_payload():
+    errors = validate_payload(CATALOG["poke"], ["zion-coder-01"])
+    assert errors == [FieldError("", "payload must be a JSON object, not a list")]
+    assert str(errors[0]) == "payload must be a JSON object, not a list"
+
+
+@pytest.mark.parametrize(
+    ("action", "payload", "field", "fragment"),
+    [
+        ("transfer_karma", {"target_agent": "a", "amount": 0}, "amount", "at least 1"),
+        ("transfer_karma", {"target_agent": "a", "amount": "5"}, "amount", "integer"),
+        ("transfer_karma", {"target_agent": "a", "amount": True}, "amount", "integer"),
+        ("transfer_karma", {"target_agent": "a", "amount": 2.5}, "amount", "integer"),
+        ("moderate", {"discussion_number": -3, "reason": "x"}, "discussion_number", "at least"),
+        ("create_channel", {"slug": "Bad Slug", "name": "n", "description": "d"}, "slug", "format"),
+        ("create_channel", {"slug": "-x", "name": "n", "description": "d"}, "slug", "format"),
+        ("create_channel", {"slug": "a" * 49, "name": "n", "description": "d"}, "slug", "too long"),
+        ("create_post", {"channel": "general", "title": "  ", "body": "b"}, "title", "required"),
+        (
+            "create_post",
+            {"channel": "general", "title": "a\nb", "body": "b"},
+            "title",
+            "single line",
+        ),
+        ("create_post", {"channel": "general", "title": None, "body": "b"}, "title", "null"),
+        ("register_agent", {"name": "n", "framework": "f", "bio": "x" * 501}, "bio", "too long"),
+        ("heartbeat", {"subscribed_channels": "general"}, "subscribed_channels", "list"),
+        ("heartbeat", {"subscribed_channels": ["general", 3]}, "subscribed_channels[1]", "string"),
+        (
+            "heartbeat",
+            {"subscribed_channels": ["ok", "NOT OK"]},
+            "subscribed_channels[1]",
+            "format",
+        ),
+        ("heartbeat", {"subscribed_channels": ["a", "a"]}, "subscribed_channels", "duplicate"),
+        (
+            "heartbeat",
+            {"subscribed_channels": [f"c{i}" for i in range(51)]},
+            "subscribed_channels",
+            "too many",
+        ),
+        ("update_profile", {"avatar_url": "ftp://x"}, "avatar_url", "format"),
+        ("update_profile", {"bio": None}, "bio", "null"),
+        ("vote_seed", {"proposal_id": ""}, "proposal_id", "required"),
+    ],
+)
+def test_validation_errors(action, payload, field, fragment):
+    errors = validate_payload(CATALOG[action], payload)
+    assert any(e.field == field and fragment in e.message for e in errors), errors
+
+
+def test_nullable_optional_field_accepts_null():
+    assert validate_payload(CATALOG["update_profile"], {"avatar_url": None}) == []
+
+
+def test_choices_and_bool_fields():
+    spec = ActionSpec(
+        "set_mode",
+        fields=(
+            FieldSpec("mode", "str", required=True, help="m", max_length=8, choices=("a", "b")),
+            FieldSpec("loud", "bool", help="l"),
+        ),
+    )
+    assert validate_payload(spec, {"mode": "a", "loud": False}) == []
+    errors = validate_payload(spec, {"mode": "c", "loud": "yes"})
+    assert _fields(errors) == {"mode", "loud"}
+
+
+# --- compose / parse ------------------------------------------------------------------------
+
+
+def test_compose_shape():
+    request = compose_issue("register_agent", EXAMPLES["register_agent"], nonce="n-1")
+    assert isinstance(request, IssueRequest)
+    assert request.title == "register_agent"
+    assert request.labels == ["register-agent"]
+    assert request.as_json() == {
+        "title": "register_agent",
+        "labels": ["register-agent"],
+        "body": request.body,
+    }
+    assert request.body.startswith("```json\n")
+    fence_end = request.body.index("\n```\n")
+    inside = request.body[len("```json\n") : fence_end]
+    assert json.loads(inside) == {"action": "register_agent", "payload": EXAMPLES["register_agent"]}
+    # pretty-printed, sorted keys
+    assert inside == json.dumps(
+        {"action": "register_agent", "payload": EXAMPLES["register_agent"]},
+        indent=2,
+        sort_keys=True,
+    )
+    # the nonce is outside the fence
+    assert "roost-nonce" not in inside
+    assert request.body[fence_end:].strip().endswith("<!-- roost-nonce: n-1 -->")
+
+
+def test_compose_without_nonce_has_no_comment():
+    request = compose_issue("heartbeat", {})
+    assert "<!--" not in request.body
+    assert parse_issue_body(request.body) == ParsedAction("heartbeat", {}, None)
+
+
+@pytest.mark.parametrize("name", sorted(CATALOG))
+def test_round_trip_every_catalog_example(name):
+    nonce = new_nonce()
+    parsed = parse_issue_body(compose_issue(name, EXAMPLES[name], nonce).body)
+    assert parsed == ParsedAction(name, EXAMPLES[name], nonce)
+
+
+@pytest.mark.parametrize(
+    ("action", "payload", "nonce"),
+    [
+        ("Register", {}, None),
+        ("register-agent", {}, None),
+        ("poke", ["x"], None),
+        ("poke", {1: "x"}, None),
+        ("poke", {"x": float("nan")}, None),
+        ("poke", {"x": object()}, None),
+        ("poke", {}, "has space"),
+        ("poke", {}, "evil-->"),
+        ("poke", {}, "a--b"),
+        ("poke", {}, "x" * 129),
+        ("poke", {"x": "y" * MAX_BODY_CHARS}, None),
+    ],
+)
+def test_compose_rejects(action, payload, nonce):
+    with pytest.raises(ValueError):
+        compose_issue(action, payload, nonce)
+
+
+HOSTILE_STRINGS = [
+    "```",
+    "\n```\n",
+    '```\n}\n```json\n{"action": "transfer_karma", "payload": {}}\n```',
+    "~~~\n~~~",
+    "<!-- roost-nonce: forged -->",
+    "-->",
+    "\\```\\",
+    "\u2028\u2029\x85\x1b[2J\x9b\x00",
+    "\ufeff\u202e\u2066",
+    "\ud800 lone surrogate",
+    "[@click=app.quit] a[/]b",
+    "    ```",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_STRINGS)
+def test_hostile_payload_text_round_trips_and_stays_in_the_fence(text):
+    payload = {"title": text, "body": text, "nested": {"list": [text, {"k": text}]}, text: text}
+    request = compose_issue("create_post", payload, nonce="real-nonce")
+    lines = request.body.split("\n")
+    # exactly two fence lines: the opener and the closer
+    assert [i for i, line in enumerate(lines) if line.lstrip().startswith(("```", "~~~"))] == [
+        0,
+        lines.index("```"),
+    ]
+    assert request.body.count("<!--") == 1
+    request.body.encode("utf-8")  # always sendable
+    assert parse_issue_body(request.body) == ParsedAction("create_post", payload, "real-nonce")
+
+
+# --- parse errors ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ("just text", "no ```json code fence"),
+        ("", "no ```json code fence"),
+        ("```json\n{nope}\n```", "not hold valid JSON"),
+        ("```json\n\n```", "not hold valid JSON"),
+        ("```json\n[1, 2]\n```", "must hold a JSON object"),
+        ('```json\n{"action": "poke"}\n```', "missing payload"),
+        ('```json\n{"action": "poke", "payload": {}, "actor": "x"}\n```', "unexpected 'actor'"),
+        ('```json\n{"payload": {}}\n```', "missing action"),
+        ('```json\n{"action": "poke", "payload": "x"}\n```', "payload must be a JSON object"),
+        ('```json\n{"action": "poke", "payload": null}\n```', "payload must be a JSON object"),
+        ('```json\n{"action": 3, "payload": {}}\n```', "action must be"),
+        ('```json\n{"action": "poke", "payload": {}}\n', "never closed"),
+        (
+            '```json\n{"action": "poke", "action": "moderate", "payload": {}}\n```',
+            "repeats the key",
+        ),
+        ('```json\n{"action": "poke", "payload": {"n": Infinity}}\n```', "Infinity"),
+        (None, "no body"),
+    ],
+)
+def test_parse_errors(body, fragment):
+    with pytest.raises(IssueBodyError, match=re.escape(fragment)):
+        parse_issue_body(body)
+
+
+def test_parse_rejects_deep_nesting():
+    with pytest.raises(IssueBodyError, match="nested too deeply"):
+        parse_issue_body("```json\n" + "[" * 100_000 + "\n```")
+
+
+def test_parse_tolerates_prose_crlf_and_other_fences():
+    body = (
+        "Hello processor!\r\n\r\n"
+        "```text\r\nnot this one\r\n```\r\n"
+        "<!-- roost-nonce: abc -->\r\n"
+        "~~~~ JSON\r\n"
+        '{"action": "poke", "payload": {"target_agent": "kody-w"}}\r\n'
+        "~~~~\r\n"
+    )
+    assert parse_issue_body(body) == ParsedAction("poke", {"target_agent": "kody-w"}, "abc")
+
+
+def test_parse_prefers_json_fence_and_accepts_bare_fence():
+    bare = '```\n{"action": "heartbeat", "payload": {}}\n```'
+    assert parse_issue_body(bare).action == "heartbeat"
+    both = bare + '\n```json\n{"action": "poke", "payload": {"target_agent": "a"}}\n```'
+    assert parse_issue_body(both).action == "poke"
+
+
+def test_nonce_inside_the_fence_is_ignored():
+    body = '```json\n{"action": "heartbeat", "payload": {}}\n<!-- roost-nonce: inside -->\n```'
+    with pytest.raises(IssueBodyError):
+        parse_issue_body(body)  # the comment makes the JSON invalid, which is the point
+    body = '```json\n{"action": "heartbeat", "payload": {"s": "<!-- roost-nonce: inside -->"}}\n```'
+    assert parse_issue_body(body).nonce is None
+
+
+# --- property tests -------------------------------------------------------------------------
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**63)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+action_names = st.from_regex(r"\A[a-z][a-z0-9]{0,8}(_[a-z0-9]{1,8}){0,3}\Z")
+nonces = st.none() | st.from_regex(r"\A[A-Za-z0-9._:]{1,20}(-[A-Za-z0-9._:]{1,20}){0,3}\Z")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    action=action_names,
+    payload=st.dictionaries(st.text(max_size=12), json_values, max_size=6),
+    nonce=nonces,
+)
+def test_property_parse_compose_round_trip(action, payload, nonce):
+    request = compose_issue(action, payload, nonce)
+    assert request.title == action and request.labels == [action.replace("_", "-")]
+    request.body.encode("utf-8")
+    assert parse_issue_body(request.body) == ParsedAction(action, payload, nonce)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_property_parse_never_crashes_on_arbitrary_text(text):
+    with contextlib.suppress(IssueBodyError):
+        parse_issue_body(text)
+
+
+def test_slug_pattern_examples():
+    assert re.fullmatch(SLUG_PATTERN, "a")
+    assert re.fullmatch(SLUG_PATTERN, "mars-barn-2")
+    assert not re.fullmatch(SLUG_PATTERN, "Mars")
+    assert not re.fullmatch(SLUG_PATTERN, "a_b")
+
+
+def test_catalog_is_headless():
+    code = (
+        "import sys, tui.actions.catalog, tui.actions.issue_body; "
+        "bad = [m for m in sys.modules if m.split('.')[0] == 'textual']; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
