@@ -183,7 +183,10 @@ class Snapshot:
         bad = self.not_verified()
         if not bad:
             return "all verified"
-        listed = ", ".join(f"{state.name} ({state.integrity})" for state in bad)
+        listed = ", ".join(
+            f"{state.name} ({state.problem.kind if state.problem else state.integrity})"
+            for state in bad
+        )
         return f"{len(bad)} not verified: {listed}"
 
 
@@ -197,6 +200,7 @@ class RefreshReport:
     checked: list[str] = field(default_factory=list)
     fetched: list[str] = field(default_factory=list)  # new verified/accepted copies taken
     unchanged: list[str] = field(default_factory=list)
+    confirmed: list[str] = field(default_factory=list)  # cached copies the manifest vouched for
     changed: list[str] = field(default_factory=list)  # files that differ in the new snapshot
     requests: int = 0
     bytes_downloaded: int = 0
@@ -217,6 +221,7 @@ class RefreshReport:
             "checked": list(self.checked),
             "fetched": list(self.fetched),
             "unchanged": list(self.unchanged),
+            "confirmed": list(self.confirmed),
             "changed": list(self.changed),
             "requests": self.requests,
             "bytes_downloaded": self.bytes_downloaded,
@@ -400,6 +405,7 @@ class Store:
                 # when they were read, from the wire or from the disk cache): no request needed.
                 report.unchanged.append(name)
                 if current.integrity != "verified":
+                    report.confirmed.append(name)
                     updates[name] = replace(
                         current, integrity="verified", problem=None, checked_at=now
                     )

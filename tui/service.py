@@ -1,0 +1,85 @@
+"""Connecting settings to a store: the real service over HTTP, or the embedded demo network.
+
+The CLI and the TUI both call :func:`build_store`, so `roost state` and `roost` read the same
+service the same way. The demo network is served in-process through ``httpx.ASGITransport``:
+no socket is opened, so `roost` works on a machine with no network at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import httpx
+
+from tui.config import Secret, Settings
+from tui.network.disk_cache import DiskCache
+from tui.network.store import Store, StoreOptions
+
+__all__ = ["DEMO_BASE_URL", "Service", "build_store", "connect", "demo_epoch"]
+
+DEMO_BASE_URL = "http://demo.roost.invalid"
+
+
+def demo_epoch() -> datetime:
+    """The demo network's "now": the current hour, so ages look alive yet stay stable for an hour."""
+    return datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+@dataclass
+class Service:
+    """Everything a front end needs to talk to one service."""
+
+    settings: Settings  # for the demo: read/write/hub URLs, repo and token of the sandbox
+    store: Store
+    demo: bool = False
+    demo_app: object | None = None  # the in-process sandbox (tests poke its fault knobs)
+    client: httpx.AsyncClient | None = None  # shared by the store and the issue client
+
+    async def aclose(self) -> None:
+        await self.store.aclose()
+        if self.client is not None:
+            await self.client.aclose()
+
+
+def connect(
+    settings: Settings,
+    *,
+    use_cache: bool = True,
+    options: StoreOptions | None = None,
+    epoch: datetime | None = None,
+    agents: int | None = None,
+) -> Service:
+    """Build the service for ``settings``; demo settings get an in-process sandbox."""
+    options = options or StoreOptions(interval_s=settings.interval)
+    if not settings.demo:
+        cache = DiskCache.for_service(settings.read_url, settings.cache_dir) if use_cache else None
+        store = Store(settings.read_url, cache=cache, options=options)
+        return Service(settings, store)
+
+    from tui.sandbox.app import DEMO_TOKEN, create_app
+    from tui.sandbox.server import in_process_client
+
+    kwargs = {"epoch": epoch or demo_epoch()}
+    if agents is not None:
+        kwargs["agents"] = agents
+    app = create_app(**kwargs)
+    client = in_process_client(app, base_url=DEMO_BASE_URL)
+    sandbox = app.state.sandbox
+    demo_settings = Settings(
+        read_url=DEMO_BASE_URL,
+        write_url=DEMO_BASE_URL + "/api",
+        hub_url=DEMO_BASE_URL + "/hub",
+        repo=f"{sandbox.owner}/{sandbox.repo}",
+        interval=settings.interval,
+        cache_dir=settings.cache_dir,
+        token=Secret(DEMO_TOKEN),
+        token_source="demo",
+    )
+    cache = DiskCache.for_service(DEMO_BASE_URL, settings.cache_dir) if use_cache else None
+    store = Store(DEMO_BASE_URL, client=client, cache=cache, options=options)
+    return Service(demo_settings, store, demo=True, demo_app=app, client=client)
+
+
+def build_store(settings: Settings, **kwargs) -> Store:
+    return connect(settings, **kwargs).store
