@@ -1,0 +1,44 @@
+"""Shared fixtures. Tests never touch the network: the demo sandbox runs in-process or on loopback."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REAL_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "real"
+REAL_STATE_DIR = REAL_DIR / "rappterbook-state"
+REAL_BOOTS_DIR = REAL_DIR / "boot-records"
+
+
+@pytest.fixture
+def real_state_dir() -> Path:
+    """The published state snapshot in ../shared/real (read-only); skip when this clone has none."""
+    if not REAL_STATE_DIR.is_dir():
+        pytest.skip("../shared/real is not present beside this clone")
+    return REAL_STATE_DIR
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory, monkeypatch):
+    """No test reads or writes the user's real config or cache, or sees their tokens."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    for var in (
+        "ROOST_READ_URL",
+        "ROOST_WRITE_URL",
+        "ROOST_REPO",
+        "ROOST_HUB_URL",
+        "ROOST_BOOTS",
+        "ROOST_TOKEN",
+        "GH_TOKEN",
+        "GITHUB_TOKEN",
+        "ROOST_PROFILE",
+        "ROOST_CONFIG",
+        "ROOST_INTERVAL",
+        "ROOST_CACHE_DIR",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
