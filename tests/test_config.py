@@ -1,0 +1,90 @@
+"""Settings layers: defaults < config file < profile < environment < flags; the token never prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui.config import ConfigError, Secret, load_settings
+
+CONFIG = """
+read_url = "https://top.example/base"
+interval = 30
+
+[profiles.staging]
+read_url = "https://staging.example/base"
+repo = "acme/net"
+
+[profiles.prod]
+read_url = "https://prod.example/base"
+token = "from-config-file"
+"""
+
+
+@pytest.fixture
+def config_file(tmp_path) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG)
+    return path
+
+
+def test_defaults_mean_demo(tmp_path):
+    settings = load_settings({}, env={}, path=tmp_path / "missing.toml")
+    assert settings.demo
+    assert settings.interval == 60
+    assert settings.token is None
+
+
+def test_config_file_then_profile_then_env_then_flags(config_file):
+    assert load_settings({}, env={}, path=config_file).read_url == "https://top.example/base"
+    staged = load_settings({"profile": "staging"}, env={}, path=config_file)
+    assert staged.read_url == "https://staging.example/base"
+    assert staged.repo == "acme/net"
+    assert staged.interval == 30  # from the top level, not overridden by the profile
+    assert staged.write_url == "https://api.github.com"
+    env = {"ROOST_PROFILE": "staging", "ROOST_READ_URL": "https://env.example"}
+    assert load_settings({}, env=env, path=config_file).read_url == "https://env.example"
+    flagged = load_settings({"read_url": "https://flag.example"}, env=env, path=config_file)
+    assert flagged.read_url == "https://flag.example"
+    assert flagged.repo == "acme/net"
+
+
+def test_token_sources_and_secrecy(config_file):
+    prod = load_settings({"profile": "prod"}, env={}, path=config_file)
+    assert prod.token == Secret("from-config-file")
+    assert prod.token_source == "config"
+    env = {"GH_TOKEN": "gh-token-value", "GITHUB_TOKEN": "other"}
+    from_env = load_settings({"profile": "prod"}, env=env, path=config_file)
+    assert from_env.token.reveal() == "gh-token-value"
+    assert from_env.token_source == "GH_TOKEN"
+    roost_first = load_settings({}, env={**env, "ROOST_TOKEN": "mine"}, path=config_file)
+    assert roost_first.token.reveal() == "mine"
+    for text in (repr(from_env), str(from_env), repr(from_env.token), f"{from_env.token}"):
+        assert "gh-token-value" not in text
+
+
+def test_unknown_profile_and_bad_values_are_clear(config_file, tmp_path):
+    with pytest.raises(ConfigError, match="profile 'nope'.*staging"):
+        load_settings({"profile": "nope"}, env={}, path=config_file)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("read_url = [1")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings({}, env={}, path=bad)
+    bad.write_text('repo = "no-slash"')
+    with pytest.raises(ConfigError, match="OWNER/NAME"):
+        load_settings({}, env={}, path=bad)
+    bad.write_text("colour = 'blue'")
+    with pytest.raises(ConfigError, match="unknown setting"):
+        load_settings({}, env={}, path=bad)
+    with pytest.raises(ConfigError, match="interval"):
+        load_settings({}, env={"ROOST_INTERVAL": "soon"}, path=config_file)
+
+
+def test_xdg_config_home_is_honoured(tmp_path):
+    folder = tmp_path / "xdg" / "roost"
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text('read_url = "https://xdg.example"')
+    settings = load_settings({}, env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    assert settings.read_url == "https://xdg.example"
+    assert settings.config_file == folder / "config.toml"

@@ -1,0 +1,176 @@
+"""State models: real shapes, optional fields, unknown fields kept, errors with JSON paths."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tui.network.models import (
+    MANIFEST_FILE,
+    STATE_FILES,
+    StateValidationError,
+    as_utc,
+    parse_manifest,
+    parse_state,
+)
+
+
+def test_real_files_validate(real_state_dir):
+    for name in STATE_FILES:
+        model = parse_state(name, (real_state_dir / name).read_bytes())
+        assert model is not None
+    agents = parse_state("agents.json", (real_state_dir / "agents.json").read_bytes())
+    assert len(agents.agents) == agents.meta.count
+    # optional fields really are missing on some agents and present on others
+    assert any(a.traits is None for a in agents.agents.values())
+    assert any(a.traits for a in agents.agents.values())
+    assert any(a.display_name is not None for a in agents.agents.values())
+    assert all(as_utc(a.joined) is not None for a in agents.agents.values())
+
+
+def test_real_seeds_is_the_older_shape(real_state_dir):
+    seeds = parse_state("seeds.json", (real_state_dir / "seeds.json").read_bytes())
+    assert seeds.proposals is None  # older deployment: no proposals key
+    assert seeds.active is not None and seeds.active.convergence is not None
+    assert seeds.history
+
+
+def test_real_manifest_matches_files(real_state_dir):
+    import hashlib
+
+    manifest = parse_manifest((real_state_dir / MANIFEST_FILE).read_bytes())
+    for name, entry in manifest.files.items():
+        body = (real_state_dir / name).read_bytes()
+        assert hashlib.sha256(body).hexdigest() == entry.hash
+        assert entry.size == len(body)
+
+
+def test_unknown_fields_are_kept_not_fatal():
+    doc = {
+        "agents": {"a1": {"name": "A", "brand_new_field": {"x": 1}, "karma": 3}},
+        "_meta": {"count": 1, "also_new": True},
+        "top_level_new": [1, 2],
+    }
+    model = parse_state("agents.json", json.dumps(doc))
+    agent = model.agents["a1"]
+    assert agent.extras == {"brand_new_field": {"x": 1}}
+    dumped = model.model_dump(mode="json", by_alias=True)
+    assert dumped["top_level_new"] == [1, 2]
+    assert dumped["agents"]["a1"]["brand_new_field"] == {"x": 1}
+    assert dumped["_meta"]["also_new"] is True
+
+
+def test_seeds_active_null_and_proposals_present():
+    doc = {
+        "active": None,
+        "proposals": [{"id": "p1", "text": "t", "votes": ["a", "b"], "vote_count": 2}],
+        "queue": [],
+        "history": [],
+    }
+    seeds = parse_state("seeds.json", json.dumps(doc))
+    assert seeds.active is None
+    assert seeds.proposals[0].votes == ("a", "b")
+
+
+def test_stats_counters_include_new_ones():
+    stats = parse_state(
+        "stats.json", b'{"total_agents": 3, "total_widgets": 7, "ratio": 0.5, "flag": true}'
+    )
+    counters = stats.counters()
+    assert counters["total_widgets"] == 7
+    assert counters["ratio"] == 0.5
+    assert "flag" not in counters  # booleans are not counters
+
+
+def test_validation_error_names_file_and_json_path():
+    doc = {"agents": {"good": {"name": "x"}, "bad one": {"name": "y", "karma": "lots"}}}
+    with pytest.raises(StateValidationError) as info:
+        parse_state("agents.json", json.dumps(doc))
+    error = info.value
+    assert error.file == "agents.json"
+    assert error.errors[0][0] == '$.agents["bad one"].karma'
+    assert "agents.json" in str(error)
+
+
+def test_trending_paths_use_indexes():
+    with pytest.raises(StateValidationError) as info:
+        parse_state("trending.json", b'{"trending": [{"title": "ok"}, {"upvotes": "many"}]}')
+    assert info.value.errors[0][0] == "$.trending[1].upvotes"
+
+
+def test_invalid_json_is_a_validation_error():
+    with pytest.raises(StateValidationError) as info:
+        parse_state("stats.json", b'{"total_agents": ')
+    assert "Invalid JSON" in str(info.value)
+
+
+def test_manifest_rejects_bad_hashes():
+    with pytest.raises(StateValidationError):
+        parse_manifest(b'{"files": {"agents.json": {"hash": "zz", "size": 3}}}')
+
+
+def test_as_utc_is_lenient():
+    assert as_utc("2026-03-15T10:41:34Z").tzinfo is not None
+    assert as_utc("2026-03-15T17:51:43.337335+00:00").microsecond == 337335
+    assert as_utc("2026-03-15T10:41:34").tzinfo is not None  # naive means UTC
+    assert as_utc("yesterday") is None
+    assert as_utc(None) is None
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=st.sampled_from([*STATE_FILES, MANIFEST_FILE]), value=json_values)
+def test_any_json_validates_or_raises_state_validation_error(name, value):
+    data = json.dumps(value)
+    try:
+        if name == MANIFEST_FILE:
+            parse_manifest(data)
+        else:
+            parse_state(name, data)
+    except StateValidationError as exc:
+        assert exc.file == name
+        assert exc.errors
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.binary(max_size=200))
+def test_any_bytes_validate_or_raise_state_validation_error(data):
+    for name in STATE_FILES:
+        try:
+            parse_state(name, data)
+        except StateValidationError:
+            pass
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    agents=st.dictionaries(
+        st.text(min_size=1, max_size=12),
+        st.fixed_dictionaries(
+            {"name": st.text(max_size=20)},
+            optional={
+                "karma": st.integers(),
+                "traits": st.dictionaries(st.text(max_size=8), st.floats(allow_nan=False)),
+                "subscribed_channels": st.lists(st.text(max_size=8)),
+                "status": st.text(max_size=8),
+                "heartbeat_last": st.text(max_size=30),
+                "surprise": json_values,
+            },
+        ),
+        max_size=5,
+    )
+)
+def test_agent_shaped_documents_always_validate(agents):
+    model = parse_state("agents.json", json.dumps({"agents": agents}))
+    assert set(model.agents) == set(agents)
