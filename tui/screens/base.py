@@ -1,0 +1,137 @@
+"""The base of every tab screen: tab bar, body, status bar, footer, and snapshot delivery.
+
+Data flows one way (DESIGN.md §2): the app owns the single :class:`~tui.network.store.Store`,
+and when a refresh cycle ends it hands the new immutable snapshot to the screens. A screen
+only reacts: :meth:`StateScreen.show_snapshot` runs when one of the screen's ``FILES`` changed
+(at once when the screen is on view, otherwise when it is next shown) and must update widgets in
+place, keeping the user's cursor, scroll and filter.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from tui.network.store import Snapshot
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.tab_bar import TabBar
+
+if TYPE_CHECKING:
+    from tui.app import RoostApp
+
+__all__ = ["StateScreen"]
+
+
+class StateScreen(Screen):
+    """A tab of the dashboard. Subclasses set the class variables and fill in the hooks.
+
+    Hooks a subclass implements:
+
+    * :meth:`compose_body` - the screen's own widgets (the base adds the chrome around them);
+    * :meth:`show_snapshot` - update in place from a new snapshot (``changed`` ⊆ ``FILES``);
+    * :meth:`select_key` - put the cursor on a row by key (agent id, channel slug, proposal id),
+      used by :meth:`jump_to` and the command palette; rows may not exist yet when it is called,
+      so remember the key and apply it once they do;
+    * :meth:`copy_text` - what ``y`` copies (the selected id or URL), or ``None``;
+    * :meth:`clear_marks` - a refresh cycle ended without touching this screen's files: drop the
+      "new/changed" marks of the previous cycle;
+    * :meth:`action_back` - ``escape``: close a detail pane, clear a filter, ...
+    """
+
+    TAB_ID: ClassVar[str] = ""
+    TAB_KEY: ClassVar[str] = ""
+    TAB_TITLE: ClassVar[str] = ""
+    FILES: ClassVar[frozenset[str]] = frozenset()
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "copy", "Copy", id="screen.copy"),
+        Binding("escape", "back", "Back", show=False, id="screen.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id=f"screen-{self.TAB_ID}", classes="state-screen")
+        self._shown_generation = -1
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield TabBar(self.TAB_ID)
+        with Vertical(classes="screen-body", id=f"{self.TAB_ID}-body"):
+            yield from self.compose_body()
+        yield StatusBar()
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        """The screen's own content."""
+        yield from ()
+
+    # ------------------------------------------------------------------ helpers for subclasses
+
+    @property
+    def roost(self) -> RoostApp:
+        return cast("RoostApp", self.app)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The latest snapshot the app holds."""
+        return self.roost.snapshot
+
+    def clock(self) -> datetime:
+        """The app's injectable clock: an aware UTC datetime (frozen in tests)."""
+        return self.roost.clock()
+
+    def jump_to(self, tab_id: str, key: str | None = None) -> None:
+        """Switch to another tab and, with ``key``, select that row there."""
+        self.roost.jump_to(tab_id, key)
+
+    # ------------------------------------------------------------------ hooks
+
+    def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
+        """Update the widgets in place from ``snapshot``; ``changed`` is a subset of FILES."""
+
+    def select_key(self, key: str) -> None:
+        """Put the cursor on the row ``key`` (now, or as soon as it exists)."""
+
+    def copy_text(self) -> str | None:
+        """The text ``y`` copies (selected id or URL), or None when nothing is selected."""
+        return None
+
+    def clear_marks(self) -> None:
+        """Drop the "new/changed" row marks of the previous refresh cycle."""
+
+    def action_back(self) -> None:
+        """``escape``: close what is open (detail, filter); the base has nothing to close."""
+
+    # ------------------------------------------------------------------ plumbing
+
+    def action_copy(self) -> None:
+        text = self.copy_text()
+        if not text:
+            self.notify("Nothing selected to copy", severity="warning", markup=False)
+            return
+        self.roost.copy_and_tell(text)
+
+    def deliver(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
+        """Called by the app: show the snapshot if it touches this screen's files."""
+        relevant = changed & self.FILES
+        if self._shown_generation < 0:
+            relevant = self.FILES  # the first delivery shows everything
+        if relevant:
+            self._shown_generation = snapshot.generation
+            self.show_snapshot(snapshot, frozenset(relevant))
+        else:
+            self.clear_marks()
+        for bar in self.query(StatusBar):
+            bar.refresh()
+
+    def on_mount(self) -> None:
+        self.roost.screen_mounted(self)
+
+    def on_screen_resume(self) -> None:
+        self.roost.screen_resumed(self)

@@ -1,0 +1,94 @@
+"""The tab bar at the top of every screen: ``1 Agents  2 Trending …`` plus the network badge."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import events
+from textual.content import Content
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from tui.screens.base import StateScreen
+
+__all__ = ["TabBar"]
+
+
+class TabBar(Widget):
+    """One line: the tabs (clickable), and a badge on the right when on the demo network."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "tab-bar--tab",
+        "tab-bar--active",
+        "tab-bar--key",
+        "tab-bar--badge",
+    }
+
+    DEFAULT_CSS = """
+    TabBar {
+        height: 1;
+        width: 1fr;
+        background: $panel;
+        color: $foreground;
+        & > .tab-bar--tab { color: $foreground-muted; }
+        & > .tab-bar--key { text-style: bold; }
+        & > .tab-bar--active { background: $accent; color: $text-accent; text-style: bold; }
+        & > .tab-bar--badge { background: $warning; color: $text-warning; text-style: bold; }
+        &:nocolor > .tab-bar--active { text-style: reverse bold; }
+        &:nocolor > .tab-bar--badge { text-style: reverse; }
+    }
+    """
+
+    def __init__(self, active: str) -> None:
+        super().__init__(classes="tab-bar")
+        self.active = active
+        self._spans: list[tuple[int, int, str]] = []  # (start, end, tab id)
+
+    @staticmethod
+    def _screens() -> list[type[StateScreen]]:
+        from tui.screens import SCREENS  # the registry imports the screens, which import us
+
+        return SCREENS
+
+    def _badge(self) -> str:
+        label = getattr(self.app, "badge_text", None)
+        return label() if callable(label) else ""
+
+    def render(self) -> Content:
+        parts: list[Content] = []
+        self._spans = []
+        x = 0
+        tab_style = self.get_visual_style("tab-bar--tab", partial=True)
+        key_style = self.get_visual_style("tab-bar--key", partial=True)
+        active_style = self.get_visual_style("tab-bar--active", partial=True)
+        for screen in self._screens():
+            active = self.active == screen.TAB_ID
+            piece = Content.assemble(
+                " ",
+                (screen.TAB_KEY, key_style),
+                " ",
+                screen.TAB_TITLE,
+                " ",
+            ).stylize(active_style if active else tab_style)
+            parts.append(piece)
+            self._spans.append((x, x + piece.cell_length, screen.TAB_ID))
+            x += piece.cell_length
+        tabs = Content("").join(parts)
+        badge = self._badge()
+        if badge:
+            badge_content = Content(f" {badge} ").stylize(
+                self.get_visual_style("tab-bar--badge", partial=True)
+            )
+            gap = self.size.width - tabs.cell_length - badge_content.cell_length
+            if gap >= 1:
+                return Content.assemble(tabs, " " * gap, badge_content)
+        return tabs
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, tab_id in self._spans:
+            if start <= event.x < end:
+                event.stop()
+                switch = getattr(self.app, "jump_to", None)
+                if switch is not None:
+                    switch(tab_id)
+                return

@@ -1,0 +1,89 @@
+"""Textual-side text helpers: service text in, safe ``rich.text.Text`` / ``Content`` out.
+
+Everything here goes through :func:`tui.untrusted.clean` first and never through markup, so a
+screen can pass any service string to these functions (DESIGN.md §8).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from rich.text import Text
+from textual.content import Content
+
+from tui.untrusted import clean, truncate
+
+__all__ = ["age", "bar", "content", "count", "plain", "short", "when"]
+
+
+def plain(text: Any, multiline: bool = False, style: str = "") -> Text:
+    """Service text as a Rich ``Text`` (no markup), control characters made visible."""
+    return Text(clean(text, multiline=multiline), style=style, end="")
+
+
+def content(text: Any, multiline: bool = False) -> Content:
+    """Service text as a Textual ``Content`` (no markup)."""
+    return Content(clean(text, multiline=multiline))
+
+
+def short(text: Any, limit: int = 200) -> str:
+    """One clean line of at most ``limit`` characters (for toasts, titles, palette entries)."""
+    return truncate(clean(text), limit)
+
+
+def age(moment: datetime | None, now: datetime) -> str:
+    """A compact age: ``12s``, ``5m``, ``3h``, ``4d``, ``2y``; ``—`` when unknown.
+
+    A moment slightly in the future (clock skew) reads ``0s``; far in the future, ``+5m``.
+    """
+    if moment is None:
+        return "\u2014"
+    seconds = (now - moment).total_seconds()
+    sign = ""
+    if seconds < 0:
+        if seconds > -60:
+            return "0s"
+        sign, seconds = "+", -seconds
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{sign}{seconds}s"
+    if seconds < 3600:
+        return f"{sign}{seconds // 60}m"
+    if seconds < 86400:
+        return f"{sign}{seconds // 3600}h"
+    if seconds < 365 * 86400:
+        return f"{sign}{seconds // 86400}d"
+    return f"{sign}{seconds // (365 * 86400)}y"
+
+
+def when(moment: datetime | None, now: datetime) -> str:
+    """``2026-11-01 12:00Z (3h ago)``; ``—`` when unknown."""
+    if moment is None:
+        return "\u2014"
+    stamp = moment.strftime("%Y-%m-%d %H:%MZ")
+    text = age(moment, now)
+    return f"{stamp} ({text} ago)" if not text.startswith("+") else f"{stamp} (in {text[1:]})"
+
+
+def count(value: float | int | None) -> str:
+    """A counter with thousands separators; ``—`` when absent."""
+    if value is None:
+        return "\u2014"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.2f}"
+    return f"{int(value):,}"
+
+
+_EIGHTHS = " \u258f\u258e\u258d\u258c\u258b\u258a\u2589\u2588"
+
+
+def bar(fraction: float, width: int) -> str:
+    """A horizontal bar of ``width`` cells filled to ``fraction`` (0..1), in eighths."""
+    if width <= 0:
+        return ""
+    fraction = 0.0 if fraction != fraction else max(0.0, min(1.0, fraction))  # NaN -> 0
+    eighths = round(fraction * width * 8)
+    full, rest = divmod(eighths, 8)
+    text = "\u2588" * full + (_EIGHTHS[rest] if rest else "")
+    return text.ljust(width, "\u00b7") if len(text) < width else text[:width]
