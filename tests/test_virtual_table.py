@@ -196,15 +196,25 @@ async def test_sort_cycle_reverse_and_none_last() -> None:
             table.sort_by("nope")
 
 
-async def test_header_click_sorts_by_that_column() -> None:
+async def test_header_click_sorts_by_that_column_and_announces_it() -> None:
+    captured: list[Message] = []
     app = TableApp(make_rows(20))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24), message_hook=captured.append) as pilot:
         table = app.query_one(VirtualTable)
         header = screen_lines(table)[0]
         await pilot.click(VirtualTable, offset=(header.index("Karma"), 0))
         assert (table.sort_column, table.sort_reverse) == ("karma", False)
         await pilot.click(VirtualTable, offset=(header.index("Karma"), 0))
         assert (table.sort_column, table.sort_reverse) == ("karma", True)
+        table.cycle_sort()  # past the last column: back to the data order
+        await pilot.pause()
+        assert not [m for m in captured if isinstance(m, VirtualTable.Selected)]
+    sorted_messages = dict.fromkeys(m for m in captured if isinstance(m, VirtualTable.Sorted))
+    assert [(m.column_key, m.reverse) for m in sorted_messages] == [
+        ("karma", False),
+        ("karma", True),
+        (None, False),
+    ]
 
 
 async def test_set_rows_keeps_cursor_scroll_filter_and_sort() -> None:

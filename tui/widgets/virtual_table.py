@@ -197,6 +197,19 @@ class VirtualTable(ScrollView, can_focus=True):
         def control(self) -> VirtualTable:
             return self.table
 
+    class Sorted(Message):
+        """The sort changed (``s``/``S`` on the screen, or a click on a column header)."""
+
+        def __init__(self, table: VirtualTable, column_key: str | None, reverse: bool) -> None:
+            super().__init__()
+            self.table = table
+            self.column_key = column_key
+            self.reverse = reverse
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
     def __init__(
         self,
         columns: Sequence[Column],
@@ -228,6 +241,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._sort_column: str | None = None
         self._sort_reverse = False
         self._strip_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
+        self._widths: tuple[int, list[int]] = (-1, [])  # (line width, column widths)
         self._update_virtual_size()
 
     # ------------------------------------------------------------------ read-only state
@@ -344,6 +358,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._filter(narrowing=False)
         self._restore_cursor(old_key, iter(()), old_cursor)
         self._changed()
+        self.post_message(self.Sorted(self, column_key, reverse))
 
     def cycle_sort(self) -> None:
         """Sort by the next column, ascending; after the last column, back to the data order."""
@@ -517,12 +532,14 @@ class VirtualTable(ScrollView, can_focus=True):
             self._move_cursor(position)
             self.post_message(self.Selected(self, self._rows[self._visible[position]].key))
 
-    def on_resize(self, event: events.Resize) -> None:
+    def _on_resize(self, event: events.Resize) -> None:
         self._scroll_cursor_into_view()
 
     # ------------------------------------------------------------------ rendering
 
     def _column_widths(self, line_width: int) -> list[int]:
+        if self._widths[0] == line_width:
+            return self._widths[1]
         widths = [column.width for column in self._columns]
         spare = line_width - self._min_line_width
         flex = [i for i, column in enumerate(self._columns) if column.flex]
@@ -530,6 +547,7 @@ class VirtualTable(ScrollView, can_focus=True):
             share, extra = divmod(spare, len(flex))
             for n, i in enumerate(flex):
                 widths[i] += share + (1 if n < extra else 0)
+        self._widths = (line_width, widths)
         return widths
 
     def _column_at(self, x: int) -> Column | None:
