@@ -9,6 +9,7 @@ from types import EllipsisType
 import pytest
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
 
@@ -243,6 +244,42 @@ async def test_set_rows_keeps_cursor_scroll_filter_and_sort() -> None:
         await pilot.pause()
 
 
+async def test_set_rows_repaints_changed_cells() -> None:
+    app = TableApp(make_rows(5))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.pause()
+        assert screen_lines(table)[3].rstrip().endswith(" 1")  # a2: karma 14 % 13
+        table.set_rows([*make_rows(2), make_row(2, karma=12345), *make_rows(5)[3:]])
+        await pilot.pause()
+        assert screen_lines(table)[3].rstrip().endswith(" 12345")
+
+
+async def test_mouse_wheel_scrolls_without_moving_the_cursor() -> None:
+    app = TableApp(make_rows(100))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(VirtualTable)
+        for _ in range(3):
+            table.post_message(events.MouseScrollDown(table, 5, 5, 0, 1, 0, False, False, False))
+        await pilot.pause()
+        assert table.scroll_y > 0
+        assert table.cursor_key == "a0"
+        assert f"a{int(table.scroll_y)} " in screen_lines(table)[1]
+
+
+async def test_theme_change_restyles_the_cursor_row() -> None:
+    app = TableApp(make_rows(5))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.pause()
+        dark = table.render_line(1)
+        app.theme = "textual-light"
+        await pilot.pause()
+        light = table.render_line(1)
+        assert light.text == dark.text
+        assert [s.style for s in light] != [s.style for s in dark]
+
+
 async def test_removed_cursor_row_falls_to_its_neighbour() -> None:
     app = TableApp(make_rows(10))
     async with app.run_test(size=(80, 24)):
@@ -363,6 +400,7 @@ async def test_hostile_cells_render_literally() -> None:
             assert strip.cell_length == width
             assert cell_len(text) == width
             assert text.endswith("     42 "), (y, text)  # the right column did not move
+        assert "yyy…" in table.render_line(1 + HOSTILE.index("y" * 10_000)).text
         screenshot = app.export_screenshot()
         assert "[@click=app.quit]quit[/]" in screenshot
         assert "[bold]x[/italic]" in screenshot

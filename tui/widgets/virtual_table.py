@@ -55,7 +55,11 @@ class Column:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One row. ``str`` cells are untrusted; ``haystack`` is the lower-cased filter text."""
+    """One row. ``key`` is unique in a table; ``str`` cells are untrusted service text.
+
+    ``haystack`` is the lower-cased text the filter searches; when empty, the cleaned cells are
+    used.
+    """
 
     key: str
     cells: tuple[str | Text, ...]
