@@ -238,6 +238,7 @@ class DetailList(Container):
         self._columns = columns
         self._describe = describe
         self._shown_key: str | None = None
+        self._rows: list[Row] = []
 
     def compose(self) -> ComposeResult:
         yield _Message(Content(""), id=f"{self.id}-message", classes="detail-list--message")
@@ -265,10 +266,14 @@ class DetailList(Container):
         self, rows: Sequence[Row], *, marked: Iterable[str] = (), message: str = ""
     ) -> None:
         """New rows by key (cursor and scroll kept); ``message`` shows instead of an empty table."""
-        self.table.set_rows(rows, marked=frozenset(marked))
+        self._rows = list(rows)
+        self.table.set_rows(self._rows, marked=frozenset(marked))
         self.query_one(f"#{self.id}-message", _Message).update(Content(message))
         self.set_class(bool(message) and not rows, "-message")
         self.refresh_detail()
+
+    def clear_marks(self) -> None:
+        self.table.set_rows(self._rows)
 
     def refresh_detail(self, *, home: bool = False) -> None:
         key = self.table.cursor_key
@@ -511,6 +516,17 @@ class SeedsView(Container):
         )
         item = lookup.get(key) if key is not None else None
         return item.id if item is not None else None
+
+    def selected_proposal(self) -> Proposal | None:
+        """The proposal under the cursor when the Proposals section is open."""
+        if self.section != "seeds-proposals":
+            return None
+        key = self.list("proposals").selected
+        return self._proposals.get(key) if key is not None else None
+
+    def clear_marks(self) -> None:
+        for name in ("proposals", "queue", "history"):
+            self.list(name).clear_marks()
 
     def show_section(self, section: str, *, focus: bool = True) -> None:
         if section not in SECTIONS:

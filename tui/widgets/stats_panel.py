@@ -311,6 +311,7 @@ class StatsPanel(Container):
         self._stats: StatsFile | None = None
         self._history: tuple[StatsPoint, ...] = ()
         self._series: dict[str, CounterSeries] = {}
+        self._rows: list[Row] = []
 
     def compose(self) -> ComposeResult:
         yield Static(Content("stats.json not loaded yet"), id="stats-summary")
@@ -350,6 +351,7 @@ class StatsPanel(Container):
         self, stats: StatsFile | None, history: Sequence[StatsPoint], *, changed: bool = False
     ) -> None:
         """Show new data in place: cursor, zoom and scroll survive; changed counters are marked."""
+        had_data = self._stats is not None or bool(self._history)
         self._stats = stats
         self._history = tuple(history)
         series = build_series(stats, self._history)
@@ -371,10 +373,15 @@ class StatsPanel(Container):
             )
             for s in series
         ]
-        marked = {s.name for s in series if s.delta} if changed else set()
+        marked = {s.name for s in series if s.delta} if changed and had_data else set()
+        self._rows = rows
         self.table.set_rows(rows, marked=marked)
         self._render_summary()
         self._show_detail(self.table.cursor_key)
+
+    def clear_marks(self) -> None:
+        """Drop the "changed" marks of the previous refresh (cursor and scroll stay)."""
+        self.table.set_rows(self._rows)
 
     def toggle_zoom(self) -> None:
         self.set_class(not self.zoomed, "-zoomed")

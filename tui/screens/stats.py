@@ -1,0 +1,54 @@
+"""Tab 4, Stats: every counter of stats.json, its change since the previous stats.json, and its
+trend over the history the store keeps (DESIGN.md §3, §7)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+
+from tui.network.store import Snapshot
+from tui.screens.base import StateScreen
+from tui.widgets.stats_panel import StatsPanel, format_value
+
+__all__ = ["StatsScreen"]
+
+
+class StatsScreen(StateScreen):
+    """Counters table (``enter`` zooms the highlighted counter's trend; ``escape`` unzooms)."""
+
+    TAB_ID: ClassVar[str] = "stats"
+    TAB_KEY: ClassVar[str] = "4"
+    TAB_TITLE: ClassVar[str] = "Stats"
+    FILES: ClassVar[frozenset[str]] = frozenset({"stats.json"})
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (110, "-wide"),
+    ]
+    AUTO_FOCUS = "#stats-counters"
+
+    def compose_body(self) -> ComposeResult:
+        yield StatsPanel(clock=self.clock, id="stats-panel")
+
+    @property
+    def panel(self) -> StatsPanel:
+        return self.query_one(StatsPanel)
+
+    def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
+        self.panel.show(snapshot.stats, snapshot.stats_history, changed="stats.json" in changed)
+
+    def select_key(self, key: str) -> None:
+        self.panel.select(key)
+
+    def copy_text(self) -> str | None:
+        name = self.panel.selected
+        series = self.panel.series(name) if name is not None else None
+        if series is None:
+            return None
+        return f"{series.name}: {format_value(series.value)}"
+
+    def clear_marks(self) -> None:
+        self.panel.clear_marks()
+
+    def action_back(self) -> None:
+        self.panel.action_unzoom()
