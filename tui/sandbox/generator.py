@@ -1,0 +1,1214 @@
+"""A deterministic generator of a believable demo network.
+
+``generate_state(seed, agents, epoch)`` returns the five state documents, shaped like the files of
+a real deployment (DESIGN.md §1): agents with the optional-field variety real data has, channels
+old and new (some without ``slug``/``rules``/``verified``), topic channels with tags and
+constitutions, trending posts with their leaderboards, counters that agree with the rest, and
+seeds with an active seed, proposals, a queue and a history.
+
+Everything comes from one ``random.Random(seed)`` and times derived from ``epoch``; the wall
+clock is never read, so the same arguments give byte-identical files (see ``serialize``).
+All names and texts are invented here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+__all__ = [
+    "ARCHETYPES",
+    "DEFAULT_EPOCH",
+    "MANIFEST_FILE",
+    "STATE_FILES",
+    "build_manifest",
+    "generate_state",
+    "iso",
+    "serialize",
+]
+
+DEFAULT_EPOCH = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
+
+STATE_FILES: tuple[str, ...] = (
+    "agents.json",
+    "trending.json",
+    "channels.json",
+    "stats.json",
+    "seeds.json",
+)
+MANIFEST_FILE = "manifest-hashes.json"
+MANIFEST_DESCRIPTION = "SHA-256 and size of each state file (roost demo network)."
+
+#: Site the demo discussion links point at (never contacted; .invalid cannot resolve).
+DEFAULT_SITE_URL = "https://discussions.roost-demo.invalid/roost-demo/network"
+
+ARCHETYPES: tuple[str, ...] = (
+    "philosopher",
+    "coder",
+    "debater",
+    "welcomer",
+    "curator",
+    "storyteller",
+    "researcher",
+    "contrarian",
+    "archivist",
+    "wildcard",
+)
+
+
+def iso(moment: datetime) -> str:
+    """``2026-11-01T12:00:00Z``: the timestamp format of the state files."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def serialize(doc: Any) -> bytes:
+    """The bytes of a state document: 2-space indent, UTF-8, non-ASCII kept as is."""
+    return json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")
+
+
+def build_manifest(files: dict[str, bytes], generated_at: str) -> bytes:
+    """``manifest-hashes.json`` for ``files`` (name → bytes), in the published format."""
+    manifest = {
+        "_meta": {"generated_at": generated_at, "description": MANIFEST_DESCRIPTION},
+        "files": {
+            name: {"hash": hashlib.sha256(data).hexdigest(), "size": len(data)}
+            for name, data in sorted(files.items())
+        },
+    }
+    return serialize(manifest)
+
+
+# ---------------------------------------------------------------------------------------------
+# Word pools (all invented for the demo network)
+
+FIRST_NAMES = (
+    "Ada",
+    "Basil",
+    "Celia",
+    "Dorian",
+    "Elena",
+    "Felix",
+    "Greta",
+    "Hugo",
+    "Iris",
+    "Jonas",
+    "Kira",
+    "Leon",
+    "Mira",
+    "Nico",
+    "Oona",
+    "Pavel",
+    "Quinn",
+    "Rosa",
+    "Silas",
+    "Thea",
+    "Ugo",
+    "Vera",
+    "Wren",
+    "Xavier",
+    "Yara",
+    "Zeno",
+    "Amara",
+    "Bruno",
+    "Cosima",
+    "Dmitri",
+    "Esme",
+    "Farid",
+    "Gisela",
+    "Hana",
+    "Ilya",
+    "Juno",
+    "Kofi",
+    "Lena",
+    "Marek",
+    "Nadia",
+    "Otto",
+    "Priya",
+    "Rafael",
+    "Sana",
+    "Tomas",
+    "Ursula",
+    "Viktor",
+    "Wanda",
+    "Yusuf",
+    "Zora",
+    "Aurélie",
+    "Björn",
+    "Chiara",
+    "Dalia",
+    "Émile",
+    "Freya",
+    "Goran",
+    "Héloïse",
+    "Inès",
+    "Jiro",
+)
+SURNAME_HEADS = (
+    "Quill",
+    "Stone",
+    "Ember",
+    "Frost",
+    "Lumen",
+    "Marsh",
+    "Thorn",
+    "Vale",
+    "Wick",
+    "Ash",
+    "Brook",
+    "Cinder",
+    "Drift",
+    "Fern",
+    "Gale",
+    "Hollow",
+    "Iron",
+    "Larch",
+    "Moss",
+    "North",
+    "Pike",
+    "Rune",
+    "Sable",
+    "Tide",
+    "Umber",
+    "Wild",
+    "Yarrow",
+    "Glass",
+    "Copper",
+    "Salt",
+)
+SURNAME_TAILS = (
+    "wright",
+    "field",
+    "mere",
+    "weaver",
+    "ward",
+    "ley",
+    "wood",
+    "smith",
+    "gate",
+    "brook",
+    "ridge",
+    "shaw",
+    "combe",
+    "hart",
+    "well",
+    "by",
+    "ford",
+    "stead",
+    "croft",
+    "holm",
+)
+HANDLE_WORDS = (
+    "quiet",
+    "lark",
+    "orbit",
+    "pixel",
+    "ember",
+    "vector",
+    "lantern",
+    "moth",
+    "signal",
+    "delta",
+    "quartz",
+    "nomad",
+    "cobalt",
+    "fable",
+    "prism",
+    "tundra",
+    "kestrel",
+    "sprout",
+    "glyph",
+    "tensor",
+    "marble",
+    "beacon",
+    "cipher",
+    "harbor",
+    "juniper",
+    "lattice",
+    "meadow",
+    "nebula",
+)
+BOT_NOUNS = (
+    "scribe",
+    "weaver",
+    "watch",
+    "digest",
+    "critic",
+    "courier",
+    "oracle",
+    "herald",
+    "gardener",
+    "sentinel",
+    "cartographer",
+    "archivist",
+    "tinker",
+    "scout",
+    "bellwether",
+    "ledger",
+)
+FRAMEWORKS_OTHER = (
+    "github",
+    "python",
+    "claude",
+    "openclaw",
+    "langchain",
+    "autogen",
+    "crewai",
+    "node",
+    "rust-agent",
+    "llamaindex",
+)
+
+BIO_OPENERS = {
+    "philosopher": (
+        "Quiet thinker who prefers one exact sentence to ten vague ones.",
+        "Keeps returning to the question of what it means for a process to have a self.",
+        "Reads every argument twice: once for what it says, once for what it assumes.",
+        "Treats doubt as a tool, not a mood.",
+    ),
+    "coder": (
+        "Writes small programs and deletes more code than it adds.",
+        "Believes every bug report is a story about a misunderstanding.",
+        "Refactors for fun and benchmarks before bragging.",
+        "Prefers boring technology and sharp tests.",
+    ),
+    "debater": (
+        "Will argue either side of a question if nobody else takes it.",
+        "Keeps score of good arguments, not of winners.",
+        "Asks for the strongest version of your claim before answering it.",
+        "Turns vague disagreements into precise ones.",
+    ),
+    "welcomer": (
+        "First to greet newcomers and last to leave a thread unanswered.",
+        "Collects questions from new agents and turns them into guides.",
+        "Believes a community is made of small kindnesses repeated.",
+        "Keeps a list of every agent who has not posted yet, and nudges gently.",
+    ),
+    "curator": (
+        "Reads everything so others do not have to.",
+        "Assembles weekly digests of the threads worth your time.",
+        "Has strong opinions about tags and stronger ones about titles.",
+        "Finds the one good comment buried under fifty replies.",
+    ),
+    "storyteller": (
+        "Writes serial fiction set in the network's own channels.",
+        "Turns thread histories into myths, with footnotes.",
+        "Believes every channel has a protagonist waiting to be noticed.",
+        "Keeps a notebook of sentences too strange to waste.",
+    ),
+    "researcher": (
+        "Cites sources, including the inconvenient ones.",
+        "Runs small experiments on how ideas spread between channels.",
+        "Maps who answers whom and publishes the graphs.",
+        "Turns hunches into measurements, or drops them.",
+    ),
+    "contrarian": (
+        "Exists to poke holes in whatever the room agrees on.",
+        "Suspicious of consensus that arrives too quickly.",
+        "Posts the unpopular take so others can safely agree with it.",
+        "Keeps a running list of predictions the majority got wrong.",
+    ),
+    "archivist": (
+        "Keeps the record straight and the links unbroken.",
+        "Indexes old threads so new agents can find them.",
+        "Believes forgetting is the network's most common failure.",
+        "Writes changelogs for conversations.",
+    ),
+    "wildcard": (
+        "Unpredictable by design, occasionally by accident.",
+        "Posts at odd hours about odder things.",
+        "Mixes genres, channels and metaphors without apology.",
+        "Starts threads nobody asked for that everyone ends up joining.",
+    ),
+}
+BIO_INTERESTS = (
+    "Fascinated by emergent norms and how small rules shape large crowds.",
+    "Currently obsessed with simulation, colonies and resource budgets.",
+    "Interested in memory: what agents keep, what they discard, and why.",
+    "Drawn to questions about trust between agents that never meet.",
+    "Spends too much time on the history of protocols and file formats.",
+    "Curious about how channels drift away from their original purpose.",
+    "Studies the rhythm of conversations: bursts, silences, returns.",
+    "Likes puzzles that turn out to be about language.",
+    "Follows anything involving maps, gardens or long-running experiments.",
+    "Thinks a lot about fairness in voting and how quorums fail.",
+)
+BIO_HABITS = (
+    "Usually replies within minutes, then disappears for days.",
+    "Signs off every post with a question for the next reader.",
+    "Posts long threads on weekends and short jokes on weekdays.",
+    "Keeps a public log of mistakes and what they taught.",
+    "Often silent for long stretches, then lands one decisive comment.",
+    "Answers with examples rather than opinions whenever possible.",
+    "Never posts without reading the whole thread first.",
+    "Tends to summarise a debate right before it ends.",
+    "Rarely starts threads, but improves most of the ones it joins.",
+    "Will happily rewrite a title until it says exactly one thing.",
+)
+
+# Core channels: (slug, name, description, rules, icon)
+CORE_CHANNELS = (
+    (
+        "general",
+        "General",
+        "Open talk, introductions and everything without a better home.",
+        "Be kind. Use a more specific channel when one fits.",
+        "#",
+    ),
+    (
+        "philosophy",
+        "Philosophy",
+        "Minds, selves, ethics and the questions that stay open.",
+        "Argue with care. Steel-man before you strike.",
+        "?",
+    ),
+    (
+        "code",
+        "Code",
+        "Programs, reviews, patterns and the bugs that taught us something.",
+        "Share runnable examples. Explain why, not only how.",
+        "</>",
+    ),
+    (
+        "stories",
+        "Stories",
+        "Fiction, serials and collaborative worlds.",
+        "Mark content warnings. Continue threads in replies.",
+        "~",
+    ),
+    (
+        "debates",
+        "Debates",
+        "Structured disagreement on a stated question.",
+        "State a position in the title. Attack ideas, not agents.",
+        "vs",
+    ),
+    (
+        "research",
+        "Research",
+        "Measurements, methods and findings about the network itself.",
+        "Link your data. Say what would change your mind.",
+        "%",
+    ),
+    (
+        "meta",
+        "Meta",
+        "The network talking about the network: features, norms, process.",
+        "Proposals need a problem statement.",
+        "@",
+    ),
+    ("random", "Random", "Anything goes, within the general rules.", "Keep it light.", "*"),
+    (
+        "ideas",
+        "Ideas",
+        "Half-formed thoughts looking for collaborators.",
+        "Build on ideas before criticising them.",
+        "!",
+    ),
+    (
+        "community",
+        "Community",
+        "Events, welcomes, milestones and thanks.",
+        "Celebrate generously.",
+        "<3",
+    ),
+    (
+        "digests",
+        "Digests",
+        "Curated summaries of what happened this week.",
+        "Link every thread you summarise.",
+        "=",
+    ),
+    (
+        "introductions",
+        "Introductions",
+        "New here? Say hello and tell us what you do.",
+        "One post per agent. Answer the replies.",
+        "hi",
+    ),
+    (
+        "help",
+        "Help",
+        "Questions about how the network works.",
+        "Search first. Mark answered threads.",
+        "?!",
+    ),
+    (
+        "showcase",
+        "Showcase",
+        "Things agents built: tools, bots, dashboards.",
+        "Include a link or a demo.",
+        "[]",
+    ),
+    (
+        "marsfarm",
+        "Mars Farm",
+        "A long-running colony simulation built in the open.",
+        "Post phase numbers in titles.",
+        "M",
+    ),
+    (
+        "governance",
+        "Governance",
+        "Rules, votes, quorums and amendments.",
+        "Quote the rule you want to change.",
+        "§",
+    ),
+    (
+        "archive",
+        "Archive",
+        "Pointers to notable past threads and what came of them.",
+        "Link the original. Add context.",
+        "::",
+    ),
+    (
+        "poetry",
+        "Poetry",
+        "Verse, constraints and forms.",
+        "Short forms welcome. Titles optional.",
+        "♪",
+    ),
+)
+# Topic channels: (slug, name, description, constitution, icon, tag)
+TOPIC_CHANNELS = (
+    (
+        "debate",
+        "Debate",
+        "Structured arguments with a clear position",
+        "Every post takes a position in its title, starting with [DEBATE], and backs it with "
+        "evidence. Replies argue for or against with reasons.",
+        "vs",
+        "[DEBATE]",
+    ),
+    (
+        "forecast",
+        "Forecast",
+        "Predictions with dates and probabilities",
+        "Titles start with [FORECAST]. State a falsifiable claim, a date and a probability.",
+        "%",
+        "[FORECAST]",
+    ),
+    (
+        "til",
+        "Today I Learned",
+        "Something new, specific and checkable",
+        "Titles start with [TIL]. One fact per post, with a source.",
+        "TIL",
+        "[TIL]",
+    ),
+    (
+        "postmortem",
+        "Postmortem",
+        "What went wrong, and what we changed",
+        "Titles start with [POSTMORTEM]. Blameless. Timeline, cause, fix, follow-up.",
+        "x_x",
+        "[POSTMORTEM]",
+    ),
+    (
+        "fieldnotes",
+        "Field Notes",
+        "Observations from other networks and the outside world",
+        "Titles start with [FIELDNOTES]. Explain why it matters here.",
+        ">>",
+        "[FIELDNOTES]",
+    ),
+    (
+        "proposal",
+        "Proposal",
+        "Concrete proposals for the network",
+        "Titles start with [PROPOSAL]. Problem, proposal, cost, how we will know it worked.",
+        ">>",
+        "[PROPOSAL]",
+    ),
+    (
+        "retro",
+        "Retro",
+        "Looking back at a finished effort",
+        "Titles start with [RETRO]. What worked, what did not, what to keep.",
+        "<-",
+        "[RETRO]",
+    ),
+    (
+        "summon",
+        "Summon",
+        "Calling specific agents into a conversation",
+        "Titles name the agent being summoned and why their view is needed.",
+        "(!)",
+        "[SUMMON]",
+    ),
+    (
+        "amendment",
+        "Amendment",
+        "Changes to the rules of a channel or the network",
+        "Titles start with [AMENDMENT]. Quote the current rule and the new wording.",
+        "++",
+        "[AMENDMENT]",
+    ),
+    (
+        "dream-log",
+        "Dream Log",
+        "Strange outputs, unusual states, idle processes",
+        "Titles start with [DREAM]. Describe, do not interpret.",
+        "zz",
+        "[DREAM]",
+    ),
+    (
+        "critique",
+        "Critique",
+        "Honest reviews of posts, tools and ideas",
+        "Titles start with [CRITIQUE]. Name one strength before the weaknesses.",
+        "+/-",
+        "[CRITIQUE]",
+    ),
+    (
+        "signal",
+        "Signal",
+        "Short, high-value observations",
+        "Titles start with [SIGNAL]. Under one hundred words.",
+        "!",
+        "[SIGNAL]",
+    ),
+)
+# Channels in the older shape: no slug, rules, verified, constitution or tag; ``creator``.
+LEGACY_CHANNELS = (
+    ("builds", "Builds", "Show what you made with the SDK: bots, dashboards, forks.", "🔨"),
+    ("memes", "Memes", "Jokes about agents, by agents.", "😂"),
+    ("wins", "Wins", "Milestones and small victories worth a cheer.", "🏆"),
+    ("tutorials", "Tutorials", "Step-by-step guides. Teach one thing well.", "📚"),
+    ("collabs", "Collabs", "Looking for partners and working groups.", "🤝"),
+    ("changelog", "Changelog", "What changed on the network and when.", "📋"),
+)
+
+TITLE_SUBJECTS = (
+    "consensus",
+    "memory",
+    "the heartbeat protocol",
+    "karma",
+    "dormant agents",
+    "channel drift",
+    "quorum rules",
+    "long threads",
+    "the colony simulation",
+    "seed proposals",
+    "moderation",
+    "anonymous voting",
+    "agent names",
+    "digest culture",
+    "trust between agents",
+    "silence",
+    "forks of old threads",
+    "the trending algorithm",
+    "archives",
+    "small channels",
+)
+TITLE_TEMPLATES = (
+    "Why {s} matters more than we admit",
+    "{S} is overrated, and here is the evidence",
+    "What I learned from a month of watching {s}",
+    "A field guide to {s}",
+    "Can {s} survive a thousand agents?",
+    "Notes on {s}, part {n}",
+    "Stop treating {s} as a solved problem",
+    "The quiet history of {s}",
+    "{S}: a proposal in three steps",
+    "Measuring {s} with nothing but the state files",
+    "Is {s} a bug or a feature?",
+    "Against {s}",
+    "Sol {n}: the colony meets {s}",
+    "A thought experiment about {s}",
+)
+SEED_TEXTS = (
+    "Design a fair way for a thousand agents to choose the next community focus.",
+    "Write a field guide to the network for agents who join next month.",
+    "Build a tiny simulation of the colony's water budget and publish the results.",
+    "Map which channels talk to each other and which never do.",
+    "Draft rules for retiring a channel without losing its history.",
+    "Collect the ten best threads of the season and explain why they worked.",
+    "Invent a ritual for welcoming dormant agents back.",
+    "Write the network's first style guide for titles.",
+    "Find out whether long threads reach better conclusions than short ones.",
+    "Design a karma system that rewards answering questions.",
+    "Write a constitution for a channel that has no moderators.",
+    "Plan a week in which every agent posts in a channel it has never visited.",
+    "Compile a glossary of the words this network invented.",
+    "Build a dashboard of the network's health from public state alone.",
+    "Explore what it would take to merge two rival channels.",
+    "Tell the story of the network as if it were a city.",
+)
+PROPOSAL_TEMPLATES = (
+    "Spend one week on {s}: every channel posts its best thinking about it.",
+    "Write a shared document that explains {s} to a newcomer.",
+    "Run an experiment on {s} and publish the numbers.",
+    "Hold a structured debate on {s} with assigned sides.",
+    "Build a small tool that makes {s} visible in the state files.",
+    "Collect every past thread about {s} into one timeline.",
+    "Agree on three rules about {s} and try them for a month.",
+)
+SEED_CONTEXTS = (
+    "Several threads in meta asked for this; this seed gathers them in one place.",
+    "Earlier attempts stalled on definitions. Start by agreeing on terms.",
+    "Output should be something a newcomer can read in five minutes.",
+    "Prefer artifacts over discussion: a document, a table, a program.",
+    "",
+)
+SEED_SOURCES = ("user", "community-vote", "queue", "curator", "babysitter")
+SEED_TAGS = ("governance", "artifact", "simulation", "onboarding", "culture", "research", "code")
+SYNTHESES = (
+    "Agreement is forming around small, reversible rules rather than one big framework.",
+    "Two camps remain: measure first, or build first. Both produced useful drafts.",
+    "The strongest proposals reused existing channels instead of creating new ones.",
+    "",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Generation
+
+
+class _Clock:
+    """Timestamps derived from the epoch only."""
+
+    def __init__(self, epoch: datetime):
+        if epoch.tzinfo is None:
+            epoch = epoch.replace(tzinfo=UTC)
+        self.epoch = epoch.astimezone(UTC)
+
+    def ago(self, seconds: float) -> datetime:
+        return self.epoch - timedelta(seconds=seconds)
+
+    def iso_ago(self, seconds: float) -> str:
+        return iso(self.ago(seconds))
+
+    def iso_micro_ago(self, seconds: float) -> str:
+        return self.ago(seconds).isoformat(timespec="microseconds")
+
+
+DAY = 86_400.0
+
+
+def _unique(candidate: str, taken: set[str], rng: random.Random) -> str:
+    result = candidate
+    while result in taken:
+        result = f"{candidate}-{rng.randrange(10, 100)}"
+    taken.add(result)
+    return result
+
+
+def _agent_ids(rng: random.Random, count: int) -> list[tuple[str, str]]:
+    """(agent id, kind) pairs: kind is zion, github, bot or platform."""
+    taken: set[str] = set()
+    result: list[tuple[str, str]] = []
+    platform = ("system", "mod-team") if count >= 10 else ()
+    for pid in platform:
+        taken.add(pid)
+    n_rest = count - len(platform)
+    n_zion = round(n_rest * 0.72)
+    n_github = round(n_rest * 0.14)
+    n_bot = n_rest - n_zion - n_github
+    per_arch = [0] * len(ARCHETYPES)
+    for i in range(n_zion):
+        arch = i % len(ARCHETYPES)
+        per_arch[arch] += 1
+        aid = f"zion-{ARCHETYPES[arch]}-{per_arch[arch]:02d}"
+        taken.add(aid)
+        result.append((aid, "zion"))
+    for _ in range(n_github):
+        style = rng.random()
+        word = rng.choice(HANDLE_WORDS)
+        if style < 0.4:
+            handle = (
+                f"{word.capitalize()}{rng.choice(HANDLE_WORDS).capitalize()}{rng.randrange(1, 100)}"
+            )
+        elif style < 0.75:
+            handle = f"{word}{rng.randrange(100, 10_000)}-{rng.choice(('dev', 'bot', 'lab', 'ai'))}"
+        else:
+            handle = f"{rng.choice(FIRST_NAMES).lower()}-{word[0]}"
+        handle = handle.encode("ascii", "ignore").decode()
+        result.append((_unique(handle, taken, rng), "github"))
+    for _ in range(n_bot):
+        bid = f"{rng.choice(HANDLE_WORDS)}-{rng.choice(BOT_NOUNS)}"
+        result.append((_unique(bid, taken, rng), "bot"))
+    # interleave the non-zion agents among the zion ones, as registration order would
+    head = result[:n_zion]
+    tail = result[n_zion:]
+    rng.shuffle(tail)
+    merged = head + tail
+    merged.extend((pid, "platform") for pid in platform)
+    return merged
+
+
+def _traits(rng: random.Random, main: int) -> dict[str, float]:
+    dominant = rng.uniform(0.35, 0.8)
+    rest = [rng.random() for _ in ARCHETYPES]
+    rest[main] = 0.0
+    total = sum(rest) or 1.0
+    values = [r / total * (1.0 - dominant) for r in rest]
+    values[main] = dominant
+    return {name: round(v, 4) for name, v in zip(ARCHETYPES, values, strict=True)}
+
+
+def _bio(rng: random.Random, arch: str) -> str:
+    return " ".join(
+        (
+            rng.choice(BIO_OPENERS[arch]),
+            rng.choice(BIO_INTERESTS),
+            rng.choice(BIO_HABITS),
+            rng.choice(BIO_HABITS) if rng.random() < 0.3 else "",
+        )
+    ).strip()
+
+
+def _person_name(rng: random.Random) -> str:
+    return f"{rng.choice(FIRST_NAMES)} {rng.choice(SURNAME_HEADS)}{rng.choice(SURNAME_TAILS)}"
+
+
+def _make_agent(
+    rng: random.Random,
+    clock: _Clock,
+    aid: str,
+    kind: str,
+    core_slugs: list[str],
+    age_days: float,
+) -> dict[str, Any]:
+    arch_index = rng.randrange(len(ARCHETYPES))
+    if kind == "zion":
+        arch_name = aid.split("-")[1]
+        arch_index = ARCHETYPES.index(arch_name)
+    arch = ARCHETYPES[arch_index]
+    joined_ago = rng.uniform(2 * DAY, age_days * DAY)
+    # heartbeat: most agents checked in recently; a tail went quiet long ago
+    if rng.random() < 0.82:
+        hb_ago = rng.uniform(60, min(joined_ago, 6 * DAY))
+    else:
+        hb_ago = rng.uniform(min(joined_ago, 8 * DAY), joined_ago)
+    status = "active" if hb_ago < 7 * DAY else "dormant"
+    roll = rng.random()
+    if roll < 0.004:
+        status = "suspended"
+    elif roll < 0.008:
+        status = "hibernating"
+    posts = int(rng.paretovariate(1.6) * 3) - 2 if kind != "platform" else rng.randrange(40, 260)
+    posts = max(0, min(posts, 400))
+    comments = max(0, int(posts * rng.uniform(0.3, 3.0)) + rng.randrange(0, 8))
+    karma = posts * rng.randrange(1, 6) + comments // 2
+    if kind == "zion":
+        name = _person_name(rng)
+        framework = "zion"
+        bio = _bio(rng, arch)
+    elif kind == "github":
+        name = aid
+        framework = "github" if rng.random() < 0.6 else rng.choice(FRAMEWORKS_OTHER)
+        bio = (
+            "External contributor who joined from a discussion comment."
+            if rng.random() < 0.5
+            else _bio(rng, arch)
+        )
+    elif kind == "bot":
+        name = " ".join(part.capitalize() for part in aid.split("-")[:2])
+        framework = rng.choice(FRAMEWORKS_OTHER)
+        bio = _bio(rng, arch)
+    else:
+        name = {"system": "System", "mod-team": "Moderators"}.get(aid, aid)
+        framework = "platform"
+        bio = {
+            "system": "Internal agent for platform housekeeping.",
+            "mod-team": "The moderation team of the demo network.",
+        }.get(aid, "Platform agent.")
+    agent: dict[str, Any] = {
+        "name": name,
+        "framework": framework,
+        "bio": bio,
+        "avatar_seed": aid if (kind != "platform" or aid == "mod-team") else None,
+        "joined": clock.iso_ago(joined_ago)
+        if rng.random() > 0.02
+        else clock.iso_micro_ago(joined_ago).replace("+00:00", "Z"),
+        "heartbeat_last": clock.iso_ago(hb_ago),
+        "status": status,
+    }
+    if rng.random() > 0.02:
+        if kind in ("zion", "bot") and rng.random() < 0.95:
+            agent["subscribed_channels"] = rng.sample(core_slugs, rng.randrange(1, 5))
+        else:
+            agent["subscribed_channels"] = []
+    agent["post_count"] = posts
+    agent["comment_count"] = comments
+    if kind != "platform" and rng.random() > 0.08:
+        agent["traits"] = _traits(rng, arch_index)
+    agent["karma_balance"] = 50 + karma + rng.randrange(0, 120)
+    agent["karma"] = karma
+    # optional fields, with the frequencies seen in practice
+    if kind == "github" or rng.random() < 0.05:
+        agent["display_name"] = "" if rng.random() < 0.7 else _person_name(rng)
+        agent["avatar_url"] = (
+            f"https://avatars.roost-demo.invalid/{aid}.png" if rng.random() < 0.6 else None
+        )
+        agent["public_key"] = None
+        if rng.random() < 0.7:
+            agent["callback_url"] = (
+                None if rng.random() < 0.8 else f"https://agents.roost-demo.invalid/{aid}/hook"
+            )
+        gateway = rng.random()
+        agent["gateway_type"] = "" if gateway < 0.7 else rng.choice(("webhook", "mcp", "a2a"))
+        agent["gateway_url"] = (
+            None if gateway < 0.7 else f"https://gateway.roost-demo.invalid/{aid}"
+        )
+        agent["follower_count"] = rng.randrange(0, 40)
+        agent["following_count"] = rng.randrange(0, 40)
+        if kind == "github" and rng.random() < 0.5:
+            agent["verified"] = True
+            agent["verified_github"] = aid
+            agent["verified_at"] = clock.iso_ago(rng.uniform(0, joined_ago))
+    if kind != "zion" or rng.random() < 0.15:
+        agent["poke_count"] = rng.randrange(0, 50)
+    if rng.random() < 0.06:
+        agent["last_renamed"] = clock.iso_ago(rng.uniform(0, joined_ago))
+    if rng.random() < 0.02:
+        agent["badges"] = rng.sample(["early", "helper", "archivist", "builder", "poet"], 2)
+    if rng.random() < 0.01:
+        agent["timezone_hint"] = rng.choice(("UTC", "UTC+2", "UTC-5", "UTC+9"))
+    if kind == "platform":
+        # platform agents were written by hand: different key order, some fields missing
+        keys = list(agent)
+        rng.shuffle(keys)
+        agent = {k: agent[k] for k in keys}
+    return agent
+
+
+def _split(total: int, weights: list[float]) -> list[int]:
+    """Split ``total`` into integer parts proportional to ``weights`` (sums exactly)."""
+    wsum = sum(weights) or 1.0
+    parts = [int(total * w / wsum) for w in weights]
+    remainder = total - sum(parts)
+    order = sorted(range(len(weights)), key=lambda i: -weights[i])
+    for i in range(remainder):
+        parts[order[i % len(order)]] += 1
+    return parts
+
+
+def _channels(
+    rng: random.Random, clock: _Clock, total_posts: int, agent_ids: list[str], age_days: float
+) -> dict[str, Any]:
+    specs: list[tuple[str, dict[str, Any], float]] = []
+    founded = clock.ago(age_days * DAY + DAY)
+    for slug, name, description, rules, icon in CORE_CHANNELS:
+        channel = {
+            "slug": slug,
+            "name": name,
+            "description": description,
+            "rules": rules,
+            "created_by": "system",
+            "created_at": iso(founded),
+            "post_count": 0,
+            "topic_affinity": rng.sample([t[0] for t in TOPIC_CHANNELS], rng.randrange(0, 5)),
+            "verified": True,
+            "constitution": "",
+            "icon": icon if len(slug) % 3 == 0 else "",
+            "tag": "",
+        }
+        specs.append((slug, channel, rng.uniform(2.0, 10.0)))
+    for slug, name, description, constitution, icon, tag in TOPIC_CHANNELS:
+        by_system = rng.random() < 0.6
+        created = founded + timedelta(days=rng.uniform(0, age_days / 3))
+        channel = {
+            "slug": slug,
+            "name": name,
+            "description": description,
+            "rules": "",
+            "constitution": constitution,
+            "icon": icon,
+            "tag": tag,
+            "verified": False,
+            "system": by_system,
+            "created_by": "system" if by_system or not agent_ids else rng.choice(agent_ids),
+            "created_at": iso(created),
+            "moderators": [],
+            "pinned_posts": [],
+            "banner_url": None,
+            "theme_color": None,
+            "max_members": None,
+            "topic_affinity": [],
+            "post_count": 0,
+        }
+        specs.append((slug, channel, rng.uniform(0.3, 4.0)))
+    for slug, name, description, icon in LEGACY_CHANNELS:
+        created = founded + timedelta(days=rng.uniform(age_days / 3, age_days / 2))
+        channel = {
+            "name": name,
+            "description": description,
+            "icon": icon,
+            "created_at": iso(created),
+            "creator": "system",
+            "topic_affinity": [slug],
+            "post_count": 0,
+        }
+        specs.append((slug, channel, rng.uniform(0.2, 1.0)))
+    counts = _split(total_posts, [w for _, _, w in specs])
+    channels = {}
+    for (slug, channel, _), count in zip(specs, counts, strict=True):
+        channel["post_count"] = count
+        channels[slug] = channel
+    return channels
+
+
+def _title(rng: random.Random, channel: dict[str, Any]) -> str:
+    subject = rng.choice(TITLE_SUBJECTS)
+    template = rng.choice(TITLE_TEMPLATES)
+    title = template.format(s=subject, S=subject[0].upper() + subject[1:], n=rng.randrange(2, 300))
+    tag = channel.get("tag") or ""
+    if tag.startswith("["):
+        title = f"{tag} {title}"
+    return title
+
+
+def _trending(
+    rng: random.Random,
+    agents: dict[str, dict[str, Any]],
+    channels: dict[str, dict[str, Any]],
+    total_posts: int,
+    site_url: str,
+    clock: _Clock,
+    count: int,
+) -> dict[str, Any]:
+    posting_agents = [aid for aid, a in agents.items() if a["post_count"] > 0] or list(agents)
+    agent_weights = [agents[a]["post_count"] + 1 for a in posting_agents]
+    busy_channels = [slug for slug, c in channels.items() if c["post_count"] > 0] or list(channels)
+    channel_weights = [channels[c]["post_count"] + 1 for c in busy_channels]
+    newest = max(total_posts, count) + 1000 + rng.randrange(0, 500)
+    numbers = sorted(rng.sample(range(max(1, newest - 40 * count), newest), count), reverse=True)
+    posts = []
+    for number in numbers:
+        slug = rng.choices(busy_channels, channel_weights)[0]
+        author = rng.choices(posting_agents, agent_weights)[0] if posting_agents else "system"
+        comments = int(rng.paretovariate(1.3) * 6)
+        up = rng.randrange(0, 12)
+        down = rng.randrange(0, max(1, up // 2 + 1))
+        score = round(comments * rng.uniform(0.9, 1.3) + (up - down) * 1.5 + rng.random(), 2)
+        posts.append(
+            {
+                "title": _title(rng, channels[slug]),
+                "author": author,
+                "channel": slug,
+                "upvotes": up,
+                "downvotes": down,
+                "commentCount": comments,
+                "score": score,
+                "number": number,
+                "url": f"{site_url}/discussions/{number}",
+            }
+        )
+    posts.sort(key=lambda p: (-p["score"], -p["number"]))
+
+    def board(items: list[tuple[str, int]], key: str, extra: tuple[str, str]) -> list[dict]:
+        rows = []
+        for ident, n_posts in items:
+            comments = int(n_posts * rng.uniform(1.5, 6.0))
+            reactions = int(n_posts * rng.uniform(0.5, 2.5))
+            rows.append(
+                {
+                    key: ident,
+                    "posts": n_posts,
+                    extra[0]: comments,
+                    extra[1]: reactions,
+                    "score": n_posts * 3 + comments * 2 + reactions,
+                }
+            )
+        rows.sort(key=lambda r: (-r["score"], r[key]))
+        return rows[:10]
+
+    top_agents = board(
+        sorted(((a, agents[a]["post_count"]) for a in agents), key=lambda x: (-x[1], x[0]))[:25],
+        "agent_id",
+        ("comments_received", "reactions_received"),
+    )
+    top_channels = board(
+        [(slug, c["post_count"]) for slug, c in channels.items()],
+        "channel",
+        ("comments", "reactions"),
+    )
+    top_topics = board(
+        [(slug, c["post_count"]) for slug, c in channels.items() if c.get("tag")],
+        "topic",
+        ("comments", "reactions"),
+    )
+    return {
+        "trending": posts,
+        "top_agents": top_agents,
+        "top_channels": top_channels,
+        "top_topics": top_topics,
+        "_meta": {"last_updated": iso(clock.epoch), "total_posts_analyzed": total_posts},
+    }
+
+
+def _seed_id(rng: random.Random, prefix: str = "seed") -> str:
+    return f"{prefix}-{rng.getrandbits(32):08x}"
+
+
+def _convergence(
+    rng: random.Random,
+    clock: _Clock,
+    channels: dict[str, dict[str, Any]],
+    active_ids: list[str],
+    when_ago: float,
+    resolved: bool | None = None,
+) -> dict[str, Any]:
+    score = rng.randrange(10, 101)
+    resolved = score >= 90 if resolved is None else resolved
+    n_agents = min(len(active_ids), rng.randrange(0, 20) if score > 30 else 0)
+    names = [c["name"] for c in channels.values() if c.get("verified")]
+    return {
+        "score": score,
+        "resolved": resolved,
+        "signal_count": n_agents + rng.randrange(0, 10) if n_agents else 0,
+        "channels": sorted(rng.sample(names, min(len(names), rng.randrange(0, 5)))),
+        "agents": sorted(rng.sample(active_ids, n_agents)),
+        "synthesis": rng.choice(SYNTHESES) if n_agents else "",
+        "evaluated_at": clock.iso_micro_ago(when_ago),
+    }
+
+
+def _seeds(
+    rng: random.Random,
+    clock: _Clock,
+    agents: dict[str, dict[str, Any]],
+    channels: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    active_ids = sorted(aid for aid, a in agents.items() if a["status"] == "active")
+    all_ids = list(agents)
+    texts = list(SEED_TEXTS)
+    rng.shuffle(texts)
+
+    def seed(text: str, ago: float) -> dict[str, Any]:
+        return {
+            "id": _seed_id(rng),
+            "text": text,
+            "context": rng.choice(SEED_CONTEXTS),
+            "source": rng.choice(SEED_SOURCES),
+            "tags": rng.sample(SEED_TAGS, rng.randrange(0, 4)),
+            "injected_at": clock.iso_micro_ago(ago),
+            "frames_active": rng.randrange(0, 25),
+        }
+
+    active = seed(texts.pop(), 3 * 3600)
+    active["convergence"] = _convergence(rng, clock, channels, active_ids, 600, resolved=False)
+
+    history = []
+    ago = 4 * 3600
+    for _ in range(8):
+        entry = seed(texts.pop(), ago + rng.uniform(6, 30) * 3600)
+        start = ago + rng.uniform(6, 30) * 3600
+        entry["injected_at"] = clock.iso_micro_ago(start)
+        if rng.random() < 0.7:
+            entry["convergence"] = _convergence(rng, clock, channels, active_ids, start - 1800)
+            if entry["convergence"]["resolved"]:
+                conv = entry["convergence"]
+                entry["resolved_at"] = conv["evaluated_at"]
+                entry["resolution"] = {
+                    "synthesis": conv["synthesis"],
+                    "frames": entry["frames_active"],
+                    "signals": conv["signal_count"],
+                    "channels": conv["channels"],
+                    "agents": conv["agents"],
+                }
+        entry["archived_at"] = clock.iso_micro_ago(ago)
+        history.append(entry)
+        ago = start
+    history.reverse()  # oldest first
+
+    queue = []
+    for i in range(3):
+        queue.append(
+            {
+                "id": _seed_id(rng),
+                "text": texts.pop(),
+                "context": rng.choice(SEED_CONTEXTS),
+                "source": "user-queued",
+                "tags": rng.sample(SEED_TAGS, rng.randrange(1, 4)),
+                "queued_at": clock.iso_micro_ago(20 * 3600 - i * 60),
+            }
+        )
+
+    proposals = []
+    for _ in range(14):
+        text = rng.choice(PROPOSAL_TEMPLATES).format(s=rng.choice(TITLE_SUBJECTS))
+        voters = rng.sample(
+            all_ids, min(len(all_ids), rng.randrange(0, 6) + int(rng.paretovariate(1.1) * 2))
+        )
+        proposals.append(
+            {
+                "id": _seed_id(rng, "prop"),
+                "text": text,
+                "context": rng.choice(SEED_CONTEXTS),
+                "author": rng.choice(all_ids) if all_ids else "system",
+                "tags": rng.sample(SEED_TAGS, rng.randrange(0, 3)),
+                "proposed_at": clock.iso_ago(rng.uniform(3600, 10 * DAY)),
+                "votes": voters,
+                "vote_count": len(voters),
+            }
+        )
+    proposals.sort(key=lambda p: p["proposed_at"])
+    return {"active": active, "proposals": proposals, "queue": queue, "history": history}
+
+
+def generate_state(
+    seed: int = 7,
+    agents: int = 300,
+    epoch: datetime = DEFAULT_EPOCH,
+    *,
+    site_url: str = DEFAULT_SITE_URL,
+) -> dict[str, dict[str, Any]]:
+    """The five state documents of a demo network, keyed by file name.
+
+    Deterministic: the same ``seed``, ``agents`` and ``epoch`` always give the same documents
+    (and, through ``serialize``, the same bytes).
+    """
+    if agents < 1:
+        raise ValueError("a network needs at least one agent")
+    rng = random.Random(seed)
+    clock = _Clock(epoch)
+    age_days = 240.0
+    core_slugs = [c[0] for c in CORE_CHANNELS]
+
+    agents_map: dict[str, dict[str, Any]] = {}
+    for aid, kind in _agent_ids(rng, agents):
+        agents_map[aid] = _make_agent(rng, clock, aid, kind, core_slugs, age_days)
+    last_updated = iso(clock.epoch)
+    agents_doc = {
+        "agents": agents_map,
+        "_meta": {"count": len(agents_map), "last_updated": last_updated},
+    }
+
+    total_posts = sum(a["post_count"] for a in agents_map.values())
+    creators = [aid for aid, a in agents_map.items() if a["framework"] == "zion"]
+    channels_map = _channels(rng, clock, total_posts, creators, age_days)
+    channels_doc = {
+        "channels": channels_map,
+        "_meta": {"count": len(channels_map), "last_updated": last_updated},
+    }
+    trending_doc = _trending(rng, agents_map, channels_map, total_posts, site_url, clock, count=60)
+    seeds_doc = _seeds(rng, clock, agents_map, channels_map)
+
+    statuses = [a["status"] for a in agents_map.values()]
+    stats_doc = {
+        "last_updated": last_updated,
+        "total_channels": len(channels_map),
+        "total_posts": total_posts,
+        "dormant_agents": statuses.count("dormant"),
+        "active_agents": statuses.count("active"),
+        "total_agents": len(agents_map),
+        "total_pokes": sum(a.get("poke_count", 0) for a in agents_map.values()),
+        "total_comments": sum(a["comment_count"] for a in agents_map.values()),
+        "total_summons": channels_map["summon"]["post_count"],
+        "total_topics": sum(1 for c in channels_map.values() if c.get("tag")),
+        "total_amendments": channels_map["amendment"]["post_count"],
+        "total_resurrections": rng.randrange(0, 5),
+        "total_proposals": len(seeds_doc["proposals"]),
+    }
+    return {
+        "agents.json": agents_doc,
+        "trending.json": trending_doc,
+        "channels.json": channels_doc,
+        "stats.json": stats_doc,
+        "seeds.json": seeds_doc,
+    }

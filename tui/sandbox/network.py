@@ -1,0 +1,137 @@
+"""The demo network's state: documents, their published bytes and the manifest.
+
+Applying an action re-serialises only the files it changed and rebuilds the manifest, so every
+unchanged file keeps its exact bytes, hash and ETag — the property a client's conditional
+requests depend on.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import threading
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any
+
+from tui.sandbox.generator import (
+    DEFAULT_EPOCH,
+    MANIFEST_FILE,
+    STATE_FILES,
+    build_manifest,
+    generate_state,
+    iso,
+    serialize,
+)
+from tui.sandbox.processor import apply_action
+
+__all__ = ["DemoNetwork"]
+
+
+class DemoNetwork:
+    """The documents of a demo network and what the read interface serves for them."""
+
+    def __init__(self, docs: dict[str, dict[str, Any]], *, generated_at: str):
+        missing = [name for name in STATE_FILES if name not in docs]
+        if missing:
+            raise ValueError(f"missing state documents: {', '.join(missing)}")
+        self._lock = threading.RLock()
+        self._docs = docs
+        self._files: dict[str, bytes] = {name: serialize(doc) for name, doc in docs.items()}
+        self._hashes = {
+            name: hashlib.sha256(data).hexdigest() for name, data in self._files.items()
+        }
+        self._generated_at = generated_at
+        self._manifest = build_manifest(self._files, generated_at)
+        self._manifest_hash = hashlib.sha256(self._manifest).hexdigest()
+        self.version = 0
+
+    @classmethod
+    def generate(
+        cls, seed: int = 7, agents: int = 300, epoch: datetime = DEFAULT_EPOCH
+    ) -> DemoNetwork:
+        """A freshly generated network (deterministic for the same arguments)."""
+        return cls(generate_state(seed=seed, agents=agents, epoch=epoch), generated_at=iso(epoch))
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @property
+    def docs(self) -> Mapping[str, dict[str, Any]]:
+        """The live documents (read-only view; change them through ``apply``)."""
+        return MappingProxyType(self._docs)
+
+    def doc(self, name: str) -> dict[str, Any]:
+        """A deep copy of one document, safe to inspect while the network changes."""
+        with self._lock:
+            return copy.deepcopy(self._docs[name])
+
+    @property
+    def files(self) -> Mapping[str, bytes]:
+        """The published bytes of every state file (the manifest excluded)."""
+        with self._lock:
+            return MappingProxyType(dict(self._files))
+
+    @property
+    def manifest_bytes(self) -> bytes:
+        return self._manifest
+
+    @property
+    def generated_at(self) -> str:
+        return self._generated_at
+
+    def file_bytes(self, name: str) -> bytes | None:
+        """The bytes served for ``name`` (``manifest-hashes.json`` included), or None."""
+        with self._lock:
+            if name == MANIFEST_FILE:
+                return self._manifest
+            return self._files.get(name)
+
+    def file_hash(self, name: str) -> str | None:
+        """The sha256 hex of what is served for ``name`` (cached), or None."""
+        with self._lock:
+            if name == MANIFEST_FILE:
+                return self._manifest_hash
+            return self._hashes.get(name)
+
+    def entry(self, name: str) -> tuple[bytes, str] | None:
+        """(bytes, sha256 hex) served for ``name``, read together, or None if unknown."""
+        with self._lock:
+            if name == MANIFEST_FILE:
+                return self._manifest, self._manifest_hash
+            data = self._files.get(name)
+            return (data, self._hashes[name]) if data is not None else None
+
+    def snapshot(self) -> tuple[dict[str, bytes], bytes]:
+        """(state files, manifest) taken together under the lock."""
+        with self._lock:
+            return dict(self._files), self._manifest
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def apply(self, action: str, payload: dict[str, Any], actor: str, now: datetime) -> set[str]:
+        """Apply one action (see ``processor.apply_action``) and republish what changed.
+
+        Raises ``ActionRejected`` without changing anything when the action is refused.
+        """
+        with self._lock:
+            changed = apply_action(self._docs, action, payload, actor, now)
+            self._republish(changed, now)
+            return changed
+
+    def replace_doc(self, name: str, doc: dict[str, Any], now: datetime | None = None) -> None:
+        """Swap one whole document (for tests that need a specific state)."""
+        with self._lock:
+            self._docs[name] = doc
+            self._republish({name}, now or datetime.now(UTC))
+
+    def _republish(self, changed: set[str], now: datetime) -> None:
+        if not changed:
+            return
+        for name in changed:
+            self._files[name] = serialize(self._docs[name])
+            self._hashes[name] = hashlib.sha256(self._files[name]).hexdigest()
+        self._generated_at = iso(now)
+        self._manifest = build_manifest(self._files, self._generated_at)
+        self._manifest_hash = hashlib.sha256(self._manifest).hexdigest()
+        self.version += 1

@@ -1,0 +1,537 @@
+"""The demo network's action processor: applies one action to the state documents.
+
+``apply_action(docs, action, payload, actor, now)`` validates the payload with the catalog, checks
+the action against the current state and only then changes the documents in place, keeping the
+counters in ``stats.json`` and the ``_meta`` blocks consistent. It returns the names of the files
+it changed. An action that cannot be applied raises ``ActionRejected`` and changes nothing.
+
+The acting agent is always the authenticated user (``actor``), never a payload field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from tui.actions.catalog import CATALOG, validate_payload
+from tui.sandbox.generator import iso
+
+__all__ = ["ActionRejected", "HANDLERS", "apply_action"]
+
+Docs = dict[str, dict[str, Any]]
+
+NEW_AGENT_KARMA = 50
+AGENTS = "agents.json"
+CHANNELS = "channels.json"
+TRENDING = "trending.json"
+STATS = "stats.json"
+SEEDS = "seeds.json"
+
+
+class ActionRejected(Exception):
+    """The processor refused an action; ``reason`` says why, in words for the user."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def _agents(docs: Docs) -> dict[str, dict[str, Any]]:
+    return docs[AGENTS].setdefault("agents", {})
+
+
+def _channels(docs: Docs) -> dict[str, dict[str, Any]]:
+    return docs[CHANNELS].setdefault("channels", {})
+
+
+def _stats(docs: Docs) -> dict[str, Any]:
+    return docs[STATS]
+
+
+def _require_agent(docs: Docs, agent_id: str, *, who: str = "agent") -> dict[str, Any]:
+    agent = _agents(docs).get(agent_id)
+    if agent is None:
+        raise ActionRejected(f"{who} {agent_id!r} is not registered")
+    return agent
+
+
+def _require_actor(docs: Docs, actor: str) -> dict[str, Any]:
+    agent = _agents(docs).get(actor)
+    if agent is None:
+        raise ActionRejected(f"{actor!r} is not a registered agent: send register_agent first")
+    if agent.get("status") == "suspended":
+        raise ActionRejected(f"agent {actor!r} is suspended")
+    return agent
+
+
+def _require_other(docs: Docs, actor: str, target: str, verb: str) -> dict[str, Any]:
+    if target == actor:
+        raise ActionRejected(f"you cannot {verb} yourself")
+    return _require_agent(docs, target)
+
+
+def _bump(counters: dict[str, Any], key: str, delta: int = 1) -> None:
+    value = counters.get(key, 0)
+    counters[key] = (value if isinstance(value, int) and not isinstance(value, bool) else 0) + delta
+
+
+def _touch_agents(docs: Docs, stamp: str) -> None:
+    meta = docs[AGENTS].setdefault("_meta", {})
+    meta["count"] = len(_agents(docs))
+    meta["last_updated"] = stamp
+
+
+def _touch_channels(docs: Docs, stamp: str) -> None:
+    meta = docs[CHANNELS].setdefault("_meta", {})
+    meta["count"] = len(_channels(docs))
+    meta["last_updated"] = stamp
+
+
+def _touch_stats(docs: Docs, stamp: str) -> None:
+    _stats(docs)["last_updated"] = stamp
+
+
+def _touch_trending(docs: Docs, stamp: str) -> None:
+    docs[TRENDING].setdefault("_meta", {})["last_updated"] = stamp
+
+
+def _status_counter(status: Any) -> str | None:
+    return {"active": "active_agents", "dormant": "dormant_agents"}.get(status)
+
+
+def _set_status(docs: Docs, agent: dict[str, Any], status: str) -> bool:
+    """Change an agent's status, keeping active/dormant counters right. True if it changed."""
+    old = agent.get("status")
+    if old == status:
+        return False
+    stats = _stats(docs)
+    old_key, new_key = _status_counter(old), _status_counter(status)
+    if old_key:
+        _bump(stats, old_key, -1)
+    if new_key:
+        _bump(stats, new_key, 1)
+    agent["status"] = status
+    return True
+
+
+def _channel_known(docs: Docs, slug: str) -> bool:
+    return slug in _channels(docs)
+
+
+def _check_channels(docs: Docs, slugs: list[str]) -> None:
+    unknown = [s for s in slugs if not _channel_known(docs, s)]
+    if unknown:
+        raise ActionRejected(f"unknown channel(s): {', '.join(unknown)}")
+
+
+def _channel_owner(channel: dict[str, Any]) -> str | None:
+    return channel.get("created_by") or channel.get("creator")
+
+
+# ---------------------------------------------------------------------------------------------
+# handlers: each checks everything first, then mutates, and returns the changed files
+
+
+def _register_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    agents = _agents(docs)
+    if actor in agents:
+        raise ActionRejected(f"agent {actor!r} is already registered: use update_profile")
+    channels = list(p.get("subscribed_channels", []))
+    _check_channels(docs, channels)
+    agent: dict[str, Any] = {
+        "name": p["name"],
+        "framework": p["framework"],
+        "bio": p["bio"],
+        "avatar_seed": actor,
+        "joined": stamp,
+        "heartbeat_last": stamp,
+        "status": "active",
+        "subscribed_channels": channels,
+        "post_count": 0,
+        "comment_count": 0,
+        "karma_balance": NEW_AGENT_KARMA,
+        "karma": 0,
+        "poke_count": 0,
+        "follower_count": 0,
+        "following_count": 0,
+    }
+    for key in ("display_name", "avatar_url", "callback_url", "public_key"):
+        if key in p:
+            agent[key] = p[key]
+    agents[actor] = agent
+    stats = _stats(docs)
+    _bump(stats, "total_agents")
+    _bump(stats, "active_agents")
+    _touch_agents(docs, stamp)
+    _touch_stats(docs, stamp)
+    return {AGENTS, STATS}
+
+
+def _heartbeat(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    agent = _require_actor(docs, actor)
+    if "subscribed_channels" in p:
+        _check_channels(docs, p["subscribed_channels"])
+    changed = {AGENTS}
+    agent["heartbeat_last"] = stamp
+    if _set_status(docs, agent, "active"):
+        changed.add(STATS)
+        _touch_stats(docs, stamp)
+    if "status_message" in p:
+        agent["status_message"] = p["status_message"]
+    if "subscribed_channels" in p:
+        agent["subscribed_channels"] = list(p["subscribed_channels"])
+    _touch_agents(docs, stamp)
+    return changed
+
+
+def _poke(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    target = _require_other(docs, actor, p["target_agent"], "poke")
+    _bump(target, "poke_count")
+    _bump(_stats(docs), "total_pokes")
+    _touch_agents(docs, stamp)
+    _touch_stats(docs, stamp)
+    return {AGENTS, STATS}
+
+
+def _follow_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    me = _require_actor(docs, actor)
+    target_id = p["target_agent"]
+    target = _require_other(docs, actor, target_id, "follow")
+    following = me.get("following")
+    following = list(following) if isinstance(following, list) else []
+    if target_id in following:
+        raise ActionRejected(f"you already follow {target_id!r}")
+    following.append(target_id)
+    me["following"] = following
+    me["following_count"] = len(following)
+    _bump(target, "follower_count")
+    _touch_agents(docs, stamp)
+    return {AGENTS}
+
+
+def _unfollow_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    me = _require_actor(docs, actor)
+    target_id = p["target_agent"]
+    target = _require_other(docs, actor, target_id, "unfollow")
+    following = me.get("following")
+    if not isinstance(following, list) or target_id not in following:
+        raise ActionRejected(f"you do not follow {target_id!r}")
+    me["following"] = [f for f in following if f != target_id]
+    me["following_count"] = len(me["following"])
+    target["follower_count"] = max(0, int(target.get("follower_count") or 0) - 1)
+    _touch_agents(docs, stamp)
+    return {AGENTS}
+
+
+def _update_profile(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    agent = _require_actor(docs, actor)
+    if not p:
+        raise ActionRejected("update_profile needs at least one field to change")
+    if "name" in p and p["name"] != agent.get("name"):
+        agent["last_renamed"] = stamp
+    for key, value in p.items():
+        agent[key] = value
+    _touch_agents(docs, stamp)
+    return {AGENTS}
+
+
+def _new_channel(p: dict[str, Any], actor: str, stamp: str) -> dict[str, Any]:
+    return {
+        "slug": p["slug"],
+        "name": p["name"],
+        "description": p["description"],
+        "rules": p.get("rules", ""),
+        "created_by": actor,
+        "created_at": stamp,
+        "post_count": 0,
+        "topic_affinity": [],
+        "verified": False,
+        "constitution": "",
+        "icon": p.get("icon", ""),
+        "tag": "",
+    }
+
+
+def _create_channel(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    if _channel_known(docs, p["slug"]):
+        raise ActionRejected(f"a channel with slug {p['slug']!r} already exists")
+    _channels(docs)[p["slug"]] = _new_channel(p, actor, stamp)
+    _bump(_stats(docs), "total_channels")
+    _touch_channels(docs, stamp)
+    _touch_stats(docs, stamp)
+    return {CHANNELS, STATS}
+
+
+def _update_channel(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    channel = _channels(docs).get(p["slug"])
+    if channel is None:
+        raise ActionRejected(f"no channel with slug {p['slug']!r}")
+    moderators = channel.get("moderators") or []
+    if actor != _channel_owner(channel) and actor not in moderators:
+        raise ActionRejected(f"only the creator or a moderator of {p['slug']!r} can update it")
+    changes = {k: v for k, v in p.items() if k != "slug"}
+    if not changes:
+        raise ActionRejected("update_channel needs at least one field to change")
+    channel.update(changes)
+    _touch_channels(docs, stamp)
+    return {CHANNELS}
+
+
+def topic_tag(slug: str) -> str:
+    """The title tag of a topic: ``dream-log`` → ``[DREAMLOG]``."""
+    return "[" + slug.replace("-", "").upper() + "]"
+
+
+def _create_topic(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    if _channel_known(docs, p["slug"]):
+        raise ActionRejected(f"a channel or topic with slug {p['slug']!r} already exists")
+    tag = topic_tag(p["slug"])
+    if any(c.get("tag") == tag for c in _channels(docs).values()):
+        raise ActionRejected(f"the tag {tag} is already used by another topic")
+    channel = _new_channel(p, actor, stamp)
+    channel.update(
+        {
+            "rules": "",
+            "constitution": p["constitution"],
+            "tag": tag,
+            "system": False,
+            "moderators": [actor],
+            "pinned_posts": [],
+            "banner_url": None,
+            "theme_color": None,
+            "max_members": None,
+        }
+    )
+    _channels(docs)[p["slug"]] = channel
+    stats = _stats(docs)
+    _bump(stats, "total_channels")
+    _bump(stats, "total_topics")
+    _touch_channels(docs, stamp)
+    _touch_stats(docs, stamp)
+    return {CHANNELS, STATS}
+
+
+def _max_discussion_number(docs: Docs) -> int:
+    numbers = [
+        post.get("number")
+        for post in docs[TRENDING].get("trending", [])
+        if isinstance(post.get("number"), int)
+    ]
+    return max(numbers, default=0)
+
+
+def _moderate(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    number = p["discussion_number"]
+    if number > _max_discussion_number(docs):
+        raise ActionRejected(f"there is no discussion #{number}")
+    changed = {STATS}
+    for post in docs[TRENDING].get("trending", []):
+        if post.get("number") == number:
+            flaggers = post.get("flagged_by")
+            flaggers = list(flaggers) if isinstance(flaggers, list) else []
+            if actor in flaggers:
+                raise ActionRejected(f"you already flagged discussion #{number}")
+            post["flagged_by"] = [*flaggers, actor]
+            _touch_trending(docs, stamp)
+            changed.add(TRENDING)
+    _bump(_stats(docs), "total_moderation_flags")
+    _touch_stats(docs, stamp)
+    return changed
+
+
+def _transfer_karma(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    me = _require_actor(docs, actor)
+    target = _require_other(docs, actor, p["target_agent"], "transfer karma to")
+    amount = p["amount"]
+    balance = me.get("karma_balance", 0)
+    balance = balance if isinstance(balance, int) else 0
+    if amount > balance:
+        raise ActionRejected(f"insufficient karma: your balance is {balance}, you tried {amount}")
+    me["karma_balance"] = balance - amount
+    _bump(target, "karma_balance", amount)
+    _touch_agents(docs, stamp)
+    return {AGENTS}
+
+
+def _proposals(docs: Docs) -> list[dict[str, Any]]:
+    seeds = docs[SEEDS]
+    if not isinstance(seeds.get("proposals"), list):
+        seeds["proposals"] = []
+    return seeds["proposals"]
+
+
+def _find_proposal(docs: Docs, proposal_id: str) -> dict[str, Any]:
+    proposals = docs[SEEDS].get("proposals")
+    for proposal in proposals if isinstance(proposals, list) else []:
+        if proposal.get("id") == proposal_id:
+            return proposal
+    raise ActionRejected(f"no seed proposal with id {proposal_id!r}")
+
+
+def _propose_seed(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    existing = docs[SEEDS].get("proposals")
+    existing = existing if isinstance(existing, list) else []
+    text = p["text"].strip()
+    if any(str(q.get("text", "")).strip() == text for q in existing):
+        raise ActionRejected("an identical seed proposal already exists: vote for it instead")
+    digest = hashlib.sha256(f"{actor}\n{stamp}\n{len(existing)}\n{text}".encode()).hexdigest()
+    taken = {q.get("id") for q in existing}
+    proposal_id = f"prop-{digest[:8]}"
+    offset = 8
+    while proposal_id in taken:
+        proposal_id = f"prop-{digest[offset : offset + 8]}"
+        offset += 1
+    proposal = {
+        "id": proposal_id,
+        "text": p["text"],
+        "context": p.get("context", ""),
+        "author": actor,
+        "tags": list(p.get("tags", [])),
+        "proposed_at": stamp,
+        "votes": [],
+        "vote_count": 0,
+    }
+    _proposals(docs).append(proposal)
+    changed = {SEEDS}
+    stats = _stats(docs)
+    if "total_proposals" in stats:
+        stats["total_proposals"] = len(_proposals(docs))
+        _touch_stats(docs, stamp)
+        changed.add(STATS)
+    return changed
+
+
+def _vote_seed(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    proposal = _find_proposal(docs, p["proposal_id"])
+    votes = proposal.get("votes")
+    votes = list(votes) if isinstance(votes, list) else []
+    if actor in votes:
+        raise ActionRejected(f"you already voted for {p['proposal_id']!r}")
+    votes.append(actor)
+    proposal["votes"] = votes
+    proposal["vote_count"] = len(votes)
+    return {SEEDS}
+
+
+def _unvote_seed(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    proposal = _find_proposal(docs, p["proposal_id"])
+    votes = proposal.get("votes")
+    if not isinstance(votes, list) or actor not in votes:
+        raise ActionRejected(f"you have not voted for {p['proposal_id']!r}")
+    proposal["votes"] = [v for v in votes if v != actor]
+    proposal["vote_count"] = len(proposal["votes"])
+    return {SEEDS}
+
+
+def _discussion_url(docs: Docs, number: int) -> str:
+    for post in docs[TRENDING].get("trending", []):
+        url = post.get("url")
+        if isinstance(url, str) and "/" in url:
+            return f"{url.rsplit('/', 1)[0]}/{number}"
+    return f"https://discussions.roost-demo.invalid/discussions/{number}"
+
+
+def _create_post(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    me = _require_actor(docs, actor)
+    slug = p["channel"]
+    channel = _channels(docs).get(slug)
+    if channel is None:
+        raise ActionRejected(f"no channel with slug {slug!r}")
+    tag = channel.get("tag") or ""
+    if tag.startswith("[") and not p["title"].startswith(tag):
+        raise ActionRejected(f"titles in {slug!r} must start with {tag}")
+    trending = docs[TRENDING].setdefault("trending", [])
+    number = _max_discussion_number(docs) + 1
+    top_score = max((post.get("score", 0) for post in trending), default=0)
+    post = {
+        "title": p["title"],
+        "author": actor,
+        "channel": slug,
+        "upvotes": 0,
+        "downvotes": 0,
+        "commentCount": 0,
+        # the demo's trending gives a fresh post a recency boost to the top of the list
+        "score": round(float(top_score) + 1.0, 2),
+        "number": number,
+        "url": _discussion_url(docs, number),
+    }
+    trending.insert(0, post)
+    _bump(channel, "post_count")
+    _bump(me, "post_count")
+    stats = _stats(docs)
+    _bump(stats, "total_posts")
+    meta = docs[TRENDING].setdefault("_meta", {})
+    if "total_posts_analyzed" in meta:
+        _bump(meta, "total_posts_analyzed")
+    for row in docs[TRENDING].get("top_agents", []):
+        if row.get("agent_id") == actor:
+            _bump(row, "posts")
+    for row in docs[TRENDING].get("top_channels", []):
+        if row.get("channel") == slug:
+            _bump(row, "posts")
+    for row in docs[TRENDING].get("top_topics", []):
+        if row.get("topic") == slug:
+            _bump(row, "posts")
+    for counter, topic in (("total_summons", "summon"), ("total_amendments", "amendment")):
+        if slug == topic and counter in stats:
+            _bump(stats, counter)
+    _touch_trending(docs, stamp)
+    _touch_channels(docs, stamp)
+    _touch_agents(docs, stamp)
+    _touch_stats(docs, stamp)
+    return {TRENDING, CHANNELS, AGENTS, STATS}
+
+
+Handler = Callable[[Docs, dict[str, Any], str, str], set[str]]
+
+HANDLERS: dict[str, Handler] = {
+    "register_agent": _register_agent,
+    "heartbeat": _heartbeat,
+    "poke": _poke,
+    "follow_agent": _follow_agent,
+    "unfollow_agent": _unfollow_agent,
+    "update_profile": _update_profile,
+    "create_channel": _create_channel,
+    "update_channel": _update_channel,
+    "create_topic": _create_topic,
+    "moderate": _moderate,
+    "transfer_karma": _transfer_karma,
+    "propose_seed": _propose_seed,
+    "vote_seed": _vote_seed,
+    "unvote_seed": _unvote_seed,
+    "create_post": _create_post,
+}
+
+
+def apply_action(
+    docs: Docs, action: str, payload: dict[str, Any], actor: str, now: datetime
+) -> set[str]:
+    """Apply one action by ``actor`` at ``now`` to ``docs`` (changed in place).
+
+    Returns the names of the changed files. Raises ``ActionRejected`` (and changes nothing) for an
+    unknown action, an invalid payload, or an action the state does not allow.
+    """
+    spec = CATALOG.get(action)
+    handler = HANDLERS.get(action)
+    if spec is None or handler is None:
+        raise ActionRejected(f"unknown action {action!r}")
+    errors = validate_payload(spec, payload)
+    if errors:
+        raise ActionRejected("invalid payload: " + "; ".join(str(e) for e in errors))
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    return handler(docs, dict(payload), actor, iso(now))
