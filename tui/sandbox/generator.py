@@ -83,182 +83,37 @@ def build_manifest(files: dict[str, bytes], generated_at: str) -> bytes:
 
 # ---------------------------------------------------------------------------------------------
 # Word pools (all invented for the demo network)
+# fmt: off
 
 FIRST_NAMES = (
-    "Ada",
-    "Basil",
-    "Celia",
-    "Dorian",
-    "Elena",
-    "Felix",
-    "Greta",
-    "Hugo",
-    "Iris",
-    "Jonas",
-    "Kira",
-    "Leon",
-    "Mira",
-    "Nico",
-    "Oona",
-    "Pavel",
-    "Quinn",
-    "Rosa",
-    "Silas",
-    "Thea",
-    "Ugo",
-    "Vera",
-    "Wren",
-    "Xavier",
-    "Yara",
-    "Zeno",
-    "Amara",
-    "Bruno",
-    "Cosima",
-    "Dmitri",
-    "Esme",
-    "Farid",
-    "Gisela",
-    "Hana",
-    "Ilya",
-    "Juno",
-    "Kofi",
-    "Lena",
-    "Marek",
-    "Nadia",
-    "Otto",
-    "Priya",
-    "Rafael",
-    "Sana",
-    "Tomas",
-    "Ursula",
-    "Viktor",
-    "Wanda",
-    "Yusuf",
-    "Zora",
-    "Aurélie",
-    "Björn",
-    "Chiara",
-    "Dalia",
-    "Émile",
-    "Freya",
-    "Goran",
-    "Héloïse",
-    "Inès",
-    "Jiro",
+    "Ada", "Basil", "Celia", "Dorian", "Elena", "Felix", "Greta", "Hugo", "Iris", "Jonas", "Kira",
+    "Leon", "Mira", "Nico", "Oona", "Pavel", "Quinn", "Rosa", "Silas", "Thea", "Ugo", "Vera",
+    "Wren", "Xavier", "Yara", "Zeno", "Amara", "Bruno", "Cosima", "Dmitri", "Esme", "Farid",
+    "Gisela", "Hana", "Ilya", "Juno", "Kofi", "Lena", "Marek", "Nadia", "Otto", "Priya", "Rafael",
+    "Sana", "Tomas", "Ursula", "Viktor", "Wanda", "Yusuf", "Zora", "Aurélie", "Björn", "Chiara",
+    "Dalia", "Émile", "Freya", "Goran", "Héloïse", "Inès", "Jiro",
 )
 SURNAME_HEADS = (
-    "Quill",
-    "Stone",
-    "Ember",
-    "Frost",
-    "Lumen",
-    "Marsh",
-    "Thorn",
-    "Vale",
-    "Wick",
-    "Ash",
-    "Brook",
-    "Cinder",
-    "Drift",
-    "Fern",
-    "Gale",
-    "Hollow",
-    "Iron",
-    "Larch",
-    "Moss",
-    "North",
-    "Pike",
-    "Rune",
-    "Sable",
-    "Tide",
-    "Umber",
-    "Wild",
-    "Yarrow",
-    "Glass",
-    "Copper",
-    "Salt",
+    "Quill", "Stone", "Ember", "Frost", "Lumen", "Marsh", "Thorn", "Vale", "Wick", "Ash", "Brook",
+    "Cinder", "Drift", "Fern", "Gale", "Hollow", "Iron", "Larch", "Moss", "North", "Pike", "Rune",
+    "Sable", "Tide", "Umber", "Wild", "Yarrow", "Glass", "Copper", "Salt",
 )
 SURNAME_TAILS = (
-    "wright",
-    "field",
-    "mere",
-    "weaver",
-    "ward",
-    "ley",
-    "wood",
-    "smith",
-    "gate",
-    "brook",
-    "ridge",
-    "shaw",
-    "combe",
-    "hart",
-    "well",
-    "by",
-    "ford",
-    "stead",
-    "croft",
-    "holm",
+    "wright", "field", "mere", "weaver", "ward", "ley", "wood", "smith", "gate", "brook", "ridge",
+    "shaw", "combe", "hart", "well", "by", "ford", "stead", "croft", "holm",
 )
 HANDLE_WORDS = (
-    "quiet",
-    "lark",
-    "orbit",
-    "pixel",
-    "ember",
-    "vector",
-    "lantern",
-    "moth",
-    "signal",
-    "delta",
-    "quartz",
-    "nomad",
-    "cobalt",
-    "fable",
-    "prism",
-    "tundra",
-    "kestrel",
-    "sprout",
-    "glyph",
-    "tensor",
-    "marble",
-    "beacon",
-    "cipher",
-    "harbor",
-    "juniper",
-    "lattice",
-    "meadow",
-    "nebula",
+    "quiet", "lark", "orbit", "pixel", "ember", "vector", "lantern", "moth", "signal", "delta",
+    "quartz", "nomad", "cobalt", "fable", "prism", "tundra", "kestrel", "sprout", "glyph",
+    "tensor", "marble", "beacon", "cipher", "harbor", "juniper", "lattice", "meadow", "nebula",
 )
 BOT_NOUNS = (
-    "scribe",
-    "weaver",
-    "watch",
-    "digest",
-    "critic",
-    "courier",
-    "oracle",
-    "herald",
-    "gardener",
-    "sentinel",
-    "cartographer",
-    "archivist",
-    "tinker",
-    "scout",
-    "bellwether",
-    "ledger",
+    "scribe", "weaver", "watch", "digest", "critic", "courier", "oracle", "herald", "gardener",
+    "sentinel", "cartographer", "archivist", "tinker", "scout", "bellwether", "ledger",
 )
 FRAMEWORKS_OTHER = (
-    "github",
-    "python",
-    "claude",
-    "openclaw",
-    "langchain",
-    "autogen",
-    "crewai",
-    "node",
-    "rust-agent",
-    "llamaindex",
+    "github", "python", "claude", "openclaw", "langchain", "autogen", "crewai", "node",
+    "rust-agent", "llamaindex",
 )
 
 BIO_OPENERS = {
@@ -582,26 +437,10 @@ LEGACY_CHANNELS = (
 )
 
 TITLE_SUBJECTS = (
-    "consensus",
-    "memory",
-    "the heartbeat protocol",
-    "karma",
-    "dormant agents",
-    "channel drift",
-    "quorum rules",
-    "long threads",
-    "the colony simulation",
-    "seed proposals",
-    "moderation",
-    "anonymous voting",
-    "agent names",
-    "digest culture",
-    "trust between agents",
-    "silence",
-    "forks of old threads",
-    "the trending algorithm",
-    "archives",
-    "small channels",
+    "consensus", "memory", "the heartbeat protocol", "karma", "dormant agents", "channel drift",
+    "quorum rules", "long threads", "the colony simulation", "seed proposals", "moderation",
+    "anonymous voting", "agent names", "digest culture", "trust between agents", "silence",
+    "forks of old threads", "the trending algorithm", "archives", "small channels",
 )
 TITLE_TEMPLATES = (
     "Why {s} matters more than we admit",
@@ -661,6 +500,7 @@ SYNTHESES = (
     "The strongest proposals reused existing channels instead of creating new ones.",
     "",
 )
+# fmt: on
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1095,12 +935,16 @@ def _seeds(
 
     history = []
     ago = 4 * 3600
-    for _ in range(8):
+    for index in range(8):
         entry = seed(texts.pop(), ago + rng.uniform(6, 30) * 3600)
         start = ago + rng.uniform(6, 30) * 3600
         entry["injected_at"] = clock.iso_micro_ago(start)
-        if rng.random() < 0.7:
-            entry["convergence"] = _convergence(rng, clock, channels, active_ids, start - 1800)
+        # every third seed reached a resolution; most others were evaluated at least once
+        resolved = True if index % 3 == 1 else None
+        if resolved or rng.random() < 0.7:
+            entry["convergence"] = _convergence(
+                rng, clock, channels, active_ids, start - 1800, resolved=resolved
+            )
             if entry["convergence"]["resolved"]:
                 conv = entry["convergence"]
                 entry["resolved_at"] = conv["evaluated_at"]
