@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -366,7 +366,7 @@ def test_generated_files_validate_with_the_core_models(state):
         models.parse_state(name, data)
     if hasattr(models, "parse_manifest"):
         models.parse_manifest(build_manifest(files, "2026-11-01T12:00:00Z"))
-    assert MANIFEST_FILE == getattr(models, "MANIFEST_FILE", MANIFEST_FILE)
+    assert getattr(models, "MANIFEST_FILE", MANIFEST_FILE) == MANIFEST_FILE
 
 
 # --- compared with the published files (skipped in a fresh clone) ---------------------------
