@@ -195,6 +195,8 @@ class SandboxState:
     clock: Callable[[], datetime]
     issues: list[SandboxIssue] = field(default_factory=list)
     requests: list[RequestRecord] = field(default_factory=list)
+    #: Primary rate limit per authenticated user and hour (GitHub's is 5000).
+    rate_limit: int = RATE_LIMIT
     _rate: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
@@ -222,7 +224,7 @@ class SandboxState:
 
     # -- rate limit ----------------------------------------------------------------------------
 
-    def rate_account(self, identity: str, limit: int, *, count: bool = True) -> tuple[int, int]:
+    def rate_account(self, identity: str, *, count: bool = True) -> tuple[int, int]:
         """(used, reset epoch seconds) for ``identity`` in the current hour window."""
         now = int(self.clock().timestamp())
         window = now - now % 3600
@@ -416,8 +418,8 @@ class _Api:
     def rate(self) -> tuple[int, int, int]:
         if self._rate is None:
             identity = self.login or "anonymous"
-            limit = RATE_LIMIT if self.login else ANONYMOUS_RATE_LIMIT
-            used, reset = self.state.rate_account(identity, limit)
+            limit = self.state.rate_limit if self.login else ANONYMOUS_RATE_LIMIT
+            used, reset = self.state.rate_account(identity)
             self._rate = (limit, used, reset)
         return self._rate
 

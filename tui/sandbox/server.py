@@ -97,7 +97,13 @@ def _base_url(sock: socket.socket) -> str:
 
 def _server(app: Starlette) -> uvicorn.Server:
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="off", access_log=False, server_header=False
+        app,
+        log_level="warning",
+        lifespan="off",
+        access_log=False,
+        server_header=False,
+        # a request held open by the write_latency fault must not hold up a shutdown for long
+        timeout_graceful_shutdown=1,
     )
     return uvicorn.Server(config)
 
