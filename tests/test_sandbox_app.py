@@ -730,6 +730,15 @@ async def test_hub_is_mounted():
         assert (await client.get("/hub/ping")).text == "pong"
 
 
+def test_package_exports():
+    import tui.sandbox as sandbox
+
+    assert sandbox.create_app is create_app and sandbox.DEMO_TOKEN == DEMO_TOKEN
+    assert set(sandbox.__all__) >= {"generate_state", "DemoNetwork", "running_sandbox", "Faults"}
+    with pytest.raises(AttributeError):
+        sandbox.nothing_here  # noqa: B018
+
+
 def test_sandbox_package_is_headless():
     code = (
         "import sys, tui.sandbox.app, tui.sandbox.server; "

@@ -5,7 +5,9 @@ Set them in-process (``app.state.sandbox.faults.fail_next = 2``) or over HTTP:
 ``GET /_sandbox/faults`` shows them, ``DELETE /_sandbox/faults`` resets them all.
 
 Counters (``fail_next``, ``mismatch[file]``, ``truncate[file]``, ``write_fail_next``) count down
-as faults are served; ``-1`` means "until reset".
+as faults are served; ``-1`` means "until reset". Setting ``write_status`` without
+``write_fail_next`` fails just the next issue POST; ``write_status`` clears itself when its
+count runs out.
 """
 
 from __future__ import annotations
