@@ -531,6 +531,10 @@ class SeedsView(Container):
     def show_section(self, section: str, *, focus: bool = True) -> None:
         if section not in SECTIONS:
             return
+        if focus:
+            # Drop focus first: a focused widget that the switch hides would otherwise hand
+            # focus to whatever comes next in the DOM after our own focus call.
+            self.screen.set_focus(None)
         self.tabs.active = section
         if focus:
             self.call_after_refresh(self.focus_section)
@@ -577,6 +581,7 @@ class SeedsView(Container):
         new or changed since the last ``show`` are marked when ``changed``."""
         now = self._clock()
         old_proposals, old_queue, old_history = self._proposals, self._queue, self._history
+        changed = changed and self._seeds is not None  # the first data is not "new"
         self._seeds = seeds
         self.active_seed.show(seeds, now)
         self._show_proposals(seeds, now, old_proposals if changed else None)
@@ -620,9 +625,10 @@ class SeedsView(Container):
                 "\u201cproposals\u201d list (older deployments do not).",
             )
             return
-        ranked = sorted_proposals(seeds.proposals)
-        keys = _unique_keys(p.id for p in ranked)
-        self._proposals = dict(zip(keys, ranked, strict=True))
+        # keys from the file's order, so a duplicated id keeps its key when votes reorder rows
+        keyed = list(zip(_unique_keys(p.id for p in seeds.proposals), seeds.proposals, strict=True))
+        ranked = sorted(keyed, key=lambda pair: vote_total(pair[1]), reverse=True)
+        self._proposals = dict(ranked)
         rows = [
             Row(
                 key=key,

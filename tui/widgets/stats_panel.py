@@ -47,18 +47,19 @@ BARS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
 TREND_WIDTH = 16
 HISTORY_NOTE = "history builds up as roost refreshes"
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SEPARATORS = re.compile(r"[_\-.\s]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_\-][A-Za-z0-9]+)*")
 
 
 def counter_label(name: str) -> str:
     """A readable label for a counter name: ``total_pokes`` -> "Pokes", ``active_agents`` ->
-    "Active agents", ``commentCount`` -> "Comment count". The result is clean (service text)."""
-    words = [w for w in _SEPARATORS.split(_CAMEL.sub(" ", clean(name))) if w]
+    "Active agents", ``commentCount`` -> "Comment count". A name that is not a plain identifier
+    is shown as it is (cleaned), so odd or hostile names stay recognisable."""
+    if not _IDENTIFIER.fullmatch(name):
+        return clean(name) or "(unnamed)"
+    words = re.split(r"[_\-]", _CAMEL.sub("_", name))
     if len(words) > 1 and words[0].lower() == "total":
         words = words[1:]
-    if not words:
-        return clean(name) or "(unnamed)"
     label = " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words)
     return label[:1].upper() + label[1:]
 
@@ -249,7 +250,7 @@ class CounterDetail(Widget):
         values = series.values
         if len(values) >= 2:
             info_lines = 2
-            spark_height = max(1, min(8, height - 2 - info_lines))
+            spark_height = max(1, min(12, height - 2 - info_lines))
             stretch = max(1, min(4, width // len(values)))
             for line in spark_rows(values, width, spark_height, stretch=stretch):
                 text.append("\n")

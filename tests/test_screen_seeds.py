@@ -1,0 +1,454 @@
+"""The Seeds tab driven by keys in the real app, fed by the demo network through the real store.
+
+Covers the four sections, proposals ranked by votes, the "no proposals" and "no active seed"
+deployments, live refresh keeping the user's place, the jump to an agent, and hostile data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import html
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tui.app import RoostApp
+from tui.config import Settings
+from tui.network.models import Proposal
+from tui.network.store import Store
+from tui.sandbox.app import create_app
+from tui.sandbox.generator import DEFAULT_EPOCH
+from tui.sandbox.network import DemoNetwork
+from tui.sandbox.server import in_process_client
+from tui.screens.seeds import SeedsScreen
+from tui.widgets.seed_views import SeedsView, score_fraction, sorted_proposals
+
+BASE = "http://sandbox.invalid"
+SIZE = (80, 24)
+
+
+class Clock:
+    def __init__(self, start: datetime = DEFAULT_EPOCH) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class RecordingApp(RoostApp):
+    """The real app; records the jumps it is asked for. Jumps to other tabs are only recorded:
+    what the Agents tab does with the key is that screen's own tests' business."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.jumps: list[tuple[str, str | None]] = []
+
+    def jump_to(self, tab_id: str, key: str | None = None) -> None:
+        self.jumps.append((tab_id, key))
+        if tab_id == "seeds":
+            super().jump_to(tab_id, key)
+
+
+@dataclass
+class Rig:
+    app: RecordingApp
+    network: DemoNetwork
+    store: Store
+    clock: Clock
+    notes: list[str] = field(default_factory=list)
+
+    def seeds(self) -> dict[str, Any]:
+        return self.network.doc("seeds.json")
+
+    async def publish(self, pilot, seeds: dict[str, Any], *, minutes: int = 10) -> None:
+        self.clock.now += timedelta(minutes=minutes)
+        self.network.replace_doc("seeds.json", seeds, self.clock.now)
+        await self.store.refresh()
+        await pilot.pause()
+
+    @property
+    def view(self) -> SeedsView:
+        return self.app.screen.query_one(SeedsView)
+
+
+def demo_seeds() -> dict[str, Any]:
+    return DemoNetwork.generate(seed=7, agents=300).doc("seeds.json")
+
+
+def make_rig(seeds: dict[str, Any] | None = None) -> Rig:
+    sandbox = create_app(seed=7, agents=300, epoch=DEFAULT_EPOCH)
+    network: DemoNetwork = sandbox.state.sandbox.network
+    if seeds is not None:
+        network.replace_doc("seeds.json", seeds, DEFAULT_EPOCH)
+    clock = Clock()
+    store = Store(BASE, client=in_process_client(sandbox, BASE), clock=clock)
+    app = RecordingApp(
+        Settings(), store=store, clock=clock, initial_screen="seeds", poll=False, demo=True
+    )
+    return Rig(app, network, store, clock)
+
+
+async def loaded(rig: Rig, pilot) -> None:
+    await asyncio.wait_for(rig.app.loaded.wait(), 10)
+    await pilot.pause()
+
+
+def screen_text(app: RoostApp) -> str:
+    """What the terminal shows, as text."""
+    return "\n".join(
+        "".join(segment.text for segment in strip)
+        for strip in app.screen._compositor.render_strips()
+    )
+
+
+def assert_no_escape_bytes(app: RoostApp) -> None:
+    shot = app.export_screenshot()
+    text = screen_text(app)
+    for byte in ("\x1b", "\x9b", "\x00", "\x07"):
+        assert byte not in shot
+        assert byte not in text
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def test_proposals_rank_by_votes_stably() -> None:
+    proposals = [
+        Proposal(id="a", vote_count=2),
+        Proposal(id="b", vote_count=5),
+        Proposal(id="c", votes=("x", "y")),  # no count: the voters listed
+        Proposal(id="d", vote_count=5),
+    ]
+    assert [p.id for p in sorted_proposals(proposals)] == ["b", "d", "a", "c"]
+
+
+def test_score_fraction_clamps() -> None:
+    assert score_fraction(72) == 0.72
+    assert score_fraction(250) == 1.0
+    assert score_fraction(-3) == 0.0
+    assert score_fraction(float("nan")) == 0.0
+
+
+# --------------------------------------------------------------------------- the screen
+
+
+async def test_active_seed_at_80x24() -> None:
+    seeds = demo_seeds()
+    seeds["active"]["convergence"]["agents"] = ["zion-coder-01", "zion-debater-02", "amara-d"]
+    rig = make_rig(seeds)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        assert isinstance(rig.app.screen, SeedsScreen)
+        active = seeds["active"]
+        text = screen_text(rig.app)
+        assert active["id"] in text
+        assert "injected 3h ago" in text  # from the frozen clock
+        assert "69% \u00b7 not resolved \u00b7 7 signals" in text
+        assert "Write a field guide" in text
+        assert "zion-debater-02" in text
+        assert "Proposals 14" in text and "Queue 3" in text
+        assert rig.app.focused is rig.view.active_seed.scroll
+        assert rig.app.screen.copy_text() == active["id"]
+
+
+async def test_keys_walk_the_sections_and_jump_to_an_agent() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        view = rig.view
+        agents_table = view.active_seed.agents_table
+        await pilot.press("tab")
+        assert rig.app.focused is agents_table
+        agent = agents_table.cursor_key
+        await pilot.press("enter")
+        assert rig.app.jumps == [("agents", agent)]
+        rig.app.jumps.clear()
+
+        await pilot.press("right_square_bracket")
+        assert view.section == "seeds-proposals"
+        proposals = view.list("proposals")
+        assert rig.app.focused is proposals.table
+        await pilot.press("right_square_bracket")
+        assert view.section == "seeds-queue"
+        assert rig.app.focused is view.list("queue").table
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert view.section == "seeds-active"
+        await pilot.press("left_square_bracket")
+        assert view.section == "seeds-history"
+        history = view.list("history")
+        await pilot.press("down", "enter")
+        assert rig.app.focused is history.detail  # enter: into the detail, to scroll it
+        await pilot.press("pagedown")
+        await pilot.press("escape")
+        assert rig.app.focused is history.table
+        assert rig.app.screen.copy_text() == rig.seeds()["history"][-2]["id"]  # newest first
+
+
+async def test_proposals_are_ranked_with_their_voters() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket")
+        table = rig.view.list("proposals").table
+        ranked = sorted(rig.seeds()["proposals"], key=lambda p: -p["vote_count"])
+        counts = [int(table.get_row(k).cells[0]) for k in table.visible_keys()]
+        assert counts == sorted(counts, reverse=True)
+        assert table.visible_keys()[0] == ranked[0]["id"]
+        await pilot.press("down")
+        second = rig.view.selected_proposal()
+        assert second is not None and second.id == table.visible_keys()[1]
+        assert rig.app.screen.selected_proposal() == second
+        detail = rig.view.list("proposals").detail_text.visual.plain
+        assert f"author {second.author}" in detail
+        assert f"Voters ({len(second.votes)})" in detail
+        assert ", ".join(second.votes[:3]) in detail
+        assert rig.app.screen.copy_text() == second.id
+
+
+async def test_a_deployment_without_proposals_and_without_an_active_seed() -> None:
+    seeds = demo_seeds()
+    del seeds["proposals"]
+    seeds["active"] = None
+    rig = make_rig(seeds)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        text = screen_text(rig.app)
+        assert "No active seed" in text
+        assert "3 seeds queued" in text
+        assert "Active \u2014" in text and "Proposals \u2014" in text
+        assert rig.app.screen.copy_text() is None
+        await pilot.press("right_square_bracket")
+        text = screen_text(rig.app)
+        assert "This deployment has no proposals" in text
+        assert "Error" not in text
+        assert rig.view.selected_proposal() is None
+        await pilot.press("down", "enter", "right_square_bracket")  # nothing to select: no crash
+        assert rig.view.section == "seeds-queue"
+        # the deployment gains proposals and an active seed: shown in place
+        fresh = demo_seeds()
+        await rig.publish(pilot, fresh)
+        assert rig.view.section == "seeds-queue"
+        await pilot.press("left_square_bracket")
+        assert "Proposals 14" in screen_text(rig.app)
+        assert rig.view.list("proposals").table.row_count == 14
+
+
+async def test_live_update_keeps_section_cursor_and_detail_scroll() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket", "down", "down")
+        proposals = rig.view.list("proposals")
+        chosen = proposals.table.cursor_key
+        await pilot.press("enter", "down", "down")  # into the detail, scrolled a little
+        scrolled = proposals.detail.scroll_y
+        assert scrolled > 0
+        seeds = rig.seeds()
+        by_id = {p["id"]: p for p in seeds["proposals"]}
+        # the chosen proposal gains votes and moves up; another one appears
+        by_id[chosen]["votes"] = [*by_id[chosen]["votes"], "new-voter-1"]
+        by_id[chosen]["vote_count"] += 1
+        seeds["proposals"].append(
+            {
+                "id": "prop-new",
+                "text": "A new idea",
+                "author": "amara-d",
+                "votes": [],
+                "vote_count": 0,
+                "tags": [],
+                "context": "",
+                "proposed_at": "2026-11-01T12:05:00Z",
+            }
+        )
+        await rig.publish(pilot, seeds)
+        assert rig.view.section == "seeds-proposals"
+        assert proposals.table.cursor_key == chosen
+        assert rig.app.focused is proposals.detail
+        assert proposals.detail.scroll_y == scrolled
+        assert "new-voter-1" in proposals.detail_text.visual.plain
+        assert proposals.table._marked == {chosen, "prop-new"}
+        # a cycle without seeds.json changes clears the marks only
+        rig.clock.now += timedelta(minutes=1)
+        await rig.store.refresh()
+        await pilot.pause()
+        assert proposals.table._marked == frozenset()
+        assert proposals.table.cursor_key == chosen
+
+
+async def test_the_palette_path_selects_a_proposal() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        target = rig.seeds()["proposals"][-1]["id"]
+        rig.app.jump_to("seeds", target)
+        await pilot.pause()
+        assert rig.view.section == "seeds-proposals"
+        assert rig.view.list("proposals").table.cursor_key == target
+
+
+async def test_real_seeds_file(real_state_dir) -> None:
+    seeds = json.loads((real_state_dir / "seeds.json").read_text())
+    rig = make_rig(seeds)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        text = screen_text(rig.app)
+        if seeds.get("active"):
+            assert seeds["active"]["id"] in text
+        if "proposals" not in seeds:
+            assert "Proposals \u2014" in text
+        assert f"History {len(seeds['history'])}" in text
+        await pilot.press("tab", "enter")  # an agent of the active seed
+        assert rig.app.jumps[-1][0] == "agents"
+        for _ in range(4):
+            await pilot.press("right_square_bracket", "end", "enter", "escape")
+        assert_no_escape_bytes(rig.app)
+        history = rig.view.list("history")
+        assert history.table.row_count == len(seeds["history"])
+
+
+HOSTILE = [
+    "[@click=app.quit]quit[/]",
+    "a[/]b",
+    "[bold]x[/italic]",
+    "[link=https://evil]click[/link]",
+    "[OK]",
+    "[$accent]theme[/]",
+    "clear\x1b[2Jscreen",
+    "title\x1b]0;t\x07",
+    "csi\x9b31m",
+    "nul\x00byte",
+    "\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627 rtl\u202eevil",
+    "e\u0301\u0301\u0301\u0301 combining",
+    "\U0001f423\U0001f468\u200d\U0001f469\u200d\U0001f467 emoji",
+    "y" * 10_000,
+]
+
+
+def hostile_seeds() -> dict[str, Any]:
+    def seed(n: int, text: str) -> dict[str, Any]:
+        return {
+            "id": text[:40] if n % 2 else f"seed-{n}{text[:20]}",
+            "text": text,
+            "context": "\n".join(HOSTILE),
+            "source": text,
+            "tags": HOSTILE[:6],
+            "injected_at": "2026-11-01T10:00:00Z" if n % 3 else text,
+            "queued_at": text,
+            "frames_active": n,
+            "convergence": {
+                "score": 1e300 if n % 2 else -5,
+                "resolved": bool(n % 2),
+                "signal_count": n,
+                "channels": HOSTILE,
+                "agents": HOSTILE,
+                "synthesis": text,
+                "evaluated_at": text,
+            },
+            "resolution": {text: text, "agents": HOSTILE, "frames": n},
+            text[:30]: text,  # an unknown field with a hostile name
+        }
+
+    return {
+        "active": seed(0, "\n".join(HOSTILE)),
+        "proposals": [
+            {
+                "id": text[:40],
+                "text": text,
+                "context": text,
+                "author": text,
+                "tags": HOSTILE,
+                "proposed_at": text,
+                "votes": HOSTILE,
+                "vote_count": n,
+            }
+            for n, text in enumerate(HOSTILE)
+        ]
+        + [{"id": HOSTILE[0][:40], "text": "a duplicated id", "vote_count": 99}],
+        "queue": [seed(n, text) for n, text in enumerate(HOSTILE)],
+        "history": [seed(n, text) for n, text in enumerate(HOSTILE)],
+    }
+
+
+async def test_hostile_seeds_render_literally() -> None:
+    seeds = hostile_seeds()
+    rig = make_rig(seeds)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        shot = html.unescape(rig.app.export_screenshot())
+        assert "[@click=app.quit]quit[/]" in shot
+        assert_no_escape_bytes(rig.app)
+        await pilot.press("tab", "end")  # the agents list: hostile ids
+        for _ in range(4):
+            await pilot.press("right_square_bracket")
+            await pilot.press("end", "enter", "end", "escape")
+            await pilot.pause()
+            assert rig.app.is_running
+            assert_no_escape_bytes(rig.app)
+        await pilot.press("right_square_bracket")  # proposals
+        table = rig.view.list("proposals").table
+        assert table.visible_keys()[0] == HOSTILE[0][:40] + "#2"  # the duplicate, 99 votes
+        assert "[@click=app.quit]quit[/]" in screen_text(rig.app)
+        # live update of a hostile document
+        await rig.publish(pilot, copy.deepcopy(seeds) | {"active": None})
+        assert rig.app.is_running
+        assert_no_escape_bytes(rig.app)
+
+
+async def test_hostile_text_is_visible_not_interpreted() -> None:
+    rig = make_rig(hostile_seeds())
+    async with rig.app.run_test(size=(120, 40)) as pilot:
+        await loaded(rig, pilot)
+        body = rig.app.screen.query_one("#active-text").visual.plain
+        for piece in ("[@click=app.quit]quit[/]", "a[/]b", "[bold]x[/italic]", "[OK]"):
+            assert piece in body
+        assert "clear\u241b[2Jscreen" in body
+        assert "title\u241b]0;t\u2407" in body
+        assert "csi\ufffd31m" in body
+        assert "nul\u2400byte" in body
+        assert "rtl\ufffdevil" in body  # the bidi override is neutralised
+        assert "\U0001f423" in body and "e\u0301\u0301" in body
+        assert rig.app.is_running
+
+
+# --------------------------------------------------------------------------- snapshots
+
+
+def _open(*keys: str, rig: Rig):
+    async def run_before(pilot) -> None:
+        await loaded(rig, pilot)
+        await pilot.press(*keys)
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_snapshot_seeds_active(snap_compare, size) -> None:
+    rig = make_rig()
+    assert snap_compare(rig.app, terminal_size=size, run_before=_open(rig=rig))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_snapshot_seeds_proposals(snap_compare, size) -> None:
+    rig = make_rig()
+    run_before = _open("right_square_bracket", "down", rig=rig)
+    assert snap_compare(rig.app, terminal_size=size, run_before=run_before)
+
+
+def test_snapshot_seeds_history(snap_compare) -> None:
+    rig = make_rig()
+    run_before = _open("left_square_bracket", rig=rig)
+    assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_snapshot_seeds_without_proposals_or_active(snap_compare) -> None:
+    seeds = demo_seeds()
+    del seeds["proposals"]
+    seeds["active"] = None
+    rig = make_rig(seeds)
+    run_before = _open("right_square_bracket", rig=rig)
+    assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)
