@@ -127,6 +127,14 @@ class StateScreen(Screen):
             self.show_snapshot(snapshot, frozenset(relevant))
         else:
             self.clear_marks()
+        self.refresh_status()
+
+    @property
+    def ready(self) -> bool:
+        """The screen has shown its first snapshot (later ones can be delivered at once)."""
+        return self._shown_generation >= 0
+
+    def refresh_status(self) -> None:
         for bar in self.query(StatusBar):
             bar.refresh()
 

@@ -1,0 +1,303 @@
+"""The roost app: one store, the tab screens, bindings, help and the command palette.
+
+Wiring (DESIGN.md §2, §3, §7):
+
+* one :class:`~tui.network.store.Store` per app. At start the disk cache is read (in a thread)
+  and shown at once; then a worker runs the store's refresh loop. The store's listener posts
+  :class:`StateRefreshed`; the handler (never a worker) hands the snapshot to the screens.
+* a screen updates only when one of its ``FILES`` changed; a screen that is not on view is
+  updated when it is next shown.
+* worker failures become a toast and the status bar's state, never a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.worker import Worker, WorkerState
+
+import tui
+from tui.config import Settings
+from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
+from tui.screens import SCREENS, StateScreen
+from tui.screens.help import HelpScreen
+from tui.screens.palette import RoostCommands
+from tui.widgets.text import short
+
+__all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def styles_dir() -> Path:
+    """The ``.tcss`` folder: inside the installed package (wheel), else the checkout's."""
+    package = Path(tui.__file__).resolve().parent
+    for candidate in (package / "styles", package.parent / "styles"):
+        if candidate.is_dir():
+            return candidate
+    return package.parent / "styles"
+
+
+def _stylesheets() -> list[str | Path]:
+    return sorted(styles_dir().glob("*.tcss"))
+
+
+class StateRefreshed(Message):
+    """The store finished a refresh cycle (or read its disk cache: ``report`` is None)."""
+
+    def __init__(
+        self, snapshot: Snapshot, report: RefreshReport | None, status: StoreStatus
+    ) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+        self.report = report
+        self.status = status
+
+    @property
+    def changed(self) -> frozenset[str]:
+        if self.report is None:  # the cache: every loaded file is news
+            return frozenset(name for name, state in self.snapshot.files.items() if state.loaded)
+        return frozenset(self.report.changed)
+
+
+def _tab_bindings() -> list[BindingType]:
+    return [
+        Binding(
+            screen.TAB_KEY,
+            f"switch_tab('{screen.TAB_ID}')",
+            screen.TAB_TITLE,
+            show=False,
+            id=f"app.tab.{screen.TAB_ID}",
+        )
+        for screen in SCREENS
+    ]
+
+
+class RoostApp(App[int]):
+    """The dashboard. ``store`` is built from ``settings`` unless given (tests, benchmark)."""
+
+    TITLE = "roost"
+    CSS_PATH = _stylesheets()
+    COMMANDS = App.COMMANDS | {RoostCommands}
+    COMMAND_PALETTE_DISPLAY = "Palette"
+    MODES: ClassVar[dict[str, Any]] = {screen.TAB_ID: screen for screen in SCREENS}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *_tab_bindings(),
+        Binding("r", "refresh", "Refresh", id="app.refresh"),
+        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+    NOTIFICATION_TIMEOUT = 6
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: Store | None = None,
+        clock: Clock = utc_now,
+        initial_screen: str = "agents",
+        poll: bool = True,
+        demo: bool | None = None,
+        use_cache: bool = True,
+    ) -> None:
+        if initial_screen not in self.MODES:
+            known = ", ".join(self.MODES)
+            raise ValueError(f"no screen {initial_screen!r}: use one of {known}")
+        super().__init__()
+        self.initial_screen = initial_screen
+        self.settings = settings
+        self.clock: Clock = clock
+        self.service = None
+        if store is None:
+            from tui.service import connect
+
+            self.service = connect(settings, use_cache=use_cache)
+            store = self.service.store
+            demo = self.service.demo if demo is None else demo
+        self.store = store
+        self.demo = settings.demo if demo is None else demo
+        self.poll = poll
+        self.snapshot: Snapshot = store.snapshot
+        self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
+        self.refreshing = False
+        self._pending: dict[str, frozenset[str] | None] = {}  # tab -> changes it has not shown
+        self._problems_seen: set[tuple[str, str]] = set()
+        self._last_state = "starting"
+        self._unsubscribe = store.subscribe(self._on_store_cycle)
+
+    # ------------------------------------------------------------------ store plumbing
+
+    def _on_store_cycle(self, snapshot: Snapshot, report: RefreshReport) -> None:
+        """The store's listener (runs in the refresh worker): post, never touch widgets."""
+        self.post_message(StateRefreshed(snapshot, report, self.store.status))
+
+    def on_mount(self) -> None:
+        self.switch_mode(self.initial_screen)
+        self._run_store()
+
+    @work(group="store", exclusive=True, exit_on_error=False, name="store")
+    async def _run_store(self) -> None:
+        snapshot = await asyncio.to_thread(self.store.load_cache)
+        if snapshot.any_loaded:
+            self.post_message(StateRefreshed(snapshot, None, self.store.status))
+        if self.poll:
+            await self.store.run()
+        else:
+            await self.store.refresh()
+
+    @work(group="refresh-once", exclusive=True, exit_on_error=False, name="refresh")
+    async def _refresh_once(self) -> None:
+        await self.store.refresh()
+
+    async def on_unmount(self) -> None:
+        self._unsubscribe()
+        if self.service is not None:
+            await self.service.aclose()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        self.refreshing = False
+        self.notify(
+            f"{event.worker.name or 'background task'} failed: {short(error, 300)}",
+            title="Error",
+            severity="error",
+            markup=False,
+        )
+
+    def on_state_refreshed(self, message: StateRefreshed) -> None:
+        """Hand the snapshot to the screens: now on view, later for hidden tabs."""
+        self.snapshot = message.snapshot
+        if message.report is not None:
+            self.refreshing = False
+            self._tell_problems(message.report, message.status)
+        changed = message.changed
+        current = [screen for screen in self._current_state_screens() if screen.ready]
+        current_ids = {screen.TAB_ID for screen in current}
+        for screen_class in SCREENS:
+            tab = screen_class.TAB_ID
+            if tab not in current_ids:
+                pending = self._pending.get(tab) or frozenset()
+                self._pending[tab] = pending | (changed & screen_class.FILES)
+        for screen in current:
+            screen.deliver(message.snapshot, changed)
+        if message.report is not None and not self.loaded.is_set():
+            self.loaded.set()
+
+    def _current_state_screens(self) -> list[StateScreen]:
+        return [screen for screen in self.screen_stack if isinstance(screen, StateScreen)]
+
+    def screen_mounted(self, screen: StateScreen) -> None:
+        self._pending.pop(screen.TAB_ID, None)
+        screen.deliver(self.snapshot, screen.FILES)
+
+    def screen_resumed(self, screen: StateScreen) -> None:
+        pending = self._pending.pop(screen.TAB_ID, None)
+        if pending is not None and screen.is_mounted:
+            screen.deliver(self.snapshot, pending)
+
+    def _tell_problems(self, report: RefreshReport, status: StoreStatus) -> None:
+        """Toast transitions (online → offline) and new integrity problems, once each."""
+        if status.state in ("offline", "backing-off") and self._last_state not in (
+            "offline",
+            "backing-off",
+        ):
+            reason = short(status.last_error or "unreachable", 200)
+            self.notify(
+                f"{reason}. Showing the last good copy; retrying in the background.",
+                title="Service unreachable",
+                severity="warning",
+                markup=False,
+            )
+        elif status.state == "online" and self._last_state in ("offline", "backing-off"):
+            self.notify("Back online.", markup=False)
+        self._last_state = status.state
+        for problem in report.problems:
+            if problem.kind in ("network", "unverified", "missing"):
+                continue
+            key = (problem.file, problem.kind)
+            if key in self._problems_seen:
+                continue
+            self._problems_seen.add(key)
+            self.notify(
+                f"{short(problem.file, 60)}: {short(problem.detail, 300)}",
+                title=f"Integrity: {problem.kind}",
+                severity="warning",
+                markup=False,
+            )
+
+    # ------------------------------------------------------------------ for widgets
+
+    def status_info(self) -> dict[str, Any]:
+        """What the status bar shows (read every second)."""
+        label = "demo network" if self.demo else self.settings.service_label()
+        return {
+            "service": label + (" · refreshing…" if self.refreshing else ""),
+            "snapshot": self.snapshot,
+            "status": self.store.status,
+            "now": self.clock(),
+        }
+
+    def badge_text(self) -> str:
+        return "DEMO NETWORK" if self.demo else ""
+
+    def copy_and_tell(self, text: str) -> None:
+        """Copy (OSC 52) and say what was copied."""
+        self.copy_to_clipboard(text)
+        self.notify(f"Copied {short(text, 80)}", markup=False)
+
+    def jump_to(self, tab_id: str, key: str | None = None) -> None:
+        """Show tab ``tab_id`` (closing modals on the current tab) and select ``key`` there."""
+        if tab_id not in self.MODES:
+            self.notify(f"No {tab_id} screen in this version", severity="warning", markup=False)
+            return
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, StateScreen):
+            self.pop_screen()
+        self.switch_mode(tab_id)
+        if key is not None:
+            screen = self.screen
+            if isinstance(screen, StateScreen):
+                screen.select_key(key)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_switch_tab(self, tab_id: str) -> None:
+        self.jump_to(tab_id)
+
+    def action_refresh(self) -> None:
+        self.refreshing = True
+        if self.poll:
+            self.store.request_refresh()
+        else:
+            self._refresh_once()
+        for screen in self._current_state_screens():
+            screen.refresh_status()
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+            return
+        self.push_screen(HelpScreen())
+
+
+def run_tui(settings: Settings, *, screen: str | None = None, demo: bool = False) -> int:
+    """Run the dashboard until the user quits; the process exit code."""
+    if demo and not settings.demo:
+        settings = replace(settings, read_url=None, write_url=None, repo=None, hub_url=None)
+    app = RoostApp(settings, initial_screen=screen or "agents")
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)

@@ -1,0 +1,198 @@
+"""Tab 1, Agents: every agent in a virtualised table, a status quick-filter, and a detail pane."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+
+from tui.network.models import Agent, as_utc
+from tui.network.store import Snapshot
+from tui.untrusted import clean, truncate
+from tui.widgets.detail_pane import Link
+from tui.widgets.text import age, bar, count, when
+from tui.widgets.virtual_table import Column, Row
+
+from .table_screen import TableScreen
+
+__all__ = ["AgentsScreen", "agent_row", "agent_detail"]
+
+COLUMNS = (
+    Column("id", "id", 14),
+    Column("name", "name", 14, flex=True),
+    Column("framework", "framework", 10),
+    Column("status", "status", 8),
+    Column("karma", "karma", 6, align="right"),
+    Column("posts", "posts", 5, align="right"),
+    Column("comments", "cmts", 5, align="right"),
+    Column("heartbeat", "beat", 4, align="right"),
+)
+
+STATUS_FILTERS = ("all", "active", "dormant")
+
+
+def agent_row(agent_id: str, agent: Agent, now: datetime) -> Row:
+    """One table row; the haystack holds what `/` searches (id, name, bio, framework, channels)."""
+    heartbeat = as_utc(agent.heartbeat_last)
+    channels = agent.subscribed_channels or ()
+    return Row(
+        agent_id,
+        (
+            agent_id,
+            agent.display_name or agent.name,
+            agent.framework,
+            agent.status,
+            f"{agent.karma:,}",
+            f"{agent.post_count:,}",
+            f"{agent.comment_count:,}",
+            age(heartbeat, now),
+        ),
+        (
+            agent_id.lower(),
+            (agent.display_name or agent.name).lower(),
+            agent.framework.lower(),
+            agent.status,
+            agent.karma,
+            agent.post_count,
+            agent.comment_count,
+            -heartbeat.timestamp() if heartbeat is not None else None,
+        ),
+        " ".join((agent_id, agent.name, agent.bio, agent.framework, *channels)).lower(),
+    )
+
+
+def _line(label: str, value: Any) -> Content:
+    return Content.assemble((f"{label:<12}", "$text-muted"), clean(value))
+
+
+def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, list[Link]]:
+    """The detail view: identity, bio, numbers, traits as bars, optional fields, extras."""
+    lines: list[Content] = []
+    title = agent.display_name or agent.name
+    lines.append(Content(clean(title)).stylize("bold"))
+    if agent.display_name and agent.display_name != agent.name:
+        lines.append(_line("name", agent.name))
+    lines.append(_line("id", agent_id))
+    lines.append(_line("status", agent.status))
+    lines.append(_line("framework", agent.framework))
+    lines.append(_line("joined", when(as_utc(agent.joined), now)))
+    lines.append(_line("heartbeat", when(as_utc(agent.heartbeat_last), now)))
+    lines.append(
+        _line(
+            "numbers",
+            f"karma {agent.karma:,} · balance {agent.karma_balance:,} · "
+            f"posts {agent.post_count:,} · comments {agent.comment_count:,}",
+        )
+    )
+    if agent.bio:
+        lines.append(Content(""))
+        lines.append(Content("bio").stylize("bold $text-muted"))
+        lines.append(Content(clean(agent.bio, multiline=True)))
+    if agent.traits:
+        lines.append(Content(""))
+        lines.append(Content("traits").stylize("bold $text-muted"))
+        top = max([1.0, *(abs(v) for v in agent.traits.values())])
+        for name, value in sorted(agent.traits.items(), key=lambda item: -item[1]):
+            lines.append(
+                Content.assemble(
+                    f"{truncate(clean(name), 14):<14} ",
+                    (bar(value / top, 16), "$accent"),
+                    f" {value:.2f}",
+                )
+            )
+    optional = [
+        (name, getattr(agent, name))
+        for name in Agent.OPTIONAL_FIELDS
+        if getattr(agent, name) is not None and name != "display_name"
+    ]
+    if optional:
+        lines.append(Content(""))
+        lines.append(Content("more").stylize("bold $text-muted"))
+        for name, value in optional:
+            shown = ("yes" if value else "no") if isinstance(value, bool) else value
+            lines.append(
+                _line(name.replace("_", " "), count(shown) if isinstance(shown, int) else shown)
+            )
+    extras = agent.extras
+    if extras:
+        lines.append(Content(""))
+        lines.append(Content("other fields").stylize("bold $text-muted"))
+        for name, value in extras.items():
+            lines.append(_line(truncate(clean(name), 11), truncate(clean(value), 500)))
+    channels = agent.subscribed_channels or ()
+    lines.append(Content(""))
+    lines.append(
+        Content(
+            f"subscribed to {len(channels)} channel{'s' if len(channels) != 1 else ''}"
+        ).stylize("bold $text-muted")
+    )
+    links = [
+        Link(Content.assemble(("#", "$text-muted"), truncate(clean(slug), 60)), "channels", slug)
+        for slug in channels
+    ]
+    lines.append(Content("j raw JSON · tab then enter: go to a channel").stylize("$text-muted"))
+    return Content("\n").join(lines), links
+
+
+class AgentsScreen(TableScreen):
+    """Tab 1."""
+
+    TAB_ID = "agents"
+    TAB_KEY = "1"
+    TAB_TITLE = "Agents"
+    FILES = frozenset({"agents.json"})
+    COLUMNS = COLUMNS
+    NOUN = "agents"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "status('active')", "Active only", show=False, id="agents.active"),
+        Binding("d", "status('dormant')", "Dormant only", show=False, id="agents.dormant"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.status_filter = "all"
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, Agent] | None:
+        agents = snapshot.agents
+        return None if agents is None else agents.agents
+
+    def make_row(self, key: str, model: Agent, context: Any, now: datetime) -> Row:
+        return agent_row(key, model, now)
+
+    def detail_view(self, key: str, model: Agent) -> tuple[Content, list[Link]]:
+        return agent_detail(key, model, self.clock())
+
+    def summary_extra(self) -> Content:
+        pieces = []
+        for name in STATUS_FILTERS:
+            label = Content(name)
+            if name == self.status_filter:
+                label = label.stylize("bold reverse")
+            pieces.append(label.stylize(f"@click=screen.status('{name}')"))
+        return Content.assemble("status: ", Content("/").join(pieces))
+
+    def action_status(self, wanted: str) -> None:
+        """`a`/`d` toggle a status quick-filter; pressing it again shows all."""
+        if wanted == self.status_filter or wanted == "all":
+            self.status_filter = "all"
+            self.table.set_predicate(None)
+        else:
+            self.status_filter = wanted
+            # reads the models at call time: a refresh's new rows are filtered the same way
+            self.table.set_predicate(
+                lambda key: (agent := self._models.get(key)) is not None and agent.status == wanted
+            )
+        self.update_summary()
+
+    def clear_filters(self) -> None:
+        super().clear_filters()
+        if self.status_filter != "all":
+            self.action_status("all")
+
+    def back_more(self) -> None:
+        if self.status_filter != "all":
+            self.action_status("all")

@@ -1,0 +1,135 @@
+"""Tab 3, Channels: every channel with its posts, subscribers (counted from agents) and texts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from textual.content import Content
+
+from tui.network.models import Channel, as_utc
+from tui.network.store import Snapshot
+from tui.untrusted import clean, truncate
+from tui.widgets.detail_pane import Link
+from tui.widgets.text import when
+from tui.widgets.virtual_table import Column, Row
+
+from .table_screen import TableScreen
+
+__all__ = ["ChannelsScreen", "subscriber_counts"]
+
+COLUMNS = (
+    Column("slug", "slug", 16),
+    Column("name", "name", 16, flex=True),
+    Column("posts", "posts", 6, align="right"),
+    Column("subscribers", "subs", 6, align="right"),
+    Column("verified", "verified", 8),
+)
+
+
+def subscriber_counts(snapshot: Snapshot) -> Counter[str]:
+    """Agents subscribed to each channel slug (an agent listing a slug twice counts once)."""
+    counts: Counter[str] = Counter()
+    agents = snapshot.agents
+    if agents is None:
+        return counts
+    for agent in agents.agents.values():
+        channels = agent.subscribed_channels
+        if channels:
+            counts.update(set(channels))
+    return counts
+
+
+def _section(title: str, text: str | None) -> list[Content]:
+    if not text:
+        return []
+    return [
+        Content(""),
+        Content(title).stylize("bold $text-muted"),
+        Content(clean(text, multiline=True)),
+    ]
+
+
+def _line(label: str, value: Any) -> Content:
+    return Content.assemble((f"{label:<11}", "$text-muted"), clean(value))
+
+
+class ChannelsScreen(TableScreen):
+    """Tab 3."""
+
+    TAB_ID = "channels"
+    TAB_KEY = "3"
+    TAB_TITLE = "Channels"
+    FILES = frozenset({"channels.json", "agents.json"})
+    COLUMNS = COLUMNS
+    NOUN = "channels"
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, Channel] | None:
+        channels = snapshot.channels
+        return None if channels is None else channels.channels
+
+    def prepare(self, snapshot: Snapshot) -> Counter[str]:
+        return subscriber_counts(snapshot)
+
+    def fingerprint(self, key: str, model: Channel, context: Counter[str]) -> Any:
+        return (model, context.get(key, 0))
+
+    def make_row(self, key: str, model: Channel, context: Counter[str], now: datetime) -> Row:
+        subscribers = context.get(key, 0)
+        verified = {True: "\u2713 yes", False: "no", None: "\u2014"}[model.verified]
+        return Row(
+            key,
+            (key, model.name, f"{model.post_count:,}", f"{subscribers:,}", verified),
+            (key.lower(), model.name.lower(), model.post_count, subscribers, model.verified),
+            " ".join(
+                (key, model.name, model.description, model.tag or "", *model.topic_affinity)
+            ).lower(),
+        )
+
+    def detail_view(self, key: str, model: Channel) -> tuple[Content, list[Link]]:
+        subscribers = (self._row_context or {}).get(key, 0)
+        lines = [Content.assemble(("#", "$text-muted"), (clean(key), "bold"))]
+        if model.name:
+            lines.append(Content(clean(model.name)).stylize("bold"))
+        lines.append(Content(""))
+        lines.append(_line("posts", f"{model.post_count:,}"))
+        lines.append(_line("subscribers", f"{subscribers:,} (agents subscribed)"))
+        verified = {True: "yes", False: "no", None: "\u2014"}[model.verified]
+        lines.append(_line("verified", verified))
+        if model.created_by:
+            lines.append(_line("created by", model.created_by))
+        if model.created_at:
+            lines.append(_line("created", when(as_utc(model.created_at), self.clock())))
+        if model.icon:
+            lines.append(_line("icon", model.icon))
+        if model.tag:
+            lines.append(_line("tag", model.tag))
+        if model.topic_affinity:
+            lines.append(_line("topics", ", ".join(clean(t) for t in model.topic_affinity)))
+        if model.moderators:
+            lines.append(_line("moderators", ", ".join(clean(m) for m in model.moderators)))
+        lines += _section("description", model.description)
+        lines += _section("rules", model.rules)
+        lines += _section("constitution", model.constitution)
+        extras = model.extras
+        if extras:
+            lines.append(Content(""))
+            lines.append(Content("other fields").stylize("bold $text-muted"))
+            for name, value in extras.items():
+                lines.append(_line(truncate(clean(name), 10), truncate(clean(value), 500)))
+        lines.append(Content(""))
+        lines.append(Content("j raw JSON · tab then enter: go to an agent").stylize("$text-muted"))
+        links = []
+        people = [model.created_by] if model.created_by else []
+        people += [m for m in model.moderators or () if m not in people]
+        for agent_id in people:
+            links.append(
+                Link(
+                    Content.assemble(("agent ", "$text-muted"), truncate(clean(agent_id), 60)),
+                    "agents",
+                    agent_id,
+                )
+            )
+        return Content("\n").join(lines), links

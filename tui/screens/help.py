@@ -1,0 +1,131 @@
+"""The help screen (`?`), generated from the bindings themselves.
+
+The same :func:`key_sections` feeds the command palette's "actions", so a new key is documented
+in one edit: its ``Binding`` (with a stable ``id`` and a description).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.dom import DOMNode
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+__all__ = ["HelpScreen", "KeyEntry", "declared_bindings", "key_sections"]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyEntry:
+    key: str  # as displayed
+    description: str
+    binding: Binding
+    node: DOMNode  # where the action runs
+
+
+def declared_bindings(node_type: type[DOMNode]) -> list[Binding]:
+    """The bindings a node class declares, base classes first, later ones overriding a key."""
+    by_key: dict[str, Binding] = {}
+    for cls in reversed(node_type.__mro__):
+        declared = cls.__dict__.get("BINDINGS")
+        if not declared:
+            continue
+        for binding in Binding.make_bindings(declared):
+            by_key[binding.key] = binding
+    return list(by_key.values())
+
+
+def _entries(app: App, node: DOMNode, bindings: Iterable[Binding]) -> list[KeyEntry]:
+    entries: dict[str, KeyEntry] = {}
+    for binding in bindings:
+        if not binding.description or binding.system:
+            continue
+        name = binding.action
+        shown = app.get_key_display(binding)
+        if name in entries:  # one line per action: "up / k"
+            previous = entries[name]
+            shown = f"{previous.key} / {shown}"
+        entries[name] = KeyEntry(shown, binding.description, binding, node)
+    return list(entries.values())
+
+
+_HELP_WIDGETS = {"VirtualTable": "Tables", "OptionList": "Lists"}
+
+
+def key_sections(app: App, screen: Screen | None) -> list[tuple[str, list[KeyEntry]]]:
+    """(title, entries) for the app, the given screen, and each kind of widget on it."""
+    everywhere = declared_bindings(type(app))
+    if app.ENABLE_COMMAND_PALETTE:
+        everywhere.append(
+            Binding(
+                app.COMMAND_PALETTE_BINDING,
+                "command_palette",
+                "Command palette: jump to an agent, channel, proposal or screen",
+                id="app.palette",
+            )
+        )
+    sections = [("Everywhere", _entries(app, app, everywhere))]
+    if screen is None:
+        return sections
+    title = getattr(screen, "TAB_TITLE", "") or "This screen"
+    sections.append((title, _entries(app, screen, declared_bindings(type(screen)))))
+    seen: set[type] = set()
+    for widget in screen.query("*"):
+        kind = type(widget)
+        if kind in seen or not kind.__dict__.get("BINDINGS"):
+            continue
+        seen.add(kind)
+        label = getattr(kind, "HELP_TITLE", None) or _HELP_WIDGETS.get(kind.__name__)
+        if label is None:
+            continue  # e.g. the filter Input: its editing keys are the usual ones
+        entries = _entries(app, widget, declared_bindings(kind))
+        if entries:
+            sections.append((label, entries))
+    return [(title, entries) for title, entries in sections if entries]
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of the current screen, grouped; `escape`, `?` or `q` closes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="help.close"),
+        Binding("question_mark", "close", "Close", key_display="?", show=False, id="help.close2"),
+        Binding("q", "close", "Close", show=False, id="help.close3"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        app = self.app
+        under = next(
+            (s for s in reversed(app.screen_stack) if s is not self and hasattr(s, "TAB_ID")),
+            None,
+        )
+        lines: list[Content] = []
+        for title, entries in key_sections(app, under):
+            if lines:
+                lines.append(Content(""))
+            lines.append(Content(title).stylize("bold underline"))
+            width = max(len(entry.key) for entry in entries)
+            for entry in entries:
+                lines.append(
+                    Content.assemble(
+                        ("  " + entry.key.ljust(width), "bold $accent"),
+                        "  ",
+                        entry.description,
+                    )
+                )
+        with Vertical(id="help-dialog"):
+            yield Static(Content("roost · keys").stylize("bold"), id="help-title")
+            with VerticalScroll(id="help-body"):
+                yield Static(Content("\n").join(lines), id="help-keys")
+            yield Static(
+                Content("escape closes · ctrl+p opens the command palette"), id="help-hint"
+            )
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,381 @@
+"""A tab whose heart is one big table with a filter, a sort and a detail pane.
+
+Agents, Trending and Channels share this shape. A subclass says how to turn the snapshot into
+keyed models (:meth:`TableScreen.models`) and a model into a row and a detail view; this class
+owns the flow that keeps the user's place:
+
+* rows are rebuilt from the new snapshot and handed to ``VirtualTable.set_rows`` by key, so the
+  cursor, scroll, filter and sort survive a refresh; rows whose model is new or changed since the
+  previous snapshot are marked until the next refresh cycle;
+* big tables (thousands of rows) are built in a thread worker, which posts the rows back; only
+  the message handler touches the widgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Input, Static
+from textual.worker import get_current_worker
+
+from tui.network.store import Snapshot
+from tui.widgets.detail_pane import DetailPane, Link, raw_json
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+from .base import StateScreen
+
+__all__ = ["Built", "TableScreen"]
+
+THREAD_THRESHOLD = 2000  # rows: above this the rows are built in a thread
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """The result of one build: rows in data order plus what changed since the last build."""
+
+    generation: int
+    rows: list[Row]
+    models: Mapping[str, Any]
+    marked: frozenset[str]
+    context: Any
+    fingerprints: Mapping[str, Any]
+
+
+class TableScreen(StateScreen):
+    """See the module docstring. Subclasses set ``COLUMNS``/``NOUN`` and the build hooks."""
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = ()
+    NOUN: ClassVar[str] = "rows"
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "filter", "Filter", key_display="/", id="table.filter"),
+        Binding("s", "sort", "Sort", id="table.sort"),
+        Binding("S", "reverse", "Reverse sort", show=False, id="table.reverse"),
+        Binding("j", "raw", "Raw JSON", show=False, id="table.raw"),
+    ]
+
+    class RowsBuilt(Message):
+        def __init__(self, built: Built) -> None:
+            super().__init__()
+            self.built = built
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.add_class("table-screen")
+        self._models: Mapping[str, Any] = {}
+        self._fingerprints: Mapping[str, Any] = {}
+        self._row_context: Any = None
+        self._rows: list[Row] = []
+        self._has_marks = False
+        self._detail_open = False
+        self._wanted_key: str | None = None
+        self._built_generation = -1
+
+    # ------------------------------------------------------------------ layout
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(classes="table-bar"):
+            yield Static(Content(""), classes="table-summary", markup=False)
+            yield Input(
+                placeholder=f"filter {self.NOUN}…",
+                classes="table-filter",
+                compact=True,
+                select_on_focus=False,
+            )
+        with Horizontal(classes="table-main"):
+            yield VirtualTable(self.COLUMNS, classes="main-table")
+            yield DetailPane(classes="detail")
+        yield from self.compose_extra()
+
+    def compose_extra(self) -> ComposeResult:
+        """Widgets below the table (the Trending panels)."""
+        yield from ()
+
+    @property
+    def table(self) -> VirtualTable:
+        return self.query_one(".main-table", VirtualTable)
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one(DetailPane)
+
+    @property
+    def filter_input(self) -> Input:
+        return self.query_one(".table-filter", Input)
+
+    def on_mount(self) -> None:
+        self.filter_input.display = False
+        self.detail.display = False
+        if self.app.is_headless:
+            self.filter_input.cursor_blink = False  # stable snapshots
+        self.set_focus(self.table)
+
+    # ------------------------------------------------------------------ hooks for subclasses
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, Any] | None:
+        """The keyed models of this table, in data order; None when the file is not loaded."""
+        raise NotImplementedError
+
+    def prepare(self, snapshot: Snapshot) -> Any:
+        """Anything the rows need besides their model (runs in the build thread)."""
+        return None
+
+    def make_row(self, key: str, model: Any, context: Any, now: datetime) -> Row:
+        raise NotImplementedError
+
+    def fingerprint(self, key: str, model: Any, context: Any) -> Any:
+        """What must differ for a row to count as changed (default: its model)."""
+        return model
+
+    def detail_view(self, key: str, model: Any) -> tuple[Content, list[Link]]:
+        raise NotImplementedError
+
+    def summary_extra(self) -> Content:
+        """Extra text for the summary line (e.g. the status quick-filter)."""
+        return Content("")
+
+    def extra_tables(self) -> list[VirtualTable]:
+        """Tables other than the main one (the Trending panels) that a refresh updates."""
+        return []
+
+    # ------------------------------------------------------------------ snapshot → rows
+
+    def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
+        models = self.models(snapshot)
+        if models is None:
+            models = {}
+        previous = self._fingerprints if self._built_generation >= 0 and self._models else None
+        if len(models) > THREAD_THRESHOLD:
+            self._build_in_thread(snapshot, models, previous, self.clock())
+        else:
+            self._apply(self._build(snapshot, models, previous, self.clock()))
+
+    def _build(
+        self,
+        snapshot: Snapshot,
+        models: Mapping[str, Any],
+        previous: Mapping[str, Any] | None,
+        now: datetime,
+    ) -> Built:
+        context = self.prepare(snapshot)
+        make_row = self.make_row
+        rows = [make_row(key, model, context, now) for key, model in models.items()]
+        fingerprint = self.fingerprint
+        prints = {key: fingerprint(key, model, context) for key, model in models.items()}
+        marked: set[str] = set()
+        if previous is not None:
+            get = previous.get
+            for key, value in prints.items():
+                old = get(key)
+                if old is not value and old != value:
+                    marked.add(key)
+        return Built(snapshot.generation, rows, models, frozenset(marked), context, prints)
+
+    @work(thread=True, exclusive=True, group="table-build", exit_on_error=False)
+    def _build_in_thread(
+        self,
+        snapshot: Snapshot,
+        models: Mapping[str, Any],
+        previous: Mapping[str, Any] | None,
+        now: datetime,
+    ) -> None:
+        built = self._build(snapshot, models, previous, now)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.RowsBuilt(built))
+
+    def on_table_screen_rows_built(self, message: TableScreen.RowsBuilt) -> None:
+        if message.built.generation >= self._built_generation:
+            self._apply(message.built)
+
+    def _apply(self, built: Built) -> None:
+        self._built_generation = built.generation
+        self._models = built.models
+        self._fingerprints = built.fingerprints
+        self._row_context = built.context
+        self._rows = built.rows
+        self._has_marks = bool(built.marked)
+        self.table.set_rows(built.rows, marked=built.marked)
+        self.after_rows(built)
+        self._apply_wanted()
+        if self._detail_open:
+            self._show_detail(self.detail.key)
+        self.update_summary()
+
+    def after_rows(self, built: Built) -> None:
+        """After the main table got new rows (update side panels here)."""
+
+    def clear_marks(self) -> None:
+        if self._has_marks:
+            self._has_marks = False
+            self.table.set_rows(self._rows, marked=())
+
+    # ------------------------------------------------------------------ selection
+
+    def select_key(self, key: str) -> None:
+        self._wanted_key = key
+        if self.is_mounted:
+            self._apply_wanted()
+
+    def _apply_wanted(self) -> None:
+        key = self._wanted_key
+        if key is None or key not in self._models:
+            if key is not None and self._built_generation >= 0 and not self._building():
+                self._wanted_key = None
+                self.notify(
+                    f"No such {self.NOUN.rstrip('s')} in the current data",
+                    severity="warning",
+                    markup=False,
+                )
+            return
+        self._wanted_key = None
+        table = self.table
+        if not table.move_cursor_to(key):
+            self.clear_filters()
+            table.move_cursor_to(key)
+        self.open_detail(key)
+
+    def _building(self) -> bool:
+        return any(worker.group == "table-build" and worker.is_running for worker in self.workers)
+
+    def clear_filters(self) -> None:
+        """Remove every filter so any row can be shown (subclasses drop their own too)."""
+        self.filter_input.value = ""
+        self.filter_input.display = False
+        self.table.set_filter("")
+
+    def copy_text(self) -> str | None:
+        if self._detail_open and self.detail.key is not None:
+            return self.detail.key
+        return self.table.cursor_key
+
+    # ------------------------------------------------------------------ detail
+
+    def open_detail(self, key: str | None) -> None:
+        if key is None or key not in self._models:
+            return
+        self._detail_open = True
+        self.add_class("-detail-open")
+        self.detail.display = True
+        self._show_detail(key)
+        if self.has_class("-narrow"):
+            self.set_focus(self.detail)
+
+    def close_detail(self) -> None:
+        self._detail_open = False
+        self.remove_class("-detail-open")
+        self.detail.display = False
+        self.set_focus(self.table)
+
+    def _show_detail(self, key: str | None) -> None:
+        detail = self.detail
+        model = self._models.get(key) if key is not None else None
+        if key is None or model is None:
+            detail.show(key, Content(f"This {self.NOUN.rstrip('s')} is gone from the latest data."))
+            return
+        body, links = self.detail_view(key, model)
+        detail.show(key, body, links, raw=raw_json(model) if detail.raw else None)
+
+    @on(VirtualTable.Selected, ".main-table")
+    def _table_selected(self, event: VirtualTable.Selected) -> None:
+        event.stop()
+        self.open_detail(event.key)
+
+    @on(VirtualTable.Highlighted, ".main-table")
+    def _table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        event.stop()
+        if self._detail_open and not self.has_class("-narrow"):
+            self._show_detail(event.key)
+
+    def on_detail_pane_link_chosen(self, event: DetailPane.LinkChosen) -> None:
+        event.stop()
+        self.jump_to(event.link.tab, event.link.key)
+
+    # ------------------------------------------------------------------ filter and summary
+
+    @on(Input.Changed, ".table-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.table.set_filter(event.value)
+        self.update_summary()
+
+    @on(Input.Submitted, ".table-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if not event.value.strip():
+            self.filter_input.display = False
+        self.set_focus(self.table)
+
+    def update_summary(self) -> None:
+        table = self.table
+        shown, total = table.row_count, table.total_count
+        text = f"{shown:,} {self.NOUN}" if shown == total else f"{shown:,} of {total:,} {self.NOUN}"
+        parts = [Content(text).stylize("bold")]
+        if table.sort_column is not None:
+            label = next(c.label for c in self.COLUMNS if c.key == table.sort_column)
+            arrow = "\u25bc" if table.sort_reverse else "\u25b2"
+            parts.append(Content(f"sorted by {label} {arrow}"))
+        extra = self.summary_extra()
+        if extra.plain:
+            parts.append(extra)
+        if table.filter_query and not self.filter_input.display:
+            parts.append(Content.assemble("filter: ", (table.filter_query, "bold")))
+        if self._has_marks:
+            parts.append(Content("highlighted: new or changed").stylize("$text-accent"))
+        self.query_one(".table-summary", Static).update(Content(" \u00b7 ").join(parts))
+
+    # ------------------------------------------------------------------ actions
+
+    def action_filter(self) -> None:
+        field = self.filter_input
+        field.display = True
+        self.set_focus(field)
+        field.cursor_position = len(field.value)
+        self.update_summary()
+
+    def action_sort(self) -> None:
+        self.table.cycle_sort()
+        self.update_summary()
+
+    def action_reverse(self) -> None:
+        table = self.table
+        if table.sort_column is None:
+            table.sort_by(self.COLUMNS[0].key, reverse=True)
+        else:
+            table.toggle_sort_direction()
+        self.update_summary()
+
+    def action_raw(self) -> None:
+        if not self._detail_open:
+            self.open_detail(self.table.cursor_key)
+        detail = self.detail
+        detail.raw = not detail.raw
+        self._show_detail(detail.key)
+
+    def action_back(self) -> None:
+        field = self.filter_input
+        if self.focused is field:
+            field.value = ""
+            field.display = False
+            self.set_focus(self.table)
+        elif self._detail_open:
+            self.close_detail()
+        elif self.table.filter_query:
+            field.value = ""
+            field.display = False
+            self.table.set_filter("")
+        else:
+            self.back_more()
+        self.update_summary()
+
+    def back_more(self) -> None:
+        """``escape`` with nothing else to close (subclasses clear their quick-filters)."""

@@ -1,0 +1,269 @@
+"""Tab 2, Trending: ranked posts with a detail pane, and the top agents/channels/topics panels."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from tui.network.models import TrendingFile, TrendingPost
+from tui.network.store import Snapshot
+from tui.untrusted import clean, truncate
+from tui.widgets.detail_pane import Link
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+from .table_screen import Built, TableScreen
+
+__all__ = ["TrendingScreen", "post_keys", "safe_url"]
+
+COLUMNS = (
+    Column("rank", "#", 3, align="right"),
+    Column("score", "score", 6, align="right"),
+    Column("votes", "votes", 5, align="right"),
+    Column("comments", "cmts", 4, align="right"),
+    Column("channel", "channel", 11),
+    Column("author", "author", 13),
+    Column("title", "title", 16, flex=True),
+)
+
+PANELS = (
+    ("top-agents", "Top agents", "agent_id", "agents"),
+    ("top-channels", "Top channels", "channel", "channels"),
+    ("top-topics", "Top topics", "topic", "channels"),
+)
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL if it is an http(s) URL with a host and no control characters, else None."""
+    if not url or len(url) > 2000:
+        return None
+    if clean(url) != url or any(ch.isspace() for ch in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    return url
+
+
+def post_keys(posts: tuple[TrendingPost, ...]) -> list[str]:
+    """A stable key per post: its number when unique, else its rank."""
+    keys: list[str] = []
+    seen: set[str] = set()
+    for rank, post in enumerate(posts, 1):
+        key = f"#{post.number}" if post.number is not None else f"rank{rank}"
+        if key in seen:
+            key = f"{key}@{rank}"
+        seen.add(key)
+        keys.append(key)
+    return keys
+
+
+def _score(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def _line(label: str, value: Any) -> Content:
+    return Content.assemble((f"{label:<10}", "$text-muted"), clean(value))
+
+
+class TrendingScreen(TableScreen):
+    """Tab 2."""
+
+    TAB_ID = "trending"
+    TAB_KEY = "2"
+    TAB_TITLE = "Trending"
+    FILES = frozenset({"trending.json"})
+    COLUMNS = COLUMNS
+    NOUN = "posts"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "open_url", "Open URL", show=False, id="trending.open"),
+        Binding("a", "author", "Go to author", show=False, id="trending.author"),
+        Binding("c", "channel", "Go to channel", show=False, id="trending.channel"),
+    ]
+
+    def compose_extra(self) -> ComposeResult:
+        with Horizontal(classes="trending-panels"):
+            for panel_id, title, _field, _tab in PANELS:
+                with Vertical(classes="trending-panel"):
+                    yield Static(Content(title), classes="panel-title", markup=False)
+                    yield VirtualTable(
+                        (
+                            Column("name", title.split()[1].rstrip("s"), 10, flex=True),
+                            Column("posts", "posts", 5, align="right"),
+                            Column("score", "score", 6, align="right"),
+                        ),
+                        id=panel_id,
+                        classes="panel-table",
+                    )
+
+    # ------------------------------------------------------------------ rows
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, TrendingPost] | None:
+        trending = snapshot.trending
+        if trending is None:
+            return None
+        return dict(zip(post_keys(trending.trending), trending.trending, strict=True))
+
+    def prepare(self, snapshot: Snapshot) -> tuple[TrendingFile | None, dict[str, int]]:
+        trending = snapshot.trending
+        keys = post_keys(trending.trending) if trending is not None else []
+        return trending, {key: rank for rank, key in enumerate(keys, 1)}
+
+    def make_row(self, key: str, model: TrendingPost, context: Any, now: datetime) -> Row:
+        rank = context[1].get(key, 0)
+        votes = model.upvotes - model.downvotes
+        return Row(
+            key,
+            (
+                str(rank),
+                _score(model.score),
+                f"{votes:,}",
+                f"{model.comment_count:,}",
+                model.channel,
+                model.author,
+                model.title,
+            ),
+            (
+                rank,
+                model.score,
+                votes,
+                model.comment_count,
+                model.channel.lower(),
+                model.author.lower(),
+                model.title.lower(),
+            ),
+            " ".join((model.title, model.author, model.channel, key)).lower(),
+        )
+
+    def after_rows(self, built: Built) -> None:
+        trending: TrendingFile | None = built.context[0]
+        boards = (
+            (trending.top_agents, "agent_id") if trending else ((), ""),
+            (trending.top_channels, "channel") if trending else ((), ""),
+            (trending.top_topics, "topic") if trending else ((), ""),
+        )
+        for (panel_id, _title, _field, _tab), (items, field) in zip(PANELS, boards, strict=True):
+            rows = []
+            seen: set[str] = set()
+            for item in items:
+                name = str(getattr(item, field))
+                if name in seen:
+                    continue
+                seen.add(name)
+                rows.append(
+                    Row(
+                        name,
+                        (name, f"{item.posts:,}", _score(item.score)),
+                        (name.lower(), item.posts, item.score),
+                        name.lower(),
+                    )
+                )
+            self.query_one(f"#{panel_id}", VirtualTable).set_rows(rows)
+
+    # ------------------------------------------------------------------ detail
+
+    def detail_view(self, key: str, model: TrendingPost) -> tuple[Content, list[Link]]:
+        lines = [Content(clean(model.title, multiline=True)).stylize("bold"), Content("")]
+        lines.append(_line("author", model.author))
+        lines.append(_line("channel", model.channel))
+        lines.append(_line("score", _score(model.score)))
+        lines.append(
+            _line(
+                "votes",
+                f"▲ {model.upvotes:,}  ▼ {model.downvotes:,}  (net {model.upvotes - model.downvotes:,})",
+            )
+        )
+        lines.append(_line("comments", f"{model.comment_count:,}"))
+        if model.number is not None:
+            lines.append(_line("number", f"#{model.number}"))
+        if model.url:
+            lines.append(_line("url", truncate(clean(model.url), 400)))
+            if safe_url(model.url) is None:
+                lines.append(
+                    Content("          (not an http(s) URL: o will not open it)").stylize(
+                        "$text-warning"
+                    )
+                )
+        for name, value in model.extras.items():
+            lines.append(_line(truncate(clean(name), 9), truncate(clean(value), 500)))
+        lines.append(Content(""))
+        lines.append(
+            Content("a author · c channel · o open URL · j raw JSON").stylize("$text-muted")
+        )
+        links = []
+        if model.author:
+            links.append(
+                Link(
+                    Content.assemble(("agent ", "$text-muted"), truncate(clean(model.author), 60)),
+                    "agents",
+                    model.author,
+                )
+            )
+        if model.channel:
+            links.append(
+                Link(
+                    Content.assemble(
+                        ("channel #", "$text-muted"), truncate(clean(model.channel), 60)
+                    ),
+                    "channels",
+                    model.channel,
+                )
+            )
+        return Content("\n").join(lines), links
+
+    def _current_post(self) -> TrendingPost | None:
+        key = self.detail.key if self._detail_open else self.table.cursor_key
+        return self._models.get(key) if key is not None else None
+
+    def copy_text(self) -> str | None:
+        focused = self.focused
+        if isinstance(focused, VirtualTable) and focused.has_class("panel-table"):
+            return focused.cursor_key
+        post = self._current_post()
+        if post is None:
+            return None
+        return safe_url(post.url) or (clean(post.url) if post.url else None) or super().copy_text()
+
+    def action_open_url(self) -> None:
+        post = self._current_post()
+        if post is None:
+            return
+        url = safe_url(post.url)
+        if url is None:
+            self.notify("This post has no http(s) URL to open", severity="warning", markup=False)
+            return
+        self.app.open_url(url)
+        self.notify(f"Opening {truncate(url, 80)}", markup=False)
+
+    def action_author(self) -> None:
+        post = self._current_post()
+        if post is not None and post.author:
+            self.jump_to("agents", post.author)
+
+    def action_channel(self) -> None:
+        post = self._current_post()
+        if post is not None and post.channel:
+            self.jump_to("channels", post.channel)
+
+    @on(VirtualTable.Selected, ".panel-table")
+    def _panel_selected(self, event: VirtualTable.Selected) -> None:
+        event.stop()
+        panel = event.table.id
+        tab = next(tab for panel_id, _t, _f, tab in PANELS if panel_id == panel)
+        self.jump_to(tab, event.key)
+
+    @on(VirtualTable.Highlighted, ".panel-table")
+    def _panel_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        event.stop()

@@ -1,0 +1,107 @@
+"""The detail pane of a table screen: a scrollable body, a list of links, and a raw JSON view."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.untrusted import clean
+
+__all__ = ["DetailPane", "Link", "raw_json"]
+
+RAW_LIMIT = 200_000  # characters of raw JSON shown (a hostile document can be huge)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A "go to" entry: ``label`` is built by our code from clean text."""
+
+    label: Content
+    tab: str
+    key: str
+
+
+def raw_json(model: Any) -> str:
+    """A model (or any JSON-like value) as indented JSON, cleaned for display."""
+    if hasattr(model, "model_dump"):
+        value = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    else:
+        value = model
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    if len(text) > RAW_LIMIT:
+        text = text[:RAW_LIMIT] + "\n… (cut)"
+    return clean(text, multiline=True)
+
+
+class DetailPane(VerticalScroll, can_focus=True):
+    """Shows one row's details; ``links`` jump to related rows on other tabs."""
+
+    HELP_TITLE: ClassVar[str] = "Detail pane"
+
+    DEFAULT_CSS = """
+    DetailPane {
+        height: 1fr;
+        padding: 0 1;
+        background: $surface;
+        border-left: vkey $panel-lighten-2;
+        & > #detail-body { width: 1fr; }
+        & > #detail-links-title { margin-top: 1; color: $text-muted; text-style: bold; }
+        & > OptionList { height: auto; max-height: 12; border: none; padding: 0; }
+        & > OptionList:focus { background-tint: $foreground 5%; }
+        &:focus { background-tint: $foreground 3%; }
+    }
+    """
+
+    class LinkChosen(Message):
+        def __init__(self, link: Link) -> None:
+            super().__init__()
+            self.link = link
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id, classes=f"detail-pane {classes or ''}".strip())
+        self.key: str | None = None
+        self.raw = False
+        self._links: list[Link] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(""), id="detail-body", markup=False)
+        yield Static(Content("Go to"), id="detail-links-title", markup=False)
+        yield OptionList(id="detail-links", markup=False)
+
+    def show(
+        self,
+        key: str | None,
+        body: Content,
+        links: Sequence[Link] = (),
+        *,
+        raw: str | None = None,
+    ) -> None:
+        """Fill the pane; with ``raw`` (when the raw view is on) the JSON replaces the body."""
+        if key != self.key:
+            self.scroll_home(animate=False)
+        self.key = key
+        shown = Content(raw) if self.raw and raw is not None else body
+        self.query_one("#detail-body", Static).update(shown)
+        self._links = list(links)
+        options = self.query_one("#detail-links", OptionList)
+        highlighted = options.highlighted
+        options.set_options(Option(link.label) for link in self._links)
+        if self._links and highlighted is not None:
+            options.highlighted = min(highlighted, len(self._links) - 1)
+        visible = bool(self._links) and not (self.raw and raw is not None)
+        options.display = visible
+        self.query_one("#detail-links-title", Static).display = visible
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self._links):
+            self.post_message(self.LinkChosen(self._links[event.option_index]))
