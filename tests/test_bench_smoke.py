@@ -1,0 +1,34 @@
+"""The benchmark at smoke size: it must keep running (its figures are read from full runs)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+PERF = Path(__file__).parent / "perf"
+
+
+def load_bench():
+    sys.path.insert(0, str(PERF))
+    spec = importlib.util.spec_from_file_location("roost_bench", PERF / "bench.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_smoke_runs_and_reports_every_section(capsys):
+    bench = load_bench()
+    sections = ["refresh", "validation", "table"]
+    if (PERF / "bench_app.py").exists():
+        sections.append("cold_start")
+    result = bench.main(["--smoke", "--only", ",".join(sections)])
+    refresh = result["refresh"]
+    # structural facts, not timings: a no-change cycle is one conditional request
+    assert refresh["store_no_change_304"]["requests"] == 1
+    assert refresh["store_no_change_304"]["manifest"] == "not-modified"
+    assert refresh["ttl_full_refetch"]["requests"] == 5
+    assert refresh["bytes_ratio_304"] > 1
+    assert [row["agents"] for row in result["validation"]["results"]] == [200, 1000]
+    assert result["table"]["rows"] == 2000
+    assert '"refresh"' in capsys.readouterr().out
