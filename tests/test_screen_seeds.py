@@ -304,7 +304,7 @@ async def test_real_seeds_file(real_state_dir) -> None:
         await pilot.press("tab", "enter")  # an agent of the active seed
         assert rig.app.jumps[-1][0] == "agents"
         for _ in range(4):
-            await pilot.press("right_square_bracket", "end", "enter", "escape")
+            await pilot.press("right_square_bracket", "end", "enter")
         assert_no_escape_bytes(rig.app)
         history = rig.view.list("history")
         assert history.table.row_count == len(seeds["history"])

@@ -187,8 +187,13 @@ async def test_keys_move_zoom_and_unzoom_the_detail() -> None:
         assert panel.detail.series.name == panel.selected != "total_posts"
         await pilot.press("escape")
         assert not panel.zoomed
-        await pilot.press("enter", "enter")
+        await pilot.press("enter", "enter")  # enter opens; a second one keeps it open
+        assert panel.zoomed
+        await pilot.click(panel.detail)  # the mouse closes it by clicking the large view
         assert not panel.zoomed
+        await pilot.click(panel.table, offset=(5, 2))  # and opens it with a click on a row
+        assert panel.zoomed and panel.selected == "active_agents"
+        await pilot.press("escape")
         await pilot.press("end")
         assert panel.selected == list(rig.stats())[-1]
 
@@ -298,7 +303,7 @@ async def test_hostile_counters_render_literally() -> None:
         await pilot.press("enter")  # zoom on a hostile counter, then update it
         stats = {k: (v + 1 if isinstance(v, int) else v) for k, v in stats.items()}
         await rig.publish(pilot, stats)
-        await pilot.press("home", "enter", "enter")
+        await pilot.press("home", "escape", "enter")
         assert rig.app.is_running
         assert_no_escape_bytes(rig.app)
 

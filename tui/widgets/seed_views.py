@@ -39,6 +39,7 @@ __all__ = [
 
 SECTIONS: tuple[str, ...] = ("seeds-active", "seeds-proposals", "seeds-queue", "seeds-history")
 
+_UNMARKED: dict[str, Any] = {}  # "nothing to compare with": no row is marked new
 _HEADING = "bold $accent"
 _MUTED = "$text-muted"
 _LABEL = "bold"
@@ -239,6 +240,7 @@ class DetailList(Container):
         self._describe = describe
         self._shown_key: str | None = None
         self._rows: list[Row] = []
+        self._marked: frozenset[str] = frozenset()
 
     def compose(self) -> ComposeResult:
         yield _Message(Content(""), id=f"{self.id}-message", classes="detail-list--message")
@@ -263,16 +265,20 @@ class DetailList(Container):
         return None if self.has_class("-message") else self.table.cursor_key
 
     def set_rows(
-        self, rows: Sequence[Row], *, marked: Iterable[str] = (), message: str = ""
+        self, rows: Sequence[Row], *, marked: Iterable[str] | None = (), message: str = ""
     ) -> None:
-        """New rows by key (cursor and scroll kept); ``message`` shows instead of an empty table."""
+        """New rows by key (cursor and scroll kept); ``message`` shows instead of an empty table.
+        ``marked=None`` keeps the current marks (a redraw, not a refresh)."""
         self._rows = list(rows)
-        self.table.set_rows(self._rows, marked=frozenset(marked))
+        if marked is not None:
+            self._marked = frozenset(marked)
+        self.table.set_rows(self._rows, marked=self._marked)
         self.query_one(f"#{self.id}-message", _Message).update(Content(message))
         self.set_class(bool(message) and not rows, "-message")
         self.refresh_detail()
 
     def clear_marks(self) -> None:
+        self._marked = frozenset()
         self.table.set_rows(self._rows)
 
     def refresh_detail(self, *, home: bool = False) -> None:
@@ -579,17 +585,38 @@ class SeedsView(Container):
     def show(self, seeds: SeedsFile | None, *, changed: bool = False) -> None:
         """Show new data in place: section, cursors and scroll positions survive; rows that are
         new or changed since the last ``show`` are marked when ``changed``."""
-        now = self._clock()
         old_proposals, old_queue, old_history = self._proposals, self._queue, self._history
         changed = changed and self._seeds is not None  # the first data is not "new"
         self._seeds = seeds
-        self.active_seed.show(seeds, now)
-        self._show_proposals(seeds, now, old_proposals if changed else None)
-        self._show_queue(seeds, now, old_queue if changed else None)
-        self._show_history(seeds, now, old_history if changed else None)
-        self._label_tabs(seeds)
+        self._draw(
+            old_proposals if changed else _UNMARKED,
+            old_queue if changed else _UNMARKED,
+            old_history if changed else _UNMARKED,
+        )
         if self._pending_key is not None:
             self.select_key(self._pending_key)
+
+    def on_mount(self) -> None:
+        self.set_interval(60, self._refresh_ages)
+
+    def _refresh_ages(self) -> None:
+        """Redraw with the clock's new "now" (ages), keeping marks, cursors and scroll."""
+        if self._seeds is not None:
+            self._draw(None, None, None)
+
+    def _draw(
+        self,
+        old_proposals: dict[str, Proposal] | None,
+        old_queue: dict[str, Seed] | None,
+        old_history: dict[str, Seed] | None,
+    ) -> None:
+        """``old_*``: the previous items to mark changes against; None keeps the marks."""
+        seeds, now = self._seeds, self._clock()
+        self.active_seed.show(seeds, now)
+        self._show_proposals(seeds, now, old_proposals)
+        self._show_queue(seeds, now, old_queue)
+        self._show_history(seeds, now, old_history)
+        self._label_tabs(seeds)
 
     # ------------------------------------------------------------------ actions
 
@@ -604,8 +631,12 @@ class SeedsView(Container):
     # ------------------------------------------------------------------ internals
 
     @staticmethod
-    def _marked(new: dict[str, Any], old: dict[str, Any] | None) -> set[str]:
+    def _marked(new: dict[str, Any], old: dict[str, Any] | None) -> set[str] | None:
+        """Keys new or changed since ``old`` (``_UNMARKED``: nothing to compare with, no marks;
+        ``None``: keep the current marks)."""
         if old is None:
+            return None
+        if old is _UNMARKED:
             return set()
         return {key for key, item in new.items() if old.get(key) != item}
 

@@ -20,6 +20,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
@@ -286,11 +287,11 @@ class StatsPanel(Container):
     """Summary line, a keyboard table of counters and the detail of the highlighted one.
 
     ``enter`` (or a click) on a counter zooms: the detail grows and the table shrinks to a strip
-    that still follows the cursor; ``enter`` or ``escape`` again restores the layout.
+    that still follows the cursor; ``escape`` (or a click on the detail) restores the layout.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "unzoom", "Back", show=False, id="stats.unzoom"),
+        Binding("escape", "unzoom", "Back", id="stats.unzoom"),
     ]
 
     COLUMNS: ClassVar[tuple[Column, ...]] = (
@@ -386,11 +387,11 @@ class StatsPanel(Container):
 
     def toggle_zoom(self) -> None:
         self.set_class(not self.zoomed, "-zoomed")
-        self.call_after_refresh(self.table._scroll_cursor_into_view)
+        self.refresh_bindings()  # the footer shows "esc Back" only while zoomed
 
     def action_unzoom(self) -> None:
-        self.remove_class("-zoomed")
-        self.call_after_refresh(self.table._scroll_cursor_into_view)
+        if self.zoomed:
+            self.toggle_zoom()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "unzoom":
@@ -451,6 +452,12 @@ class StatsPanel(Container):
         self._show_detail(event.key)
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
+        """``enter`` or a click opens the large view; ``escape`` (or a click on it) closes it."""
         event.stop()
         self._show_detail(event.key)
-        self.toggle_zoom()
+        if not self.zoomed:
+            self.toggle_zoom()
+
+    def on_click(self, event: events.Click) -> None:
+        if self.zoomed and event.widget is self.detail:
+            self.action_unzoom()
