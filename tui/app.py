@@ -92,7 +92,6 @@ class RoostApp(App[int]):
     TITLE = "roost"
     CSS_PATH = _stylesheets()
     COMMANDS = App.COMMANDS | {RoostCommands}
-    COMMAND_PALETTE_DISPLAY = "Palette"
     MODES: ClassVar[dict[str, Any]] = {screen.TAB_ID: screen for screen in SCREENS}
     BINDINGS: ClassVar[list[BindingType]] = [
         *_tab_bindings(),

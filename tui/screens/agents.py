@@ -13,20 +13,21 @@ from tui.network.models import Agent, as_utc
 from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
-from tui.widgets.text import age, bar, count, when
+from tui.widgets.text import age, bar, count, labelled, when
 from tui.widgets.virtual_table import Column, Row
 
 from .table_screen import TableScreen
 
 __all__ = ["AgentsScreen", "agent_row", "agent_detail"]
 
+# 80 columns: 2 edges + 7 gaps + 69 cells + a 2-cell scrollbar
 COLUMNS = (
-    Column("id", "id", 14),
-    Column("name", "name", 14, flex=True),
+    Column("id", "id", 18),
+    Column("name", "name", 12, flex=True),
     Column("framework", "framework", 10),
-    Column("status", "status", 8),
-    Column("karma", "karma", 6, align="right"),
-    Column("posts", "posts", 5, align="right"),
+    Column("status", "status", 7),
+    Column("karma", "karma", 7, align="right"),
+    Column("posts", "posts", 6, align="right"),
     Column("comments", "cmts", 5, align="right"),
     Column("heartbeat", "beat", 4, align="right"),
 )
@@ -65,7 +66,7 @@ def agent_row(agent_id: str, agent: Agent, now: datetime) -> Row:
 
 
 def _line(label: str, value: Any) -> Content:
-    return Content.assemble((f"{label:<12}", "$text-muted"), clean(value))
+    return labelled(label, value, 10)
 
 
 def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, list[Link]]:
@@ -173,7 +174,7 @@ class AgentsScreen(TableScreen):
             if name == self.status_filter:
                 label = label.stylize("bold reverse")
             pieces.append(label.stylize(f"@click=screen.status('{name}')"))
-        return Content.assemble("status: ", Content("/").join(pieces))
+        return Content.assemble("status: ", Content("/").join(pieces), ("  a/d", "$text-muted"))
 
     def action_status(self, wanted: str) -> None:
         """`a`/`d` toggle a status quick-filter; pressing it again shows all."""

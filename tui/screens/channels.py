@@ -13,7 +13,7 @@ from tui.network.models import Channel, as_utc
 from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
-from tui.widgets.text import when
+from tui.widgets.text import labelled, when
 from tui.widgets.virtual_table import Column, Row
 
 from .table_screen import TableScreen
@@ -21,11 +21,12 @@ from .table_screen import TableScreen
 __all__ = ["ChannelsScreen", "subscriber_counts"]
 
 COLUMNS = (
-    Column("slug", "slug", 16),
-    Column("name", "name", 16, flex=True),
+    Column("slug", "slug", 15),
+    Column("name", "name", 14),
     Column("posts", "posts", 6, align="right"),
-    Column("subscribers", "subs", 6, align="right"),
+    Column("subscribers", "subs", 5, align="right"),
     Column("verified", "verified", 8),
+    Column("description", "description", 12, flex=True),
 )
 
 
@@ -53,7 +54,7 @@ def _section(title: str, text: str | None) -> list[Content]:
 
 
 def _line(label: str, value: Any) -> Content:
-    return Content.assemble((f"{label:<11}", "$text-muted"), clean(value))
+    return labelled(label, value, 11)
 
 
 class ChannelsScreen(TableScreen):
@@ -81,8 +82,22 @@ class ChannelsScreen(TableScreen):
         verified = {True: "\u2713 yes", False: "no", None: "\u2014"}[model.verified]
         return Row(
             key,
-            (key, model.name, f"{model.post_count:,}", f"{subscribers:,}", verified),
-            (key.lower(), model.name.lower(), model.post_count, subscribers, model.verified),
+            (
+                key,
+                model.name,
+                f"{model.post_count:,}",
+                f"{subscribers:,}",
+                verified,
+                model.description,
+            ),
+            (
+                key.lower(),
+                model.name.lower(),
+                model.post_count,
+                subscribers,
+                model.verified,
+                model.description.lower(),
+            ),
             " ".join(
                 (key, model.name, model.description, model.tag or "", *model.topic_affinity)
             ).lower(),

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Candidate", "PaletteIndex", "RoostCommands", "fuzzy_match"]
 
-CANDIDATE_CHARS = 100  # what is matched and shown of one candidate
+CANDIDATE_CHARS = 72  # what is matched and shown of one candidate
 MAX_HITS = 40  # per search
 CHUNK = 2000  # candidates scored between two yields to the event loop
 
@@ -66,8 +66,8 @@ def fuzzy_match(query: str, candidate: str) -> tuple[float, tuple[int, ...]]:
             return 0.0, ()
         offsets.append(found)
         position = found + 1
-    if not offsets:
-        return 0.0, ()
+    if not offsets or offsets[-1] - offsets[0] > max(12, 3 * len(offsets)):
+        return 0.0, ()  # letters scattered over a long text: not what was meant
     groups = 1 + sum(1 for a, b in zip(offsets, offsets[1:], strict=False) if b != a + 1)
     compact = 1.0 - (groups - 1) / max(1, len(offsets))
     return 0.1 + 0.4 * compact * (len(offsets) / (len(offsets) + 2)), tuple(offsets)

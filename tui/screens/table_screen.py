@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -338,9 +338,28 @@ class TableScreen(StateScreen):
     def action_filter(self) -> None:
         field = self.filter_input
         field.display = True
-        self.set_focus(field)
         field.cursor_position = len(field.value)
+        self.set_focus(field)
         self.update_summary()
+
+    def on_key(self, event: events.Key) -> None:
+        """Make a fast burst like "/phil" land in the filter.
+
+        Textual forwards each key to the widget focused when it arrives and runs (non-priority)
+        bindings only once a key has bubbled up to the app, so in a burst the letters after "/"
+        would all reach the table before the `/` binding moves the focus. Here "/" opens the
+        filter as soon as it bubbles to the screen, and a printable key that bubbles up while
+        the filter has focus (the filter consumes the keys sent to it) goes into the filter.
+        """
+        field = self.filter_input
+        if event.key == "slash" and self.focused is not field:
+            event.stop()
+            event.prevent_default()
+            self.action_filter()
+        elif self.focused is field and event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            field.insert_text_at_cursor(event.character)
 
     def action_sort(self) -> None:
         self.table.cycle_sort()

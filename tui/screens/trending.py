@@ -18,6 +18,7 @@ from tui.network.models import TrendingFile, TrendingPost
 from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
+from tui.widgets.text import labelled
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 from .table_screen import Built, TableScreen
@@ -74,7 +75,7 @@ def _score(value: float) -> str:
 
 
 def _line(label: str, value: Any) -> Content:
-    return Content.assemble((f"{label:<10}", "$text-muted"), clean(value))
+    return labelled(label, value, 8)
 
 
 class TrendingScreen(TableScreen):
@@ -100,7 +101,7 @@ class TrendingScreen(TableScreen):
                     yield Static(Content(title), classes="panel-title", markup=False)
                     yield VirtualTable(
                         (
-                            Column("name", title.split()[1].rstrip("s"), 10, flex=True),
+                            Column("name", title.split()[1].rstrip("s"), 8, flex=True),
                             Column("posts", "posts", 5, align="right"),
                             Column("score", "score", 6, align="right"),
                         ),

@@ -95,8 +95,8 @@ class DetailPane(VerticalScroll, can_focus=True):
         options = self.query_one("#detail-links", OptionList)
         highlighted = options.highlighted
         options.set_options(Option(link.label) for link in self._links)
-        if self._links and highlighted is not None:
-            options.highlighted = min(highlighted, len(self._links) - 1)
+        if self._links:
+            options.highlighted = min(highlighted or 0, len(self._links) - 1)
         visible = bool(self._links) and not (self.raw and raw is not None)
         options.display = visible
         self.query_one("#detail-links-title", Static).display = visible

@@ -14,7 +14,7 @@ from textual.content import Content
 
 from tui.untrusted import clean, truncate
 
-__all__ = ["age", "bar", "content", "count", "plain", "short", "when"]
+__all__ = ["age", "bar", "content", "count", "labelled", "plain", "short", "when"]
 
 
 def plain(text: Any, multiline: bool = False, style: str = "") -> Text:
@@ -87,3 +87,8 @@ def bar(fraction: float, width: int) -> str:
     full, rest = divmod(eighths, 8)
     text = "\u2588" * full + (_EIGHTHS[rest] if rest else "")
     return text.ljust(width, "\u00b7") if len(text) < width else text[:width]
+
+
+def labelled(label: str, value: Any, width: int = 12) -> Content:
+    """A detail line: a muted label padded to ``width`` then one space, then the clean value."""
+    return Content.assemble((label.ljust(width), "$text-muted"), " ", clean(value))
