@@ -85,6 +85,15 @@ def _ago(timestamp: str | None, now: datetime) -> str:
     return "\u2014" if moment is None else age(moment, now)
 
 
+def _relative(timestamp: str, now: datetime) -> str:
+    """ "3h ago" / "in 5m"; an unparsable timestamp shown as sent (cleaned)."""
+    moment = as_utc(timestamp)
+    if moment is None:
+        return truncate(clean(timestamp), 40)
+    text = age(moment, now)
+    return f"in {text[1:]}" if text.startswith("+") else f"{text} ago"
+
+
 def _when(timestamp: str | None, now: datetime) -> str:
     """A timestamp with its age; an unparsable one shown as sent (cleaned)."""
     moment = as_utc(timestamp)
@@ -370,7 +379,7 @@ class ActiveSeedView(Container):
         if active.source:
             head.append(f" \u00b7 source {truncate(clean(active.source), 40)}")
         if active.injected_at:
-            head.append(f" \u00b7 injected {_ago(active.injected_at, now)} ago")
+            head.append(f" \u00b7 injected {_relative(active.injected_at, now)}")
         if active.frames_active is not None:
             frames = active.frames_active
             head.append(f" \u00b7 {frames} frame{'' if frames == 1 else 's'} active")

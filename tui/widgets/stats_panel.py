@@ -233,45 +233,46 @@ class CounterDetail(Widget):
         style = self.get_component_rich_style
         series = self._series
         if series is None:
-            return Text(self._empty_message, style=style("counter-detail--muted"), no_wrap=True)
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(truncate(series.label, width), style("counter-detail--title"))
+            return Text(self._empty_message, style=style("counter-detail--muted"))
+        title = Text()
+        title.append(series.label, style("counter-detail--title"))
         if series.label != clean(series.name):
-            text.append(
-                f"  {truncate(clean(series.name), max(0, width // 2))}",
-                style("counter-detail--muted"),
-            )
-        text.append("\n")
-        text.append(f"now {format_value(series.value)}")
-        text.append("   change ")
-        text.append_text(
+            title.append(f"  {clean(series.name)}", style("counter-detail--muted"))
+        now = Text(f"now {format_value(series.value)}   change ")
+        now.append_text(
             _delta_text(series.delta, style("counter-detail--up"), style("counter-detail--down"))
         )
-        text.append("  since the previous stats.json", style("counter-detail--muted"))
+        now.append("  vs. previous stats.json", style("counter-detail--muted"))
+        lines = [title, now]
         values = series.values
         if len(values) >= 2:
-            info_lines = 2
-            spark_height = max(1, min(12, height - 2 - info_lines))
+            spark_height = max(1, min(12, height - 4))
             stretch = max(1, min(4, width // len(values)))
-            for line in spark_rows(values, width, spark_height, stretch=stretch):
-                text.append("\n")
-                text.append(line, style("counter-detail--spark"))
-            text.append("\n")
-            text.append(
-                f"first {format_value(values[0])} \u00b7 last {format_value(values[-1])} \u00b7 "
-                f"min {format_value(min(values))} \u00b7 max {format_value(max(values))}"
+            lines += [
+                Text(line, style("counter-detail--spark"))
+                for line in spark_rows(values, width, spark_height, stretch=stretch)
+            ]
+            lines.append(
+                Text(
+                    f"first {format_value(values[0])} \u00b7 last {format_value(values[-1])} "
+                    f"\u00b7 min {format_value(min(values))} \u00b7 max {format_value(max(values))}"
+                )
             )
             span = _span(series.times[0], series.times[-1])
-            text.append("\n")
-            text.append(
-                f"{len(values)} points" + (f" over {span}" if span else ""),
-                style("counter-detail--muted"),
+            lines.append(
+                Text(
+                    f"{len(values)} points" + (f" over {span}" if span else ""),
+                    style("counter-detail--muted"),
+                )
             )
         else:
             count = "no points" if not values else "1 point"
-            text.append("\n")
-            text.append(f"{count} of history yet: {HISTORY_NOTE}", style("counter-detail--muted"))
-        return text
+            lines.append(
+                Text(f"{count} of history yet: {HISTORY_NOTE}", style("counter-detail--muted"))
+            )
+        for line in lines:  # one screen line each: long names and values end in an ellipsis
+            line.truncate(width, overflow="ellipsis")
+        return Text("\n").join(lines)
 
 
 def _delta_text(delta: float | None, up: Style, down: Style) -> Text:
