@@ -134,6 +134,7 @@ class RoostApp(App[int]):
         self.refreshing = False
         self._pending: dict[str, frozenset[str] | None] = {}  # tab -> changes it has not shown
         self._problems_seen: set[tuple[str, str]] = set()
+        self._select_after_mount: dict[str, str] = {}
         self._last_state = "starting"
         self._unsubscribe = store.subscribe(self._on_store_cycle)
 
@@ -203,6 +204,9 @@ class RoostApp(App[int]):
     def screen_mounted(self, screen: StateScreen) -> None:
         self._pending.pop(screen.TAB_ID, None)
         screen.deliver(self.snapshot, screen.FILES)
+        key = self._select_after_mount.pop(screen.TAB_ID, None)
+        if key is not None:
+            screen.select_key(key)
 
     def screen_resumed(self, screen: StateScreen) -> None:
         pending = self._pending.pop(screen.TAB_ID, None)
@@ -270,7 +274,10 @@ class RoostApp(App[int]):
         if key is not None:
             screen = self.screen
             if isinstance(screen, StateScreen):
-                screen.select_key(key)
+                if screen.ready:
+                    screen.select_key(key)
+                else:  # created just now: select once it has shown its first snapshot
+                    self._select_after_mount[screen.TAB_ID] = key
 
     # ------------------------------------------------------------------ actions
 

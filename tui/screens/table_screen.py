@@ -223,7 +223,7 @@ class TableScreen(StateScreen):
 
     def select_key(self, key: str) -> None:
         self._wanted_key = key
-        if self.is_mounted:
+        if self._built_generation >= 0:  # else: applied when the rows arrive
             self._apply_wanted()
 
     def _apply_wanted(self) -> None:

@@ -1,0 +1,646 @@
+"""The app driven by keys at 80×24 on the demo network: tabs, filter, sort, detail, help, palette,
+copy, live refresh keeping the user's place, and failures that must not crash."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pytest
+from app_rig import BASE, Clock, loaded, make_rig, settle, svg_text
+from textual.command import CommandPalette
+from textual.widgets import Input
+
+from tui.app import RoostApp, StateRefreshed, styles_dir
+from tui.config import Settings
+from tui.network.disk_cache import DiskCache
+from tui.network.store import Store
+from tui.sandbox.generator import DEFAULT_EPOCH
+from tui.screens import SCREENS
+from tui.screens.agents import AgentsScreen
+from tui.screens.channels import ChannelsScreen
+from tui.screens.help import HelpScreen
+from tui.screens.trending import TrendingScreen, safe_url
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.tab_bar import TabBar
+
+SIZE = (80, 24)
+
+
+def screen_text(app: RoostApp) -> str:
+    """What the terminal shows, as plain text lines (from the SVG screenshot's text runs)."""
+    return svg_text(app.export_screenshot())
+
+
+def status_line(app: RoostApp) -> str:
+    bar = app.screen.query_one(StatusBar)
+    return bar.render().plain
+
+
+# --------------------------------------------------------------------------- wiring
+
+
+def test_styles_are_found_and_have_no_colour_literals():
+    folder = styles_dir()
+    sheets = sorted(folder.glob("*.tcss"))
+    assert {"app.tcss", "tables.tcss", "trending.tcss", "help.tcss"} <= {p.name for p in sheets}
+    import re
+
+    literal = re.compile(r"#[0-9a-fA-F]{3,8}\b|\brgba?\(|\b(red|green|blue|white|black|yellow)\b")
+    for sheet in sheets:
+        text = re.sub(r"/\*.*?\*/", "", sheet.read_text(), flags=re.S)
+        text = re.sub(r"#[A-Za-z_-][\w-]*\s*[{,.:>]", "", text)  # id selectors
+        assert not literal.search(text), f"{sheet.name} uses a colour literal"
+    assert set(RoostApp.CSS_PATH) == set(sheets)
+
+
+def test_registry_lists_tabs_in_key_order():
+    keys = [screen.TAB_KEY for screen in SCREENS]
+    assert keys == sorted(keys)
+    assert [s.TAB_ID for s in SCREENS][:3] == ["agents", "trending", "channels"]
+    assert "boots" not in RoostApp.MODES  # tab 6 does not exist until the egg issue fills it
+
+
+async def test_every_tab_by_number_keys_at_80x24():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        assert isinstance(rig.app.screen, AgentsScreen)
+        assert rig.app.screen.table.total_count == 300
+        for screen_class in [*SCREENS[1:], SCREENS[0]]:
+            await pilot.press(screen_class.TAB_KEY)
+            await settle(pilot)
+            assert type(rig.app.screen) is screen_class
+            tab_bar = rig.app.screen.query_one(TabBar)
+            assert tab_bar.active == screen_class.TAB_ID
+            line = status_line(rig.app)
+            assert "demo network" in line and "all verified" in line and "online" in line
+        text = screen_text(rig.app)
+        assert "DEMO NETWORK" in text and "1 Agents" in text and "5 Seeds" in text
+
+
+async def test_tab_bar_click_switches_tabs():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        bar = rig.app.screen.query_one(TabBar)
+        bar.render()
+        start, _end, _tab = next(span for span in bar._spans if span[2] == "channels")
+        await pilot.click(TabBar, offset=(start + 2, 0))
+        await settle(pilot)
+        assert isinstance(rig.app.screen, ChannelsScreen)
+
+
+async def test_initial_screen_and_unknown_screen():
+    rig = make_rig(screen="trending")
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        assert isinstance(rig.app.screen, TrendingScreen)
+        assert rig.app.screen.table.total_count > 0
+    with pytest.raises(ValueError, match="no screen"):
+        RoostApp(Settings(), store=rig.store, initial_screen="boots")
+
+
+# --------------------------------------------------------------------------- agents
+
+
+async def test_filter_live_as_you_type_and_escape_clears():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        await pilot.press("slash", *"zion-coder")
+        assert screen.filter_input.has_focus
+        assert 0 < screen.table.row_count < 300
+        assert all(
+            "zion-coder" in screen.table.get_row(k).haystack for k in screen.table.visible_keys()
+        )
+        await pilot.press("enter")  # keep the filter, back to the table
+        assert screen.table.has_focus and screen.table.filter_query == "zion-coder"
+        assert "of 300 agents" in screen.query_one(".table-summary").render().plain
+        await pilot.press("escape")
+        assert screen.table.row_count == 300 and screen.table.filter_query == ""
+
+
+async def test_filter_matches_bio_framework_and_channels():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        agents = rig.store.snapshot.agents.agents
+        agent_id, agent = next((k, a) for k, a in agents.items() if a.subscribed_channels)
+        channel = agent.subscribed_channels[0]
+        await pilot.press("slash", *channel)
+        assert agent_id in screen.table.visible_keys()
+        expected = {
+            k
+            for k, a in agents.items()
+            if channel
+            in " ".join((k, a.name, a.bio, a.framework, *(a.subscribed_channels or ()))).lower()
+        }
+        assert set(screen.table.visible_keys()) == expected
+
+
+async def test_fast_burst_after_slash_goes_into_the_filter():
+    """tmux send-keys '/phil' delivers the keys in one burst."""
+    from textual import events
+
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        for char in "/zion-sad":
+            rig.app.post_message(events.Key("slash" if char == "/" else char, char))
+        await settle(pilot)
+        screen: AgentsScreen = rig.app.screen
+        assert screen.filter_input.value == "zion-sad"
+        assert screen.table.sort_column is None  # the "s" did not sort
+        assert screen.status_filter == "all"  # the "a"/"d" did not filter
+
+
+async def test_sort_cycle_and_reverse():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        table = rig.app.screen.table
+        await pilot.press("s")
+        assert table.sort_column == "id" and not table.sort_reverse
+        keys = table.visible_keys()
+        assert keys == sorted(keys, key=str.lower)
+        await pilot.press("s", "s", "s", "s")
+        assert table.sort_column == "karma"
+        await pilot.press("S")
+        assert table.sort_reverse
+        agents = rig.store.snapshot.agents.agents
+        karma = [agents[k].karma for k in table.visible_keys()]
+        assert karma == sorted(karma, reverse=True)
+        assert "sorted by karma" in rig.app.screen.query_one(".table-summary").render().plain
+
+
+async def test_status_quick_filters():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        agents = rig.store.snapshot.agents.agents
+        await pilot.press("a")
+        assert screen.table.row_count == sum(a.status == "active" for a in agents.values())
+        await pilot.press("d")
+        assert screen.table.row_count == sum(a.status == "dormant" for a in agents.values())
+        await pilot.press("d")
+        assert screen.table.row_count == 300
+        await pilot.press("a", "escape")
+        assert screen.table.row_count == 300 and screen.status_filter == "all"
+
+
+async def test_agent_detail_raw_json_and_jump_to_channel():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        agents = rig.store.snapshot.agents.agents
+        agent_id = next(k for k, a in agents.items() if a.subscribed_channels and a.traits)
+        screen.select_key(agent_id)
+        await settle(pilot)
+        assert screen.table.cursor_key == agent_id
+        assert screen.detail.display and screen.detail.key == agent_id
+        body = screen.detail.query_one("#detail-body").render().plain
+        agent = agents[agent_id]
+        assert agent.name in body and "traits" in body and "\u2588" in body
+        assert "subscribed to" in body
+        await pilot.press("j")
+        raw = screen.detail.query_one("#detail-body").render().plain
+        assert '"heartbeat_last"' in raw
+        await pilot.press("j")
+        # keys only: tab to the channel list, enter jumps to the first subscribed channel
+        await pilot.press("tab", "enter")
+        await settle(pilot)
+        assert isinstance(rig.app.screen, ChannelsScreen)
+        assert rig.app.screen.table.cursor_key == agent.subscribed_channels[0]
+        assert rig.app.screen.detail.key == agent.subscribed_channels[0]
+        await pilot.press("1")
+        await settle(pilot)
+        await pilot.press("escape")
+        assert not rig.app.screen.detail.display
+        assert rig.app.screen.table.has_focus
+
+
+async def test_enter_opens_detail_at_80_columns_and_escape_returns():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        await pilot.press("down", "down", "enter")
+        key = screen.table.cursor_key
+        assert screen.detail.key == key
+        assert not screen.table.display or screen.table.region.width == 0  # the pane took over
+        assert screen.has_class("-narrow")
+        await pilot.press("escape")
+        assert screen.table.cursor_key == key and screen.table.has_focus
+
+
+async def test_wide_detail_follows_the_cursor():
+    rig = make_rig()
+    async with rig.app.run_test(size=(140, 40)) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        assert screen.has_class("-wide")
+        await pilot.press("enter")
+        assert screen.table.region.width > 0 and screen.detail.region.width > 0
+        await pilot.press("down")
+        await pilot.pause()
+        assert screen.detail.key == screen.table.cursor_key
+
+
+async def test_copy_selected_id_with_y():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("down", "y")
+        assert rig.app.clipboard == rig.app.screen.table.cursor_key
+        await pilot.pause()
+        assert any("Copied" in str(n.message) for n in rig.app._notifications)
+
+
+# --------------------------------------------------------------------------- trending, channels
+
+
+async def test_trending_open_url_and_jumps(monkeypatch):
+    rig = make_rig(screen="trending")
+    opened: list[str] = []
+    async with rig.app.run_test(size=SIZE) as pilot:
+        monkeypatch.setattr(rig.app, "open_url", lambda url, **kw: opened.append(url))
+        await loaded(pilot)
+        screen: TrendingScreen = rig.app.screen
+        first = screen._models[screen.table.cursor_key]
+        await pilot.press("enter")
+        assert screen.detail.key == screen.table.cursor_key
+        await pilot.press("o")
+        assert opened == [first.url] and safe_url(first.url)
+        await pilot.press("y")
+        assert rig.app.clipboard == first.url
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(rig.app.screen, ChannelsScreen)
+        assert rig.app.screen.table.cursor_key == first.channel
+        await pilot.press("2")
+        await settle(pilot)
+        authors = set(rig.store.snapshot.agents.agents)
+        post_key = next(k for k, p in screen._models.items() if p.author in authors)
+        screen.select_key(post_key)
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(rig.app.screen, AgentsScreen)
+        assert rig.app.screen.table.cursor_key == screen._models[post_key].author
+
+
+async def test_trending_panels_and_jump_from_top_agent():
+    rig = make_rig(screen="trending")
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        trending = rig.store.snapshot.trending
+        screen: TrendingScreen = rig.app.screen
+        panel = screen.query_one("#top-agents")
+        assert panel.total_count == len({t.agent_id for t in trending.top_agents})
+        assert screen.query_one("#top-channels").total_count > 0
+        assert screen.query_one("#top-topics").total_count > 0
+        agents = rig.store.snapshot.agents.agents
+        await pilot.press("tab")  # main table → first panel
+        assert panel.has_focus
+        while panel.cursor_key not in agents:
+            await pilot.press("down")
+        target = panel.cursor_key
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(rig.app.screen, AgentsScreen)
+        assert rig.app.screen.table.cursor_key == target
+
+
+def test_safe_url_accepts_only_http():
+    assert safe_url("https://example.org/x") == "https://example.org/x"
+    assert safe_url("http://example.org") == "http://example.org"
+    for bad in (
+        None,
+        "",
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "https://",
+        "https://evil\x1b]0;x\x07.org",
+        "https://a b.org",
+        "ftp://example.org",
+    ):
+        assert safe_url(bad) is None
+
+
+async def test_channels_subscribers_are_counted_from_agents():
+    rig = make_rig(screen="channels")
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        agents = rig.store.snapshot.agents.agents
+        screen: ChannelsScreen = rig.app.screen
+        slug = screen.table.cursor_key
+        expected = sum(slug in (a.subscribed_channels or ()) for a in agents.values())
+        row = screen.table.get_row(slug)
+        assert row.cells[3] == f"{expected:,}"
+        await pilot.press("enter")
+        body = screen.detail.query_one("#detail-body").render().plain
+        assert f"{expected:,} (agents subscribed)" in body
+        assert "rules" in body or "description" in body
+
+
+# --------------------------------------------------------------------------- help, palette
+
+
+async def test_help_lists_the_keys_from_the_bindings():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(rig.app.screen, HelpScreen)
+        text = rig.app.screen.query_one("#help-keys").render().plain
+        for expected in (
+            "Filter",
+            "Sort",
+            "Reverse sort",
+            "Active only",
+            "Raw JSON",
+            "Refresh",
+            "Copy",
+            "Quit",
+            "Command palette",
+            "Open",
+        ):
+            assert expected in text, expected
+        await pilot.press("escape")
+        assert isinstance(rig.app.screen, AgentsScreen)
+        await pilot.press("question_mark", "question_mark")
+        assert isinstance(rig.app.screen, AgentsScreen)
+
+
+def test_every_binding_has_a_stable_id():
+    from textual.binding import Binding
+
+    from tui.widgets.detail_pane import DetailPane
+    from tui.widgets.virtual_table import VirtualTable
+
+    classes = {RoostApp, HelpScreen, DetailPane, VirtualTable}
+    for screen in SCREENS:
+        classes.update(c for c in screen.__mro__ if c.__module__.startswith("tui."))
+    for cls in classes:
+        for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])):
+            assert binding.id, f"{cls.__name__}: {binding.key} has no id"
+
+
+async def test_palette_jumps_to_a_channel_and_an_agent():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(rig.app.screen, CommandPalette)
+        await pilot.press(*"#poetry")
+        await asyncio.sleep(0.3)
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(rig.app.screen, ChannelsScreen)
+        assert rig.app.screen.table.cursor_key == "poetry"
+        agent_id = "zion-coder-02"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*agent_id)
+        await asyncio.sleep(0.3)
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(rig.app.screen, AgentsScreen)
+        assert rig.app.screen.table.cursor_key == agent_id
+
+
+async def test_palette_screens_and_actions_discoverable():
+    from tui.screens.palette import PaletteIndex, fuzzy_match
+
+    assert (
+        fuzzy_match("poe", "#poetry \u00b7 poetry")[0]
+        > fuzzy_match("poe", "prop-1 \u00b7 pick one example")[0]
+    )
+    assert fuzzy_match("xyz", "abc")[0] == 0
+    # scattered letters over a long text do not count
+    assert fuzzy_match("abc", "a" + "-" * 40 + "b" + "-" * 40 + "c")[0] == 0
+    # linear on hostile candidates
+    import time
+
+    started = time.perf_counter()
+    fuzzy_match("aaaaaaab", "a" * 10_000)
+    assert time.perf_counter() - started < 0.05
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        index = PaletteIndex(rig.app.snapshot)
+        kinds = {c.kind for c in index.items}
+        assert kinds == {"agent", "channel", "proposal"}
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Trending")
+        await asyncio.sleep(0.3)
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(rig.app.screen, TrendingScreen)
+
+
+# --------------------------------------------------------------------------- live refresh
+
+
+async def test_live_refresh_keeps_cursor_and_marks_changed_rows():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        table = screen.table
+        await pilot.press("slash", "z", "i", "o", "n", "enter")
+        for _ in range(7):
+            await pilot.press("down")
+        cursor = table.cursor_key
+        scroll = table.scroll_offset
+        visible = table.row_count
+        agents = rig.network.doc("agents.json")["agents"]
+        others = [k for k in agents if k != cursor and k.startswith("zion")]
+        poked = others[3]
+        actor = others[4]
+        rig.network.apply("poke", {"target_agent": poked}, actor, rig.clock.advance(minutes=1))
+        rig.network.apply(
+            "register_agent",
+            {"name": "Newcomer", "framework": "zion", "bio": "just arrived"},
+            "zion-newcomer-99",
+            rig.clock.now,
+        )
+        await rig.publish(pilot)
+        assert table.cursor_key == cursor
+        assert table.scroll_offset == scroll
+        assert table.filter_query == "zion"
+        assert table.row_count == visible + 1
+        assert poked in table._marked and "zion-newcomer-99" in table._marked
+        assert cursor not in table._marked
+        assert "highlighted: new or changed" in screen.query_one(".table-summary").render().plain
+        # a cycle that changes nothing drops the marks
+        await rig.publish(pilot)
+        assert not table._marked
+        assert table.cursor_key == cursor
+
+
+async def test_only_affected_screens_update_and_hidden_ones_catch_up():
+    rig = make_rig()
+    calls: list[tuple[str, frozenset[str]]] = []
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        for screen in rig.app._screen_stacks["agents"] + rig.app._screen_stacks["trending"]:
+            original = screen.show_snapshot
+
+            def spy(snapshot, changed, _name=screen.TAB_ID, _original=original):
+                calls.append((_name, changed))
+                return _original(snapshot, changed)
+
+            screen.show_snapshot = spy
+        stats = dict(rig.network.doc("stats.json"))
+        stats["total_pokes"] = stats.get("total_pokes", 0) + 1
+        rig.network.replace_doc("stats.json", stats, rig.clock.advance(minutes=1))
+        await rig.publish(pilot)
+        assert calls == []  # stats.json is neither the Agents' nor the Trending file
+        agents = rig.network.doc("agents.json")
+        first = next(iter(agents["agents"]))
+        rig.network.apply("update_profile", {"bio": "changed bio"}, first, rig.clock.now)
+        await rig.publish(pilot)
+        assert calls == [("agents", frozenset({"agents.json"}))]
+        # the Channels tab (counts subscribers from agents) was never shown: it mounts fresh;
+        # Trending was hidden: it updates when shown, only if its file changed
+        trending = dict(rig.network.doc("trending.json"))
+        trending["trending"] = list(trending["trending"])[:-1]
+        rig.network.replace_doc("trending.json", trending, rig.clock.now)
+        await rig.publish(pilot)
+        assert [c for c in calls if c[0] == "trending"] == []
+        await pilot.press("2")
+        await settle(pilot)
+        assert ("trending", frozenset({"trending.json"})) in calls
+        assert rig.app.screen.table.total_count == len(trending["trending"])
+
+
+async def test_r_refreshes_now():
+    rig = make_rig()
+    messages: list[StateRefreshed] = []
+
+    def hook(message) -> None:
+        if isinstance(message, StateRefreshed):
+            messages.append(message)
+
+    async with rig.app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await loaded(pilot)
+        before = len(rig.app.store.snapshot.agents.agents)
+        cycles = len(messages)
+        rig.network.apply(
+            "register_agent",
+            {"name": "Late", "framework": "zion", "bio": "late"},
+            "late-agent",
+            rig.clock.advance(minutes=1),
+        )
+        await pilot.press("r")
+        await settle(pilot)
+        assert len(messages) == cycles + 1
+        assert messages[-1].report is not None and "agents.json" in messages[-1].changed
+        assert rig.app.screen.table.total_count == before + 1
+        assert "late-agent" in rig.app.screen.table._marked
+        assert not rig.app.refreshing
+
+
+# --------------------------------------------------------------------------- failures and cache
+
+
+class _Down(httpx.AsyncBaseTransport):
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+
+async def test_offline_start_from_disk_cache(tmp_path: Path):
+    """Cold start with no network: the cached copy is shown at once, the bar says offline."""
+    rig = make_rig()
+    cache = DiskCache(tmp_path / "cache")
+    warm = Store(BASE, client=rig.store._client, cache=cache)
+    await warm.refresh()
+    client = httpx.AsyncClient(transport=_Down(), base_url=BASE)
+    store = Store(BASE, client=client, cache=cache, clock=Clock())
+    app = RoostApp(Settings(read_url=BASE), store=store, clock=Clock(), poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        assert app.screen.table.total_count == 300
+        line = status_line(app)
+        assert "offline" in line and "cached" in line
+        assert "DEMO" not in screen_text(app)
+        assert any("unreachable" in str(n.title).lower() for n in app._notifications)
+    await client.aclose()
+
+
+async def test_worker_failure_becomes_a_toast_not_a_crash():
+    class Broken(Store):
+        async def refresh(self):
+            raise RuntimeError("boom [bold]x[/italic]")
+
+    rig = make_rig()
+    store = Broken(BASE, client=rig.store._client)
+    app = RoostApp(Settings(), store=store, clock=Clock(), poll=False, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running
+        notes = list(app._notifications)
+        assert any("boom [bold]x[/italic]" in str(n.message) for n in notes)
+        await pilot.press("2", "3", "1")
+        await pilot.pause()
+        assert app.screen.table.total_count == 0
+        assert "no data yet" in screen_text(app)
+
+
+async def test_big_table_builds_in_a_thread_and_keeps_place():
+    rig = make_rig(agents=2500)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        table = rig.app.screen.table
+        assert table.total_count == 2500
+        await pilot.press("pagedown", "down")
+        cursor = table.cursor_key
+        first = next(iter(rig.network.doc("agents.json")["agents"]))
+        rig.network.apply("update_profile", {"bio": "x"}, first, rig.clock.advance(minutes=1))
+        await rig.publish(pilot)
+        assert table.cursor_key == cursor and first in table._marked
+
+
+async def test_input_filter_has_no_blinking_cursor_in_tests():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("slash")
+        assert rig.app.screen.query_one(Input).cursor_blink is False
+
+
+def test_run_tui_demo_flag_forces_demo(monkeypatch):
+    from tui import app as app_module
+
+    seen = {}
+
+    def fake_run(self):
+        seen["demo"] = self.demo
+        seen["screen"] = self.initial_screen
+        return 0
+
+    monkeypatch.setattr(app_module.RoostApp, "run", fake_run)
+    settings = Settings(read_url="https://example.invalid/x")
+    assert app_module.run_tui(settings, screen="channels", demo=True) == 0
+    assert seen == {"demo": True, "screen": "channels"}
+
+
+def test_clock_is_frozen_in_rig():
+    assert Clock()() == DEFAULT_EPOCH
