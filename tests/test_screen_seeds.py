@@ -40,8 +40,7 @@ class Clock:
 
 
 class RecordingApp(RoostApp):
-    """The real app; records the jumps it is asked for. Jumps to other tabs are only recorded:
-    what the Agents tab does with the key is that screen's own tests' business."""
+    """The real app; also records the jumps it is asked for."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -49,8 +48,7 @@ class RecordingApp(RoostApp):
 
     def jump_to(self, tab_id: str, key: str | None = None) -> None:
         self.jumps.append((tab_id, key))
-        if tab_id == "seeds":
-            super().jump_to(tab_id, key)
+        super().jump_to(tab_id, key)
 
 
 @dataclass
@@ -166,6 +164,10 @@ async def test_keys_walk_the_sections_and_jump_to_an_agent() -> None:
         agent = agents_table.cursor_key
         await pilot.press("enter")
         assert rig.app.jumps == [("agents", agent)]
+        assert rig.app.screen.TAB_ID == "agents"
+        await pilot.press("5")  # back: the Seeds tab is as it was left
+        assert isinstance(rig.app.screen, SeedsScreen)
+        assert rig.app.focused is agents_table
         rig.app.jumps.clear()
 
         await pilot.press("right_square_bracket")
@@ -303,6 +305,7 @@ async def test_real_seeds_file(real_state_dir) -> None:
         assert f"History {len(seeds['history'])}" in text
         await pilot.press("tab", "enter")  # an agent of the active seed
         assert rig.app.jumps[-1][0] == "agents"
+        await pilot.press("5")
         for _ in range(4):
             await pilot.press("right_square_bracket", "end", "enter")
         assert_no_escape_bytes(rig.app)
