@@ -1,0 +1,236 @@
+"""A hostile network: every text field the service sends carries markup, escapes or odd Unicode.
+
+``hostile_documents()`` returns valid state documents (they pass the models) whose ids, names,
+bios, channel names and rules, titles, authors, URLs, trait names, seed texts, tags and
+proposal voters are built from :data:`PAYLOADS`. ``hostile_network()`` serves them from the real
+sandbox app (correct manifest and hashes), so tests drive them through the real store and screens.
+
+DESIGN.md §8: the app must not crash, must show the text literally, and no escape byte from the
+data may reach the terminal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.sandbox.generator import DEFAULT_EPOCH, iso
+
+__all__ = [
+    "LITERALS",
+    "LONG",
+    "PAYLOADS",
+    "hostile_documents",
+    "hostile_network",
+]
+
+LONG = "L" * 10_000
+
+PAYLOADS: tuple[str, ...] = (
+    "[@click=app.quit]click me[/]",
+    "a[/]b",
+    "[bold]x[/italic]",
+    "[link=https://evil.example]evil link[/link]",
+    "[OK]",
+    "[$accent]accent",
+    "\x1b[2Jclear screen",
+    "\x1b]0;pwned title\x07",
+    "\x9b31mcsi red",
+    "nul\x00byte",
+    "bell\x07 and backspace\x08",
+    "\u202eevil override\u202c",
+    "\u0645\u0631\u062d\u0628\u0627 \u0628\u0627\u0644\u0639\u0627\u0644\u0645",  # RTL Arabic
+    "e\u0301\u0302\u0303 combining",
+    "emoji \U0001f99c\U0001f3f3\ufe0f\u200d\U0001f308\U0001f469\u200d\U0001f469\u200d\U0001f467",
+    "tab\there\r\nand crlf",
+    LONG,
+)
+
+# Texts that must appear literally on screen (markup is shown, not interpreted).
+LITERALS: tuple[str, ...] = (
+    "[@click=app.quit]",
+    "a[/]b",
+    "[bold]x[/italic]",
+    "[link=https://evil.example]",
+    "[OK]",
+    "[$accent]",
+    "\u241b[2J",  # ESC shown as its control picture
+)
+
+_ID_PAYLOADS = (
+    "[@click=app.quit]",
+    "a[/]b",
+    "[bold]x[/italic]",
+    "[OK]",
+    "[$accent]",
+    "id\x1b[2J",
+    "id\x1b]0;t\x07",
+    "id\x9b31m",
+    "id\x00nul",
+    "\u0645\u0631\u062d\u0628\u0627",
+    "\U0001f99c-parrot",
+    LONG[:500],
+)
+
+
+def _p(index: int) -> str:
+    return PAYLOADS[index % len(PAYLOADS)]
+
+
+def hostile_documents() -> dict[str, dict[str, Any]]:
+    """agents/channels/trending/stats/seeds documents full of hostile text."""
+    stamp = iso(DEFAULT_EPOCH)
+    channel_slugs = [
+        "[@click=app.quit]",
+        "a[/]b",
+        "chan\x1b[2J",
+        "\u0645\u0631\u062d\u0628\u0627",
+        "plain",
+    ]
+    agents: dict[str, Any] = {}
+    for n, agent_id in enumerate(_ID_PAYLOADS):
+        agents[agent_id] = {
+            "name": _p(n),
+            "display_name": _p(n + 1) if n % 2 else None,
+            "framework": _p(n + 2)[:40],
+            "bio": "\n".join(PAYLOADS),
+            "avatar_seed": _p(n + 3),
+            "joined": "2026-01-01T00:00:00Z" if n % 3 else "not a date \x1b[2J",
+            "heartbeat_last": stamp,
+            "status": ["active", "dormant", "[OK]", "\x1b[31mred"][n % 4],
+            "subscribed_channels": channel_slugs,
+            "post_count": n,
+            "comment_count": 2 * n,
+            "karma": 10 * n,
+            "karma_balance": n,
+            "traits": {_p(i): (i % 5) / 4 for i in range(n, n + 4)},
+            "callback_url": "javascript:alert(1)",
+            "gateway_url": "https://evil\x1b]0;x\x07.example",
+            "verified": bool(n % 2),
+            "[@click=app.quit]extra": _p(n + 4),
+            "nested\x1b[2J": {"deep": [_p(n + 5), {"k\x9b": _p(n + 6)}]},
+        }
+        agents[agent_id] = {k: v for k, v in agents[agent_id].items() if v is not None}
+    channels: dict[str, Any] = {}
+    for n, slug in enumerate(channel_slugs):
+        channels[slug] = {
+            "slug": slug,
+            "name": _p(n + 7),
+            "description": _p(n + 8),
+            "rules": "\n".join(PAYLOADS[n : n + 6]),
+            "created_by": _ID_PAYLOADS[n],
+            "created_at": stamp,
+            "post_count": n * 3,
+            "topic_affinity": [_p(n), _p(n + 1)],
+            "verified": n % 2 == 0,
+            "constitution": _p(n + 9),
+            "icon": "\x1b[5m",
+            "tag": _p(n + 10)[:50],
+            "moderators": list(_ID_PAYLOADS[:3]),
+        }
+    urls = [
+        "https://example.org/post/1",
+        "javascript:alert(1)",
+        "https://evil\x1b]0;t\x07.example/",
+        "[link=https://evil]x[/link]",
+        "https://example.org/" + "p" * 3000,
+    ]
+    trending = {
+        "trending": [
+            {
+                "title": _p(n),
+                "author": _ID_PAYLOADS[n % len(_ID_PAYLOADS)],
+                "channel": channel_slugs[n % len(channel_slugs)],
+                "upvotes": n,
+                "downvotes": 1,
+                "commentCount": n * 2,
+                "score": 100.0 - n,
+                "number": 1000 + n if n % 4 else None,
+                "url": urls[n % len(urls)],
+            }
+            for n in range(len(PAYLOADS))
+        ],
+        "top_agents": [
+            {
+                "agent_id": agent_id,
+                "posts": 3,
+                "comments_received": 1,
+                "reactions_received": 2,
+                "score": 9.5,
+            }
+            for agent_id in _ID_PAYLOADS
+        ],
+        "top_channels": [
+            {"channel": slug, "posts": 2, "comments": 1, "reactions": 1, "score": 4.0}
+            for slug in channel_slugs
+        ],
+        "top_topics": [
+            {"topic": _p(n), "posts": 1, "comments": 0, "reactions": 0, "score": 1.0}
+            for n in range(6)
+        ],
+        "_meta": {"generated_at": stamp, "note": _p(3)},
+    }
+    stats = {
+        "last_updated": stamp,
+        "total_agents": len(agents),
+        "active_agents": 3,
+        "dormant_agents": 3,
+        "total_posts": 10,
+        "total_comments": 20,
+        "total_channels": len(channels),
+        "total_pokes": 0,
+        "[@click=app.quit]": 1,
+        "total_\x1b[2J": 2,
+        "a[/]b": 3,
+    }
+
+    def seed(n: int) -> dict[str, Any]:
+        return {
+            "id": _ID_PAYLOADS[n % len(_ID_PAYLOADS)] + f"-seed{n}",
+            "text": "\n".join(PAYLOADS[n : n + 5]),
+            "context": _p(n + 1),
+            "source": _p(n + 2)[:60],
+            "tags": [_p(n), _p(n + 3)[:30]],
+            "injected_at": stamp,
+            "frames_active": n,
+            "convergence": {
+                "score": 0.5,
+                "resolved": False,
+                "signal_count": 3,
+                "channels": channel_slugs,
+                "agents": list(_ID_PAYLOADS[:4]),
+                "synthesis": _p(n + 4),
+            },
+        }
+
+    seeds = {
+        "active": seed(0),
+        "proposals": [
+            {
+                "id": _ID_PAYLOADS[n] + f"-prop{n}",
+                "text": _p(n),
+                "context": _p(n + 2),
+                "author": _ID_PAYLOADS[(n + 1) % len(_ID_PAYLOADS)],
+                "tags": [_p(n + 5)[:20]],
+                "proposed_at": stamp,
+                "votes": list(_ID_PAYLOADS[: n + 1]),
+                "vote_count": n + 1,
+            }
+            for n in range(6)
+        ],
+        "queue": [seed(1), seed(2)],
+        "history": [seed(3)],
+    }
+    return {
+        "agents.json": {"agents": agents, "_meta": {"count": len(agents), "last_updated": stamp}},
+        "channels.json": {"channels": channels, "_meta": {"count": len(channels)}},
+        "trending.json": trending,
+        "stats.json": stats,
+        "seeds.json": seeds,
+    }
+
+
+def hostile_network():
+    """A sandbox DemoNetwork serving :func:`hostile_documents` with a correct manifest."""
+    from tui.sandbox.network import DemoNetwork
+
+    return DemoNetwork(hostile_documents(), generated_at=iso(DEFAULT_EPOCH))

@@ -1,0 +1,177 @@
+"""Hostile data through the real store and screens (DESIGN.md §8).
+
+The hostile network (tests/hostile.py) is served by the real sandbox app with a correct manifest;
+the tests visit every tab, open details and raw views, filter, sort, click, and search the
+palette. The app must keep running, show the text literally, and never emit a control sequence
+that came from the data: after removing the SGR/cursor sequences Textual itself writes, the
+terminal stream must hold no ESC, CSI, BEL, NUL or other C0/C1 byte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+
+from app_rig import loaded, make_rig, settle, svg_text
+from hostile import LITERALS, hostile_network
+from rich.console import Console
+from textual.command import CommandPalette
+
+from tui.app import RoostApp
+from tui.screens import SCREENS
+from tui.screens.agents import AgentsScreen
+from tui.screens.table_screen import TableScreen
+
+# What Textual itself writes: SGR colours/styles, cursor moves, private modes.
+_OWN_SEQUENCES = re.compile(r"\x1b\[[0-9;:]*m|\x1b\[\d+;\d+H|\x1b\[\d*[ABCDGK]|\x1b\[\?[0-9;]*[hl]")
+_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def terminal_stream(app: RoostApp) -> str:
+    """Exactly what a full repaint of the current screen would write to a truecolor terminal."""
+    console = Console(
+        width=app.size.width,
+        height=app.size.height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        legacy_windows=False,
+        safe_box=False,
+    )
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    console.print(update)
+    return console.file.getvalue()
+
+
+def assert_clean_terminal(app: RoostApp, *, svg: bool = False) -> None:
+    stream = terminal_stream(app)
+    assert "\x1b]" not in stream, "an OSC sequence (title, hyperlink) reached the terminal"
+    rest = _OWN_SEQUENCES.sub("", stream)
+    leaked = sorted({f"{ord(c):#04x}" for c in _CONTROL.findall(rest)})
+    assert not leaked, f"control bytes reached the terminal: {leaked}"
+    if svg:
+        shot = app.export_screenshot()
+        assert not _CONTROL.search(shot.replace("\n", "")), "control bytes in the screenshot"
+
+
+async def visit_table(pilot, screen: TableScreen) -> None:
+    app = pilot.app
+    table = screen.table
+    keys = table.visible_keys()
+    for n, key in enumerate(keys[:2] + keys[-2:]):  # a spread: the tables show every payload
+        table.move_cursor_to(key)
+        await pilot.press("enter")
+        assert screen.detail.key == key
+        assert_clean_terminal(app)
+        if n == 0:
+            await pilot.press("j")
+            assert_clean_terminal(app)
+            await pilot.press("j")
+        screen.close_detail()
+    for _ in range(len(screen.COLUMNS) + 1):
+        await pilot.press("s")
+    await pilot.press("S")
+    await pilot.pause()
+    assert_clean_terminal(app, svg=True)
+
+
+async def test_hostile_data_every_screen_at_80x24():
+    rig = make_rig(network=hostile_network())
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        snapshot = rig.store.snapshot
+        assert snapshot.all_verified, snapshot.integrity_summary()
+        for screen_class in SCREENS:
+            await pilot.press(screen_class.TAB_KEY)
+            await settle(pilot)
+            screen = rig.app.screen
+            assert type(screen) is screen_class
+            assert_clean_terminal(rig.app)
+            if isinstance(screen, TableScreen):
+                assert screen.table.total_count > 0
+                await visit_table(pilot, screen)
+            else:
+                for key in ("down", "enter", "tab", "down", "enter", "escape", "y"):
+                    await pilot.press(key)
+                    await pilot.pause()
+                    assert_clean_terminal(rig.app)
+            # keys the hostile text spells must not have done anything odd
+            assert rig.app.is_running
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert_clean_terminal(rig.app)
+        await pilot.press("escape")
+        assert rig.app.is_running
+
+
+async def test_hostile_text_is_shown_literally_and_clicks_do_nothing():
+    rig = make_rig(network=hostile_network())
+    async with rig.app.run_test(size=(160, 50)) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        table = screen.table
+        # the name cells hold the raw text; the table cleans it when drawing
+        assert table.get_row("[@click=app.quit]").cells[1].startswith("[@click=app.quit]")
+        table.move_cursor_to("[@click=app.quit]")
+        await pilot.press("enter")
+        await pilot.pause()
+        text = svg_text(rig.app.export_screenshot())
+        for literal in LITERALS:
+            assert literal in text, literal
+        assert "\u0645\u0631\u062d\u0628\u0627" in text  # RTL kept
+        body = screen.detail.query_one("#detail-body").render().plain
+        assert "[@click=app.quit]click me[/]" in body
+        assert "\u241b]0;pwned title\u2407" in body  # the OSC shown, not run
+        # click every visible cell of the table and the detail: "[@click=app.quit]" is text
+        for x, y in ((4, 3), (30, 4), (30, 5), (120, 2), (120, 8), (100, 12)):
+            await pilot.click(offset=(x, y))
+        await pilot.pause()
+        assert rig.app.is_running
+        assert_clean_terminal(rig.app)
+
+
+async def test_hostile_filter_and_palette():
+    rig = make_rig(network=hostile_network())
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        await pilot.press("slash", *"a[/]b")
+        await pilot.pause()
+        assert "a[/]b" in screen.table.visible_keys()
+        assert_clean_terminal(rig.app)
+        await pilot.press("escape")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(rig.app.screen, CommandPalette)
+        for query in ("[@click", "a[/]b", "[$acc", "\u0645\u0631", "L" * 40, "pwned"):
+            palette_input = rig.app.screen.query_one("CommandInput")
+            palette_input.value = query
+            await asyncio.sleep(0.3)
+            await pilot.pause()
+            assert_clean_terminal(rig.app)
+        palette_input.value = "[@click=app.quit]"
+        await asyncio.sleep(0.3)
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert rig.app.is_running
+        assert isinstance(rig.app.screen, AgentsScreen)
+        assert rig.app.screen.table.cursor_key == "[@click=app.quit]"
+        assert_clean_terminal(rig.app)
+
+
+async def test_hostile_urls_are_not_opened(monkeypatch):
+    rig = make_rig(network=hostile_network(), screen="trending")
+    opened: list[str] = []
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        monkeypatch.setattr(rig.app, "open_url", lambda url, **kw: opened.append(url))
+        await loaded(pilot)
+        screen = rig.app.screen
+        for key in screen.table.visible_keys():
+            screen.table.move_cursor_to(key)
+            await pilot.press("o")
+        await pilot.pause()
+        assert all(url.startswith(("https://example.org/", "http://")) for url in opened)
+        assert opened and not any("\x1b" in url or "javascript" in url for url in opened)
+        assert_clean_terminal(rig.app)
