@@ -30,15 +30,19 @@ class KeyEntry:
 
 
 def declared_bindings(node_type: type[DOMNode]) -> list[Binding]:
-    """The bindings a node class declares, base classes first, later ones overriding a key."""
-    by_key: dict[str, Binding] = {}
-    for cls in reversed(node_type.__mro__):
-        declared = cls.__dict__.get("BINDINGS")
-        if not declared:
-            continue
-        for binding in Binding.make_bindings(declared):
-            by_key[binding.key] = binding
-    return list(by_key.values())
+    """The bindings a node class declares, its own first; a subclass's binding of a key wins."""
+    per_class = [
+        list(Binding.make_bindings(cls.__dict__["BINDINGS"]))
+        for cls in node_type.__mro__  # most specific class first
+        if cls.__dict__.get("BINDINGS")
+    ]
+    winner: dict[str, Binding] = {}
+    for bindings in reversed(per_class):
+        for binding in bindings:
+            winner[binding.key] = binding
+    return [
+        binding for bindings in per_class for binding in bindings if winner[binding.key] is binding
+    ]
 
 
 def _entries(app: App, node: DOMNode, bindings: Iterable[Binding]) -> list[KeyEntry]:
@@ -70,11 +74,13 @@ def key_sections(app: App, screen: Screen | None) -> list[tuple[str, list[KeyEnt
                 id="app.palette",
             )
         )
-    sections = [("Everywhere", _entries(app, app, everywhere))]
+    sections = []
+    if screen is not None:
+        title = getattr(screen, "TAB_TITLE", "") or "This screen"
+        sections.append((title, _entries(app, screen, declared_bindings(type(screen)))))
+    sections.append(("Everywhere", _entries(app, app, everywhere)))
     if screen is None:
         return sections
-    title = getattr(screen, "TAB_TITLE", "") or "This screen"
-    sections.append((title, _entries(app, screen, declared_bindings(type(screen)))))
     seen: set[type] = set()
     for widget in screen.query("*"):
         kind = type(widget)

@@ -55,7 +55,7 @@ class TableScreen(StateScreen):
 
     COLUMNS: ClassVar[tuple[Column, ...]] = ()
     NOUN: ClassVar[str] = "rows"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", key_display="/", id="table.filter"),
@@ -114,6 +114,9 @@ class TableScreen(StateScreen):
         return self.query_one(".table-filter", Input)
 
     def on_mount(self) -> None:
+        # beside the detail pane the table keeps every column (edges, gaps, scrollbar)
+        columns = self.COLUMNS
+        self.table.styles.min_width = 2 + sum(c.width for c in columns) + len(columns) - 1 + 2
         self.filter_input.display = False
         self.detail.display = False
         if self.app.is_headless:

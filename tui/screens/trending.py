@@ -75,7 +75,7 @@ def _score(value: float) -> str:
 
 
 def _line(label: str, value: Any) -> Content:
-    return labelled(label, value, 8)
+    return labelled(label, value, 9)
 
 
 class TrendingScreen(TableScreen):
