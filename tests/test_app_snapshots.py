@@ -7,7 +7,6 @@ and look at the SVGs in tests/__snapshots__/ before committing them.
 from __future__ import annotations
 
 import pytest
-
 from app_rig import demo_app, loaded, no_blink, settle
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
