@@ -146,9 +146,16 @@ class RoostApp(App[int]):
 
     def on_mount(self) -> None:
         self.switch_mode(self.initial_screen)
-        self._run_store()
+        # paint the chrome first: validating a big cached file holds the GIL for a while
+        self.call_after_refresh(self._run_store)
 
-    @work(group="store", exclusive=True, exit_on_error=False, name="store")
+    @work(
+        group="store",
+        exclusive=True,
+        exit_on_error=False,
+        name="store",
+        description="read the disk cache, then refresh",
+    )
     async def _run_store(self) -> None:
         snapshot = await asyncio.to_thread(self.store.load_cache)
         if snapshot.any_loaded:
@@ -158,7 +165,13 @@ class RoostApp(App[int]):
         else:
             await self.store.refresh()
 
-    @work(group="refresh-once", exclusive=True, exit_on_error=False, name="refresh")
+    @work(
+        group="refresh-once",
+        exclusive=True,
+        exit_on_error=False,
+        name="refresh",
+        description="refresh now",
+    )
     async def _refresh_once(self) -> None:
         await self.store.refresh()
 

@@ -13,7 +13,7 @@ from tui.network.models import Agent, as_utc
 from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
-from tui.widgets.text import age, bar, count, labelled, when
+from tui.widgets.text import age_seconds, bar, count, epoch_seconds, labelled, when
 from tui.widgets.virtual_table import Column, Row
 
 from .table_screen import TableScreen
@@ -35,9 +35,13 @@ COLUMNS = (
 STATUS_FILTERS = ("all", "active", "dormant")
 
 
-def agent_row(agent_id: str, agent: Agent, now: datetime) -> Row:
-    """One table row; the haystack holds what `/` searches (id, name, bio, framework, channels)."""
-    heartbeat = as_utc(agent.heartbeat_last)
+def agent_row(agent_id: str, agent: Agent, now: datetime | float) -> Row:
+    """One table row; the haystack holds what `/` searches (id, name, bio, framework, channels).
+
+    ``now`` may be given as POSIX seconds (the table builder converts it once for all rows).
+    """
+    now_s = now if isinstance(now, float) else now.timestamp()
+    heartbeat = epoch_seconds(agent.heartbeat_last)
     channels = agent.subscribed_channels or ()
     return Row(
         agent_id,
@@ -49,7 +53,7 @@ def agent_row(agent_id: str, agent: Agent, now: datetime) -> Row:
             f"{agent.karma:,}",
             f"{agent.post_count:,}",
             f"{agent.comment_count:,}",
-            age(heartbeat, now),
+            age_seconds(None if heartbeat is None else now_s - heartbeat),
         ),
         (
             agent_id.lower(),
@@ -59,7 +63,7 @@ def agent_row(agent_id: str, agent: Agent, now: datetime) -> Row:
             agent.karma,
             agent.post_count,
             agent.comment_count,
-            -heartbeat.timestamp() if heartbeat is not None else None,
+            -heartbeat if heartbeat is not None else None,
         ),
         " ".join((agent_id, agent.name, agent.bio, agent.framework, *channels)).lower(),
     )
@@ -161,8 +165,11 @@ class AgentsScreen(TableScreen):
         agents = snapshot.agents
         return None if agents is None else agents.agents
 
-    def make_row(self, key: str, model: Agent, context: Any, now: datetime) -> Row:
-        return agent_row(key, model, now)
+    def prepare(self, snapshot: Snapshot) -> float:
+        return self.clock().timestamp()
+
+    def make_row(self, key: str, model: Agent, context: float, now: datetime) -> Row:
+        return agent_row(key, model, context)
 
     def detail_view(self, key: str, model: Agent) -> tuple[Content, list[Link]]:
         return agent_detail(key, model, self.clock())

@@ -6,7 +6,7 @@ screen can pass any service string to these functions (DESIGN.md §8).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from rich.text import Text
@@ -14,7 +14,18 @@ from textual.content import Content
 
 from tui.untrusted import clean, truncate
 
-__all__ = ["age", "bar", "content", "count", "labelled", "plain", "short", "when"]
+__all__ = [
+    "age",
+    "age_seconds",
+    "bar",
+    "content",
+    "count",
+    "epoch_seconds",
+    "labelled",
+    "plain",
+    "short",
+    "when",
+]
 
 
 def plain(text: Any, multiline: bool = False, style: str = "") -> Text:
@@ -39,7 +50,13 @@ def age(moment: datetime | None, now: datetime) -> str:
     """
     if moment is None:
         return "\u2014"
-    seconds = (now - moment).total_seconds()
+    return age_seconds((now - moment).total_seconds())
+
+
+def age_seconds(seconds: float | None) -> str:
+    """:func:`age` from a number of seconds (cheaper in loops over many rows)."""
+    if seconds is None:
+        return "\u2014"
     sign = ""
     if seconds < 0:
         if seconds > -60:
@@ -55,6 +72,22 @@ def age(moment: datetime | None, now: datetime) -> str:
     if seconds < 365 * 86400:
         return f"{sign}{seconds // 86400}d"
     return f"{sign}{seconds // (365 * 86400)}y"
+
+
+def epoch_seconds(value: str | None) -> float | None:
+    """A service timestamp as POSIX seconds (naive means UTC); None when absent or unparsable.
+
+    Faster than ``as_utc(value).timestamp()`` for the 50k-row tables (no timezone conversion).
+    """
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)  # Python 3.11+ reads a trailing "Z"
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 def when(moment: datetime | None, now: datetime) -> str:

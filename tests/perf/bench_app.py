@@ -1,0 +1,155 @@
+"""Cold start: RoostApp from the disk cache to a painted Agents table vs a bare Textual app.
+
+The store reads only its disk cache: its HTTP transport fails at once (as on a machine with no
+network), so the figure is start-up + cache read + validation + row build + first paint. The
+bare app is one ``Static`` started the same way (``run_test``, same size). ``data_load_s`` is
+the store's ``load_cache()`` alone (file read, sha256 check, pydantic validation), measured
+outside the app. Goal (issue 3): ``roost_s <= 2 * bare_s + data_load_s``.
+
+"Painted" is the first display of the screen after the Agents table holds every row
+(``App.post_display_hook`` runs after each display, headless included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from textual.app import App, ComposeResult  # noqa: E402
+from textual.widgets import Static  # noqa: E402
+
+from tui.app import RoostApp  # noqa: E402
+from tui.config import Settings  # noqa: E402
+from tui.network.disk_cache import CachedMeta, DiskCache  # noqa: E402
+from tui.network.store import Store  # noqa: E402
+from tui.sandbox.generator import DEFAULT_EPOCH, generate_state, serialize  # noqa: E402
+from tui.screens.agents import AgentsScreen  # noqa: E402
+
+__all__ = ["fill_cache", "measure_cold_start"]
+
+BASE = "http://bench.invalid"
+SIZE = (120, 40)
+
+
+class _NoNetwork(httpx.AsyncBaseTransport):
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("benchmark: no network", request=request)
+
+
+class _Bare(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("hello")
+
+
+def fill_cache(cache_dir: Path, agents: int) -> DiskCache:
+    """Write a generated network's files into a disk cache, as a previous run would have."""
+    cache = DiskCache(cache_dir / "bench-cache")
+    docs = generate_state(seed=7, agents=agents, epoch=DEFAULT_EPOCH)
+    for name, doc in docs.items():
+        body = serialize(doc)
+        meta = CachedMeta(
+            sha256=hashlib.sha256(body).hexdigest(),
+            size=len(body),
+            fetched_at=DEFAULT_EPOCH.isoformat(),
+            verified=True,
+        )
+        cache.store(name, body, meta)
+    return cache
+
+
+async def _until_painted(app: App, ready, started: float) -> float:
+    """Run ``app`` headless; seconds from ``started`` to the first display where ``ready()``."""
+    painted = asyncio.Event()
+    finished: list[float] = []
+
+    def hook() -> None:
+        if not painted.is_set() and ready():
+            finished.append(time.perf_counter())
+            painted.set()
+
+    app.post_display_hook = hook  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE):
+        await asyncio.wait_for(painted.wait(), timeout=300)
+    return finished[0] - started
+
+
+async def _roost_once(cache: DiskCache, agents: int) -> float:
+    started = time.perf_counter()
+    client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
+    store = Store(BASE, client=client, cache=cache)
+    app = RoostApp(Settings(read_url=BASE), store=store, poll=False)
+
+    def ready() -> bool:
+        screen = app.screen
+        return isinstance(screen, AgentsScreen) and screen.table.total_count == agents
+
+    try:
+        return await _until_painted(app, ready, started)
+    finally:
+        await client.aclose()
+
+
+async def _bare_once() -> float:
+    started = time.perf_counter()
+    return await _until_painted(_Bare(), lambda: True, started)
+
+
+def _data_load_once(cache: DiskCache) -> float:
+    store = Store(BASE, cache=cache)
+    started = time.perf_counter()
+    snapshot = store.load_cache()
+    elapsed = time.perf_counter() - started
+    assert snapshot.agents is not None
+    return elapsed
+
+
+async def measure_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) -> dict[str, Any]:
+    """Median seconds of ``repeats`` alternating runs of each case; see the module docstring."""
+    cache = fill_cache(Path(cache_dir), agents)
+    await _bare_once()  # warm-up: first-app costs (imports, CSS parsing) are not either case's
+    roost: list[float] = []
+    bare: list[float] = []
+    load: list[float] = []
+    for _ in range(repeats):
+        bare.append(await _bare_once())
+        roost.append(await _roost_once(cache, agents))
+        load.append(await asyncio.to_thread(_data_load_once, cache))
+    roost_s = statistics.median(roost)
+    bare_s = statistics.median(bare)
+    load_s = statistics.median(load)
+    return {
+        "agents": agents,
+        "size": list(SIZE),
+        "roost_s": round(roost_s, 4),
+        "bare_s": round(bare_s, 4),
+        "data_load_s": round(load_s, 4),
+        "roost_minus_data_load_s": round(roost_s - load_s, 4),
+        "ratio_minus_data_load": round((roost_s - load_s) / bare_s, 2) if bare_s else None,
+        "goal": "roost_s <= 2 * bare_s + data_load_s",
+        "goal_met": roost_s <= 2 * bare_s + load_s,
+        "runs": {
+            "roost_s": [round(x, 4) for x in roost],
+            "bare_s": [round(x, 4) for x in bare],
+            "data_load_s": [round(x, 4) for x in load],
+        },
+    }
+
+
+if __name__ == "__main__":
+    import json
+    import tempfile
+
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 50_000
+    with tempfile.TemporaryDirectory() as tmp:
+        print(json.dumps(asyncio.run(measure_cold_start(Path(tmp), count)), indent=2))
