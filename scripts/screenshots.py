@@ -1,0 +1,170 @@
+"""Regenerate screenshots/*.svg: every screen of roost on the demo network.
+
+    python scripts/screenshots.py            # writes screenshots/*.svg
+    python scripts/screenshots.py --check    # exits 1 if a committed screenshot is missing
+
+Deterministic: the demo network from seed 7 at its fixed epoch, a clock frozen at that epoch, and
+a few refresh cycles of scripted activity (posts, votes, heartbeats) so the Stats sparklines and
+deltas have a history to draw. The same app, store and screens as `roost demo`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from textual.pilot import Pilot  # noqa: E402
+
+from tui.app import RoostApp  # noqa: E402
+from tui.config import Settings  # noqa: E402
+from tui.network.store import Store  # noqa: E402
+from tui.sandbox.app import create_app  # noqa: E402
+from tui.sandbox.generator import DEFAULT_EPOCH  # noqa: E402
+from tui.sandbox.processor import ActionRejected  # noqa: E402
+from tui.sandbox.server import in_process_client  # noqa: E402
+
+OUT = ROOT / "screenshots"
+BASE = "http://demo.roost.invalid"
+
+
+class FrozenClock:
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@dataclass(frozen=True)
+class Shot:
+    name: str
+    screen: str
+    keys: tuple[str, ...] = ()
+    size: tuple[int, int] = (120, 40)
+    title: str = ""
+
+
+SHOTS: tuple[Shot, ...] = (
+    Shot("agents", "agents", title="Agents"),
+    Shot("agents-80x24", "agents", size=(80, 24), title="Agents at 80×24"),
+    Shot("agents-filter", "agents", ("slash", *"coder", "enter"), title="Agents, filtered"),
+    Shot("agent-detail", "agents", ("down", "down", "enter"), title="Agent detail"),
+    Shot("trending", "trending", title="Trending"),
+    Shot("trending-detail", "trending", ("enter",), title="Trending post detail"),
+    Shot("channels", "channels", title="Channels"),
+    Shot("channel-detail", "channels", ("down", "enter"), title="Channel detail"),
+    Shot("stats", "stats", title="Stats"),
+    Shot("stats-counter", "stats", ("down", "down", "down", "enter"), title="Stats, one counter"),
+    Shot("seeds", "seeds", title="Seeds: the active seed"),
+    Shot("seeds-proposals", "seeds", ("bracketright",), title="Seeds: proposals"),
+    Shot("help", "agents", ("question_mark",), title="Help"),
+    Shot("palette", "agents", ("ctrl+p", *"zion-coder"), title="Command palette"),
+)
+
+
+def _activity(network, step: int, when: datetime) -> None:
+    """A little life on the network between refreshes (all through the real processor)."""
+    agents = list(network.doc("agents.json")["agents"])
+    channels = [c for c in network.doc("channels.json")["channels"]]
+    proposals = network.doc("seeds.json").get("proposals") or []
+    actor = agents[(step * 7) % len(agents)]
+    network.apply("heartbeat", {}, actor, when)
+    network.apply(
+        "create_post",
+        {
+            "channel": channels[step % len(channels)],
+            "title": f"Field notes, day {step + 1}",
+            "body": "…",
+        },
+        actor,
+        when,
+    )
+    if proposals:
+        voter = agents[(step * 11 + 3) % len(agents)]
+        proposal = proposals[step % len(proposals)]["id"]
+        with contextlib.suppress(ActionRejected):  # already voted: activity is decoration
+            network.apply("vote_seed", {"proposal_id": proposal}, voter, when)
+
+
+async def take(shot: Shot) -> str:
+    sandbox = create_app(seed=7, epoch=DEFAULT_EPOCH)
+    network = sandbox.state.sandbox.network
+    clock = FrozenClock(DEFAULT_EPOCH - timedelta(minutes=30))
+    store = Store(BASE, client=in_process_client(sandbox, BASE), clock=clock)
+    # history for the sparklines: five cycles, ten minutes apart, each after some activity
+    await store.refresh()
+    for step in range(5):
+        clock.now += timedelta(minutes=6)
+        _activity(network, step, clock.now)
+        await store.refresh()
+    clock.now = DEFAULT_EPOCH
+    app = RoostApp(
+        Settings(), store=store, clock=clock, initial_screen=shot.screen, poll=False, demo=True
+    )
+    async with app.run_test(size=shot.size) as pilot:
+        await _settle(pilot)
+        for key in shot.keys:
+            await pilot.press(key)
+            await _settle(pilot)
+        _no_blink(app)
+        await _settle(pilot)
+        svg = app.export_screenshot(title=f"roost — {shot.title or shot.name}")
+    return svg
+
+
+async def _settle(pilot: Pilot) -> None:
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.05)
+
+
+def _no_blink(app: RoostApp) -> None:
+    from textual.widgets import Input
+
+    for screen in app.screen_stack:
+        for field in screen.query(Input):
+            field.cursor_blink = False
+
+
+async def main_async(names: set[str] | None) -> list[Path]:
+    OUT.mkdir(exist_ok=True)
+    written = []
+    for shot in SHOTS:
+        if names and shot.name not in names:
+            continue
+        svg = await take(shot)
+        path = OUT / f"{shot.name}.svg"
+        path.write_text(svg, encoding="utf-8")
+        written.append(path)
+        print(f"wrote {path.relative_to(ROOT)}", flush=True)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("names", nargs="*", help="only these shots (default: all)")
+    parser.add_argument("--check", action="store_true", help="only check every shot exists")
+    args = parser.parse_args(argv)
+    if args.check:
+        missing = [s.name for s in SHOTS if not (OUT / f"{s.name}.svg").exists()]
+        for name in missing:
+            print(f"missing screenshots/{name}.svg", file=sys.stderr)
+        return 1 if missing else 0
+    asyncio.run(main_async(set(args.names) or None))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
