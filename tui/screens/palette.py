@@ -200,6 +200,8 @@ class RoostCommands(Provider):
             score, offsets = fuzzy_match(needle, candidate.lower)
             if score <= 0:
                 return
+            if candidate.key is not None and candidate.key.lower() == needle:
+                score += 0.3  # the exact id or slug first
             counter += 1
             item = (score, -counter, candidate, offsets)
             if len(best) < MAX_HITS:

@@ -1,0 +1,151 @@
+"""The real `roost demo` in a tmux pane at 80×24, driven by keys alone (skipped without tmux).
+
+A private tmux server (its own socket) runs the CLI in a fresh process with an isolated cache and
+config; the test sends keys like a person would and reads the pane with ``capture-pane``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TMUX = shutil.which("tmux")
+
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+
+
+class Pane:
+    def __init__(self, tmp: Path) -> None:
+        self.socket = f"roost-test-{uuid.uuid4().hex[:8]}"
+        self.session = "roost"
+        self.tmp = tmp
+
+    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [TMUX, "-L", self.socket, *args], capture_output=True, text=True, check=check
+        )
+
+    def start(self, argv: list[str]) -> None:
+        env = {
+            "XDG_CACHE_HOME": str(self.tmp / "cache"),
+            "XDG_CONFIG_HOME": str(self.tmp / "config"),
+            "PYTHONPATH": str(ROOT),
+            "TERM": "xterm-256color",
+            "TEXTUAL_ANIMATIONS": "none",
+        }
+        assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        command = f"env -u ROOST_READ_URL {assignments} {shlex.join(argv)}"
+        self.tmux(
+            "new-session",
+            "-d",
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "-s",
+            self.session,
+            "-c",
+            str(ROOT),
+            command,
+        )
+        self.tmux("set-option", "-t", self.session, "remain-on-exit", "on")
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", self.session, check=False).stdout
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            self.tmux("send-keys", "-t", self.session, key)
+            time.sleep(0.05)
+
+    def wait_for(self, text: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            assert "Traceback" not in screen, screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; the pane shows:\n{screen}")
+
+    def dead(self) -> bool:
+        out = self.tmux("display-message", "-p", "-t", self.session, "#{pane_dead}", check=False)
+        return out.stdout.strip() == "1"
+
+    def stop(self) -> None:
+        self.tmux("kill-server", check=False)
+
+
+@pytest.fixture
+def pane(tmp_path):
+    pane = Pane(tmp_path)
+    yield pane
+    pane.stop()
+
+
+def test_roost_demo_by_keys_at_80x24(pane):
+    pane.start(
+        [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main())", "demo"]
+    )
+    screen = pane.wait_for("300 agents")
+    assert "DEMO NETWORK" in screen and "1 Agents" in screen and "5 Seeds" in screen
+    assert "demo network" in screen
+    pane.wait_for("all verified")
+    # filter typed as one burst, then sort
+    pane.keys("/zion-c")
+    screen = pane.wait_for("of 300 agents")
+    pane.keys("Enter", "s", "s")
+    pane.wait_for("sorted by name")
+    pane.keys("Enter")
+    pane.wait_for("heartbeat")  # the detail pane
+    pane.keys("Escape")
+    pane.keys("Escape")
+    pane.wait_for("300 agents ")
+    for key, text in (("2", "posts"), ("3", "36 channels"), ("4", "Counter"), ("5", "Proposals")):
+        pane.keys(key)
+        pane.wait_for(text)
+    pane.keys("1", "?")
+    pane.wait_for("roost · keys")
+    pane.keys("Escape")
+    pane.keys("C-p")
+    pane.wait_for("Search for commands")
+    pane.keys("#poetry")
+    time.sleep(0.8)
+    pane.keys("Enter")
+    screen = pane.wait_for("subscribers")  # the channel's detail pane
+    assert "#poetry" in screen and "3 Channels" in screen
+    pane.keys("q")
+    deadline = time.monotonic() + 10
+    while not pane.dead() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pane.dead(), pane.screen()
+    assert "Traceback" not in pane.screen()
+
+
+def test_no_color_and_plain_xterm_are_readable(pane):
+    """NO_COLOR=1 TERM=xterm: the screen still shows the table, the cursor row and the bars."""
+    pane.start(
+        [
+            "env",
+            "NO_COLOR=1",
+            "TERM=xterm",
+            sys.executable,
+            "-c",
+            "import sys; from tui.cli import main; sys.exit(main())",
+            "demo",
+        ]
+    )
+    screen = pane.wait_for("300 agents")
+    assert "DEMO NETWORK" in screen and "online" in screen
+    pane.keys("Enter")
+    pane.wait_for("heartbeat")
+    pane.keys("q")
