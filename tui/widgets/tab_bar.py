@@ -32,10 +32,11 @@ class TabBar(Widget):
         color: $foreground;
         & > .tab-bar--tab { color: $foreground-muted; }
         & > .tab-bar--key { text-style: bold; }
-        & > .tab-bar--active { background: $accent; color: $text-accent; text-style: bold; }
-        & > .tab-bar--badge { background: $warning; color: $text-warning; text-style: bold; }
-        &:nocolor > .tab-bar--active { text-style: reverse bold; }
-        &:nocolor > .tab-bar--badge { text-style: reverse; }
+        & > .tab-bar--active { background: $accent; color: $text; text-style: bold; }
+        & > .tab-bar--badge { background: $warning; color: $text; text-style: bold; }
+        /* visual styles carry no "reverse": mark the active tab by underline without colour */
+        &:nocolor > .tab-bar--active { text-style: bold underline; }
+        &:nocolor > .tab-bar--badge { text-style: bold underline; }
     }
     """
 
@@ -60,7 +61,8 @@ class TabBar(Widget):
         x = 0
         tab_style = self.get_visual_style("tab-bar--tab", partial=True)
         key_style = self.get_visual_style("tab-bar--key", partial=True)
-        active_style = self.get_visual_style("tab-bar--active", partial=True)
+        # not partial: a partial visual style drops the component's background
+        active_style = self.get_visual_style("tab-bar--active")
         for screen in self._screens():
             active = self.active == screen.TAB_ID
             piece = Content.assemble(
@@ -76,9 +78,7 @@ class TabBar(Widget):
         tabs = Content("").join(parts)
         badge = self._badge()
         if badge:
-            badge_content = Content(f" {badge} ").stylize(
-                self.get_visual_style("tab-bar--badge", partial=True)
-            )
+            badge_content = Content(f" {badge} ").stylize(self.get_visual_style("tab-bar--badge"))
             gap = self.size.width - tabs.cell_length - badge_content.cell_length
             if gap >= 1:
                 return Content.assemble(tabs, " " * gap, badge_content)
