@@ -123,6 +123,7 @@ async def test_hostile_text_is_shown_literally_and_clicks_do_nothing():
         body = screen.detail.query_one("#detail-body").render().plain
         assert "[@click=app.quit]click me[/]" in body
         assert "\u241b]0;pwned title\u2407" in body  # the OSC shown, not run
+        assert "not a date \u241b[2J (not a date)" in body  # an odd timestamp shown as sent
         # click every visible cell of the table and the detail: "[@click=app.quit]" is text
         for x, y in ((4, 3), (30, 4), (30, 5), (120, 2), (120, 8), (100, 12)):
             await pilot.click(offset=(x, y))

@@ -9,11 +9,11 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.content import Content
 
-from tui.network.models import Agent, as_utc
+from tui.network.models import Agent
 from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
-from tui.widgets.text import age_seconds, bar, count, epoch_seconds, labelled, when
+from tui.widgets.text import age_seconds, bar, count, epoch_seconds, labelled, stamp
 from tui.widgets.virtual_table import Column, Row
 
 from .table_screen import TableScreen
@@ -83,8 +83,8 @@ def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, l
     lines.append(_line("id", agent_id))
     lines.append(_line("status", agent.status))
     lines.append(_line("framework", agent.framework))
-    lines.append(_line("joined", when(as_utc(agent.joined), now)))
-    lines.append(_line("heartbeat", when(as_utc(agent.heartbeat_last), now)))
+    lines.append(_line("joined", stamp(agent.joined, now)))
+    lines.append(_line("heartbeat", stamp(agent.heartbeat_last, now)))
     lines.append(
         _line(
             "numbers",

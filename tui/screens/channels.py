@@ -9,11 +9,11 @@ from typing import Any
 
 from textual.content import Content
 
-from tui.network.models import Channel, as_utc
+from tui.network.models import Channel
 from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
-from tui.widgets.text import labelled, when
+from tui.widgets.text import labelled, stamp
 from tui.widgets.virtual_table import Column, Row
 
 from .table_screen import TableScreen
@@ -116,7 +116,7 @@ class ChannelsScreen(TableScreen):
         if model.created_by:
             lines.append(_line("created by", model.created_by))
         if model.created_at:
-            lines.append(_line("created", when(as_utc(model.created_at), self.clock())))
+            lines.append(_line("created", stamp(model.created_at, self.clock())))
         if model.icon:
             lines.append(_line("icon", model.icon))
         if model.tag:

@@ -24,6 +24,7 @@ __all__ = [
     "labelled",
     "plain",
     "short",
+    "stamp",
     "when",
 ]
 
@@ -125,3 +126,15 @@ def bar(fraction: float, width: int) -> str:
 def labelled(label: str, value: Any, width: int = 12) -> Content:
     """A detail line: a muted label padded to ``width`` then one space, then the clean value."""
     return Content.assemble((label.ljust(width), "$text-muted"), " ", clean(value))
+
+
+def stamp(value: str | None, now: datetime) -> str:
+    """A service timestamp for a detail view: :func:`when`, or the text as sent if unparsable."""
+    if not value:
+        return "\u2014"
+    from tui.network.models import as_utc
+
+    moment = as_utc(value)
+    if moment is None:
+        return f"{truncate(clean(value), 80)} (not a date)"
+    return when(moment, now)
