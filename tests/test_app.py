@@ -616,6 +616,15 @@ async def test_big_table_builds_in_a_thread_and_keeps_place():
         rig.network.apply("update_profile", {"bio": "x"}, first, rig.clock.advance(minutes=1))
         await rig.publish(pilot)
         assert table.cursor_key == cursor and first in table._marked
+        # Channels counts subscribers over every agent: that build goes to a thread too
+        await pilot.press("3")
+        await settle(pilot)
+        channels = rig.app.screen
+        assert isinstance(channels, ChannelsScreen)
+        slug = channels.table.cursor_key
+        agents = rig.store.snapshot.agents.agents
+        expected = sum(slug in (a.subscribed_channels or ()) for a in agents.values())
+        assert channels.table.get_row(slug).cells[3] == f"{expected:,}"
 
 
 async def test_input_filter_has_no_blinking_cursor_in_tests():

@@ -71,6 +71,10 @@ class ChannelsScreen(TableScreen):
         channels = snapshot.channels
         return None if channels is None else channels.channels
 
+    def build_cost(self, snapshot: Snapshot, models: Mapping[str, Channel]) -> int:
+        agents = snapshot.agents
+        return len(models) + (len(agents.agents) if agents is not None else 0)
+
     def prepare(self, snapshot: Snapshot) -> Counter[str]:
         return subscriber_counts(snapshot)
 

@@ -137,6 +137,10 @@ class TableScreen(StateScreen):
     def make_row(self, key: str, model: Any, context: Any, now: datetime) -> Row:
         raise NotImplementedError
 
+    def build_cost(self, snapshot: Snapshot, models: Mapping[str, Any]) -> int:
+        """Roughly how many items a build touches; above THREAD_THRESHOLD it runs in a thread."""
+        return len(models)
+
     def fingerprint(self, key: str, model: Any, context: Any) -> Any:
         """What must differ for a row to count as changed (default: its model)."""
         return model
@@ -159,7 +163,7 @@ class TableScreen(StateScreen):
         if models is None:
             models = {}
         previous = self._fingerprints if self._built_generation >= 0 and self._models else None
-        if len(models) > THREAD_THRESHOLD:
+        if self.build_cost(snapshot, models) > THREAD_THRESHOLD:
             self._build_in_thread(snapshot, models, previous, self.clock())
         else:
             self._apply(self._build(snapshot, models, previous, self.clock()))
@@ -174,7 +178,7 @@ class TableScreen(StateScreen):
         # Tens of thousands of new containers: the cyclic collector would rescan the growing
         # (acyclic) lists many times over (half the build time at 50k rows). Paused for big
         # builds only, re-enabled whatever happens (same rule as the store's validation).
-        pause = len(models) > THREAD_THRESHOLD and gc.isenabled()
+        pause = self.build_cost(snapshot, models) > THREAD_THRESHOLD and gc.isenabled()
         if pause:
             gc.disable()
         try:
