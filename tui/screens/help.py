@@ -59,7 +59,7 @@ def _entries(app: App, node: DOMNode, bindings: Iterable[Binding]) -> list[KeyEn
     return list(entries.values())
 
 
-_HELP_WIDGETS = {"VirtualTable": "Tables", "OptionList": "Lists"}
+_HELP_WIDGETS = {"VirtualTable": "Tables", "OptionList": "Go-to list (detail pane)"}
 
 
 def key_sections(app: App, screen: Screen | None) -> list[tuple[str, list[KeyEntry]]]:
