@@ -16,8 +16,9 @@ validation   agents.json: pydantic validation into roost's models vs `json.loads
              several runs each, at 1k / 10k / 50k agents.
 table        first paint and one filter keystroke at 50k rows: roost's VirtualTable vs the stock
              Textual DataTable (tests/perf/bench_table.py).
-cold_start   start from the disk cache to a painted Agents screen vs a bare one-widget Textual app
-             (tests/perf/bench_app.py).
+cold_start   start from the disk cache to a painted Agents screen (all rows) vs a bare one-widget
+             Textual app: fresh processes (what a person waits for) and, to isolate roost's own
+             work, both apps inside one warm interpreter (tests/perf/bench_app.py).
 """
 
 from __future__ import annotations
