@@ -123,20 +123,11 @@ def _data_load_once(cache: DiskCache) -> float:
     return elapsed
 
 
-async def measure_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) -> dict[str, Any]:
-    """Median seconds of ``repeats`` alternating runs of each case; see the module docstring."""
-    cache = fill_cache(Path(cache_dir), agents)
-    await _bare_once()  # warm-up: first-app costs (imports, CSS parsing) are not either case's
-    roost: list[float] = []
-    bare: list[float] = []
-    load: list[float] = []
-    for _ in range(repeats):
-        bare.append(await _bare_once())
-        roost.append(await _roost_once(cache, agents))
-        load.append(await asyncio.to_thread(_data_load_once, cache))
-    roost_s = statistics.median(roost)
-    bare_s = statistics.median(bare)
-    load_s = statistics.median(load)
+def _summary(
+    agents: int, roost: list[float], bare: list[float], load: list[float]
+) -> dict[str, Any]:
+    """Medians, the goal (issue 3: roost <= 2 x bare + data load) and the raw runs."""
+    roost_s, bare_s, load_s = (statistics.median(x) for x in (roost, bare, load))
     return {
         "agents": agents,
         "size": list(SIZE),
@@ -153,6 +144,20 @@ async def measure_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) 
             "data_load_s": [round(x, 4) for x in load],
         },
     }
+
+
+async def measure_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) -> dict[str, Any]:
+    """Median seconds of ``repeats`` alternating runs of each case; see the module docstring."""
+    cache = fill_cache(Path(cache_dir), agents)
+    await _bare_once()  # warm-up: first-app costs (imports, CSS parsing) are not either case's
+    roost: list[float] = []
+    bare: list[float] = []
+    load: list[float] = []
+    for _ in range(repeats):
+        bare.append(await _bare_once())
+        roost.append(await _roost_once(cache, agents))
+        load.append(await asyncio.to_thread(_data_load_once, cache))
+    return _summary(agents, roost, bare, load)
 
 
 # --------------------------------------------------------------------------- process level
@@ -226,23 +231,7 @@ def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3
         bare.append(_spawn("bare", Path(cache_dir), agents))
         roost.append(_spawn("roost", Path(cache_dir), agents))
         load.append(_data_load_once(cache))
-    roost_s, bare_s, load_s = (statistics.median(x) for x in (roost, bare, load))
-    return {
-        "agents": agents,
-        "size": list(SIZE),
-        "roost_s": round(roost_s, 4),
-        "bare_s": round(bare_s, 4),
-        "data_load_s": round(load_s, 4),
-        "roost_minus_data_load_s": round(roost_s - load_s, 4),
-        "ratio_minus_data_load": round((roost_s - load_s) / bare_s, 2) if bare_s else None,
-        "goal": "roost_s <= 2 * bare_s + data_load_s",
-        "goal_met": roost_s <= 2 * bare_s + load_s,
-        "runs": {
-            "roost_s": [round(x, 4) for x in roost],
-            "bare_s": [round(x, 4) for x in bare],
-            "data_load_s": [round(x, 4) for x in load],
-        },
-    }
+    return _summary(agents, roost, bare, load)
 
 
 if __name__ == "__main__":
