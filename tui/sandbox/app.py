@@ -403,6 +403,18 @@ class _Api:
         self._counted = False
         self._rate: tuple[int, int, int] | None = None  # limit, used, reset
 
+    async def admit(
+        self, *, required: bool, rate_limited: bool = True, delay: bool = True
+    ) -> Response | None:
+        """The prelude of every API handler: latency fault, authentication, rate limit.
+        Returns the refusal to send, or None to go on."""
+        if delay:
+            await _delay(self.state.faults.latency)
+        denied = self.authenticate(required=required)
+        if denied is not None or not rate_limited:
+            return denied
+        return self.over_limit()
+
     def authenticate(self, *, required: bool) -> Response | None:
         present, token = _token_of(self.request)
         if not present and not required:
@@ -629,13 +641,9 @@ async def create_issue(request: Request) -> Response:
     state = _sandbox(request)
     faults = state.faults
     api = _Api(request, state)
-    await _delay(faults.latency)
-    denied = api.authenticate(required=True)
-    if denied is not None:
-        return denied
-    limited = api.over_limit()
-    if limited is not None:
-        return limited
+    refused = await api.admit(required=True)
+    if refused is not None:
+        return refused
     failure = faults.take_write_failure()
     if failure is not None:
         return _write_fault(api, failure)
@@ -694,13 +702,9 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
 async def list_issues(request: Request) -> Response:
     state = _sandbox(request)
     api = _Api(request, state)
-    await _delay(state.faults.latency)
-    denied = api.authenticate(required=False)
-    if denied is not None:
-        return denied
-    limited = api.over_limit()
-    if limited is not None:
-        return limited
+    refused = await api.admit(required=False)
+    if refused is not None:
+        return refused
     if not api.known_repo(request.path_params["owner"], request.path_params["repo"]):
         return api.error(404, "Not Found", doc=DOC_LIST_ISSUES)
     params = request.query_params
@@ -771,10 +775,9 @@ async def list_issues(request: Request) -> Response:
 async def get_issue(request: Request) -> Response:
     state = _sandbox(request)
     api = _Api(request, state)
-    await _delay(state.faults.latency)
-    denied = api.authenticate(required=False)
-    if denied is not None:
-        return denied
+    refused = await api.admit(required=False, rate_limited=False)
+    if refused is not None:
+        return refused
     issue = state.issue(request.path_params["number"])
     if not api.known_repo(request.path_params["owner"], request.path_params["repo"]) or not issue:
         return api.error(404, "Not Found", doc=f"{DOCS}/issues/issues#get-an-issue")
@@ -784,10 +787,9 @@ async def get_issue(request: Request) -> Response:
 async def issue_comments(request: Request) -> Response:
     state = _sandbox(request)
     api = _Api(request, state)
-    await _delay(state.faults.latency)
-    denied = api.authenticate(required=False)
-    if denied is not None:
-        return denied
+    refused = await api.admit(required=False, rate_limited=False)
+    if refused is not None:
+        return refused
     issue = state.issue(request.path_params["number"])
     if not api.known_repo(request.path_params["owner"], request.path_params["repo"]) or not issue:
         return api.error(404, "Not Found", doc=f"{DOCS}/issues/comments")
@@ -813,22 +815,18 @@ async def issue_comments(request: Request) -> Response:
 async def current_user(request: Request) -> Response:
     state = _sandbox(request)
     api = _Api(request, state)
-    await _delay(state.faults.latency)
-    denied = api.authenticate(required=True)
-    if denied is not None:
-        return denied
-    limited = api.over_limit()
-    if limited is not None:
-        return limited
+    refused = await api.admit(required=True)
+    if refused is not None:
+        return refused
     return api.json(_user(api.login or "", _base(request)))
 
 
 async def rate_limit(request: Request) -> Response:
     state = _sandbox(request)
     api = _Api(request, state)
-    denied = api.authenticate(required=False)
-    if denied is not None:
-        return denied
+    refused = await api.admit(required=False, rate_limited=False, delay=False)
+    if refused is not None:
+        return refused
     limit, used, reset = api.rate()
     core = {"limit": limit, "used": used, "remaining": max(0, limit - used), "reset": reset}
     return api.json({"resources": {"core": core}, "rate": core})
