@@ -12,7 +12,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
 
-from tui.widgets.virtual_table import Column, Row, VirtualTable
+from tui.widgets.virtual_table import Column, LazyRow, Row, VirtualTable
 
 COLUMNS = (
     Column("id", "ID", 6),
@@ -452,6 +452,69 @@ async def test_fifty_thousand_rows_render_only_what_is_in_view() -> None:
 
         await pilot.press("end")
         assert table.cursor_key == table.visible_keys()[-1]
+
+
+class CountingRow(LazyRow):
+    """A lazy agent-like row that counts how often each field is computed (in ``context``)."""
+
+    __slots__ = ()
+
+    def make_cells(self) -> tuple[str, ...]:
+        self.context["cells"] += 1
+        return make_row(self.model).cells
+
+    def make_sort_values(self) -> tuple:
+        self.context["sort_values"] += 1
+        return make_row(self.model).sort_values
+
+    def make_haystack(self) -> str:
+        self.context["haystack"] += 1
+        return make_row(self.model).haystack
+
+
+async def test_lazy_rows_compute_each_field_when_first_needed_and_once() -> None:
+    calls = {"cells": 0, "sort_values": 0, "haystack": 0}
+    rows = [CountingRow(f"a{i}", i, calls) for i in range(5000)]
+    app = TableApp(rows)
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.pause()
+        app.export_screenshot()
+        assert "agent 0" in screen_lines(table)[1]
+        # first paint: cells of the rows in view only; no sort values, no search text
+        assert 0 < calls["cells"] <= 24
+        assert calls["sort_values"] == calls["haystack"] == 0
+
+        table.set_filter("agent 49")
+        assert calls["haystack"] == 5000
+        assert table.visible_keys()[:2] == ["a49", "a490"]
+        table.set_filter("agent 4")
+        table.set_rows(rows)  # a refresh with the same rows: nothing is computed again
+        assert calls["haystack"] == 5000
+        assert calls["sort_values"] == 0
+
+        table.sort_by("karma", reverse=True)
+        assert calls["sort_values"] == 5000
+        table.sort_by("name")
+        assert calls["sort_values"] == 5000
+        assert table.visible_keys()[:3] == ["a4", "a40", "a400"]
+        await pilot.pause()
+        app.export_screenshot()
+        drawn = calls["cells"]
+        assert drawn <= 3 * 24
+        assert rows[4].cells == make_row(4).cells and calls["cells"] == drawn  # cached
+
+
+def test_lazy_row_reads_like_a_row() -> None:
+    row = CountingRow("a7", 7, {"cells": 0, "sort_values": 0, "haystack": 0})
+    eager = make_row(7)
+    assert (row.key, row.cells, row.sort_values, row.haystack) == (
+        eager.key,
+        eager.cells,
+        eager.sort_values,
+        eager.haystack,
+    )
+    assert repr(row) == "CountingRow('a7')"
 
 
 def test_snapshot_small_table(snap_compare) -> None:

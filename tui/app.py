@@ -13,11 +13,12 @@ Wiring (DESIGN.md §2, §3, §7):
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
@@ -29,13 +30,16 @@ import tui
 from tui.config import Settings
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
 from tui.screens import SCREENS, StateScreen
-from tui.screens.help import HelpScreen
-from tui.screens.palette import RoostCommands
 from tui.widgets.text import short
+
+if TYPE_CHECKING:
+    from textual.command import Provider
 
 __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 
 Clock = Callable[[], datetime]
+
+_FREEZE_AFTER = 200_000  # objects allocated by the cache read above which they are frozen
 
 
 def utc_now() -> datetime:
@@ -73,6 +77,13 @@ class StateRefreshed(Message):
         return frozenset(self.report.changed)
 
 
+def _roost_commands() -> type[Provider]:
+    """The palette's provider, imported when the palette first opens (not on the start path)."""
+    from tui.screens.palette import RoostCommands
+
+    return RoostCommands
+
+
 def _tab_bindings() -> list[BindingType]:
     return [
         Binding(
@@ -91,7 +102,7 @@ class RoostApp(App[int]):
 
     TITLE = "roost"
     CSS_PATH = _stylesheets()
-    COMMANDS = App.COMMANDS | {RoostCommands}
+    COMMANDS = App.COMMANDS | {_roost_commands}
     MODES: ClassVar[dict[str, Any]] = {screen.TAB_ID: screen for screen in SCREENS}
     BINDINGS: ClassVar[list[BindingType]] = [
         *_tab_bindings(),
@@ -157,13 +168,32 @@ class RoostApp(App[int]):
         description="read the disk cache, then refresh",
     )
     async def _run_store(self) -> None:
-        snapshot = await asyncio.to_thread(self.store.load_cache)
+        snapshot = await asyncio.to_thread(self._load_cache)
         if snapshot.any_loaded:
             self.post_message(StateRefreshed(snapshot, None, self.store.status))
         if self.poll:
             await self.store.run()
         else:
             await self.store.refresh()
+
+    def _load_cache(self) -> Snapshot:
+        """The store's disk cache, read with the cyclic collector off; a big one is then frozen.
+
+        Why: a 50k-agent cache is about a million new objects. With the collector on, its next
+        passes rescan all of them (~150 ms, part of it on the UI thread just before the first
+        populated paint). They live until a refresh replaces them and are freed by reference
+        counting then (the models hold no cycles), so they are moved out of the collector's
+        view instead (``gc.freeze``, undone when the app unmounts).
+        """
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self.store.load_cache()
+        finally:
+            if gc.get_count()[0] > _FREEZE_AFTER:
+                gc.freeze()
+            if enabled:
+                gc.enable()
 
     @work(
         group="refresh-once",
@@ -177,6 +207,7 @@ class RoostApp(App[int]):
 
     async def on_unmount(self) -> None:
         self._unsubscribe()
+        gc.unfreeze()  # what _load_cache froze is the collector's again (tests run many apps)
         if self.service is not None:
             await self.service.aclose()
 
@@ -307,6 +338,8 @@ class RoostApp(App[int]):
             screen.refresh_status()
 
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen  # not on the start path
+
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return

@@ -14,11 +14,11 @@ from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
 from tui.widgets.text import age_seconds, bar, count, epoch_seconds, labelled, stamp
-from tui.widgets.virtual_table import Column, Row
+from tui.widgets.virtual_table import Column, LazyRow
 
 from .table_screen import TableScreen
 
-__all__ = ["AgentsScreen", "agent_row", "agent_detail"]
+__all__ = ["AgentRow", "AgentsScreen", "agent_detail"]
 
 # 80 columns: 2 edges + 7 gaps + 69 cells + a 2-cell scrollbar
 COLUMNS = (
@@ -35,28 +35,31 @@ COLUMNS = (
 STATUS_FILTERS = ("all", "active", "dormant")
 
 
-def agent_row(agent_id: str, agent: Agent, now: datetime | float) -> Row:
-    """One table row; the haystack holds what `/` searches (id, name, bio, framework, channels).
+class AgentRow(LazyRow):
+    """One agent's table row; ``context`` is "now" in POSIX seconds (one reading per build)."""
 
-    ``now`` may be given as POSIX seconds (the table builder converts it once for all rows).
-    """
-    now_s = now if isinstance(now, float) else now.timestamp()
-    heartbeat = epoch_seconds(agent.heartbeat_last)
-    channels = agent.subscribed_channels or ()
-    return Row(
-        agent_id,
-        (
-            agent_id,
+    __slots__ = ()
+    model: Agent
+
+    def make_cells(self) -> tuple[str, ...]:
+        agent = self.model
+        heartbeat = epoch_seconds(agent.heartbeat_last)
+        return (
+            self.key,
             agent.display_name or agent.name,
             agent.framework,
             agent.status,
             f"{agent.karma:,}",
             f"{agent.post_count:,}",
             f"{agent.comment_count:,}",
-            age_seconds(None if heartbeat is None else now_s - heartbeat),
-        ),
-        (
-            agent_id.lower(),
+            age_seconds(None if heartbeat is None else self.context - heartbeat),
+        )
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        agent = self.model
+        heartbeat = epoch_seconds(agent.heartbeat_last)
+        return (
+            self.key.lower(),
             (agent.display_name or agent.name).lower(),
             agent.framework.lower(),
             agent.status,
@@ -64,9 +67,13 @@ def agent_row(agent_id: str, agent: Agent, now: datetime | float) -> Row:
             agent.post_count,
             agent.comment_count,
             -heartbeat if heartbeat is not None else None,
-        ),
-        " ".join((agent_id, agent.name, agent.bio, agent.framework, *channels)).lower(),
-    )
+        )
+
+    def make_haystack(self) -> str:
+        """What `/` searches: id, name, bio, framework, channels."""
+        agent = self.model
+        channels = agent.subscribed_channels or ()
+        return " ".join((self.key, agent.name, agent.bio, agent.framework, *channels)).lower()
 
 
 def _line(label: str, value: Any) -> Content:
@@ -151,6 +158,7 @@ class AgentsScreen(TableScreen):
     FILES = frozenset({"agents.json"})
     COLUMNS = COLUMNS
     NOUN = "agents"
+    ROW = AgentRow
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "status('active')", "Active only", show=False, id="agents.active"),
@@ -167,9 +175,6 @@ class AgentsScreen(TableScreen):
 
     def prepare(self, snapshot: Snapshot) -> float:
         return self.clock().timestamp()
-
-    def make_row(self, key: str, model: Agent, context: float, now: datetime) -> Row:
-        return agent_row(key, model, context)
 
     def detail_view(self, key: str, model: Agent) -> tuple[Content, list[Link]]:
         return agent_detail(key, model, self.clock())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 from textual.content import Content
@@ -14,7 +13,7 @@ from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
 from tui.widgets.text import labelled, stamp
-from tui.widgets.virtual_table import Column, Row
+from tui.widgets.virtual_table import Column, LazyRow
 
 from .table_screen import TableScreen
 
@@ -57,6 +56,43 @@ def _line(label: str, value: Any) -> Content:
     return labelled(label, value, 11)
 
 
+_VERIFIED = {True: "\u2713 yes", False: "no", None: "\u2014"}
+
+
+class ChannelRow(LazyRow):
+    """One channel's row; ``context`` is the subscriber count per slug."""
+
+    __slots__ = ()
+    model: Channel
+
+    def make_cells(self) -> tuple[str, ...]:
+        channel = self.model
+        return (
+            self.key,
+            channel.name,
+            f"{channel.post_count:,}",
+            f"{self.context.get(self.key, 0):,}",
+            _VERIFIED[channel.verified],
+            channel.description,
+        )
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        channel = self.model
+        return (
+            self.key.lower(),
+            channel.name.lower(),
+            channel.post_count,
+            self.context.get(self.key, 0),
+            channel.verified,
+            channel.description.lower(),
+        )
+
+    def make_haystack(self) -> str:
+        channel = self.model
+        words = (self.key, channel.name, channel.description, channel.tag or "")
+        return " ".join((*words, *channel.topic_affinity)).lower()
+
+
 class ChannelsScreen(TableScreen):
     """Tab 3."""
 
@@ -66,6 +102,7 @@ class ChannelsScreen(TableScreen):
     FILES = frozenset({"channels.json", "agents.json"})
     COLUMNS = COLUMNS
     NOUN = "channels"
+    ROW = ChannelRow
 
     def models(self, snapshot: Snapshot) -> Mapping[str, Channel] | None:
         channels = snapshot.channels
@@ -78,34 +115,10 @@ class ChannelsScreen(TableScreen):
     def prepare(self, snapshot: Snapshot) -> Counter[str]:
         return subscriber_counts(snapshot)
 
-    def fingerprint(self, key: str, model: Channel, context: Counter[str]) -> Any:
-        return (model, context.get(key, 0))
-
-    def make_row(self, key: str, model: Channel, context: Counter[str], now: datetime) -> Row:
-        subscribers = context.get(key, 0)
-        verified = {True: "\u2713 yes", False: "no", None: "\u2014"}[model.verified]
-        return Row(
-            key,
-            (
-                key,
-                model.name,
-                f"{model.post_count:,}",
-                f"{subscribers:,}",
-                verified,
-                model.description,
-            ),
-            (
-                key.lower(),
-                model.name.lower(),
-                model.post_count,
-                subscribers,
-                model.verified,
-                model.description.lower(),
-            ),
-            " ".join(
-                (key, model.name, model.description, model.tag or "", *model.topic_affinity)
-            ).lower(),
-        )
+    def fingerprints(
+        self, models: Mapping[str, Channel], context: Counter[str]
+    ) -> Mapping[str, Any]:
+        return {key: (model, context.get(key, 0)) for key, model in models.items()}
 
     def detail_view(self, key: str, model: Channel) -> tuple[Content, list[Link]]:
         subscribers = (self._row_context or {}).get(key, 0)

@@ -7,16 +7,21 @@ owns the flow that keeps the user's place:
 * rows are rebuilt from the new snapshot and handed to ``VirtualTable.set_rows`` by key, so the
   cursor, scroll, filter and sort survive a refresh; rows whose model is new or changed since the
   previous snapshot are marked until the next refresh cycle;
+* rows are lazy (:class:`~tui.widgets.virtual_table.LazyRow`): a build makes one small object
+  per model and the table computes cells, sort values and search text when it first needs them,
+  so 50 000 agents reach the screen without formatting 50 000 rows first;
 * big tables (thousands of rows) are built in a thread worker, which posts the rows back; only
-  the message handler touches the widgets.
+  the message handler touches the widgets. Once the first rows are on screen, another thread
+  computes every row's search text and sort values, so the first filter keystroke or sort does
+  not; a refresh's build computes them before posting (its rows may replace filtered or sorted
+  ones).
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, ClassVar
 
 from textual import events, on, work
@@ -30,7 +35,7 @@ from textual.worker import get_current_worker
 
 from tui.network.store import Snapshot
 from tui.widgets.detail_pane import DetailPane, Link, raw_json
-from tui.widgets.virtual_table import Column, Row, VirtualTable
+from tui.widgets.virtual_table import Column, LazyRow, VirtualTable
 
 from .base import StateScreen
 
@@ -44,7 +49,7 @@ class Built:
     """The result of one build: rows in data order plus what changed since the last build."""
 
     generation: int
-    rows: list[Row]
+    rows: list[LazyRow]
     models: Mapping[str, Any]
     marked: frozenset[str]
     context: Any
@@ -52,9 +57,10 @@ class Built:
 
 
 class TableScreen(StateScreen):
-    """See the module docstring. Subclasses set ``COLUMNS``/``NOUN`` and the build hooks."""
+    """See the module docstring. Subclasses set ``COLUMNS``/``NOUN``/``ROW`` and the hooks."""
 
     COLUMNS: ClassVar[tuple[Column, ...]] = ()
+    ROW: ClassVar[type[LazyRow]] = LazyRow  # built as ROW(key, model, prepare(snapshot))
     NOUN: ClassVar[str] = "rows"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
 
@@ -66,9 +72,10 @@ class TableScreen(StateScreen):
     ]
 
     class RowsBuilt(Message):
-        def __init__(self, built: Built) -> None:
+        def __init__(self, built: Built, *, warm: bool = False) -> None:
             super().__init__()
             self.built = built
+            self.warm = warm  # the rows' search texts and sort values are still to compute
 
     def __init__(self) -> None:
         super().__init__()
@@ -76,7 +83,7 @@ class TableScreen(StateScreen):
         self._models: Mapping[str, Any] = {}
         self._fingerprints: Mapping[str, Any] = {}
         self._row_context: Any = None
-        self._rows: list[Row] = []
+        self._rows: list[LazyRow] = []
         self._has_marks = False
         self._detail_open = False
         self._wanted_key: str | None = None
@@ -131,19 +138,16 @@ class TableScreen(StateScreen):
         raise NotImplementedError
 
     def prepare(self, snapshot: Snapshot) -> Any:
-        """Anything the rows need besides their model (runs in the build thread)."""
+        """What the rows share besides their models: each row's ``context`` (build thread)."""
         return None
-
-    def make_row(self, key: str, model: Any, context: Any, now: datetime) -> Row:
-        raise NotImplementedError
 
     def build_cost(self, snapshot: Snapshot, models: Mapping[str, Any]) -> int:
         """Roughly how many items a build touches; above THREAD_THRESHOLD it runs in a thread."""
         return len(models)
 
-    def fingerprint(self, key: str, model: Any, context: Any) -> Any:
-        """What must differ for a row to count as changed (default: its model)."""
-        return model
+    def fingerprints(self, models: Mapping[str, Any], context: Any) -> Mapping[str, Any]:
+        """Per key, what must differ for a row to count as changed (default: its model)."""
+        return models
 
     def detail_view(self, key: str, model: Any) -> tuple[Content, list[Link]]:
         raise NotImplementedError
@@ -164,29 +168,31 @@ class TableScreen(StateScreen):
             models = {}
         previous = self._fingerprints if self._built_generation >= 0 and self._models else None
         if self.build_cost(snapshot, models) > THREAD_THRESHOLD:
-            self._build_in_thread(snapshot, models, previous, self.clock())
+            # A refresh's rows replace rows the table may be sorting or filtering: they get their
+            # search texts and sort values here, in the thread, not in set_rows on the UI thread.
+            # The first rows go on screen at once and are warmed afterwards.
+            self.workers.cancel_group(self, "table-warm")  # it would warm rows now replaced
+            self._build_in_thread(snapshot, models, previous, warm=previous is not None)
         else:
-            self._apply(self._build(snapshot, models, previous, self.clock()))
+            self._apply(self._build(snapshot, models, previous))
 
     def _build(
         self,
         snapshot: Snapshot,
         models: Mapping[str, Any],
         previous: Mapping[str, Any] | None,
-        now: datetime,
     ) -> Built:
-        # Tens of thousands of new containers: the cyclic collector would rescan the growing
-        # (acyclic) lists many times over (half the build time at 50k rows). Paused for big
-        # builds only, re-enabled whatever happens (same rule as the store's validation).
+        # Tens of thousands of new objects: the cyclic collector would rescan the growing
+        # (acyclic) lists many times over. Paused for big builds only, re-enabled whatever
+        # happens (same rule as the store's validation).
         pause = self.build_cost(snapshot, models) > THREAD_THRESHOLD and gc.isenabled()
         if pause:
             gc.disable()
         try:
             context = self.prepare(snapshot)
-            make_row = self.make_row
-            rows = [make_row(key, model, context, now) for key, model in models.items()]
-            fingerprint = self.fingerprint
-            prints = {key: fingerprint(key, model, context) for key, model in models.items()}
+            row = self.ROW
+            rows = [row(key, model, context) for key, model in models.items()]
+            prints = self.fingerprints(models, context)
         finally:
             if pause:
                 gc.enable()
@@ -213,15 +219,32 @@ class TableScreen(StateScreen):
         snapshot: Snapshot,
         models: Mapping[str, Any],
         previous: Mapping[str, Any] | None,
-        now: datetime,
+        *,
+        warm: bool,
     ) -> None:
-        built = self._build(snapshot, models, previous, now)
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.RowsBuilt(built))
+        built = self._build(snapshot, models, previous)
+        worker = get_current_worker()
+        if warm and not _warm(built.rows, worker):
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.RowsBuilt(built, warm=not warm))
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="table-warm",
+        exit_on_error=False,
+        description="compute the search text and sort values of every row",
+    )
+    def _warm_in_thread(self, rows: Sequence[LazyRow]) -> None:
+        _warm(rows, get_current_worker())
 
     def on_table_screen_rows_built(self, message: TableScreen.RowsBuilt) -> None:
         if message.built.generation >= self._built_generation:
             self._apply(message.built)
+            if message.warm:
+                # after the rows are on screen: the first "/" then finds every haystack ready
+                self.call_after_refresh(self._warm_in_thread, message.built.rows)
 
     def _apply(self, built: Built) -> None:
         self._built_generation = built.generation
@@ -424,3 +447,18 @@ class TableScreen(StateScreen):
 
     def back_more(self) -> None:
         """``escape`` with nothing else to close (subclasses clear their quick-filters)."""
+
+
+def _warm(rows: Sequence[LazyRow], worker: Any) -> bool:
+    """Compute (and cache on each row) what filtering and sorting will read.
+
+    Search texts first (a "/" is the likelier first key), then sort values. Returns False if the
+    worker was cancelled on the way (a newer build replaced these rows).
+    """
+    for field in ("haystack", "sort_values"):
+        for start in range(0, len(rows), 4096):
+            if worker.is_cancelled:
+                return False
+            for row in rows[start : start + 4096]:
+                getattr(row, field)  # computed and cached by the property
+    return True

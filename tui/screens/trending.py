@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -19,7 +18,7 @@ from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
 from tui.widgets.text import labelled
-from tui.widgets.virtual_table import Column, Row, VirtualTable
+from tui.widgets.virtual_table import Column, LazyRow, Row, VirtualTable
 
 from .table_screen import Built, TableScreen
 
@@ -78,6 +77,41 @@ def _line(label: str, value: Any) -> Content:
     return labelled(label, value, 9)
 
 
+class PostRow(LazyRow):
+    """One trending post's row; ``context`` is ``(trending file, rank by key)``."""
+
+    __slots__ = ()
+    model: TrendingPost
+
+    def make_cells(self) -> tuple[str, ...]:
+        post = self.model
+        return (
+            str(self.context[1].get(self.key, 0)),
+            _score(post.score),
+            f"{post.upvotes - post.downvotes:,}",
+            f"{post.comment_count:,}",
+            post.channel,
+            post.author,
+            post.title,
+        )
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        post = self.model
+        return (
+            self.context[1].get(self.key, 0),
+            post.score,
+            post.upvotes - post.downvotes,
+            post.comment_count,
+            post.channel.lower(),
+            post.author.lower(),
+            post.title.lower(),
+        )
+
+    def make_haystack(self) -> str:
+        post = self.model
+        return " ".join((post.title, post.author, post.channel, self.key)).lower()
+
+
 class TrendingScreen(TableScreen):
     """Tab 2."""
 
@@ -87,6 +121,7 @@ class TrendingScreen(TableScreen):
     FILES = frozenset({"trending.json"})
     COLUMNS = COLUMNS
     NOUN = "posts"
+    ROW = PostRow
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "open_url", "Open URL", show=False, id="trending.open"),
@@ -121,32 +156,6 @@ class TrendingScreen(TableScreen):
         trending = snapshot.trending
         keys = post_keys(trending.trending) if trending is not None else []
         return trending, {key: rank for rank, key in enumerate(keys, 1)}
-
-    def make_row(self, key: str, model: TrendingPost, context: Any, now: datetime) -> Row:
-        rank = context[1].get(key, 0)
-        votes = model.upvotes - model.downvotes
-        return Row(
-            key,
-            (
-                str(rank),
-                _score(model.score),
-                f"{votes:,}",
-                f"{model.comment_count:,}",
-                model.channel,
-                model.author,
-                model.title,
-            ),
-            (
-                rank,
-                model.score,
-                votes,
-                model.comment_count,
-                model.channel.lower(),
-                model.author.lower(),
-                model.title.lower(),
-            ),
-            " ".join((model.title, model.author, model.channel, key)).lower(),
-        )
 
     def after_rows(self, built: Built) -> None:
         trending: TrendingFile | None = built.context[0]

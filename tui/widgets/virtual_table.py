@@ -9,6 +9,11 @@ Layout: line 0 is a fixed header; the row at visible index ``i`` is virtual line
 Every ``str`` cell is service text: it goes through :func:`tui.untrusted.clean` and is drawn as a
 plain segment, never parsed as markup. A ``rich.text.Text`` cell is trusted styling built by our
 own code.
+
+Rows are :class:`Row` (every field given) or :class:`LazyRow` (fields computed from a model the
+first time they are needed). The table asks a row for its cells only when drawing it, for its
+sort values only when sorting and for its haystack only when filtering, so handing it 50 000 lazy
+rows costs little more than their keys.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -33,7 +38,7 @@ from textual.strip import Strip
 
 from tui.untrusted import clean
 
-__all__ = ["Column", "Row", "VirtualTable"]
+__all__ = ["Column", "LazyRow", "Row", "TableRow", "VirtualTable"]
 
 _ELLIPSIS = "\u2026"
 _SORT_UP = "\u25b2"
@@ -65,6 +70,79 @@ class Row:
     cells: tuple[str | Text, ...]
     sort_values: tuple[Any, ...]
     haystack: str = ""
+
+
+class TableRow(Protocol):
+    """What the table reads from a row: :class:`Row` and :class:`LazyRow` both qualify."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def cells(self) -> tuple[str | Text, ...]: ...
+
+    @property
+    def sort_values(self) -> tuple[Any, ...]: ...
+
+    @property
+    def haystack(self) -> str: ...
+
+
+class LazyRow:
+    """A row whose cells, sort values and haystack are computed from ``model`` on first use.
+
+    Why: at 50 000 rows, computing every field up front takes longer than the rest of the start;
+    most rows are never drawn and a filter or sort may never come. Each field is computed once
+    and kept (computing it from two threads at once is harmless: both get equal values).
+    Subclasses implement :meth:`make_cells` and :meth:`make_sort_values`, and may implement
+    :meth:`make_haystack` (default: the cleaned cells); ``context`` is whatever the rows of one
+    build share (a clock reading, a rank table).
+    """
+
+    __slots__ = ("_cells", "_haystack", "_sort_values", "context", "key", "model")
+
+    def __init__(self, key: str, model: Any, context: Any = None) -> None:
+        self.key = key
+        self.model = model
+        self.context = context
+
+    def make_cells(self) -> tuple[str | Text, ...]:
+        raise NotImplementedError
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def make_haystack(self) -> str:
+        return _default_haystack(self)
+
+    # An unset slot raises AttributeError: no sentinel to store per row, and the cached path is
+    # one attribute read.
+    @property
+    def cells(self) -> tuple[str | Text, ...]:
+        try:
+            return self._cells
+        except AttributeError:
+            self._cells = cells = self.make_cells()
+            return cells
+
+    @property
+    def sort_values(self) -> tuple[Any, ...]:
+        try:
+            return self._sort_values
+        except AttributeError:
+            self._sort_values = values = self.make_sort_values()
+            return values
+
+    @property
+    def haystack(self) -> str:
+        try:
+            return self._haystack
+        except AttributeError:
+            self._haystack = haystack = self.make_haystack()
+            return haystack
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.key!r})"
 
 
 def fit_plain(text: str, width: int, align: str = "left") -> str:
@@ -101,7 +179,7 @@ def _fit_rich(text: Text, width: int, align: str) -> Text:
     return text
 
 
-def _default_haystack(row: Row) -> str:
+def _default_haystack(row: TableRow) -> str:
     parts = (cell.plain if isinstance(cell, Text) else clean(cell) for cell in row.cells)
     return " ".join(parts).lower()
 
@@ -230,9 +308,9 @@ class VirtualTable(ScrollView, can_focus=True):
         self._min_line_width = (
             2 * _EDGE + sum(c.width for c in self._columns) + _GAP * (len(self._columns) - 1)
         )
-        self._rows: list[Row] = []
+        self._rows: list[TableRow] = []
         self._key_to_index: dict[str, int] = {}
-        self._haystacks: list[str] = []
+        self._haystacks: list[str] | None = None  # built by the first filter after set_rows
         self._marked: frozenset[str] = frozenset()
         self._order: list[int] = []  # row indices in sort order
         self._rank: list[int] = []  # row index -> position in _order
@@ -286,7 +364,7 @@ class VirtualTable(ScrollView, can_focus=True):
         """Position of the cursor among the visible rows (0 when empty)."""
         return self._cursor
 
-    def get_row(self, key: str) -> Row | None:
+    def get_row(self, key: str) -> TableRow | None:
         index = self._key_to_index.get(key)
         return None if index is None else self._rows[index]
 
@@ -297,18 +375,19 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ data
 
-    def set_rows(self, rows: Iterable[Row], *, marked: Collection[str] = ()) -> None:
+    def set_rows(self, rows: Iterable[TableRow], *, marked: Collection[str] = ()) -> None:
         """Replace the data by key, keeping cursor key, scroll, filter, predicate and sort.
 
         If the cursor's row is gone the cursor falls to its nearest surviving neighbour (the next
         row, else the previous one). ``marked`` rows are drawn with the "new/changed" style until
-        the next call.
+        the next call. Only the keys are read here (plus the sort values or haystacks when a sort
+        or filter is active); cells are read when a row is drawn.
         """
         old_rows, old_visible, old_cursor = self._rows, self._visible, self._cursor
         old_key = self.cursor_key
         self._rows = list(rows)
         self._key_to_index = {row.key: i for i, row in enumerate(self._rows)}
-        self._haystacks = [row.haystack or _default_haystack(row) for row in self._rows]
+        self._haystacks = None
         self._marked = frozenset(marked)
         self._strip_cache.clear()
         self._sort()
@@ -396,19 +475,20 @@ class VirtualTable(ScrollView, can_focus=True):
         reverse = self._sort_reverse
         if column is None:
             order = list(range(count - 1, -1, -1)) if reverse else list(range(count))
-        else:
-            values = [
-                row.sort_values[column] if column < len(row.sort_values) else None for row in rows
-            ]
-            present = [i for i in range(count) if values[i] is not None]
-            missing = [i for i in range(count) if values[i] is None]
-            try:
-                present = sorted(present, key=values.__getitem__, reverse=reverse)
-            except TypeError:
-                present = sorted(
-                    present, key=lambda i: _fallback_sort_key(values[i]), reverse=reverse
-                )
-            order = present + missing
+            self._order = self._rank = order  # identity and reversal are their own inverses
+            return
+        values: list[Any] = []
+        append = values.append
+        for row in rows:
+            row_values = row.sort_values
+            append(row_values[column] if column < len(row_values) else None)
+        present = [i for i in range(count) if values[i] is not None]
+        missing = [i for i in range(count) if values[i] is None]
+        try:
+            present = sorted(present, key=values.__getitem__, reverse=reverse)
+        except TypeError:
+            present = sorted(present, key=lambda i: _fallback_sort_key(values[i]), reverse=reverse)
+        order = present + missing
         rank = [0] * count
         for position, index in enumerate(order):
             rank[index] = position
@@ -419,7 +499,7 @@ class VirtualTable(ScrollView, can_focus=True):
         source = self._visible if narrowing else self._order
         needle = self._needle
         predicate = self._predicate
-        haystacks = self._haystacks
+        haystacks = self._haystack_list() if needle else []
         if predicate is not None:
             rows = self._rows
             if needle:
@@ -432,6 +512,12 @@ class VirtualTable(ScrollView, can_focus=True):
             self._visible = [i for i in source if needle in haystacks[i]]
         else:
             self._visible = source
+
+    def _haystack_list(self) -> list[str]:
+        """The lower-cased search text of every row, by row index (built once per set_rows)."""
+        if self._haystacks is None:
+            self._haystacks = [row.haystack or _default_haystack(row) for row in self._rows]
+        return self._haystacks
 
     def _position_of(self, index: int) -> int:
         """Where row ``index`` is, or would be, among the visible rows (they are in rank order)."""
