@@ -143,6 +143,7 @@ class RoostApp(App[int]):
         self.snapshot: Snapshot = store.snapshot
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
         self.refreshing = False
+        self.refresh_failure: str | None = None  # why the refresh worker died, if it did
         self._pending: dict[str, frozenset[str] | None] = {}  # tab -> changes it has not shown
         self._problems_seen: set[tuple[str, str]] = set()
         self._select_after_mount: dict[str, str] = {}
@@ -216,6 +217,10 @@ class RoostApp(App[int]):
             return
         error = event.worker.error
         self.refreshing = False
+        if event.worker.group in ("store", "refresh-once"):
+            self.refresh_failure = short(error, 300)
+            for screen in self._current_state_screens():
+                screen.show_empty_state()
         self.notify(
             f"{event.worker.name or 'background task'} failed: {short(error, 300)}",
             title="Error",
@@ -228,6 +233,8 @@ class RoostApp(App[int]):
         self.snapshot = message.snapshot
         if message.report is not None:
             self.refreshing = False
+            self.refresh_failure = None
+            self.loaded.set()  # before the screens are told: they no longer say "loading…"
             self._tell_problems(message.report, message.status)
         changed = message.changed
         current = [screen for screen in self._current_state_screens() if screen.ready]
@@ -239,8 +246,6 @@ class RoostApp(App[int]):
                 self._pending[tab] = pending | (changed & screen_class.FILES)
         for screen in current:
             screen.deliver(message.snapshot, changed)
-        if message.report is not None and not self.loaded.is_set():
-            self.loaded.set()
 
     def _current_state_screens(self) -> list[StateScreen]:
         return [screen for screen in self.screen_stack if isinstance(screen, StateScreen)]
@@ -256,6 +261,8 @@ class RoostApp(App[int]):
         pending = self._pending.pop(screen.TAB_ID, None)
         if pending is not None and screen.is_mounted:
             screen.deliver(self.snapshot, pending)
+        elif screen.ready:
+            screen.show_empty_state()  # e.g. the refresh worker failed while it was hidden
 
     def _tell_problems(self, report: RefreshReport, status: StoreStatus) -> None:
         """Toast transitions (online → offline) and new integrity problems, once each."""
@@ -330,9 +337,10 @@ class RoostApp(App[int]):
 
     def action_refresh(self) -> None:
         self.refreshing = True
-        if self.poll:
+        polling = self.poll and any(w.group == "store" and w.is_running for w in self.workers)
+        if polling:
             self.store.request_refresh()
-        else:
+        else:  # not polling, or the polling worker failed: one cycle now
             self._refresh_once()
         for screen in self._current_state_screens():
             screen.refresh_status()

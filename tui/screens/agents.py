@@ -158,6 +158,7 @@ class AgentsScreen(TableScreen):
     FILES = frozenset({"agents.json"})
     COLUMNS = COLUMNS
     NOUN = "agents"
+    SOURCE = "agents.json"
     ROW = AgentRow
 
     BINDINGS: ClassVar[list[BindingType]] = [

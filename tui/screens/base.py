@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from tui.network.store import Snapshot
+from tui.screens.empty_state import not_loaded_text
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tab_bar import TabBar
 
@@ -41,6 +42,8 @@ class StateScreen(Screen):
     * :meth:`copy_text` - what ``y`` copies (the selected id or URL), or ``None``;
     * :meth:`clear_marks` - a refresh cycle ended without touching this screen's files: drop the
       "new/changed" marks of the previous cycle;
+    * :meth:`show_empty_state` - say why a file that is not loaded is missing (after every
+      delivery: the reason can change while the snapshot does not, e.g. going offline);
     * :meth:`action_back` - ``escape``: close a detail pane, clear a filter, ...
     """
 
@@ -86,6 +89,22 @@ class StateScreen(Screen):
         """The app's injectable clock: an aware UTC datetime (frozen in tests)."""
         return self.roost.clock()
 
+    def not_loaded_text(self, name: str) -> str:
+        """Why state file ``name`` has no loaded copy, and what the user can do (plain text)."""
+        app = self.roost
+        return not_loaded_text(
+            self.snapshot.file(name),
+            status=app.store.status,
+            refreshed=app.loaded.is_set(),
+            failure=app.refresh_failure,
+        )
+
+    def empty_text(self, name: str, noun: str) -> str:
+        """What an empty list of ``noun`` from file ``name`` says: why it is empty."""
+        if self.snapshot.file(name).loaded:
+            return f"{name} lists no {noun}"
+        return self.not_loaded_text(name)
+
     def jump_to(self, tab_id: str, key: str | None = None) -> None:
         """Switch to another tab and, with ``key``, select that row there."""
         self.roost.jump_to(tab_id, key)
@@ -104,6 +123,9 @@ class StateScreen(Screen):
 
     def clear_marks(self) -> None:
         """Drop the "new/changed" row marks of the previous refresh cycle."""
+
+    def show_empty_state(self) -> None:
+        """Update what empty tables and panels say (see :meth:`not_loaded_text`)."""
 
     def action_back(self) -> None:
         """``escape``: close what is open (detail, filter); the base has nothing to close."""
@@ -127,6 +149,7 @@ class StateScreen(Screen):
             self.show_snapshot(snapshot, frozenset(relevant))
         else:
             self.clear_marks()
+        self.show_empty_state()
         self.refresh_status()
 
     @property

@@ -102,6 +102,7 @@ class ChannelsScreen(TableScreen):
     FILES = frozenset({"channels.json", "agents.json"})
     COLUMNS = COLUMNS
     NOUN = "channels"
+    SOURCE = "channels.json"
     ROW = ChannelRow
 
     def models(self, snapshot: Snapshot) -> Mapping[str, Channel] | None:

@@ -40,6 +40,9 @@ class SeedsScreen(StateScreen):
     def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
         self.view.show(snapshot.seeds, changed="seeds.json" in changed)
 
+    def show_empty_state(self) -> None:
+        self.view.set_not_loaded(self.not_loaded_text("seeds.json"))
+
     def select_key(self, key: str) -> None:
         self.view.select_key(key)
 

@@ -37,6 +37,9 @@ class StatsScreen(StateScreen):
     def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
         self.panel.show(snapshot.stats, snapshot.stats_history, changed="stats.json" in changed)
 
+    def show_empty_state(self) -> None:
+        self.panel.set_not_loaded(self.not_loaded_text("stats.json"))
+
     def select_key(self, key: str) -> None:
         self.panel.select(key)
 

@@ -61,6 +61,7 @@ class TableScreen(StateScreen):
 
     COLUMNS: ClassVar[tuple[Column, ...]] = ()
     ROW: ClassVar[type[LazyRow]] = LazyRow  # built as ROW(key, model, prepare(snapshot))
+    SOURCE: ClassVar[str] = ""  # the state file whose models are the rows
     NOUN: ClassVar[str] = "rows"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
 
@@ -254,6 +255,7 @@ class TableScreen(StateScreen):
         self._rows = built.rows
         self._has_marks = bool(built.marked)
         self.table.set_rows(built.rows, marked=built.marked)
+        self.show_empty_state()
         self.after_rows(built)
         self._apply_wanted()
         if self._detail_open:
@@ -262,6 +264,13 @@ class TableScreen(StateScreen):
 
     def after_rows(self, built: Built) -> None:
         """After the main table got new rows (update side panels here)."""
+
+    def show_empty_state(self) -> None:
+        if self._built_generation < self._shown_generation:  # rows still being built
+            message = "loading\u2026"
+        else:
+            message = self.empty_text(self.SOURCE, self.NOUN)
+        self.table.set_empty_message(message)
 
     def clear_marks(self) -> None:
         if self._has_marks:

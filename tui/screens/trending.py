@@ -121,6 +121,7 @@ class TrendingScreen(TableScreen):
     FILES = frozenset({"trending.json"})
     COLUMNS = COLUMNS
     NOUN = "posts"
+    SOURCE = "trending.json"
     ROW = PostRow
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -181,6 +182,13 @@ class TrendingScreen(TableScreen):
                     )
                 )
             self.query_one(f"#{panel_id}", VirtualTable).set_rows(rows)
+
+    def show_empty_state(self) -> None:
+        super().show_empty_state()
+        loaded = self.snapshot.file(self.SOURCE).loaded
+        for panel_id, title, _field, _tab in PANELS:
+            message = f"no {title.lower()}" if loaded else f"{self.SOURCE} not loaded"
+            self.query_one(f"#{panel_id}", VirtualTable).set_empty_message(message)
 
     # ------------------------------------------------------------------ detail
 

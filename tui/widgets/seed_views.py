@@ -350,14 +350,17 @@ class ActiveSeedView(Container):
     def scroll(self) -> VerticalScroll:
         return self.query_one("#active-scroll", VerticalScroll)
 
-    def show(self, seeds: SeedsFile | None, now: datetime) -> None:
+    def show(
+        self, seeds: SeedsFile | None, now: datetime, *, not_loaded: str = "seeds.json not loaded"
+    ) -> None:
+        """``not_loaded``: what to say while there is no seeds.json (plain text)."""
         meta = self.query_one("#active-meta", Static)
         text = self.query_one("#active-text", Static)
         active = seeds.active if seeds is not None else None
         self.set_class(active is None, "-none")
         old_id = self._seed_id
         if seeds is None:
-            meta.update(Content("seeds.json not loaded yet"))
+            meta.update(Content(clean(not_loaded)))
             text.update(Content(""))
             self.agents_table.set_rows([])
             return
@@ -484,6 +487,7 @@ class SeedsView(Container):
         self._queue: dict[str, Seed] = {}
         self._history: dict[str, Seed] = {}
         self._pending_key: str | None = None
+        self._not_loaded = "seeds.json not loaded yet"  # why, when the screen knows (plain text)
 
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="seeds-active", id="seeds-tabs"):
@@ -605,6 +609,13 @@ class SeedsView(Container):
         if self._pending_key is not None:
             self.select_key(self._pending_key)
 
+    def set_not_loaded(self, text: str) -> None:
+        """Why seeds.json is not loaded: every section says it while there is no copy."""
+        if text != self._not_loaded:
+            self._not_loaded = text
+            if self._seeds is None:
+                self._draw(None, None, None)
+
     def on_mount(self) -> None:
         self.set_interval(60, self._refresh_ages)
 
@@ -621,7 +632,7 @@ class SeedsView(Container):
     ) -> None:
         """``old_*``: the previous items to mark changes against; None keeps the marks."""
         seeds, now = self._seeds, self._clock()
-        self.active_seed.show(seeds, now)
+        self.active_seed.show(seeds, now, not_loaded=self._not_loaded)
         self._show_proposals(seeds, now, old_proposals)
         self._show_queue(seeds, now, old_queue)
         self._show_history(seeds, now, old_history)
@@ -655,7 +666,7 @@ class SeedsView(Container):
         view = self.list("proposals")
         if seeds is None:
             self._proposals = {}
-            view.set_rows([], message="seeds.json not loaded yet")
+            view.set_rows([], message=self._not_loaded)
             return
         if seeds.proposals is None:
             self._proposals = {}
@@ -710,7 +721,7 @@ class SeedsView(Container):
             )
             for n, (key, s) in enumerate(self._queue.items(), start=1)
         ]
-        message = "seeds.json not loaded yet" if seeds is None else "The queue is empty."
+        message = self._not_loaded if seeds is None else "The queue is empty."
         view.set_rows(rows, marked=self._marked(self._queue, old), message=message)
 
     def _show_history(
@@ -743,7 +754,7 @@ class SeedsView(Container):
                     sort_values=(s.id, s.injected_at or "", s.frames_active, score, done, s.text),
                 )
             )
-        message = "seeds.json not loaded yet" if seeds is None else "No seeds in the history yet."
+        message = self._not_loaded if seeds is None else "No seeds in the history yet."
         view.set_rows(rows, marked=self._marked(self._history, old), message=message)
 
     def _label_tabs(self, seeds: SeedsFile | None) -> None:

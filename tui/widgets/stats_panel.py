@@ -315,6 +315,7 @@ class StatsPanel(Container):
         self._history: tuple[StatsPoint, ...] = ()
         self._series: dict[str, CounterSeries] = {}
         self._rows: list[Row] = []
+        self._not_loaded = "stats.json not loaded yet"  # why, when the screen knows (plain text)
 
     def compose(self) -> ComposeResult:
         yield Static(Content("stats.json not loaded yet"), id="stats-summary")
@@ -386,6 +387,15 @@ class StatsPanel(Container):
         """Drop the "changed" marks of the previous refresh (cursor and scroll stay)."""
         self.table.set_rows(self._rows)
 
+    def set_not_loaded(self, text: str) -> None:
+        """Why stats.json is not loaded (said while there is neither it nor a history)."""
+        self._not_loaded = text
+        empty = self._stats is None and not self._history
+        self.table.set_empty_message(text if empty else "stats.json has no counters")
+        if empty:
+            self._render_summary()
+            self._show_detail(self.table.cursor_key)
+
     def toggle_zoom(self) -> None:
         self.set_class(not self.zoomed, "-zoomed")
         self.refresh_bindings()  # the footer shows "esc Back" only while zoomed
@@ -417,7 +427,7 @@ class StatsPanel(Container):
 
     def _show_detail(self, name: str | None) -> None:
         if self._stats is None and not self._history:
-            message = "stats.json has not been loaded yet"
+            message = self._not_loaded
         else:
             message = "stats.json has no counters"
         self.detail.show(self._series.get(name) if name else None, message)
@@ -426,7 +436,7 @@ class StatsPanel(Container):
         summary = self.query_one("#stats-summary", Static)
         stats, history = self._stats, self._history
         if stats is None and not history:
-            summary.update(Content("stats.json not loaded yet"))
+            summary.update(Content(clean(self._not_loaded)))
             return
         now = self._clock()
         parts: list[str] = []

@@ -18,6 +18,7 @@ rows costs little more than their keys.
 
 from __future__ import annotations
 
+import textwrap
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -324,6 +325,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._sort_reverse = False
         self._strip_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
         self._widths: tuple[int, list[int]] = (-1, [])  # (line width, column widths)
+        self._empty_message = "no data yet"
         self._update_virtual_size()
 
     # ------------------------------------------------------------------ read-only state
@@ -363,6 +365,20 @@ class VirtualTable(ScrollView, can_focus=True):
     def cursor_row(self) -> int:
         """Position of the cursor among the visible rows (0 when empty)."""
         return self._cursor
+
+    @property
+    def empty_message(self) -> str:
+        return self._empty_message
+
+    def set_empty_message(self, message: str) -> None:
+        """What the table says while it has no rows (why, and what to do); wrapped to the width.
+
+        It may quote service text: it is cleaned and never read as markup.
+        """
+        if message != self._empty_message:
+            self._empty_message = message
+            if not self._rows:
+                self.refresh()
 
     def get_row(self, key: str) -> TableRow | None:
         index = self._key_to_index.get(key)
@@ -660,8 +676,8 @@ class VirtualTable(ScrollView, can_focus=True):
             position = scroll_y + y - 1
             if position < len(self._visible):
                 strip = self._row_strip(position, line_width, base)
-            elif position == 0:
-                strip = self._empty_strip(line_width, base)
+            elif not self._visible:
+                return self._empty_strip(position, width, base)  # fits the view: no scroll
             else:
                 return Strip.blank(width, base)
         return strip.crop_extend(scroll_x, scroll_x + width, base)
@@ -694,11 +710,17 @@ class VirtualTable(ScrollView, can_focus=True):
         self._strip_cache[cache_key] = strip
         return strip
 
-    def _empty_strip(self, line_width: int, base: Style) -> Strip:
-        style = base + self.get_component_rich_style("virtual-table--empty", partial=True)
+    def _empty_strip(self, position: int, width: int, base: Style) -> Strip:
+        """Line ``position`` of the empty-table message, word-wrapped to the visible width."""
         filtered = self._needle or self._predicate is not None
-        message = "no rows match" if self._rows and filtered else "no data yet"
-        return self._line([[Segment(message, style)]], line_width, base)
+        message = "no rows match" if self._rows and filtered else clean(self._empty_message)
+        room = max(1, width - 2 * _EDGE)
+        lines = textwrap.wrap(message[:2000], room, break_on_hyphens=False) or [""]
+        if position >= len(lines):
+            return Strip.blank(width, base)
+        style = base + self.get_component_rich_style("virtual-table--empty", partial=True)
+        text = fit_plain(lines[position], room).rstrip()
+        return self._line([[Segment(text, style)]], width, base)
 
     def _row_strip(self, position: int, line_width: int, base: Style) -> Strip:
         row = self._rows[self._visible[position]]
