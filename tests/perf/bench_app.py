@@ -14,8 +14,9 @@ Two measurements, reported side by side:
 * ``in_process``: both apps started inside this already-warm interpreter (``run_test``). The
   bare app then costs ~10 ms, so "2× bare" leaves no room for any real screen's first layout;
   kept because it isolates roost's own work.
-* ``process``: what a person waits for. Each run is a fresh interpreter (``python bench_app.py
-  --child roost|bare``) running the app headless at the same size; the time is from spawning the
+* ``process``: what a person waits for. Each run is a fresh interpreter
+  (``cold_start_child.py roost|bare``, which imports only what its own app needs: the bare app
+  imports Textual alone) running the app headless at the same size; the time is from spawning the
   process to the first populated display, imports and start-up included for both.
 """
 
@@ -49,6 +50,7 @@ __all__ = ["fill_cache", "measure_cold_start"]
 
 BASE = "http://bench.invalid"
 SIZE = (120, 40)
+CHILD = Path(__file__).resolve().parent / "cold_start_child.py"  # imports only its own app's needs
 
 
 class _NoNetwork(httpx.AsyncBaseTransport):
@@ -163,52 +165,13 @@ async def measure_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) 
 # --------------------------------------------------------------------------- process level
 
 
-def _child(kind: str, cache_dir: str, agents: int) -> None:
-    """In a fresh interpreter: run one app headless, print the wall time of its first populated
-    display, exit."""
-    import json
-
-    if kind == "bare":
-        app: App = _Bare()
-
-        def ready() -> bool:
-            return True
-
-    else:
-        client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
-        store = Store(BASE, client=client, cache=DiskCache(Path(cache_dir) / "bench-cache"))
-        app = RoostApp(Settings(read_url=BASE), store=store, poll=False)
-
-        def ready() -> bool:
-            screen = app.screen
-            return isinstance(screen, AgentsScreen) and screen.table.total_count == agents
-
-    done: list[float] = []
-
-    def hook() -> None:
-        if not done and ready():
-            done.append(time.time())
-            app.exit()
-
-    app.post_display_hook = hook  # type: ignore[method-assign]
-    app.run(headless=True, size=SIZE)
-    print(json.dumps({"painted_at": done[0] if done else None}), flush=True)
-
-
 def _spawn(kind: str, cache_dir: Path, agents: int) -> float:
     import json
     import subprocess
 
     started = time.time()
     out = subprocess.run(
-        [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--child",
-            kind,
-            str(cache_dir),
-            str(agents),
-        ],
+        [sys.executable, str(CHILD), kind, str(cache_dir), str(agents)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -238,9 +201,6 @@ if __name__ == "__main__":
     import json
     import tempfile
 
-    if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        _child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
-        sys.exit(0)
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 50_000
     with tempfile.TemporaryDirectory() as tmp:
         result = {
