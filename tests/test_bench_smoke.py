@@ -19,9 +19,7 @@ def load_bench():
 
 def test_bench_smoke_runs_and_reports_every_section(capsys):
     bench = load_bench()
-    sections = ["refresh", "validation", "table"]
-    if (PERF / "bench_app.py").exists():
-        sections.append("cold_start")
+    sections = ["refresh", "validation", "table", "cold_start"]
     result = bench.main(["--smoke", "--only", ",".join(sections)])
     refresh = result["refresh"]
     # structural facts, not timings: a no-change cycle is one conditional request
@@ -31,4 +29,7 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     assert refresh["bytes_ratio_304"] > 1
     assert [row["agents"] for row in result["validation"]["results"]] == [200, 1000]
     assert result["table"]["rows"] == 2000
+    for kind in ("process", "in_process"):
+        cold = result["cold_start"][kind]
+        assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0
     assert '"refresh"' in capsys.readouterr().out

@@ -213,10 +213,17 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if "cold_start" in only:
         import tempfile
 
-        from bench_app import measure_cold_start
+        from bench_app import measure_cold_start, measure_process_cold_start
 
+        agents = 2000 if smoke else 50_000
+        repeats = 1 if smoke else 3
         with tempfile.TemporaryDirectory() as tmp:
-            out["cold_start"] = await measure_cold_start(Path(tmp), 2000 if smoke else 50_000)
+            out["cold_start"] = {
+                "process": await asyncio.to_thread(
+                    measure_process_cold_start, Path(tmp), agents, repeats=repeats
+                ),
+                "in_process": await measure_cold_start(Path(tmp), agents, repeats=repeats),
+            }
     return out
 
 
