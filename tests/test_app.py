@@ -428,12 +428,13 @@ async def test_palette_screens_and_actions_discoverable():
     assert fuzzy_match("xyz", "abc")[0] == 0
     # scattered letters over a long text do not count
     assert fuzzy_match("abc", "a" + "-" * 40 + "b" + "-" * 40 + "c")[0] == 0
-    # linear on hostile candidates
+    # linear on hostile candidates: a backtracking matcher would take minutes here, so a bound
+    # this loose still catches one without flaking on a busy machine
     import time
 
     started = time.perf_counter()
     fuzzy_match("aaaaaaab", "a" * 10_000)
-    assert time.perf_counter() - started < 0.05
+    assert time.perf_counter() - started < 2.0
     rig = make_rig()
     async with rig.app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
