@@ -11,10 +11,11 @@ import copy
 import html
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from app_rig import Clock  # the shared frozen clock
 
 from tui.app import RoostApp
 from tui.config import Settings
@@ -29,14 +30,6 @@ from tui.widgets.seed_views import SeedsView, score_fraction, sorted_proposals
 
 BASE = "http://sandbox.invalid"
 SIZE = (80, 24)
-
-
-class Clock:
-    def __init__(self, start: datetime = DEFAULT_EPOCH) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 class RecordingApp(RoostApp):

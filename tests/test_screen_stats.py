@@ -10,10 +10,11 @@ import asyncio
 import html
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from app_rig import Clock  # the shared frozen clock
 
 from tui.app import RoostApp
 from tui.config import Settings
@@ -33,16 +34,6 @@ from tui.widgets.stats_panel import (
 
 BASE = "http://sandbox.invalid"
 SIZE = (80, 24)
-
-
-class Clock:
-    """A clock the test moves by hand (frozen otherwise)."""
-
-    def __init__(self, start: datetime = DEFAULT_EPOCH) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @dataclass
