@@ -256,29 +256,23 @@ class VirtualTable(ScrollView, can_focus=True):
     }
     """
 
-    class Highlighted(Message):
+    class _RowMessage(Message):
+        """A message about one row, addressed by its key."""
+
+        def __init__(self, table: VirtualTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class Highlighted(_RowMessage):
         """The cursor moved to a different row (posted only when the row key changes)."""
 
-        def __init__(self, table: VirtualTable, key: str) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class Selected(Message):
+    class Selected(_RowMessage):
         """A row was chosen with enter or a click."""
-
-        def __init__(self, table: VirtualTable, key: str) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
 
     class Sorted(Message):
         """The sort changed (``s``/``S`` on the screen, or a click on a column header)."""
