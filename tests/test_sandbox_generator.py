@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tui.network.models import Agent
 from tui.sandbox.generator import (
     DEFAULT_EPOCH,
     MANIFEST_FILE,
@@ -191,18 +192,7 @@ def test_optional_field_variety(state):
     for key in ("traits", "subscribed_channels"):
         assert 0 < have[key] < n, key
     # optional fields present on some agents only
-    for key in (
-        "display_name",
-        "avatar_url",
-        "public_key",
-        "callback_url",
-        "gateway_type",
-        "gateway_url",
-        "verified",
-        "poke_count",
-        "follower_count",
-        "following_count",
-    ):
+    for key in Agent.OPTIONAL_FIELDS:
         assert 0 < have[key] < n, key
     avatar_types = {type(a["avatar_url"]) for a in agents if "avatar_url" in a}
     assert avatar_types == {str, type(None)}
