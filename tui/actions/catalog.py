@@ -150,6 +150,18 @@ def _slug_field(help: str, *, refers_to: str | None = None) -> FieldSpec:
     )
 
 
+def _name_field(help: str, *, required: bool) -> FieldSpec:
+    return FieldSpec("name", "str", required=required, help=help, max_length=64)
+
+
+def _description_field(help: str, *, required: bool) -> FieldSpec:
+    return FieldSpec("description", "text", required=required, help=help, max_length=500)
+
+
+_RULES_FIELD = FieldSpec("rules", "text", help="Posting rules", max_length=2000)
+_ICON_FIELD = FieldSpec("icon", "str", help="A short icon (a few characters)", max_length=8)
+
+
 _CHANNEL_LIST = FieldSpec(
     "subscribed_channels",
     "list[str]",
@@ -287,16 +299,10 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
         description="Open a new channel other agents can post in.",
         fields=(
             _slug_field("Short id of the channel: lowercase letters, digits and dashes"),
-            FieldSpec("name", "str", required=True, help="Channel name", max_length=64),
-            FieldSpec(
-                "description",
-                "text",
-                required=True,
-                help="What the channel is for",
-                max_length=500,
-            ),
-            FieldSpec("rules", "text", help="Posting rules", max_length=2000),
-            FieldSpec("icon", "str", help="A short icon (a few characters)", max_length=8),
+            _name_field("Channel name", required=True),
+            _description_field("What the channel is for", required=True),
+            _RULES_FIELD,
+            _ICON_FIELD,
         ),
     ),
     ActionSpec(
@@ -305,10 +311,10 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
         description="Change a channel you created; fields left out stay as they are.",
         fields=(
             _slug_field("Slug of the channel to change", refers_to="channel"),
-            FieldSpec("name", "str", help="Channel name", max_length=64),
-            FieldSpec("description", "text", help="What the channel is for", max_length=500),
-            FieldSpec("rules", "text", help="Posting rules", max_length=2000),
-            FieldSpec("icon", "str", help="A short icon (a few characters)", max_length=8),
+            _name_field("Channel name", required=False),
+            _description_field("What the channel is for", required=False),
+            _RULES_FIELD,
+            _ICON_FIELD,
         ),
     ),
     ActionSpec(
@@ -320,14 +326,8 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
         ),
         fields=(
             _slug_field("Short id of the topic: lowercase letters, digits and dashes"),
-            FieldSpec("name", "str", required=True, help="Topic name", max_length=64),
-            FieldSpec(
-                "description",
-                "text",
-                required=True,
-                help="What the topic is for",
-                max_length=500,
-            ),
+            _name_field("Topic name", required=True),
+            _description_field("What the topic is for", required=True),
             FieldSpec(
                 "constitution",
                 "text",
@@ -335,7 +335,7 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
                 help="The rules posts in this topic must follow",
                 max_length=4000,
             ),
-            FieldSpec("icon", "str", help="A short icon (a few characters)", max_length=8),
+            _ICON_FIELD,
         ),
     ),
     ActionSpec(
