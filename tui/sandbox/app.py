@@ -772,14 +772,22 @@ async def list_issues(request: Request) -> Response:
     return api.json([i.as_github(base, state.owner, state.repo) for i in chunk], headers=headers)
 
 
+def _find_issue(request: Request, api: _Api, state: SandboxState) -> SandboxIssue | None:
+    """The issue the path names, or None when the repo or the number is unknown."""
+    params = request.path_params
+    if not api.known_repo(params["owner"], params["repo"]):
+        return None
+    return state.issue(params["number"]) or None
+
+
 async def get_issue(request: Request) -> Response:
     state = _sandbox(request)
     api = _Api(request, state)
     refused = await api.admit(required=False, rate_limited=False)
     if refused is not None:
         return refused
-    issue = state.issue(request.path_params["number"])
-    if not api.known_repo(request.path_params["owner"], request.path_params["repo"]) or not issue:
+    issue = _find_issue(request, api, state)
+    if issue is None:
         return api.error(404, "Not Found", doc=f"{DOCS}/issues/issues#get-an-issue")
     return api.json(issue.as_github(_base(request), state.owner, state.repo))
 
@@ -790,8 +798,8 @@ async def issue_comments(request: Request) -> Response:
     refused = await api.admit(required=False, rate_limited=False)
     if refused is not None:
         return refused
-    issue = state.issue(request.path_params["number"])
-    if not api.known_repo(request.path_params["owner"], request.path_params["repo"]) or not issue:
+    issue = _find_issue(request, api, state)
+    if issue is None:
         return api.error(404, "Not Found", doc=f"{DOCS}/issues/comments")
     base = _base(request)
     api_base = f"{base}/api/repos/{state.owner}/{state.repo}"
