@@ -13,6 +13,7 @@ Wiring (DESIGN.md §2, §3, §7):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 from collections.abc import Callable
 from dataclasses import replace
@@ -39,6 +40,7 @@ __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 
 Clock = Callable[[], datetime]
 
+_CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
 _FREEZE_AFTER = 200_000  # objects allocated by the cache read above which they are frozen
 
 
@@ -126,6 +128,9 @@ class RoostApp(App[int]):
         if initial_screen not in self.MODES:
             known = ", ".join(self.MODES)
             raise ValueError(f"no screen {initial_screen!r}: use one of {known}")
+        # start in the tab's mode itself: no throwaway default screen, no mode switch (and its
+        # second full CSS reparse) in on_mount
+        self.DEFAULT_MODE = initial_screen
         super().__init__()
         self.initial_screen = initial_screen
         self.settings = settings
@@ -142,6 +147,7 @@ class RoostApp(App[int]):
         self.poll = poll
         self.snapshot: Snapshot = store.snapshot
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
+        self._cache_on_view = asyncio.Event()  # the disk cache's data has been painted
         self.refreshing = False
         self.refresh_failure: str | None = None  # why the refresh worker died, if it did
         self._pending: dict[str, frozenset[str] | None] = {}  # tab -> changes it has not shown
@@ -157,9 +163,9 @@ class RoostApp(App[int]):
         self.post_message(StateRefreshed(snapshot, report, self.store.status))
 
     def on_mount(self) -> None:
-        self.switch_mode(self.initial_screen)
-        # paint the chrome first: validating a big cached file holds the GIL for a while
-        self.call_after_refresh(self._run_store)
+        # The screen (chrome, "loading…") has been displayed by now: the cache read starts at
+        # once. Validating a big cached file holds the GIL, so the UI waits for it either way.
+        self._run_store()
 
     @work(
         group="store",
@@ -172,6 +178,10 @@ class RoostApp(App[int]):
         snapshot = await asyncio.to_thread(self._load_cache)
         if snapshot.any_loaded:
             self.post_message(StateRefreshed(snapshot, None, self.store.status))
+            # The network waits until the cached data is painted: the first cycle imports
+            # httpx and validates whatever changed, which would only delay that paint.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._cache_on_view.wait(), timeout=_CACHE_PAINT_WAIT_S)
         if self.poll:
             await self.store.run()
         else:
@@ -256,6 +266,11 @@ class RoostApp(App[int]):
         key = self._select_after_mount.pop(screen.TAB_ID, None)
         if key is not None:
             screen.select_key(key)
+
+    def snapshot_on_view(self, screen: StateScreen) -> None:
+        """``screen`` has put its latest snapshot in its widgets: note it once it is painted."""
+        if screen is self.screen and self.snapshot.any_loaded and not self._cache_on_view.is_set():
+            self.call_after_refresh(self._cache_on_view.set)
 
     def screen_resumed(self, screen: StateScreen) -> None:
         pending = self._pending.pop(screen.TAB_ID, None)

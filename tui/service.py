@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-
-import httpx
+from typing import TYPE_CHECKING
 
 from tui.config import Secret, Settings
 from tui.network.disk_cache import DiskCache
 from tui.network.store import Store, StoreOptions
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["DEMO_BASE_URL", "Service", "build_store", "connect", "demo_epoch"]
 

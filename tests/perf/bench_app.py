@@ -17,12 +17,16 @@ Two measurements, reported side by side:
 * ``process``: what a person waits for. Each run is a fresh interpreter
   (``cold_start_child.py roost|bare``, which imports only what its own app needs: the bare app
   imports Textual alone) running the app headless at the same size; the time is from spawning the
-  process to the first populated display, imports and start-up included for both.
+  process to the first populated display, imports and start-up included for both. The roost
+  child builds the app from settings as `roost --read-url URL` does (its own store, disk cache
+  and HTTP client); nothing listens at URL. roost's modules are byte-compiled first, as
+  ``pip install`` leaves them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import compileall
 import hashlib
 import statistics
 import sys
@@ -51,6 +55,7 @@ __all__ = ["fill_cache", "measure_cold_start"]
 BASE = "http://bench.invalid"
 SIZE = (120, 40)
 CHILD = Path(__file__).resolve().parent / "cold_start_child.py"  # imports only its own app's needs
+CHILD_BASE = "http://127.0.0.1:9"  # cold_start_child.py's service (its BASE)
 
 
 class _NoNetwork(httpx.AsyncBaseTransport):
@@ -63,9 +68,10 @@ class _Bare(App[None]):
         yield Static("hello")
 
 
-def fill_cache(cache_dir: Path, agents: int) -> DiskCache:
-    """Write a generated network's files into a disk cache, as a previous run would have."""
-    cache = DiskCache(cache_dir / "bench-cache")
+def fill_cache(cache_dir: Path, agents: int, read_url: str = BASE) -> DiskCache:
+    """Write a generated network's files into ``read_url``'s disk cache under ``cache_dir``, as
+    a previous run of `roost --read-url READ_URL` with that cache folder would have."""
+    cache = DiskCache.for_service(read_url, cache_dir)
     docs = generate_state(seed=7, agents=agents, epoch=DEFAULT_EPOCH)
     for name, doc in docs.items():
         body = serialize(doc)
@@ -185,7 +191,9 @@ def _spawn(kind: str, cache_dir: Path, agents: int) -> float:
 
 def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) -> dict[str, Any]:
     """Median of ``repeats`` alternating fresh-process runs of each app (see the docstring)."""
-    cache = fill_cache(Path(cache_dir), agents)
+    cache = fill_cache(Path(cache_dir), agents, CHILD_BASE)
+    # as installed by pip: roost's modules byte-compiled (Textual's already are)
+    compileall.compile_dir(ROOT / "tui", quiet=1)
     _spawn("bare", Path(cache_dir), agents)  # warm the OS file cache for both
     roost: list[float] = []
     bare: list[float] = []

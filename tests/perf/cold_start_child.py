@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 SIZE = (120, 40)
-BASE = "http://bench.invalid"
+BASE = "http://127.0.0.1:9"  # the disk cache's service; nothing listens there (no network)
 
 
 def bare_app():
@@ -29,23 +29,15 @@ def bare_app():
 
 
 def roost_app(cache_dir: str, agents: int):
+    """Built as `roost --read-url BASE` builds it: settings in, the app makes store and cache."""
     root = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(root))
-    import httpx
 
     from tui.app import RoostApp
     from tui.config import Settings
-    from tui.network.disk_cache import DiskCache
-    from tui.network.store import Store
     from tui.screens.agents import AgentsScreen
 
-    class NoNetwork(httpx.AsyncBaseTransport):
-        async def handle_async_request(self, request):
-            raise httpx.ConnectError("benchmark: no network", request=request)
-
-    client = httpx.AsyncClient(transport=NoNetwork(), base_url=BASE)
-    store = Store(BASE, client=client, cache=DiskCache(Path(cache_dir) / "bench-cache"))
-    app = RoostApp(Settings(read_url=BASE), store=store, poll=False)
+    app = RoostApp(Settings(read_url=BASE, cache_dir=Path(cache_dir)), poll=False)
 
     def ready() -> bool:
         screen = app.screen

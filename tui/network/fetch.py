@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["FetchResult", "TooLarge", "fetch"]
 

@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import random
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Any, Literal
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui.network.disk_cache import CachedMeta, DiskCache
 from tui.network.fetch import FetchResult, TooLarge, fetch
@@ -47,6 +47,9 @@ from tui.network.models import (
     parse_manifest,
     parse_state,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "FileState",
@@ -288,10 +291,10 @@ class Store:
         self.read_url = read_url
         self.base_url = state_base_url(read_url)
         self.options = options or StoreOptions()
+        # httpx is imported (and the client made) on the first refresh, not at start: it costs
+        # ~0.1 s of imports that the first paint from the disk cache does not need
+        self._http: httpx.AsyncClient | None = client
         self._own_client = client is None
-        self._client = client or httpx.AsyncClient(
-            timeout=self.options.timeout_s, follow_redirects=True
-        )
         self.cache = cache
         self.clock = clock
         self.file_names = tuple(files)
@@ -326,8 +329,16 @@ class Store:
         self._wake.set()
 
     async def aclose(self) -> None:
-        if self._own_client:
-            await self._client.aclose()
+        if self._own_client and self._http is not None:
+            await self._http.aclose()
+
+    @property
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            import httpx
+
+            self._http = httpx.AsyncClient(timeout=self.options.timeout_s, follow_redirects=True)
+        return self._http
 
     def load_cache(self) -> Snapshot:
         """Instant start: the last good copies from disk, marked ``cached`` until confirmed."""
@@ -360,6 +371,8 @@ class Store:
 
     async def refresh(self) -> RefreshReport:
         """One cycle of DESIGN.md §3. Never raises for service trouble: it is in the report."""
+        if "httpx" not in sys.modules:  # first cycle: import it off the event loop
+            await asyncio.to_thread(importlib.import_module, "httpx")
         async with self._lock:
             self._cycle += 1
             report = RefreshReport(cycle=self._cycle, started_at=self.clock())
@@ -433,6 +446,8 @@ class Store:
 
     async def _refresh_manifest(self, report: RefreshReport) -> bool | None:
         """True: a manifest is in force; False: no usable manifest; None: service unreachable."""
+        import httpx
+
         etag, last_modified = self._manifest_validators
         if self._manifest is None:
             etag = last_modified = None
@@ -485,6 +500,8 @@ class Store:
 
     async def _refresh_file(self, name: str, report: RefreshReport) -> FileState | None:
         """Fetch/verify/validate one file; returns its new FileState, or None if unchanged."""
+        import httpx
+
         current = self._snapshot.file(name)
         entry = self._manifest.entry(name) if self._manifest else None
         expected = entry.hash.lower() if entry else None

@@ -16,10 +16,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from tui.network.store import Snapshot
 from tui.screens.empty_state import not_loaded_text
+from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tab_bar import TabBar
 
@@ -68,7 +68,7 @@ class StateScreen(Screen):
         with Vertical(classes="screen-body", id=f"{self.TAB_ID}-body"):
             yield from self.compose_body()
         yield StatusBar()
-        yield Footer()
+        yield KeyBar()
 
     def compose_body(self) -> ComposeResult:
         """The screen's own content."""
@@ -151,6 +151,13 @@ class StateScreen(Screen):
             self.clear_marks()
         self.show_empty_state()
         self.refresh_status()
+        if not self.building:
+            self.roost.snapshot_on_view(self)
+
+    @property
+    def building(self) -> bool:
+        """The last delivered snapshot is still being prepared off the UI thread."""
+        return False
 
     @property
     def ready(self) -> bool:

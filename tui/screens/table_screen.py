@@ -261,6 +261,12 @@ class TableScreen(StateScreen):
         if self._detail_open:
             self._show_detail(self.detail.key)
         self.update_summary()
+        if not self.building:
+            self.roost.snapshot_on_view(self)
+
+    @property
+    def building(self) -> bool:
+        return self._built_generation < self._shown_generation
 
     def after_rows(self, built: Built) -> None:
         """After the main table got new rows (update side panels here)."""
