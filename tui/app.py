@@ -16,9 +16,7 @@ import asyncio
 import contextlib
 import gc
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
@@ -27,14 +25,17 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-import tui
 from tui.config import Settings
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
 from tui.screens import SCREENS, StateScreen
+from tui.startup import resume_gc
+from tui.stylesheets import sheets, styles_dir
 from tui.widgets.text import short
 
 if TYPE_CHECKING:
     from textual.command import Provider
+
+    from tui.network.disk_cache import DiskCache
 
 __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 
@@ -46,19 +47,6 @@ _FREEZE_AFTER = 200_000  # objects allocated by the cache read above which they 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def styles_dir() -> Path:
-    """The ``.tcss`` folder: inside the installed package (wheel), else the checkout's."""
-    package = Path(tui.__file__).resolve().parent
-    for candidate in (package / "styles", package.parent / "styles"):
-        if candidate.is_dir():
-            return candidate
-    return package.parent / "styles"
-
-
-def _stylesheets() -> list[str | Path]:
-    return sorted(styles_dir().glob("*.tcss"))
 
 
 class StateRefreshed(Message):
@@ -103,7 +91,9 @@ class RoostApp(App[int]):
     """The dashboard. ``store`` is built from ``settings`` unless given (tests, benchmark)."""
 
     TITLE = "roost"
-    CSS_PATH = _stylesheets()
+    # the chrome and the three table tabs; other screens bring their own sheets, parsed when
+    # first shown (each stylesheet change re-parses all CSS: ~10 ms at start-up)
+    CSS_PATH = sheets("app", "tables")
     COMMANDS = App.COMMANDS | {_roost_commands}
     MODES: ClassVar[dict[str, Any]] = {screen.TAB_ID: screen for screen in SCREENS}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -124,6 +114,7 @@ class RoostApp(App[int]):
         poll: bool = True,
         demo: bool | None = None,
         use_cache: bool = True,
+        cache: DiskCache | None = None,
     ) -> None:
         if initial_screen not in self.MODES:
             known = ", ".join(self.MODES)
@@ -139,7 +130,7 @@ class RoostApp(App[int]):
         if store is None:
             from tui.service import connect
 
-            self.service = connect(settings, use_cache=use_cache)
+            self.service = connect(settings, use_cache=use_cache, cache=cache)
             store = self.service.store
             demo = self.service.demo if demo is None else demo
         self.store = store
@@ -175,13 +166,16 @@ class RoostApp(App[int]):
         description="read the disk cache, then refresh",
     )
     async def _run_store(self) -> None:
-        snapshot = await asyncio.to_thread(self._load_cache)
-        if snapshot.any_loaded:
-            self.post_message(StateRefreshed(snapshot, None, self.store.status))
-            # The network waits until the cached data is painted: the first cycle imports
-            # httpx and validates whatever changed, which would only delay that paint.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._cache_on_view.wait(), timeout=_CACHE_PAINT_WAIT_S)
+        try:
+            snapshot = await asyncio.to_thread(self._load_cache)
+            if snapshot.any_loaded:
+                self.post_message(StateRefreshed(snapshot, None, self.store.status))
+                # The network waits until the cached data is painted: the first cycle imports
+                # httpx and validates whatever changed, which would only delay that paint.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._cache_on_view.wait(), timeout=_CACHE_PAINT_WAIT_S)
+        finally:
+            resume_gc()  # paused by `roost` for the start-up (tui/startup.py)
         if self.poll:
             await self.store.run()
         else:
@@ -217,6 +211,7 @@ class RoostApp(App[int]):
         await self.store.refresh()
 
     async def on_unmount(self) -> None:
+        resume_gc()
         self._unsubscribe()
         gc.unfreeze()  # what _load_cache froze is the collector's again (tests run many apps)
         if self.service is not None:
@@ -369,10 +364,16 @@ class RoostApp(App[int]):
         self.push_screen(HelpScreen())
 
 
-def run_tui(settings: Settings, *, screen: str | None = None, demo: bool = False) -> int:
+def run_tui(
+    settings: Settings,
+    *,
+    screen: str | None = None,
+    demo: bool = False,
+    cache: DiskCache | None = None,
+) -> int:
     """Run the dashboard until the user quits; the process exit code."""
-    if demo and not settings.demo:
-        settings = replace(settings, read_url=None, write_url=None, repo=None, hub_url=None)
-    app = RoostApp(settings, initial_screen=screen or "agents")
+    if demo:
+        settings = settings.as_demo()
+    app = RoostApp(settings, initial_screen=screen or "agents", cache=cache)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from tui import __version__
 from tui.config import ConfigError, Settings, load_settings
+from tui.startup import begin
 from tui.untrusted import clean_line
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
@@ -161,9 +162,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_sandbox_serve(args)
         settings = _settings(args)
         screen = getattr(args, "demo_screen", None) or args.screen
+        if args.command == "demo":
+            settings = settings.as_demo()
+        cache = begin(settings)  # before the heavy imports (tui/startup.py)
         from tui.app import run_tui
 
-        return run_tui(settings, screen=screen, demo=args.command == "demo")
+        return run_tui(settings, screen=screen, cache=cache)
     except ConfigError as exc:
         print(f"roost: {clean_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

@@ -30,6 +30,7 @@ from typing import Any
 import platformdirs
 
 __all__ = [
+    "DEMO_BASE_URL",
     "ConfigError",
     "Secret",
     "Settings",
@@ -49,6 +50,7 @@ ENV_VARS = {
 }
 TOKEN_ENV_VARS = ("ROOST_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
 DEFAULT_WRITE_URL = "https://api.github.com"
+DEMO_BASE_URL = "http://demo.roost.invalid"  # the embedded demo network (served in-process)
 
 
 class ConfigError(ValueError):
@@ -99,6 +101,17 @@ class Settings:
     def demo(self) -> bool:
         """No service configured: the embedded demo network is used."""
         return not self.read_url
+
+    @property
+    def state_url(self) -> str:
+        """Where the state files are read from (the demo network's own address for the demo)."""
+        return self.read_url or DEMO_BASE_URL
+
+    def as_demo(self) -> Settings:
+        """These settings pointed at the embedded demo network (`roost demo`)."""
+        if self.demo:
+            return self
+        return replace(self, read_url=None, write_url=None, repo=None, hub_url=None)
 
     def service_label(self) -> str:
         if self.demo:

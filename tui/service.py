@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tui.config import Secret, Settings
+from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.network.disk_cache import DiskCache
 from tui.network.store import Store, StoreOptions
 
@@ -19,8 +19,6 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = ["DEMO_BASE_URL", "Service", "build_store", "connect", "demo_epoch"]
-
-DEMO_BASE_URL = "http://demo.roost.invalid"
 
 
 def demo_epoch() -> datetime:
@@ -48,6 +46,7 @@ def connect(
     settings: Settings,
     *,
     use_cache: bool = True,
+    cache: DiskCache | None = None,
     options: StoreOptions | None = None,
     epoch: datetime | None = None,
     agents: int | None = None,
@@ -55,7 +54,7 @@ def connect(
     """Build the service for ``settings``; demo settings get an in-process sandbox."""
     options = options or StoreOptions(interval_s=settings.interval)
     if not settings.demo:
-        cache = DiskCache.for_service(settings.read_url, settings.cache_dir) if use_cache else None
+        cache = _cache(settings, use_cache, cache)
         store = Store(settings.read_url, cache=cache, options=options)
         return Service(settings, store)
 
@@ -78,9 +77,15 @@ def connect(
         token=Secret(DEMO_TOKEN),
         token_source="demo",
     )
-    cache = DiskCache.for_service(DEMO_BASE_URL, settings.cache_dir) if use_cache else None
+    cache = _cache(settings, use_cache, cache)
     store = Store(DEMO_BASE_URL, client=client, cache=cache, options=options)
     return Service(demo_settings, store, demo=True, demo_app=app, client=client)
+
+
+def _cache(settings: Settings, use_cache: bool, cache: DiskCache | None) -> DiskCache | None:
+    if not use_cache:
+        return None
+    return cache or DiskCache.for_service(settings.state_url, settings.cache_dir)
 
 
 def build_store(settings: Settings, **kwargs) -> Store:

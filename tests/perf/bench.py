@@ -220,7 +220,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         with tempfile.TemporaryDirectory() as tmp:
             out["cold_start"] = {
                 "process": await asyncio.to_thread(
-                    measure_process_cold_start, Path(tmp), agents, repeats=repeats
+                    measure_process_cold_start, Path(tmp), agents, repeats=1 if smoke else 7
                 ),
                 "in_process": await measure_cold_start(Path(tmp), agents, repeats=repeats),
             }

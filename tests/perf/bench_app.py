@@ -172,6 +172,7 @@ async def measure_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) 
 
 
 def _spawn(kind: str, cache_dir: Path, agents: int) -> float:
+    """One child run: seconds from spawn to its first populated display (``load``: the load)."""
     import json
     import subprocess
 
@@ -183,14 +184,23 @@ def _spawn(kind: str, cache_dir: Path, agents: int) -> float:
         timeout=600,
         check=True,
     )
-    painted = json.loads(out.stdout.strip().splitlines()[-1])["painted_at"]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if kind == "load":
+        return result["load_s"]
+    painted = result["painted_at"]
     if painted is None:
         raise RuntimeError(f"{kind} child never painted: {out.stderr[-2000:]}")
     return painted - started
 
 
-def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) -> dict[str, Any]:
-    """Median of ``repeats`` alternating fresh-process runs of each app (see the docstring)."""
+def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 5) -> dict[str, Any]:
+    """Median of ``repeats`` alternating fresh-process runs of each app (see the docstring).
+
+    ``data_load_s`` is the data load in a fresh interpreter too (``cold_start_child.py load``:
+    the same ``load_cache()`` the app runs, imports excluded), so all three figures come from
+    processes in the same state. ``data_load_warm_s`` is the load in this long-running process,
+    as the in-process figure uses it; ``goal_met_with_warm_load`` applies the goal with it.
+    """
     cache = fill_cache(Path(cache_dir), agents, CHILD_BASE)
     # as installed by pip: roost's modules byte-compiled (Textual's already are)
     compileall.compile_dir(ROOT / "tui", quiet=1)
@@ -198,11 +208,18 @@ def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3
     roost: list[float] = []
     bare: list[float] = []
     load: list[float] = []
+    warm: list[float] = []
     for _ in range(repeats):
         bare.append(_spawn("bare", Path(cache_dir), agents))
         roost.append(_spawn("roost", Path(cache_dir), agents))
-        load.append(_data_load_once(cache))
-    return _summary(agents, roost, bare, load)
+        load.append(_spawn("load", Path(cache_dir), agents))
+        warm.append(_data_load_once(cache))
+    summary = _summary(agents, roost, bare, load)
+    warm_s = statistics.median(warm)
+    summary["data_load_warm_s"] = round(warm_s, 4)
+    summary["goal_met_with_warm_load"] = summary["roost_s"] <= 2 * summary["bare_s"] + warm_s
+    summary["runs"]["data_load_warm_s"] = [round(x, 4) for x in warm]
+    return summary
 
 
 if __name__ == "__main__":

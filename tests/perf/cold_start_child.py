@@ -1,9 +1,11 @@
 """One cold start in a fresh interpreter, spawned by bench_app.py.
 
-    python cold_start_child.py bare|roost CACHE_DIR AGENTS
+    python cold_start_child.py bare|roost|load CACHE_DIR AGENTS
 
-Imports only what its own app needs (the bare app: Textual alone), runs it headless at 120×40,
-prints the wall-clock time of its first populated display as JSON, and exits.
+``bare`` and ``roost``: imports only what its own app needs (the bare app: Textual alone), runs
+it headless at 120×40, prints the wall-clock time of its first populated display as JSON, and
+exits. ``load``: the data load alone in a fresh interpreter, as the app does it (the store's
+``load_cache()`` with the collector paused); prints its duration, imports excluded.
 """
 
 from __future__ import annotations
@@ -32,12 +34,15 @@ def roost_app(cache_dir: str, agents: int):
     """Built as `roost --read-url BASE` builds it: settings in, the app makes store and cache."""
     root = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(root))
-
-    from tui.app import RoostApp
     from tui.config import Settings
+    from tui.startup import begin
+
+    settings = Settings(read_url=BASE, cache_dir=Path(cache_dir))
+    cache = begin(settings)  # as `roost` does before importing the app (tui/cli.py)
+    from tui.app import RoostApp
     from tui.screens.agents import AgentsScreen
 
-    app = RoostApp(Settings(read_url=BASE, cache_dir=Path(cache_dir)), poll=False)
+    app = RoostApp(settings, poll=False, cache=cache)
 
     def ready() -> bool:
         screen = app.screen
@@ -46,8 +51,29 @@ def roost_app(cache_dir: str, agents: int):
     return app, ready
 
 
+def data_load(cache_dir: str, agents: int) -> float:
+    root = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(root))
+    import gc
+
+    from tui.config import Settings
+    from tui.service import connect
+
+    store = connect(Settings(read_url=BASE, cache_dir=Path(cache_dir))).store
+    started = time.perf_counter()
+    gc.disable()  # as RoostApp._load_cache
+    snapshot = store.load_cache()
+    elapsed = time.perf_counter() - started
+    gc.enable()
+    assert snapshot.agents is not None and len(snapshot.agents.agents) == agents
+    return elapsed
+
+
 def main() -> None:
     kind, cache_dir, agents = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if kind == "load":
+        print(json.dumps({"load_s": data_load(cache_dir, agents)}), flush=True)
+        return
     app, ready = bare_app() if kind == "bare" else roost_app(cache_dir, agents)
     done: list[float] = []
 

@@ -15,6 +15,8 @@ import json
 import os
 import re
 import tempfile
+import threading
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -61,6 +63,7 @@ class DiskCache:
 
     def __init__(self, folder: Path):
         self.folder = Path(folder)
+        self._prefetched: dict[str, Future[CachedFile | None]] = {}
 
     @classmethod
     def for_service(cls, read_url: str, root: Path | None = None) -> DiskCache:
@@ -68,8 +71,44 @@ class DiskCache:
 
     # ------------------------------------------------------------------ files
 
+    def prefetch(self) -> None:
+        """Start reading every cached file in a background thread; :meth:`load` takes the result.
+
+        `roost` calls this before it imports the app: reading and hashing a big agents.json
+        (~60 ms at 50k agents) releases the GIL, so it runs on another core while the main
+        thread imports. Each result is handed out once and dropped; a :meth:`store` of the same
+        name discards it (the next load reads the new file).
+        """
+        try:
+            names = sorted(
+                path.name.removesuffix(self.META_SUFFIX)
+                for path in self.folder.glob("*" + self.META_SUFFIX)
+            )
+        except OSError:
+            return
+        pending = {name: Future() for name in names if name not in self._prefetched}
+        if not pending:
+            return
+        self._prefetched.update(pending)
+
+        def read() -> None:
+            for name, future in pending.items():
+                if future.set_running_or_notify_cancel():
+                    try:
+                        future.set_result(self._read(name))
+                    except BaseException as exc:  # handed to whoever loads it
+                        future.set_exception(exc)
+
+        threading.Thread(target=read, name="roost-cache-prefetch", daemon=True).start()
+
     def load(self, name: str) -> CachedFile | None:
         """The cached copy of ``name`` if present and intact (bytes still match their hash)."""
+        future = self._prefetched.pop(name, None)
+        if future is not None and not future.cancelled():
+            return future.result()
+        return self._read(name)
+
+    def _read(self, name: str) -> CachedFile | None:
         body_path = self._path(name)
         meta_path = self._path(name + self.META_SUFFIX)
         try:
@@ -84,6 +123,9 @@ class DiskCache:
 
     def store(self, name: str, body: bytes, meta: CachedMeta) -> None:
         """Write body then meta; a reader never sees a meta whose body is not complete."""
+        stale = self._prefetched.pop(name, None)
+        if stale is not None:
+            stale.cancel()
         self.folder.mkdir(parents=True, exist_ok=True)
         _atomic_write(self._path(name), body)
         _atomic_write(

@@ -18,6 +18,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from tui.stylesheets import sheets
+
 __all__ = ["HelpScreen", "KeyEntry", "declared_bindings", "key_sections"]
 
 
@@ -98,6 +100,8 @@ def key_sections(app: App, screen: Screen | None) -> list[tuple[str, list[KeyEnt
 
 class HelpScreen(ModalScreen[None]):
     """Every key of the current screen, grouped; `escape`, `?` or `q` closes."""
+
+    CSS_PATH = sheets("help")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="help.close"),

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from tui.network.models import Proposal
 from tui.network.store import Snapshot
 from tui.screens.base import StateScreen
+from tui.stylesheets import sheets
 from tui.widgets.seed_views import ActiveSeedView, SeedsView
 
 __all__ = ["SeedsScreen"]
@@ -19,6 +20,8 @@ __all__ = ["SeedsScreen"]
 class SeedsScreen(StateScreen):
     """``[`` / ``]`` switch sections; ``enter`` on an agent of the active seed opens it on the
     Agents tab; ``enter`` on a list row moves into its detail, ``escape`` comes back."""
+
+    CSS_PATH = sheets("seeds")
 
     TAB_ID: ClassVar[str] = "seeds"
     TAB_KEY: ClassVar[str] = "5"

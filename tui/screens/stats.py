@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 
 from tui.network.store import Snapshot
 from tui.screens.base import StateScreen
+from tui.stylesheets import sheets
 from tui.widgets.stats_panel import StatsPanel, format_value
 
 __all__ = ["StatsScreen"]
@@ -16,6 +17,8 @@ __all__ = ["StatsScreen"]
 
 class StatsScreen(StateScreen):
     """Counters table (``enter`` zooms the highlighted counter's trend; ``escape`` unzooms)."""
+
+    CSS_PATH = sheets("stats")
 
     TAB_ID: ClassVar[str] = "stats"
     TAB_KEY: ClassVar[str] = "4"

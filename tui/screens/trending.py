@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from tui.network.models import TrendingFile, TrendingPost
 from tui.network.store import Snapshot
+from tui.stylesheets import sheets
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
 from tui.widgets.text import labelled
@@ -114,6 +115,8 @@ class PostRow(LazyRow):
 
 class TrendingScreen(TableScreen):
     """Tab 2."""
+
+    CSS_PATH = sheets("trending")
 
     TAB_ID = "trending"
     TAB_KEY = "2"

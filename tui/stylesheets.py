@@ -1,0 +1,28 @@
+"""Where roost's ``.tcss`` files are, installed (inside the wheel) or in a checkout.
+
+The app loads ``app.tcss``; each screen names its own sheets in ``CSS_PATH``, so Textual parses a
+screen's CSS when that screen is first shown, not at start-up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tui
+
+__all__ = ["sheets", "styles_dir"]
+
+
+def styles_dir() -> Path:
+    """The ``.tcss`` folder: inside the installed package (wheel), else the checkout's."""
+    package = Path(tui.__file__).resolve().parent
+    for candidate in (package / "styles", package.parent / "styles"):
+        if candidate.is_dir():
+            return candidate
+    return package.parent / "styles"
+
+
+def sheets(*names: str) -> list[str | Path]:
+    """The paths of the named sheets (``"tables"`` → ``…/styles/tables.tcss``)."""
+    folder = styles_dir()
+    return [folder / f"{name}.tcss" for name in names]
