@@ -27,7 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from tui.config import Settings
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
-from tui.screens import SCREENS, StateScreen
+from tui.screens import TABS, StateScreen
 from tui.startup import resume_gc
 from tui.stylesheets import sheets, styles_dir
 from tui.widgets.text import short
@@ -77,13 +77,13 @@ def _roost_commands() -> type[Provider]:
 def _tab_bindings() -> list[BindingType]:
     return [
         Binding(
-            screen.TAB_KEY,
-            f"switch_tab('{screen.TAB_ID}')",
-            screen.TAB_TITLE,
+            tab.key,
+            f"switch_tab('{tab.id}')",
+            tab.title,
             show=False,
-            id=f"app.tab.{screen.TAB_ID}",
+            id=f"app.tab.{tab.id}",
         )
-        for screen in SCREENS
+        for tab in TABS
     ]
 
 
@@ -95,7 +95,8 @@ class RoostApp(App[int]):
     # first shown (each stylesheet change re-parses all CSS: ~10 ms at start-up)
     CSS_PATH = sheets("app", "tables")
     COMMANDS = App.COMMANDS | {_roost_commands}
-    MODES: ClassVar[dict[str, Any]] = {screen.TAB_ID: screen for screen in SCREENS}
+    # a tab's screen (and its module) is made when the tab is first shown
+    MODES: ClassVar[dict[str, Any]] = {tab.id: tab for tab in TABS}
     BINDINGS: ClassVar[list[BindingType]] = [
         *_tab_bindings(),
         Binding("r", "refresh", "Refresh", id="app.refresh"),
@@ -244,11 +245,10 @@ class RoostApp(App[int]):
         changed = message.changed
         current = [screen for screen in self._current_state_screens() if screen.ready]
         current_ids = {screen.TAB_ID for screen in current}
-        for screen_class in SCREENS:
-            tab = screen_class.TAB_ID
-            if tab not in current_ids:
-                pending = self._pending.get(tab) or frozenset()
-                self._pending[tab] = pending | (changed & screen_class.FILES)
+        for tab in TABS:
+            if tab.id not in current_ids:
+                pending = self._pending.get(tab.id) or frozenset()
+                self._pending[tab.id] = pending | (changed & tab.files)
         for screen in current:
             screen.deliver(message.snapshot, changed)
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -133,14 +132,20 @@ def config_path(env: Mapping[str, str] | None = None) -> Path:
 
 def _read_config(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        handle = path.open("rb")
     except FileNotFoundError:
         return {}
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    import tomllib  # only when there is a file (~10 ms of every start otherwise)
+
+    with handle:
+        try:
+            return tomllib.load(handle)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
 _KEYS = {f.name for f in fields(Settings)} - {"profile", "token_source", "config_file"}

@@ -149,13 +149,9 @@ def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, l
     return Content("\n").join(lines), links
 
 
-class AgentsScreen(TableScreen):
+class AgentsScreen(TableScreen, tab="agents"):
     """Tab 1."""
 
-    TAB_ID = "agents"
-    TAB_KEY = "1"
-    TAB_TITLE = "Agents"
-    FILES = frozenset({"agents.json"})
     COLUMNS = COLUMNS
     NOUN = "agents"
     SOURCE = "agents.json"

@@ -10,7 +10,7 @@ place, keeping the user's cursor, scroll and filter.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -18,6 +18,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 
 from tui.network.store import Snapshot
+from tui.screens import tabs
 from tui.screens.empty_state import not_loaded_text
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -56,6 +57,19 @@ class StateScreen(Screen):
         Binding("y", "copy", "Copy", id="screen.copy"),
         Binding("escape", "back", "Back", show=False, id="screen.back"),
     ]
+
+    def __init_subclass__(cls, tab: str | None = None, **kwargs: Any) -> None:
+        """``class StatsScreen(StateScreen, tab="stats")``: id, key, title and files come from
+        the tab registry (tui/screens/tabs.py), their one source."""
+        super().__init_subclass__(**kwargs)
+        if tab is not None:
+            spec = tabs.tab(tab)
+            cls.TAB_ID, cls.TAB_KEY, cls.TAB_TITLE, cls.FILES = (
+                spec.id,
+                spec.key,
+                spec.title,
+                spec.files,
+            )
 
     def __init__(self) -> None:
         super().__init__(id=f"screen-{self.TAB_ID}", classes="state-screen")

@@ -93,13 +93,9 @@ class ChannelRow(LazyRow):
         return " ".join((*words, *channel.topic_affinity)).lower()
 
 
-class ChannelsScreen(TableScreen):
+class ChannelsScreen(TableScreen, tab="channels"):
     """Tab 3."""
 
-    TAB_ID = "channels"
-    TAB_KEY = "3"
-    TAB_TITLE = "Channels"
-    FILES = frozenset({"channels.json", "agents.json"})
     COLUMNS = COLUMNS
     NOUN = "channels"
     SOURCE = "channels.json"

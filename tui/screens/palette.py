@@ -141,14 +141,11 @@ class RoostCommands(Provider):
     """Screens, actions, agents, channels and proposals by fuzzy name."""
 
     def _app_candidates(self) -> list[Candidate]:
-        from tui.screens import SCREENS
         from tui.screens.help import key_sections
+        from tui.screens.tabs import TABS
 
         app: App = self.app
-        items = [
-            _candidate("screen", f"{screen.TAB_TITLE} ({screen.TAB_KEY})", tab=screen.TAB_ID)
-            for screen in SCREENS
-        ]
+        items = [_candidate("screen", f"{tab.title} ({tab.key})", tab=tab.id) for tab in TABS]
         under = next(
             (s for s in reversed(app.screen_stack) if hasattr(s, "TAB_ID")),
             None,

@@ -17,16 +17,12 @@ from tui.widgets.seed_views import ActiveSeedView, SeedsView
 __all__ = ["SeedsScreen"]
 
 
-class SeedsScreen(StateScreen):
+class SeedsScreen(StateScreen, tab="seeds"):
     """``[`` / ``]`` switch sections; ``enter`` on an agent of the active seed opens it on the
     Agents tab; ``enter`` on a list row moves into its detail, ``escape`` comes back."""
 
     CSS_PATH = sheets("seeds")
 
-    TAB_ID: ClassVar[str] = "seeds"
-    TAB_KEY: ClassVar[str] = "5"
-    TAB_TITLE: ClassVar[str] = "Seeds"
-    FILES: ClassVar[frozenset[str]] = frozenset({"seeds.json"})
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
         (0, "-narrow"),
         (110, "-wide"),

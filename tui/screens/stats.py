@@ -15,15 +15,11 @@ from tui.widgets.stats_panel import StatsPanel, format_value
 __all__ = ["StatsScreen"]
 
 
-class StatsScreen(StateScreen):
+class StatsScreen(StateScreen, tab="stats"):
     """Counters table (``enter`` zooms the highlighted counter's trend; ``escape`` unzooms)."""
 
     CSS_PATH = sheets("stats")
 
-    TAB_ID: ClassVar[str] = "stats"
-    TAB_KEY: ClassVar[str] = "4"
-    TAB_TITLE: ClassVar[str] = "Stats"
-    FILES: ClassVar[frozenset[str]] = frozenset({"stats.json"})
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
         (0, "-narrow"),
         (110, "-wide"),

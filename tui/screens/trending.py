@@ -113,15 +113,11 @@ class PostRow(LazyRow):
         return " ".join((post.title, post.author, post.channel, self.key)).lower()
 
 
-class TrendingScreen(TableScreen):
+class TrendingScreen(TableScreen, tab="trending"):
     """Tab 2."""
 
     CSS_PATH = sheets("trending")
 
-    TAB_ID = "trending"
-    TAB_KEY = "2"
-    TAB_TITLE = "Trending"
-    FILES = frozenset({"trending.json"})
     COLUMNS = COLUMNS
     NOUN = "posts"
     SOURCE = "trending.json"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import events
 from textual.content import Content
 from textual.widget import Widget
 
-if TYPE_CHECKING:
-    from tui.screens.base import StateScreen
+from tui.screens.tabs import TABS
 
 __all__ = ["TabBar"]
 
@@ -45,12 +44,6 @@ class TabBar(Widget):
         self.active = active
         self._spans: list[tuple[int, int, str]] = []  # (start, end, tab id)
 
-    @staticmethod
-    def _screens() -> list[type[StateScreen]]:
-        from tui.screens import SCREENS  # the registry imports the screens, which import us
-
-        return SCREENS
-
     def _badge(self) -> str:
         label = getattr(self.app, "badge_text", None)
         return label() if callable(label) else ""
@@ -63,17 +56,17 @@ class TabBar(Widget):
         key_style = self.get_visual_style("tab-bar--key", partial=True)
         # not partial: a partial visual style drops the component's background
         active_style = self.get_visual_style("tab-bar--active")
-        for screen in self._screens():
-            active = self.active == screen.TAB_ID
+        for tab in TABS:
+            active = self.active == tab.id
             piece = Content.assemble(
                 " ",
-                (screen.TAB_KEY, key_style),
+                (tab.key, key_style),
                 " ",
-                screen.TAB_TITLE,
+                tab.title,
                 " ",
             ).stylize(active_style if active else tab_style)
             parts.append(piece)
-            self._spans.append((x, x + piece.cell_length, screen.TAB_ID))
+            self._spans.append((x, x + piece.cell_length, tab.id))
             x += piece.cell_length
         tabs = Content("").join(parts)
         badge = self._badge()

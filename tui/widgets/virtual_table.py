@@ -683,15 +683,31 @@ class VirtualTable(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + width, base)
 
     def _line(self, cells: list[list[Segment]], line_width: int, style: Style) -> Strip:
-        pad = Segment(" " * _GAP, style)
-        segments = [Segment(" " * _EDGE, style)]
+        """Edge, cells with gaps, padding to ``line_width``: runs of one style become one
+        segment (a plain row is a single segment, which the compositor handles fastest)."""
+        segments: list[Segment] = []
+        texts = [" " * _EDGE]
+        current = style
+        used = _EDGE
+        gap = " " * _GAP
         for n, cell in enumerate(cells):
             if n:
-                segments.append(pad)
-            segments.extend(cell)
-        used = _EDGE + sum(_GAP for _ in cells[1:]) + sum(s.cell_length for c in cells for s in c)
-        segments.append(Segment(" " * max(0, line_width - used), style))
-        return Strip(segments, line_width).simplify()
+                cell = [Segment(gap, style), *cell]
+            for text, segment_style, _control in cell:
+                if segment_style is not current and segment_style != current:
+                    segments.append(Segment("".join(texts), current))
+                    texts = []
+                    current = segment_style
+                texts.append(text)
+                used += cell_len(text)
+        if used < line_width:
+            if current is not style and current != style:
+                segments.append(Segment("".join(texts), current))
+                texts = []
+                current = style
+            texts.append(" " * (line_width - used))
+        segments.append(Segment("".join(texts), current))
+        return Strip(segments, max(used, line_width))
 
     def _header_strip(self, line_width: int, base: Style) -> Strip:
         style = base + self.get_component_rich_style("virtual-table--header")
