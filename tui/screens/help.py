@@ -28,7 +28,7 @@ class KeyEntry:
     key: str  # as displayed
     description: str
     binding: Binding
-    node: DOMNode  # where the action runs
+    node: DOMNode | None  # where the action runs; None: its widget is not mounted yet
 
 
 def declared_bindings(node_type: type[DOMNode]) -> list[Binding]:
@@ -47,7 +47,7 @@ def declared_bindings(node_type: type[DOMNode]) -> list[Binding]:
     ]
 
 
-def _entries(app: App, node: DOMNode, bindings: Iterable[Binding]) -> list[KeyEntry]:
+def _entries(app: App, node: DOMNode | None, bindings: Iterable[Binding]) -> list[KeyEntry]:
     entries: dict[str, KeyEntry] = {}
     for binding in bindings:
         if not binding.description or binding.system:
@@ -84,8 +84,10 @@ def key_sections(app: App, screen: Screen | None) -> list[tuple[str, list[KeyEnt
     if screen is None:
         return sections
     seen: set[type] = set()
-    for widget in screen.query("*"):
-        kind = type(widget)
+    # the widgets on the screen, then those it mounts on first use (e.g. the detail pane)
+    widgets: list[tuple[type, DOMNode | None]] = [(type(w), w) for w in screen.query("*")]
+    widgets += [(kind, None) for kind in getattr(screen, "LATER_WIDGETS", ())]
+    for kind, widget in widgets:
         if kind in seen or not kind.__dict__.get("BINDINGS"):
             continue
         seen.add(kind)

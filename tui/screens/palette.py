@@ -153,8 +153,8 @@ class RoostCommands(Provider):
         for _title, entries in key_sections(app, under):
             for entry in entries:
                 action = entry.binding.action
-                if action.startswith(("switch_tab", "command_palette")):
-                    continue
+                if entry.node is None or action.startswith(("switch_tab", "command_palette")):
+                    continue  # (node None: the widget is not mounted yet)
                 run = partial(entry.node.run_action, action)
                 items.append(_candidate("action", f"{entry.description} ({entry.key})", run=run))
         return items

@@ -30,7 +30,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Input, Static
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Static
 from textual.worker import get_current_worker
 
 from tui.network.store import Snapshot
@@ -60,6 +61,8 @@ class TableScreen(StateScreen):
     """See the module docstring. Subclasses set ``COLUMNS``/``NOUN``/``ROW`` and the hooks."""
 
     COLUMNS: ClassVar[tuple[Column, ...]] = ()
+    # mounted on first use; listed for the help screen (DetailPane's go-to list)
+    LATER_WIDGETS: ClassVar[tuple[type[Widget], ...]] = (DetailPane, OptionList)
     ROW: ClassVar[type[LazyRow]] = LazyRow  # built as ROW(key, model, prepare(snapshot))
     SOURCE: ClassVar[str] = ""  # the state file whose models are the rows
     NOUN: ClassVar[str] = "rows"
@@ -87,6 +90,9 @@ class TableScreen(StateScreen):
         self._rows: list[LazyRow] = []
         self._has_marks = False
         self._detail_open = False
+        # made on first use: together ~25 ms of every start (their CSS, mounting, layout)
+        self._detail_pane: DetailPane | None = None
+        self._filter_field: Input | None = None
         self._wanted_key: str | None = None
         self._built_generation = -1
 
@@ -95,15 +101,10 @@ class TableScreen(StateScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="table-bar"):
             yield Static(Content(""), classes="table-summary", markup=False)
-            yield Input(
-                placeholder=f"filter {self.NOUN}…",
-                classes="table-filter",
-                compact=True,
-                select_on_focus=False,
-            )
+            # the filter field is mounted here on the first "/" (filter_input)
         with Horizontal(classes="table-main"):
             yield VirtualTable(self.COLUMNS, classes="main-table")
-            yield DetailPane(classes="detail")
+            # the detail pane is mounted here on the first open (detail)
         yield from self.compose_extra()
 
     def compose_extra(self) -> ComposeResult:
@@ -116,20 +117,38 @@ class TableScreen(StateScreen):
 
     @property
     def detail(self) -> DetailPane:
-        return self.query_one(DetailPane)
+        """The detail pane (hidden until opened), mounted on first use."""
+        pane = self._detail_pane
+        if pane is None:
+            pane = self._detail_pane = DetailPane(classes="detail")
+            pane.display = False
+            self.query_one(".table-main", Horizontal).mount(pane)
+        return pane
 
     @property
     def filter_input(self) -> Input:
-        return self.query_one(".table-filter", Input)
+        """The filter field (hidden until "/"), mounted on first use."""
+        field = self._filter_field
+        if field is None:
+            field = self._filter_field = Input(
+                placeholder=f"filter {self.NOUN}…",
+                classes="table-filter",
+                compact=True,
+                select_on_focus=False,
+            )
+            field.display = False
+            if self.app.is_headless:
+                field.cursor_blink = False  # stable snapshots
+            self.query_one(".table-bar", Horizontal).mount(field)
+        return field
+
+    def _filter_shown(self) -> bool:
+        return self._filter_field is not None and self._filter_field.display
 
     def on_mount(self) -> None:
         # beside the detail pane the table keeps every column (edges, gaps, scrollbar)
         columns = self.COLUMNS
         self.table.styles.min_width = 2 + sum(c.width for c in columns) + len(columns) - 1 + 2
-        self.filter_input.display = False
-        self.detail.display = False
-        if self.app.is_headless:
-            self.filter_input.cursor_blink = False  # stable snapshots
         self.set_focus(self.table)
 
     # ------------------------------------------------------------------ hooks for subclasses
@@ -313,8 +332,9 @@ class TableScreen(StateScreen):
 
     def clear_filters(self) -> None:
         """Remove every filter so any row can be shown (subclasses drop their own too)."""
-        self.filter_input.value = ""
-        self.filter_input.display = False
+        if self._filter_field is not None:
+            self._filter_field.value = ""
+            self._filter_field.display = False
         self.table.set_filter("")
 
     def copy_text(self) -> str | None:
@@ -337,7 +357,8 @@ class TableScreen(StateScreen):
     def close_detail(self) -> None:
         self._detail_open = False
         self.remove_class("-detail-open")
-        self.detail.display = False
+        if self._detail_pane is not None:
+            self._detail_pane.display = False
         self.set_focus(self.table)
 
     def _show_detail(self, key: str | None) -> None:
@@ -391,7 +412,7 @@ class TableScreen(StateScreen):
         extra = self.summary_extra()
         if extra.plain:
             parts.append(extra)
-        if table.filter_query and not self.filter_input.display:
+        if table.filter_query and not self._filter_shown():
             parts.append(Content.assemble("filter: ", (table.filter_query, "bold")))
         if self._has_marks:
             parts.append(Content("highlighted: new or changed").stylize("$text-accent"))
@@ -415,12 +436,12 @@ class TableScreen(StateScreen):
         filter as soon as it bubbles to the screen, and a printable key that bubbles up while
         the filter has focus (the filter consumes the keys sent to it) goes into the filter.
         """
-        field = self.filter_input
-        if event.key == "slash" and self.focused is not field:
+        field = self._filter_field
+        if event.key == "slash" and (field is None or self.focused is not field):
             event.stop()
             event.prevent_default()
             self.action_filter()
-        elif self.focused is field and event.is_printable and event.character:
+        elif field is not None and self.focused is field and event.is_printable and event.character:
             event.stop()
             event.prevent_default()
             field.insert_text_at_cursor(event.character)
@@ -445,17 +466,15 @@ class TableScreen(StateScreen):
         self._show_detail(detail.key)
 
     def action_back(self) -> None:
-        field = self.filter_input
-        if self.focused is field:
+        field = self._filter_field
+        if field is not None and self.focused is field:
             field.value = ""
             field.display = False
             self.set_focus(self.table)
         elif self._detail_open:
             self.close_detail()
         elif self.table.filter_query:
-            field.value = ""
-            field.display = False
-            self.table.set_filter("")
+            self.clear_filters()
         else:
             self.back_more()
         self.update_summary()

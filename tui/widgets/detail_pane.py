@@ -71,6 +71,8 @@ class DetailPane(VerticalScroll, can_focus=True):
         self.key: str | None = None
         self.raw = False
         self._links: list[Link] = []
+        self._pending: tuple[str | None, Content, tuple[Link, ...], str | None] | None = None
+        self._composed = False  # its children exist (set in on_mount, after compose)
 
     def compose(self) -> ComposeResult:
         yield Static(Content(""), id="detail-body", markup=False)
@@ -85,7 +87,14 @@ class DetailPane(VerticalScroll, can_focus=True):
         *,
         raw: str | None = None,
     ) -> None:
-        """Fill the pane; with ``raw`` (when the raw view is on) the JSON replaces the body."""
+        """Fill the pane; with ``raw`` (when the raw view is on) the JSON replaces the body.
+
+        Before the pane has composed its children (it was just mounted) the content is kept and
+        shown when it mounts."""
+        if not self._composed:
+            self.key = key
+            self._pending = (key, body, tuple(links), raw)
+            return
         if key != self.key:
             self.scroll_home(animate=False)
         self.key = key
@@ -100,6 +109,13 @@ class DetailPane(VerticalScroll, can_focus=True):
         visible = bool(self._links) and not (self.raw and raw is not None)
         options.display = visible
         self.query_one("#detail-links-title", Static).display = visible
+
+    def on_mount(self) -> None:
+        self._composed = True
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            key, body, links, raw = pending
+            self.show(key, body, links, raw=raw)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
