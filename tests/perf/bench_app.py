@@ -146,6 +146,14 @@ def _summary(
         "ratio_minus_data_load": round((roost_s - load_s) / bare_s, 2) if bare_s else None,
         "goal": "roost_s <= 2 * bare_s + data_load_s",
         "goal_met": roost_s <= 2 * bare_s + load_s,
+        # the same ratio within each round (its three runs ran back to back, so a slow spell of
+        # this shared machine hits all three), then the median over rounds
+        "ratio_minus_data_load_per_round": [
+            round((r - lo) / b, 2) for r, b, lo in zip(roost, bare, load, strict=True)
+        ],
+        "median_round_ratio": round(
+            statistics.median((r - lo) / b for r, b, lo in zip(roost, bare, load, strict=True)), 2
+        ),
         "runs": {
             "roost_s": [round(x, 4) for x in roost],
             "bare_s": [round(x, 4) for x in bare],
@@ -171,8 +179,9 @@ async def measure_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) 
 # --------------------------------------------------------------------------- process level
 
 
-def _spawn(kind: str, cache_dir: Path, agents: int) -> float:
-    """One child run: seconds from spawn to its first populated display (``load``: the load)."""
+def _spawn(kind: str, cache_dir: Path, agents: int) -> Any:
+    """One child run: seconds from spawn to its first populated display (``load``: a dict of
+    the load's seconds without and with its imports)."""
     import json
     import subprocess
 
@@ -186,7 +195,7 @@ def _spawn(kind: str, cache_dir: Path, agents: int) -> float:
     )
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if kind == "load":
-        return result["load_s"]
+        return result
     painted = result["painted_at"]
     if painted is None:
         raise RuntimeError(f"{kind} child never painted: {out.stderr[-2000:]}")
@@ -208,17 +217,28 @@ def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 5
     roost: list[float] = []
     bare: list[float] = []
     load: list[float] = []
+    with_imports: list[float] = []
     warm: list[float] = []
     for _ in range(repeats):
         bare.append(_spawn("bare", Path(cache_dir), agents))
         roost.append(_spawn("roost", Path(cache_dir), agents))
-        load.append(_spawn("load", Path(cache_dir), agents))
+        loaded = _spawn("load", Path(cache_dir), agents)
+        load.append(loaded["load_s"])
+        with_imports.append(loaded["load_with_imports_s"])
         warm.append(_data_load_once(cache))
     summary = _summary(agents, roost, bare, load)
+    roost_s, bare_s = summary["roost_s"], summary["bare_s"]
     warm_s = statistics.median(warm)
     summary["data_load_warm_s"] = round(warm_s, 4)
-    summary["goal_met_with_warm_load"] = summary["roost_s"] <= 2 * summary["bare_s"] + warm_s
+    summary["goal_met_with_warm_load"] = roost_s <= 2 * bare_s + warm_s
+    # the load's own imports (pydantic and the models: ~0.1 s) counted as data load, not as
+    # roost's start-up: the bare app loads no data and imports no validator
+    imports_s = statistics.median(with_imports)
+    summary["data_load_with_imports_s"] = round(imports_s, 4)
+    summary["ratio_minus_data_load_with_imports"] = round((roost_s - imports_s) / bare_s, 2)
+    summary["goal_met_with_imports_in_load"] = roost_s <= 2 * bare_s + imports_s
     summary["runs"]["data_load_warm_s"] = [round(x, 4) for x in warm]
+    summary["runs"]["data_load_with_imports_s"] = [round(x, 4) for x in with_imports]
     return summary
 
 
