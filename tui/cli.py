@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from tui import __version__
 from tui.config import ConfigError, Settings, load_settings
-from tui.startup import begin
+from tui.startup import begin, resume_gc
 from tui.untrusted import clean_line
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
@@ -165,9 +165,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             settings = settings.as_demo()
         cache = begin(settings)  # before the heavy imports (tui/startup.py)
-        from tui.app import run_tui
+        try:
+            from tui.app import run_tui
 
-        return run_tui(settings, screen=screen, cache=cache)
+            return run_tui(settings, screen=screen, cache=cache)
+        finally:
+            resume_gc()  # normally the app has already (after its first paint)
     except ConfigError as exc:
         print(f"roost: {clean_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

@@ -16,7 +16,9 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import RenderResult
+from textual.keys import key_to_character
 from textual.widget import Widget
+from textual.widgets import Input
 
 __all__ = ["KeyBar"]
 
@@ -27,6 +29,15 @@ class _Key:
     display: str
     description: str
     enabled: bool
+
+
+# key names Textual's key_to_character does not resolve (their Unicode names are "SOLIDUS"...)
+_CHARACTERS = {"slash": "/", "backslash": "\\"}
+
+
+def _is_printable(key: str) -> bool:
+    character = key_to_character(key) or _CHARACTERS.get(key)
+    return character is not None and character.isprintable()
 
 
 class KeyBar(Widget, can_focus=False):
@@ -75,8 +86,12 @@ class KeyBar(Widget, can_focus=False):
         """The shown bindings (one per action, first key wins) and the palette's key."""
         app = self.app
         active = self.screen.active_bindings
+        # keys a focused text field would type (e.g. "/" while filtering) do not act: not shown
+        typing = isinstance(self.screen.focused, Input)
         shown: dict[str, _Key] = {}
         for _node, binding, enabled, _tooltip in active.values():
+            if typing and _is_printable(binding.key):
+                continue
             if binding.show and binding.action not in shown:
                 shown[binding.action] = _Key(
                     binding.key, app.get_key_display(binding), binding.description, enabled
