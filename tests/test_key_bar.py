@@ -248,6 +248,7 @@ async def test_bar_follows_binding_changes():
         assert during != before
         assert "s Sort" not in during and "q Quit" not in during and "y Copy" not in during
         assert "Filter" not in during  # "/" would be typed into the field, not run
+        assert "esc Back" in during  # the way out, though escape is not shown elsewhere
         assert during.rstrip().endswith(PALETTE)
         check_spans_fit(bar_of(rig.app), during, SIZE[0])
         await pilot.press("escape")

@@ -92,7 +92,9 @@ class KeyBar(Widget, can_focus=False):
         for _node, binding, enabled, _tooltip in active.values():
             if typing and _is_printable(binding.key):
                 continue
-            if binding.show and binding.action not in shown:
+            # while typing, the way out is worth a hint even where escape is not shown
+            listed = binding.show or (typing and binding.key == "escape" and binding.description)
+            if listed and binding.action not in shown:
                 shown[binding.action] = _Key(
                     binding.key, app.get_key_display(binding), binding.description, enabled
                 )
