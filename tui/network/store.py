@@ -442,6 +442,8 @@ class Store:
                 return name, await self._refresh_file(name, report)
 
         results = await asyncio.gather(*(bounded(name) for name in to_fetch))
+        # fetches finish in any order; the report lists files in the store's order
+        report.fetched.sort(key=self.file_names.index)
         updates.update({name: state for name, state in results if state is not None})
         if updates:
             self._commit(updates, report)
