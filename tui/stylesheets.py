@@ -1,7 +1,8 @@
 """Where roost's ``.tcss`` files are, installed (inside the wheel) or in a checkout.
 
-The app loads ``app.tcss``; each screen names its own sheets in ``CSS_PATH``, so Textual parses a
-screen's CSS when that screen is first shown, not at start-up.
+The app loads ``app.tcss`` and ``tables.tcss`` (the chrome and the table tabs, the first one shown);
+the other screens name their own sheets in ``CSS_PATH``, so Textual parses a screen's CSS when that
+screen is first shown, not at start-up.
 """
 
 from __future__ import annotations
