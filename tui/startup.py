@@ -2,12 +2,12 @@
 
 * :func:`begin` starts reading the disk cache in a background thread (file reads and sha256
   release the GIL, so they overlap the imports on another core) and pauses the collector.
-* The cyclic garbage collector is paused while the dashboard starts. Starting `roost` allocates a few hundred thousand objects that live as long as the process
-(modules, classes, widgets, styles) and almost no cyclic garbage. With the collector on, its
-passes rescan them over and over: ~50–90 ms of a cold start, measured by
-``tests/perf/bench.py --only cold_start``. `roost` pauses it before the heavy imports
-(:func:`pause_gc`) and the app resumes it once the first data is on screen (:func:`resume_gc`).
-Only a pause made here is resumed: a collector someone else turned off stays off.
+* The cyclic garbage collector stays paused until the first data is on screen. Starting `roost`
+  allocates a few hundred thousand objects that live as long as the process (modules, classes,
+  widgets, styles) and almost no cyclic garbage; with the collector on, its passes rescan them
+  over and over: ~50–90 ms of a cold start (``tests/perf/bench.py --only cold_start``). The app
+  calls :func:`resume_gc` after its first paint. Only a pause made here is resumed: a collector
+  someone else turned off stays off.
 """
 
 from __future__ import annotations

@@ -312,7 +312,7 @@ class TableScreen(StateScreen):
     def _apply_wanted(self) -> None:
         key = self._wanted_key
         if key is None or key not in self._models:
-            if key is not None and self._built_generation >= 0 and not self._building():
+            if key is not None and self._built_generation >= 0 and not self.building:
                 self._wanted_key = None
                 self.notify(
                     f"No such {self.NOUN.rstrip('s')} in the current data",
@@ -326,9 +326,6 @@ class TableScreen(StateScreen):
             self.clear_filters()
             table.move_cursor_to(key)
         self.open_detail(key)
-
-    def _building(self) -> bool:
-        return any(worker.group == "table-build" and worker.is_running for worker in self.workers)
 
     def clear_filters(self) -> None:
         """Remove every filter so any row can be shown (subclasses drop their own too)."""
