@@ -12,7 +12,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
 
-from tui.widgets.virtual_table import Column, LazyRow, Row, VirtualTable
+from tui.widgets.virtual_table import Column, LazyRow, LazyRows, Row, VirtualTable
 
 COLUMNS = (
     Column("id", "ID", 6),
@@ -45,7 +45,7 @@ class TableApp(App[None]):
 
     def __init__(self, rows: Iterable[Row] = (), marked: Iterable[str] = ()) -> None:
         super().__init__()
-        self.initial_rows = list(rows)
+        self.initial_rows = rows if isinstance(rows, LazyRows) else list(rows)
         self.initial_marked = list(marked)
         self.events: list[tuple[str, str]] = []
 
@@ -515,6 +515,64 @@ def test_lazy_row_reads_like_a_row() -> None:
         eager.haystack,
     )
     assert repr(row) == "CountingRow('a7')"
+
+
+def counting_lazy_rows(count: int) -> tuple[LazyRows, list[str]]:
+    """``count`` agent-like lazy rows, and the keys of the row objects made so far, in order."""
+    made: list[str] = []
+    calls = {"cells": 0, "sort_values": 0, "haystack": 0}
+
+    def factory(key: str, model: int, context: dict[str, int]) -> CountingRow:
+        made.append(key)
+        return CountingRow(key, model, context)
+
+    return LazyRows(factory, {f"a{i}": i for i in range(count)}, calls), made
+
+
+def test_lazy_rows_read_like_a_list_and_make_each_row_once() -> None:
+    rows, made = counting_lazy_rows(10)
+    assert len(rows) == 10 and made == []
+    assert rows.keys == [f"a{i}" for i in range(10)]
+    first = rows[0]
+    assert (first.key, first.model) == ("a0", 0) and rows[0] is first
+    assert rows[-1].key == "a9"
+    assert [row.key for row in rows[2:5]] == ["a2", "a3", "a4"]
+    assert [row.key for row in rows[::4]] == ["a0", "a4", "a8"]
+    assert made == ["a0", "a9", "a2", "a3", "a4", "a8"]
+    every = list(rows)
+    assert [row.key for row in every] == rows.keys
+    assert every[0] is first and every[9] is rows[-1]  # rows already made are kept
+    assert sorted(made) == sorted(rows.keys)  # each made once
+    assert rows.all() is rows.all()
+    with pytest.raises(IndexError):
+        rows[10]
+    empty, _ = counting_lazy_rows(0)
+    assert len(empty) == 0 and list(empty) == [] and empty[0:3] == []
+
+
+async def test_lazy_rows_are_made_only_when_the_table_reads_them() -> None:
+    rows, made = counting_lazy_rows(50_000)
+    app = TableApp(rows)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.export_screenshot()
+        table = app.query_one(VirtualTable)
+        assert table.total_count == table.row_count == 50_000
+        assert "agent 0" in screen_lines(table)[1]
+        # first paint: the rows in view, not the 50 000
+        assert 0 < len(made) <= 24
+
+        before = len(made)
+        assert table.get_row("a49999") is rows[-1]  # found by key without making the others
+        assert len(made) == before + 1
+
+        table.sort_by("karma", reverse=True)  # a sort reads every row
+        assert len(made) == 50_000 and len(set(made)) == 50_000
+        eager = TableApp(make_rows(50_000))
+        async with eager.run_test(size=(80, 24)):
+            eager_table = eager.query_one(VirtualTable)
+            eager_table.sort_by("karma", reverse=True)
+            assert table.visible_keys() == eager_table.visible_keys()
 
 
 def test_snapshot_small_table(snap_compare) -> None:

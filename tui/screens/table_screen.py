@@ -7,9 +7,10 @@ owns the flow that keeps the user's place:
 * rows are rebuilt from the new snapshot and handed to ``VirtualTable.set_rows`` by key, so the
   cursor, scroll, filter and sort survive a refresh; rows whose model is new or changed since the
   previous snapshot are marked until the next refresh cycle;
-* rows are lazy (:class:`~tui.widgets.virtual_table.LazyRow`): a build makes one small object
-  per model and the table computes cells, sort values and search text when it first needs them,
-  so 50 000 agents reach the screen without formatting 50 000 rows first;
+* rows are lazy (:class:`~tui.widgets.virtual_table.LazyRows`): a build lists the keys and
+  models, the table makes a row object when it first reads it and computes its cells, sort
+  values and search text when it first needs them, so 50 000 agents reach the screen without
+  making or formatting 50 000 rows first;
 * big tables (thousands of rows) are built in a thread worker, which posts the rows back; only
   the message handler touches the widgets. Once the first rows are on screen, another thread
   computes every row's search text and sort values, so the first filter keystroke or sort does
@@ -36,7 +37,7 @@ from textual.worker import get_current_worker
 
 from tui.network.store import Snapshot
 from tui.widgets.detail_pane import DetailPane, Link, raw_json
-from tui.widgets.virtual_table import Column, LazyRow, VirtualTable
+from tui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 
 from .base import StateScreen
 
@@ -50,7 +51,7 @@ class Built:
     """The result of one build: rows in data order plus what changed since the last build."""
 
     generation: int
-    rows: list[LazyRow]
+    rows: LazyRows
     models: Mapping[str, Any]
     marked: frozenset[str]
     context: Any
@@ -87,7 +88,7 @@ class TableScreen(StateScreen):
         self._models: Mapping[str, Any] = {}
         self._fingerprints: Mapping[str, Any] = {}
         self._row_context: Any = None
-        self._rows: list[LazyRow] = []
+        self._rows: Sequence[LazyRow] = []
         self._has_marks = False
         self._detail_open = False
         # made on first use: together ~25 ms of every start (their CSS, mounting, layout)
@@ -210,8 +211,7 @@ class TableScreen(StateScreen):
             gc.disable()
         try:
             context = self.prepare(snapshot)
-            row = self.ROW
-            rows = [row(key, model, context) for key, model in models.items()]
+            rows = LazyRows(self.ROW, models, context)
             prints = self.fingerprints(models, context)
         finally:
             if pause:
