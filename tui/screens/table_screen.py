@@ -486,6 +486,8 @@ def _warm(rows: Sequence[LazyRow], worker: Any) -> bool:
     Search texts first (a "/" is the likelier first key), then sort values. Returns False if the
     worker was cancelled on the way (a newer build replaced these rows).
     """
+    if isinstance(rows, LazyRows):
+        rows = rows.all()  # the row objects first: the table's later passes then index a list
     for field in ("haystack", "sort_values"):
         for start in range(0, len(rows), 4096):
             if worker.is_cancelled:
