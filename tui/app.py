@@ -42,7 +42,6 @@ __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 Clock = Callable[[], datetime]
 
 _CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
-_FREEZE_AFTER = 200_000  # objects allocated by the cache read above which they are frozen
 
 
 def utc_now() -> datetime:
@@ -183,21 +182,17 @@ class RoostApp(App[int]):
             await self.store.refresh()
 
     def _load_cache(self) -> Snapshot:
-        """The store's disk cache, read with the cyclic collector off; a big one is then frozen.
+        """The store's disk cache, read with the cyclic collector off.
 
-        Why: a 50k-agent cache is about a million new objects. With the collector on, its next
-        passes rescan all of them (~150 ms, part of it on the UI thread just before the first
-        populated paint). They live until a refresh replaces them and are freed by reference
-        counting then (the models hold no cycles), so they are moved out of the collector's
-        view instead (``gc.freeze``, undone when the app unmounts).
+        A big cached document's objects are then frozen by its validation (``models._validate``:
+        with the collector on, its next passes would rescan them, part of it on the UI thread
+        just before the first populated paint).
         """
         enabled = gc.isenabled()
         gc.disable()
         try:
             return self.store.load_cache()
         finally:
-            if gc.get_count()[0] > _FREEZE_AFTER:
-                gc.freeze()
             if enabled:
                 gc.enable()
 
@@ -214,7 +209,7 @@ class RoostApp(App[int]):
     async def on_unmount(self) -> None:
         resume_gc()
         self._unsubscribe()
-        gc.unfreeze()  # what _load_cache froze is the collector's again (tests run many apps)
+        gc.unfreeze()  # what big validations froze is the collector's again (tests run many apps)
         if self.service is not None:
             await self.service.aclose()
 
