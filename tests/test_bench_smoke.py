@@ -19,7 +19,7 @@ def load_bench():
 
 def test_bench_smoke_runs_and_reports_every_section(capsys):
     bench = load_bench()
-    sections = ["refresh", "validation", "table", "cold_start"]
+    sections = ["refresh", "validation", "table", "cold_start", "refresh_stall"]
     result = bench.main(["--smoke", "--only", ",".join(sections)])
     refresh = result["refresh"]
     # structural facts, not timings: a no-change cycle is one conditional request
@@ -32,4 +32,6 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     for kind in ("process", "in_process"):
         cold = result["cold_start"][kind]
         assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0
+    stall = result["refresh_stall"]
+    assert stall["agents"] == 2000 and set(stall["runs"]) == {"keyed", "whole"}
     assert '"refresh"' in capsys.readouterr().out

@@ -19,6 +19,10 @@ table        first paint and one filter keystroke at 50k rows: roost's VirtualTa
 cold_start   start from the disk cache to a painted Agents screen (all rows) vs a bare one-widget
              Textual app: fresh processes (what a person waits for) and, to isolate roost's own
              work, both apps inside one warm interpreter (tests/perf/bench_app.py).
+refresh_stall
+             the longest the UI's event loop is held up while a refresh that changed one agent
+             of 50k is validated and shown: roost's entry-by-entry validation vs validating the
+             whole agents.json (tests/perf/bench_stall.py).
 """
 
 from __future__ import annotations
@@ -197,7 +201,9 @@ def bench_validation(sizes: list[int], runs: int) -> dict[str, Any]:
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     only = (
-        set(args.only.split(",")) if args.only else {"refresh", "validation", "table", "cold_start"}
+        set(args.only.split(","))
+        if args.only
+        else {"refresh", "validation", "table", "cold_start", "refresh_stall"}
     )
     smoke = args.smoke
     out: dict[str, Any] = {"smoke": smoke, "python": sys.version.split()[0]}
@@ -210,6 +216,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         from bench_table import measure_tables
 
         out["table"] = await measure_tables(2000 if smoke else 50_000)
+    if "refresh_stall" in only:
+        from bench_stall import measure_refresh_stall
+
+        out["refresh_stall"] = await measure_refresh_stall(
+            2000 if smoke else 50_000, rounds=1 if smoke else 3
+        )
     if "cold_start" in only:
         import tempfile
 
@@ -233,7 +245,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks the bench runs")
     parser.add_argument(
-        "--only", help="comma list of sections: refresh,validation,table,cold_start"
+        "--only",
+        help="comma list of sections: refresh,validation,table,cold_start,refresh_stall",
     )
     parser.add_argument(
         "--real-agents",

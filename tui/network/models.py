@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -47,6 +48,7 @@ __all__ = [
     "TrendingPost",
     "StateValidationError",
     "as_utc",
+    "big_document",
     "parse_state",
     "parse_manifest",
 ]
@@ -357,30 +359,37 @@ def parse_manifest(data: bytes | str) -> ManifestFile:
 _GC_PAUSE_THRESHOLD = 1 << 20
 
 
-def _validate(model: type[_Model], file_name: str, data: bytes | str) -> _Model:
-    """Validate ``data``; a big document's objects are then kept out of the cyclic collector.
+@contextmanager
+def big_document(size: int) -> Iterator[None]:
+    """Around building a document from ``size`` bytes: for a big one (over 1 MiB) the cyclic
+    collector is paused (re-enabled whatever happens) and, if the build succeeds, what it built
+    is frozen out of the collector's view.
 
     Why: a 50k-agent agents.json is about a million container objects. While they are built the
     collector would rescan the growing tree many times over (~40% of the time); afterwards its
     next passes rescan all of them (in one measured refresh: 99 + 87 + 323 ms with the UI
     frozen). The models hold no reference cycles and live until a refresh replaces them, when
-    reference counting frees them, so for inputs over 1 MiB the collector is paused while they
-    are built (re-enabled whatever happens) and they are then frozen (``gc.freeze``; RoostApp
-    undoes it when it unmounts). Young garbage is collected first so that little else is frozen
-    with them; when the collector is already off (roost's start-up) nothing is collected.
+    reference counting frees them, so they are frozen (``gc.freeze``; RoostApp undoes it when it
+    unmounts). Young garbage is collected first so that little else is frozen with them; when
+    the collector is already off (roost's start-up) nothing is collected.
     """
-    big = len(data) > _GC_PAUSE_THRESHOLD
+    big = size > _GC_PAUSE_THRESHOLD
     pause = big and gc.isenabled()
     if pause:
         gc.collect(1)
         gc.disable()
     try:
-        document = model.model_validate_json(data)
-    except ValidationError as exc:
-        raise StateValidationError.from_pydantic(file_name, exc) from None
+        yield
     finally:
         if pause:
             gc.enable()
     if big:
         gc.freeze()
-    return document
+
+
+def _validate(model: type[_Model], file_name: str, data: bytes | str) -> _Model:
+    with big_document(len(data)):
+        try:
+            return model.model_validate_json(data)
+        except ValidationError as exc:
+            raise StateValidationError.from_pydantic(file_name, exc) from None

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tui.network.disk_cache import CachedMeta, DiskCache
 from tui.network.fetch import FetchResult, TooLarge, fetch
+from tui.network.keyed import Keyed, parse_keyed
 from tui.network.models import (
     MANIFEST_FILE,
     STATE_FILES,
@@ -302,6 +303,7 @@ class Store:
             MappingProxyType({name: FileState(name) for name in self.file_names})
         )
         self._pending_bodies: dict[str, bytes] = {}  # verified bytes awaiting the cache
+        self._keyed: dict[str, Keyed] = {}  # per big keyed file: entries' text and models
         self._rejected: dict[str, str] = {}  # name -> manifest hash of a copy found invalid
         self._etags: dict[str, tuple[str | None, str | None]] = {}  # name -> (etag, last-mod)
         self._manifest: ManifestFile | None = None
@@ -571,13 +573,20 @@ class Store:
                     return None
                 return replace(current, integrity=integrity, checked_at=now, problem=None)
             try:
-                model = await asyncio.to_thread(parse_state, name, result.body)
+                # a big agents.json: only the agents whose text changed are validated again
+                model, keyed = await asyncio.to_thread(
+                    parse_keyed, name, result.body, self._keyed.get(name)
+                )
             except StateValidationError as exc:
                 if expected is not None:
                     self._rejected[name] = expected
                 problem = Problem(name, "invalid", _validation_detail(exc))
                 return self._failed(current, problem, report, "invalid")
             self._rejected.pop(name, None)
+            if keyed is None:
+                self._keyed.pop(name, None)
+            else:
+                self._keyed[name] = keyed
             report.fetched.append(name)
             if integrity == "unverified":
                 report.problems.append(

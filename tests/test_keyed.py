@@ -1,0 +1,182 @@
+"""Re-validating a big agents.json entry by entry (tui/network/keyed.py): always the same result
+as validating the whole document, unchanged agents keep their model objects, and anything
+unusual is left to the whole-document validation (same models, same errors)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from hostile import PAYLOADS
+
+from tui.network.keyed import Keyed, parse_keyed
+from tui.network.models import StateValidationError, parse_state
+from tui.network.store import Store
+from tui.sandbox.app import create_app
+from tui.sandbox.generator import generate_state, serialize
+from tui.sandbox.server import in_process_client
+
+NAME = "agents.json"
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict[str, Any]:
+    return generate_state(seed=3, agents=40)[NAME]
+
+
+def keyed(data: bytes, previous: Keyed | None = None) -> tuple[Any, Keyed | None]:
+    return parse_keyed(NAME, data, previous, min_size=0)
+
+
+def assert_same_as_whole(data: bytes, previous: Keyed | None = None) -> tuple[Any, Keyed | None]:
+    """parse_keyed gives what parse_state gives, or raises what it raises."""
+    try:
+        whole = parse_state(NAME, data)
+    except StateValidationError as exc:
+        with pytest.raises(StateValidationError) as caught:
+            keyed(data, previous)
+        assert str(caught.value) == str(exc)
+        assert caught.value.errors == exc.errors
+        return None, None
+    model, parsed = keyed(data, previous)
+    assert model == whole
+    assert list(model.agents) == list(whole.agents)  # document order
+    assert model.model_extra == whole.model_extra
+    assert model.model_fields_set == whole.model_fields_set
+    assert model.model_dump(by_alias=True) == whole.model_dump(by_alias=True)
+    return model, parsed
+
+
+def test_first_parse_equals_the_whole_document_and_keeps_each_entrys_text(doc):
+    data = serialize(doc)
+    model, parsed = assert_same_as_whole(data)
+    assert parsed is not None
+    assert list(parsed.raw) == list(doc["agents"])
+    some = next(iter(doc["agents"]))
+    assert json.loads(parsed.raw[some]) == doc["agents"][some]
+    assert parsed.models[some] is model.agents[some]
+
+
+def test_unchanged_agents_keep_their_objects_and_changed_ones_are_validated_again(doc):
+    first, parsed = keyed(serialize(doc))
+    changed = copy.deepcopy(doc)
+    ids = list(changed["agents"])
+    changed["agents"][ids[3]]["karma"] += 5
+    changed["agents"][ids[7]]["bio"] = "[bold]new[/] bio \x1b[2J"
+    del changed["agents"][ids[9]]
+    changed["agents"]["new-agent"] = dict(changed["agents"][ids[0]], name="Newcomer")
+    changed["_meta"] = {"count": 41, "last_updated": "2026-11-22T00:00:00Z"}
+
+    model, again = assert_same_as_whole(serialize(changed), parsed)
+    assert again is not None
+    same = {key for key in model.agents if model.agents[key] is first.agents.get(key)}
+    assert same == set(ids) - {ids[3], ids[7], ids[9]}
+    assert model.agents[ids[3]].karma == first.agents[ids[3]].karma + 5
+    assert model.agents[ids[7]].bio == "[bold]new[/] bio \x1b[2J"
+    assert "new-agent" in model.agents and ids[9] not in model.agents
+
+
+def test_reformatted_text_is_validated_again_with_the_same_result(doc):
+    _, parsed = keyed(serialize(doc))
+    compact = json.dumps(doc, separators=(",", ":")).encode()
+    model, again = assert_same_as_whole(compact, parsed)
+    assert again is not None and not any(
+        model.agents[key] is parsed.models[key] for key in model.agents
+    )
+
+
+def test_an_entry_whose_old_text_is_a_prefix_of_a_longer_value_is_not_reused(doc):
+    _, parsed = keyed(serialize(doc))
+    key = next(iter(doc["agents"]))
+    old = parsed.raw[key]
+    data = serialize(doc).replace(old.encode(), old.encode() + b" ", 1)  # whitespace: same value
+    model, _ = assert_same_as_whole(data, parsed)
+    assert model.agents[key] is parsed.models[key]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # whitespace, escapes and odd spellings the walk must read exactly
+        '{"agents":{}}',
+        ' \n\t{ "agents" : { "a\\u0062" : {"name": "x"} , "c\\"d" : {"name": "y"} } , "_meta" : null } \r\n',
+        '{"_meta": {"count": 1}, "agents": {"a": {"name": "x", "karma": 1e2}}, "extra": [1, {}]}',
+        '{"agents": {"\\u00e9": {"name": "\\ud83d\\ude00"}}, "agents_note": "not the member"}',
+        # left to the whole-document validation: it decides, and its errors are reported
+        '{"agents": {"a": {"name": "one"}, "b": {"name": "b"}, "a": {"name": "two"}}}',  # twice
+        '{"agents": {"a": {"name": "a"}}, "agents": {"b": {"name": "b"}}}',  # the member twice
+        '{"agents": {}, "agents": {"b": {"name": "b"}}}',
+        '{"agents": [{"name": "x"}]}',  # not an object
+        '{"_meta": {}}',  # no agents at all
+        '{"agents": {"a": {"karma": "lots"}}}',  # an invalid agent
+        '{"agents": {"a": 5}}',
+        '{"agents": {"a": {"name": "x"}}, "_meta": {"count": "many"}}',  # an invalid member
+        '{"agents": {"a": {"name": "x"}}} trailing',
+        '{"agents": {"a": {"name": "x"},}}',  # a trailing comma
+        '{"agents": {"a": {"name": "x"}}',  # cut short
+        '{"agents": {"a\x01": {"name": "x"}}}',  # a raw control character in a key
+        '{"agents": {"a": {"name": "x", "karma": NaN}}}',
+        '["agents"]',
+        "",
+    ],
+)
+def test_unusual_documents_give_the_whole_documents_result(text):
+    assert_same_as_whole(text.encode())
+
+
+def test_bytes_that_are_not_utf8_give_the_whole_documents_error():
+    assert_same_as_whole(b'{"agents": {"a": {"name": "\xff"}}}')
+
+
+def test_hostile_text_in_keys_and_values_is_kept_exactly(doc):
+    hostile = copy.deepcopy(doc)
+    template = next(iter(hostile["agents"].values()))
+    for index, text in enumerate(PAYLOADS):
+        hostile["agents"][f"{text}-{index}"] = dict(template, name=text, bio=text)
+    model, parsed = assert_same_as_whole(serialize(hostile))
+    assert parsed is not None
+    again, _ = assert_same_as_whole(serialize(hostile), parsed)
+    assert all(again.agents[key] is model.agents[key] for key in model.agents)
+
+
+def test_small_files_and_other_files_are_validated_whole(doc):
+    data = serialize(doc)
+    model, parsed = parse_keyed(NAME, data, None)  # under the 1 MiB default
+    assert parsed is None and model == parse_state(NAME, data)
+    stats = serialize(generate_state(seed=3, agents=5)["stats.json"])
+    model, parsed = parse_keyed("stats.json", stats, None, min_size=0)
+    assert parsed is None and model == parse_state("stats.json", stats)
+
+
+async def test_store_refresh_of_a_big_agents_file_reuses_unchanged_agents():
+    sandbox = create_app(agents=1300)  # agents.json over 1 MiB: the keyed path
+    network = sandbox.state.sandbox.network
+    assert len(network.file_bytes(NAME) or b"") > 1 << 20
+    async with in_process_client(sandbox, base_url="http://sandbox.invalid") as client:
+        store = Store("http://sandbox.invalid", client=client)
+        await store.refresh()
+        first = store.snapshot.agents
+        assert first is not None
+
+        changed = copy.deepcopy(network.doc(NAME))
+        key = next(iter(changed["agents"]))
+        changed["agents"][key]["karma"] += 1
+        network.replace_doc(NAME, changed)
+        report = await store.refresh()
+
+        assert report.changed == [NAME]
+        agents = store.snapshot.agents
+        assert agents is not None and agents == parse_state(NAME, network.file_bytes(NAME) or b"")
+        assert agents.agents[key].karma == first.agents[key].karma + 1
+        reused = [k for k in agents.agents if agents.agents[k] is first.agents[k]]
+        assert len(reused) == len(first.agents) - 1
+
+        broken = copy.deepcopy(changed)
+        broken["agents"][key]["karma"] = "lots"
+        network.replace_doc(NAME, broken)
+        report = await store.refresh()
+        assert store.snapshot.agents is agents  # the last good copy stays
+        assert [p.kind for p in report.problems] == ["invalid"]
+        assert "$.agents" in report.problems[0].detail and ".karma" in report.problems[0].detail

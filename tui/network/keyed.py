@@ -1,0 +1,181 @@
+"""Re-validating a big keyed state file: only the entries whose text changed since last time.
+
+Why: agents.json holds every agent under one key. At 50 000 agents validating it whole takes
+~450 ms, and pydantic-core holds the GIL all that time, so the UI froze for as long on every
+refresh that changed a single heartbeat. Here the file is walked one entry at a time with the
+standard library's C JSON scanner (a loop of small calls, so the UI thread gets its turn), each
+entry's raw text is compared with the text it had last time, and only new or changed entries are
+validated; unchanged ones keep their model objects (so a screen's change-marking finds them
+identical at once).
+
+Exactness: the result equals whole-document validation. Anything unusual gives up and validates
+the whole document instead, which then decides and reports: text that is not UTF-8 or not
+well-formed JSON, a duplicate key, the keyed member missing or not an object, or any entry or
+other member that fails validation (so error messages and their JSON paths are exactly the
+whole-document ones).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from json.decoder import scanstring
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from tui.network.models import STATE_FILES, Agent, big_document, parse_state
+
+__all__ = ["KEYED_FILES", "Keyed", "parse_keyed"]
+
+# file -> (the member holding the keyed entries, the model of one entry)
+KEYED_FILES: Mapping[str, tuple[str, type[BaseModel]]] = {"agents.json": ("agents", Agent)}
+
+MIN_SIZE = 1 << 20  # smaller files are validated whole: a few ms, nothing to gain
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*").match  # JSON's four whitespace characters
+_SCAN = json.JSONDecoder().scan_once  # the C scanner: (value, end) of the value at an index
+
+
+class _Malformed(Exception):
+    """The walk met something it does not handle exactly: validate the whole document."""
+
+
+@dataclass(frozen=True, slots=True)
+class Keyed:
+    """What a keyed parse leaves for the next one: each entry's raw JSON text and its model."""
+
+    raw: Mapping[str, str] = field(default_factory=dict)
+    models: Mapping[str, Any] = field(default_factory=dict)
+
+
+def parse_keyed(
+    file_name: str,
+    data: bytes,
+    previous: Keyed | None,
+    *,
+    min_size: int = MIN_SIZE,
+) -> tuple[BaseModel, Keyed | None]:
+    """Validate ``data`` like :func:`parse_state`, reusing ``previous``'s unchanged entries.
+
+    Returns the model and what the next call needs (``None`` when the file was validated whole:
+    small, not a keyed file, or given up on). Raises StateValidationError as parse_state does.
+    """
+    spec = KEYED_FILES.get(file_name)
+    if spec is None or len(data) < min_size:
+        return parse_state(file_name, data), None
+    member, entry_model = spec
+    with big_document(len(data)):
+        try:
+            return _parse(file_name, data, member, entry_model, previous or Keyed())
+        except _Malformed:
+            pass
+    return parse_state(file_name, data), None
+
+
+def _parse(
+    file_name: str, data: bytes, member: str, entry_model: type[BaseModel], previous: Keyed
+) -> tuple[BaseModel, Keyed]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Malformed from None
+    old_raw, old_models = previous.raw, previous.models
+    entries: list[tuple[str, int, int]] = []
+    unchanged: dict[str, str] = {}  # key -> its previous raw text, found again here
+    others: list[tuple[int, int]] = []  # raw "key": value spans of the other top-level members
+    seen: list[bool] = []
+
+    def entry_end(key: str, _key_start: int, start: int) -> int:
+        old = old_raw.get(key)
+        # An object or array is self-delimiting: if the text here starts with the entry's
+        # previous text, that is the whole value (no scan, no objects built).
+        if old is not None and old[:1] in "{[" and text.startswith(old, start):
+            unchanged[key] = old
+            return start + len(old)
+        unchanged.pop(key, None)
+        return _value_end(text, start)
+
+    def top_value_end(key: str, key_start: int, start: int) -> int:
+        if key == member:
+            if seen or text[start : start + 1] != "{":
+                raise _Malformed  # a second keyed member, or not an object
+            seen.append(True)
+            return _walk(text, start, entry_end, entries)
+        end = _value_end(text, start)
+        others.append((key_start, end))
+        return end
+
+    start = _WHITESPACE(text, 0).end()
+    if text[start : start + 1] != "{":
+        raise _Malformed
+    end = _walk(text, start, top_value_end, [])
+    if not seen or _WHITESPACE(text, end).end() != len(text):
+        raise _Malformed
+
+    raw: dict[str, str] = {}
+    models: dict[str, Any] = {}
+    validate = entry_model.model_validate_json
+    for key, value_start, value_end in entries:
+        if key in raw:
+            raise _Malformed  # a duplicate key: the whole-document rules decide
+        value = unchanged.get(key)
+        if value is not None:
+            raw[key] = value
+            models[key] = old_models[key]
+            continue
+        raw[key] = value = text[value_start:value_end]
+        try:
+            models[key] = validate(value)
+        except ValidationError:
+            raise _Malformed from None  # reported by the whole-document validation
+    rest = "{" + ",".join([f"{json.dumps(member)}:{{}}", *(text[a:b] for a, b in others)]) + "}"
+    try:
+        document = STATE_FILES[file_name].model_validate_json(rest)
+    except ValidationError:
+        raise _Malformed from None
+    return document.model_copy(update={member: models}), Keyed(raw, models)
+
+
+def _value_end(text: str, start: int) -> int:
+    try:
+        return _SCAN(text, start)[1]
+    except (StopIteration, ValueError, RecursionError):
+        raise _Malformed from None
+
+
+def _walk(
+    text: str,
+    index: int,
+    value_end: Callable[[str, int, int], int],
+    spans: list[tuple[str, int, int]],
+) -> int:
+    """Walk the object at ``text[index] == "{"``: append (key, value start, value end) of each
+    member to ``spans`` (``value_end(key, key_start, value_start)`` finds each end) and return
+    the index after the closing brace."""
+    index = _WHITESPACE(text, index + 1).end()
+    if text[index : index + 1] == "}":
+        return index + 1
+    while True:
+        if text[index : index + 1] != '"':
+            raise _Malformed
+        key_start = index
+        try:
+            key, index = scanstring(text, index + 1)
+        except ValueError:
+            raise _Malformed from None
+        index = _WHITESPACE(text, index).end()
+        if text[index : index + 1] != ":":
+            raise _Malformed
+        start = _WHITESPACE(text, index + 1).end()
+        end = value_end(key, key_start, start)
+        spans.append((key, start, end))
+        index = _WHITESPACE(text, end).end()
+        char = text[index : index + 1]
+        if char == "}":
+            return index + 1
+        if char != ",":
+            raise _Malformed
+        index = _WHITESPACE(text, index + 1).end()
