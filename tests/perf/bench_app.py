@@ -208,7 +208,9 @@ def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 5
     ``data_load_s`` is the data load in a fresh interpreter too (``cold_start_child.py load``:
     the same ``load_cache()`` the app runs, imports excluded), so all three figures come from
     processes in the same state. ``data_load_warm_s`` is the load in this long-running process,
-    as the in-process figure uses it; ``goal_met_with_warm_load`` applies the goal with it.
+    as the in-process figure uses it; ``goal_met_with_warm_load`` applies the goal with it. That
+    process's heap was already grown by earlier loads (its ~300 MB are mapped: no page faults),
+    which no cold start has, so it is reported beside the fresh-process figures, not instead.
     """
     cache = fill_cache(Path(cache_dir), agents, CHILD_BASE)
     # as installed by pip: roost's modules byte-compiled (Textual's already are)
