@@ -203,9 +203,10 @@ class TableScreen(StateScreen):
         models: Mapping[str, Any],
         previous: Mapping[str, Any] | None,
     ) -> Built:
-        # Tens of thousands of new objects: the cyclic collector would rescan the growing
-        # (acyclic) lists many times over. Paused for big builds only, re-enabled whatever
-        # happens (same rule as the store's validation).
+        # The rows themselves are made later (LazyRows), but prepare() and fingerprints() may
+        # make an object per model (Channels: subscriber counts over every agent, a tuple per
+        # channel); the cyclic collector would rescan them many times over. Paused for big
+        # builds only, re-enabled whatever happens (same rule as the store's validation).
         pause = self.build_cost(snapshot, models) > THREAD_THRESHOLD and gc.isenabled()
         if pause:
             gc.disable()
