@@ -16,11 +16,11 @@ from typing import Any, TextIO
 from tui import __version__
 from tui.config import ConfigError, Settings, load_settings
 from tui.startup import begin, resume_gc
+from tui.tabs import TAB_IDS
 from tui.untrusted import clean_line
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
 
-SCREEN_NAMES = ("agents", "trending", "channels", "stats", "seeds")
 
 EPILOG = """\
 examples:
@@ -76,13 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"roost {__version__}")
-    parser.add_argument("--screen", choices=SCREEN_NAMES, help="open on this tab")
+    parser.add_argument("--screen", choices=TAB_IDS, help="open on this tab")
     _service_options(parser)
     parser.set_defaults(command=None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="open the dashboard on the embedded demo network")
-    demo.add_argument("--screen", choices=SCREEN_NAMES, dest="demo_screen", help="open on this tab")
+    demo.add_argument("--screen", choices=TAB_IDS, dest="demo_screen", help="open on this tab")
 
     state = sub.add_parser(
         "state",

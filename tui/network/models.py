@@ -27,6 +27,15 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tui.network.state_files import (
+    AGENTS,
+    CHANNELS,
+    MANIFEST_FILE,
+    SEEDS,
+    STATS,
+    TRENDING,
+)
+
 __all__ = [
     "STATE_FILES",
     "MANIFEST_FILE",
@@ -53,7 +62,6 @@ __all__ = [
     "parse_manifest",
 ]
 
-MANIFEST_FILE = "manifest-hashes.json"
 
 # A timestamp as sent (ISO 8601 in practice); `as_utc` parses it when a screen needs a time.
 Timestamp = str | None
@@ -302,11 +310,11 @@ class ManifestFile(_Model):
 # --------------------------------------------------------------------------- parsing
 
 STATE_FILES: Mapping[str, type[_Model]] = {
-    "agents.json": AgentsFile,
-    "trending.json": TrendingFile,
-    "channels.json": ChannelsFile,
-    "stats.json": StatsFile,
-    "seeds.json": SeedsFile,
+    AGENTS: AgentsFile,
+    TRENDING: TrendingFile,
+    CHANNELS: ChannelsFile,
+    STATS: StatsFile,
+    SEEDS: SeedsFile,
 }
 
 

@@ -1,4 +1,4 @@
-"""The tab screens. :data:`~tui.screens.tabs.TABS` lists them without importing them.
+"""The tab screens. :data:`~tui.tabs.TABS` lists them without importing them.
 
 ``SCREENS`` (every tab's screen class, in tab order) imports them all: for tests and tools,
 not for the start path.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tui.screens.base import StateScreen
-from tui.screens.tabs import TABS, Tab, tab
+from tui.tabs import TABS, Tab, tab
 
 if TYPE_CHECKING:
     SCREENS: list[type[StateScreen]]

@@ -17,8 +17,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 
+from tui import tabs
 from tui.network.store import Snapshot
-from tui.screens import tabs
 from tui.screens.empty_state import not_loaded_text
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -60,7 +60,7 @@ class StateScreen(Screen):
 
     def __init_subclass__(cls, tab: str | None = None, **kwargs: Any) -> None:
         """``class StatsScreen(StateScreen, tab="stats")``: id, key, title and files come from
-        the tab registry (tui/screens/tabs.py), their one source."""
+        the tab registry (tui/tabs.py), their one source."""
         super().__init_subclass__(**kwargs)
         if tab is not None:
             spec = tabs.tab(tab)

@@ -142,7 +142,7 @@ class RoostCommands(Provider):
 
     def _app_candidates(self) -> list[Candidate]:
         from tui.screens.help import key_sections
-        from tui.screens.tabs import TABS
+        from tui.tabs import TABS
 
         app: App = self.app
         items = [_candidate("screen", f"{tab.title} ({tab.key})", tab=tab.id) for tab in TABS]

@@ -8,7 +8,7 @@ from textual import events
 from textual.content import Content
 from textual.widget import Widget
 
-from tui.screens.tabs import TABS
+from tui.tabs import TABS
 
 __all__ = ["TabBar"]
 

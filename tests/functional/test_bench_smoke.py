@@ -6,7 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-PERF = Path(__file__).parent / "perf"
+PERF = Path(__file__).resolve().parents[1] / "perf"
 
 
 def load_bench():

@@ -23,7 +23,7 @@ from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache, service_folder_name
 from tui.network.store import Store
 from tui.screens import TABS, StateScreen
-from tui.screens.tabs import tab
+from tui.tabs import tab
 
 SIZE = (80, 24)
 REPO_ROOT = Path(tui.__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def test_start_path_imports_leave_out_httpx_tomllib_and_other_tabs(tmp_path):
     for module in ("trending", "channels", "stats", "seeds"):
         assert f"tui.screens.{module}" not in imports, module
     # the screen registry itself is there: the app's modes are built from it
-    assert "tui.screens.tabs" in imports
+    assert "tui.tabs" in imports
 
 
 def test_a_config_file_does_import_tomllib(tmp_path):

@@ -23,7 +23,7 @@ from tui.sandbox.generator import (
     serialize,
 )
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "real" / "rappterbook-state"
+REAL = Path(__file__).resolve().parents[3] / "shared" / "real" / "rappterbook-state"
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,7 @@ def test_determinism_across_processes():
             capture_output=True,
             text=True,
             env={"PYTHONHASHSEED": str(seed), "PATH": ""},
-            cwd=Path(__file__).resolve().parents[1],
+            cwd=Path(__file__).resolve().parents[2],
         ).stdout
         for seed in (1, 2)
     }

@@ -1,7 +1,7 @@
 """Snapshots of the table tabs, details, filter, help and palette on demo data, frozen clock.
 
-Regenerate after a deliberate change with ``pytest tests/test_app_snapshots.py --snapshot-update``
-and look at the SVGs in tests/__snapshots__/ before committing them.
+Regenerate after a deliberate change with ``pytest tests/functional/test_app_snapshots.py --snapshot-update``
+and look at the SVGs in tests/functional/__snapshots__/ before committing them.
 """
 
 from __future__ import annotations
