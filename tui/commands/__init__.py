@@ -1,0 +1,77 @@
+"""The subcommands of `roost`, one module each (DESIGN.md §2: every subcommand calls the same
+core as the TUI).
+
+A command module has ``register(subparsers)``: it adds its parser and sets
+``handler=<function(args) -> exit code>`` with ``set_defaults``. :data:`COMMANDS` lists the
+modules in the order ``roost --help`` shows them; ``tui/cli.py`` dispatches on ``args.handler``.
+A new command is one module here and one line in :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tui.config import Settings, load_settings
+
+__all__ = [
+    "COMMANDS",
+    "EXIT_NOTHING",
+    "EXIT_OK",
+    "EXIT_PROBLEMS",
+    "EXIT_USAGE",
+    "service_options",
+    "settings_from",
+]
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
+
+# module names under tui.commands, in help order
+COMMANDS: tuple[str, ...] = ("dashboard", "state", "sandbox")
+
+
+def service_options(parser: argparse.ArgumentParser, *, interval: bool = True) -> None:
+    # SUPPRESS: an option given before the subcommand is not clobbered by the subparser's default
+    group = parser.add_argument_group("service", argument_default=argparse.SUPPRESS)
+    group.add_argument(
+        "--read-url", metavar="URL", help="base of the read interface (state/*.json)"
+    )
+    group.add_argument(
+        "--write-url", metavar="URL", help="issue API base (default https://api.github.com)"
+    )
+    group.add_argument(
+        "--repo", metavar="OWNER/NAME", help="repository that receives action issues"
+    )
+    group.add_argument("--hub-url", metavar="URL", help="base URL of the egg hub")
+    group.add_argument("--boots", metavar="URL|PATH", help="boot-record source")
+    group.add_argument("--profile", metavar="NAME", help="profile of the config file to use")
+    group.add_argument(
+        "--config", metavar="PATH", help="config file (default $XDG_CONFIG_HOME/roost/config.toml)"
+    )
+    group.add_argument(
+        "--cache-dir", metavar="DIR", help="disk cache root (default: platform cache dir)"
+    )
+    if interval:
+        group.add_argument(
+            "--interval", type=float, metavar="S", help="seconds between refreshes (default 60)"
+        )
+
+
+def _flags(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "read_url": getattr(args, "read_url", None),
+        "write_url": getattr(args, "write_url", None),
+        "repo": getattr(args, "repo", None),
+        "hub_url": getattr(args, "hub_url", None),
+        "boots": getattr(args, "boots", None),
+        "profile": getattr(args, "profile", None),
+        "cache_dir": getattr(args, "cache_dir", None),
+        "interval": getattr(args, "interval", None),
+    }
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    from pathlib import Path
+
+    config = getattr(args, "config", None)
+    return load_settings(_flags(args), path=Path(config) if config else None)

@@ -1,0 +1,32 @@
+"""The dashboard: `roost` with no subcommand (the configured service, or the demo network if
+none is set) and `roost demo` (the embedded demo network, always)."""
+
+from __future__ import annotations
+
+import argparse
+
+from tui.commands import settings_from
+from tui.startup import begin, resume_gc
+from tui.tabs import TAB_IDS
+
+__all__ = ["register", "run_dashboard"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    demo = sub.add_parser("demo", help="open the dashboard on the embedded demo network")
+    demo.add_argument("--screen", choices=TAB_IDS, dest="demo_screen", help="open on this tab")
+    demo.set_defaults(handler=run_dashboard, demo=True)
+
+
+def run_dashboard(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    screen = getattr(args, "demo_screen", None) or args.screen
+    if getattr(args, "demo", False):
+        settings = settings.as_demo()
+    cache = begin(settings)  # before the heavy imports (tui/startup.py)
+    try:
+        from tui.app import run_tui
+
+        return run_tui(settings, screen=screen, cache=cache)
+    finally:
+        resume_gc()  # normally the app has already (after its first paint)

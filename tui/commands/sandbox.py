@@ -1,0 +1,70 @@
+"""`roost sandbox serve`: the embedded demo network on a loopback port."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from tui.commands import EXIT_OK, EXIT_USAGE
+
+__all__ = ["register"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    sandbox = sub.add_parser("sandbox", help="the embedded demo network")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", metavar="SANDBOX_COMMAND")
+    sandbox.set_defaults(handler=lambda args: _help(sandbox))
+    serve = sandbox_sub.add_parser(
+        "serve",
+        help="serve the demo network on loopback",
+        description="Serve the demo network (read interface, issue API, hub) on a loopback port.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
+    serve.add_argument(
+        "--port", type=int, default=8765, help="port, 0 = any free port (default 8765)"
+    )
+    serve.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
+    serve.add_argument("--agents", type=int, default=300, help="number of agents (default 300)")
+    serve.add_argument("--json", action="store_true", help="first line of output: the URLs as JSON")
+    serve.set_defaults(handler=cmd_sandbox_serve)
+
+
+def _help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return EXIT_OK
+
+
+def cmd_sandbox_serve(args: argparse.Namespace) -> int:
+    from tui.sandbox.server import serve
+
+    if args.host not in ("127.0.0.1", "localhost", "::1") and not args.host.startswith("127."):
+        print("roost: the sandbox serves on loopback only (127.0.0.0/8, ::1)", file=sys.stderr)
+        return EXIT_USAGE
+
+    def ready(info) -> None:
+        data = info.as_dict()
+        if args.json:
+            print(json.dumps(data), flush=True)
+        else:
+            print("roost demo network — serving on loopback (Ctrl-C stops)", flush=True)
+            for key, value in data.items():
+                print(f"  {key:<10} {value}", flush=True)
+            print(
+                f"\n  open it:  ROOST_READ_URL={data['read_url']} ROOST_WRITE_URL={data['write_url']} "
+                f"ROOST_REPO={data['repo']} ROOST_TOKEN={data['token']} roost",
+                flush=True,
+            )
+
+    try:
+        asyncio.run(serve(args.host, args.port, seed=args.seed, agents=args.agents, on_ready=ready))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(
+            f"roost: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    return EXIT_OK

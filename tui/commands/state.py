@@ -1,0 +1,179 @@
+"""`roost state`: refresh once (or N cycles) through the store and print a summary or JSON.
+
+Exit codes: 0 every file verified; 1 some file failed integrity or validation (the last good copy
+was kept and is reported); 2 usage or configuration error; 3 nothing loadable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any, TextIO
+
+from tui import __version__
+from tui.commands import (
+    EXIT_NOTHING,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    service_options,
+    settings_from,
+)
+from tui.config import Settings
+from tui.untrusted import clean_line
+
+__all__ = ["cmd_state", "register", "state_exit_code"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    state = sub.add_parser(
+        "state",
+        help="refresh the state files through the store and print them",
+        description="Refresh through the store (with its disk cache) and print a summary or JSON.",
+        epilog="exit: 0 all verified · 1 some file failed integrity/validation (last good kept) · "
+        "2 usage · 3 nothing loadable",
+    )
+    service_options(state, interval=False)
+    state.add_argument("--json", action="store_true", help="print the snapshot and reports as JSON")
+    state.add_argument(
+        "--cycles", type=int, default=1, metavar="N", help="refresh cycles (default 1)"
+    )
+    state.add_argument(
+        "--interval",
+        type=float,
+        default=None,
+        dest="cycle_interval",
+        metavar="S",
+        help="seconds between cycles (default 0)",
+    )
+    state.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the disk cache"
+    )
+    state.set_defaults(handler=run, parser=state)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.cycles < 1:
+        args.parser.error("--cycles must be at least 1")
+    return asyncio.run(cmd_state(args, settings_from(args)))
+
+
+async def cmd_state(args: argparse.Namespace, settings: Settings) -> int:
+    from tui.network.store import snapshot_as_json
+    from tui.service import connect
+
+    service = connect(settings, use_cache=not args.no_cache)
+    store = service.store
+    store.load_cache()
+    reports = []
+    interval = args.cycle_interval or 0.0
+    out = sys.stdout
+    try:
+        for cycle in range(args.cycles):
+            if cycle:
+                await asyncio.sleep(interval)
+            report = await store.refresh()
+            reports.append(report)
+            if not args.json:
+                _print_report(report, out)
+    finally:
+        await service.aclose()
+    snapshot = store.snapshot
+    code = state_exit_code(snapshot, reports)
+    if args.json:
+        document = {
+            "service": "demo network" if service.demo else settings.read_url,
+            "snapshot": snapshot_as_json(snapshot),
+            "reports": [report.as_dict() for report in reports],
+            "files": {name: _file_summary(state) for name, state in snapshot.files.items()},
+            "integrity": snapshot.integrity_summary(),
+            "exit_code": code,
+        }
+        # ensure_ascii: every control or non-ASCII character of the data leaves as a \u escape
+        json.dump(document, out, ensure_ascii=True, indent=1)
+        out.write("\n")
+    else:
+        _print_summary(settings, service.demo, snapshot, out)
+    return code
+
+
+def state_exit_code(snapshot, reports) -> int:
+    if not snapshot.any_loaded:
+        return EXIT_NOTHING
+    if not snapshot.all_verified:
+        return EXIT_PROBLEMS
+    last = reports[-1] if reports else None
+    if last is not None and any(p.kind != "cache" for p in last.problems):
+        return EXIT_PROBLEMS
+    return EXIT_OK
+
+
+def _file_summary(state) -> dict[str, Any]:
+    return {
+        "integrity": state.integrity,
+        "loaded": state.loaded,
+        "sha256": state.sha256,
+        "size": state.size,
+        "fetched_at": state.fetched_at.isoformat() if state.fetched_at else None,
+        "problem": state.problem.as_dict() if state.problem else None,
+    }
+
+
+def _print_report(report, out: TextIO) -> None:
+    line = (
+        f"cycle {report.cycle}: manifest {report.manifest} · fetched {len(report.fetched)} · "
+        f"unchanged {len(report.unchanged)} · {report.requests} requests · "
+        f"{report.bytes_downloaded:,} bytes · {report.duration_s:.2f} s"
+    )
+    print(line, file=out)
+    for problem in report.problems:
+        print(
+            f"  ! {clean_line(problem.file)} {clean_line(problem.kind)}: "
+            f"{clean_line(problem.detail, 300)}",
+            file=out,
+        )
+
+
+def _print_summary(settings: Settings, demo: bool, snapshot, out: TextIO) -> None:
+    service = "demo network (in-process)" if demo else clean_line(settings.read_url)
+    print(f"\nroost {__version__} — {service}", file=out)
+    for name, state in snapshot.files.items():
+        fetched = state.fetched_at.strftime("%Y-%m-%d %H:%M:%S") if state.fetched_at else "—"
+        print(
+            f"  {name:<14} {state.integrity:<10} {state.size:>12,} B  fetched {fetched}", file=out
+        )
+    agents, channels = snapshot.agents, snapshot.channels
+    trending, seeds, stats = snapshot.trending, snapshot.seeds, snapshot.stats
+    parts = []
+    if agents is not None:
+        statuses: dict[str, int] = {}
+        for agent in agents.agents.values():
+            statuses[agent.status] = statuses.get(agent.status, 0) + 1
+        detail = ", ".join(f"{clean_line(k, 20)} {v}" for k, v in sorted(statuses.items()))
+        parts.append(f"agents {len(agents.agents):,} ({detail})")
+    if channels is not None:
+        parts.append(f"channels {len(channels.channels)}")
+    if trending is not None:
+        parts.append(f"trending posts {len(trending.trending)}")
+    if seeds is not None:
+        proposals = (
+            "no proposals key" if seeds.proposals is None else f"proposals {len(seeds.proposals)}"
+        )
+        parts.append(proposals)
+    if parts:
+        print("  " + " · ".join(parts), file=out)
+    if seeds is not None:
+        active = seeds.active
+        text = f"{clean_line(active.id, 40)}: {clean_line(active.text, 70)}" if active else "none"
+        print(f"  active seed: {text}", file=out)
+    if stats is not None:
+        counters = " ".join(f"{clean_line(k, 40)}={v:,}" for k, v in stats.counters().items())
+        print(f"  stats: {counters}", file=out)
+    top = trending.trending[:3] if trending is not None else ()
+    for post in top:
+        print(
+            f"  ▲ {post.score:>8.1f}  {clean_line(post.title, 50)} — {clean_line(post.author, 24)}",
+            file=out,
+        )
+    print(f"  integrity: {clean_line(snapshot.integrity_summary(), 300)}", file=out)
