@@ -17,9 +17,9 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from tui.actions.issue_body import compose_issue
+from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES
 from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN, create_app
 from tui.sandbox.faults import Faults, corrupt_same_size
-from tui.sandbox.generator import MANIFEST_FILE, STATE_FILES
 from tui.sandbox.server import SandboxInfo, in_process_client, running_sandbox, serve
 
 ISSUES = "/api/repos/roost-demo/network/issues"
@@ -111,7 +111,7 @@ async def register(client, headers=AUTH):
 # --- read interface -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", [*STATE_FILES, MANIFEST_FILE])
+@pytest.mark.parametrize("name", [*STATE_FILE_NAMES, MANIFEST_FILE])
 async def test_state_file_etag_and_304(client, name):
     response = await client.get(f"/state/{name}")
     assert response.status_code == 200
@@ -130,7 +130,7 @@ async def test_state_file_etag_and_304(client, name):
 
 async def test_manifest_matches_every_file(client):
     files = (await manifest(client))["files"]
-    assert set(files) == set(STATE_FILES)
+    assert set(files) == set(STATE_FILE_NAMES)
     for name, entry in files.items():
         data = (await client.get(f"/state/{name}")).content
         assert entry == {"hash": sha(data), "size": len(data)}
@@ -232,9 +232,9 @@ async def test_malformed_passes_integrity_and_fails_parsing(client):
 
 async def test_schema_invalid_passes_json_and_fails_models(client):
     models = pytest.importorskip("tui.network.models")
-    await client.post("/_sandbox/faults", json={"schema_invalid": list(STATE_FILES)})
+    await client.post("/_sandbox/faults", json={"schema_invalid": list(STATE_FILE_NAMES)})
     listed = (await manifest(client))["files"]
-    for name in STATE_FILES:
+    for name in STATE_FILE_NAMES:
         data = (await client.get(f"/state/{name}")).content
         assert listed[name]["hash"] == sha(data)
         json.loads(data)
@@ -629,7 +629,7 @@ async def test_apply_endpoint_acts_as_another_agent(client):
 async def test_every_action_shows_up_in_the_next_refresh(client):
     async def changed_since(old: dict) -> set[str]:
         new = await manifest(client)
-        return {n for n in STATE_FILES if new["files"][n] != old["files"][n]}
+        return {n for n in STATE_FILE_NAMES if new["files"][n] != old["files"][n]}
 
     m = await manifest(client)
     await register(client)

@@ -10,9 +10,10 @@ from datetime import UTC, datetime
 import pytest
 
 from tui.actions.catalog import CATALOG
-from tui.sandbox.generator import MANIFEST_FILE, STATE_FILES, generate_state, serialize
-from tui.sandbox.network import DemoNetwork
+from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES
+from tui.sandbox.generator import generate_state, serialize
 from tui.sandbox.processor import HANDLERS, ActionRejected, apply_action
+from tui.sandbox.published import DemoNetwork
 
 NOW = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
 STAMP = "2026-11-02T09:30:00Z"
@@ -392,7 +393,7 @@ def manifest_of(network):
 def test_network_serves_bytes_matching_the_manifest():
     network = DemoNetwork.generate(seed=5, agents=80)
     manifest = manifest_of(network)
-    assert set(manifest["files"]) == set(STATE_FILES)
+    assert set(manifest["files"]) == set(STATE_FILE_NAMES)
     for name, data in network.files.items():
         assert manifest["files"][name] == {
             "hash": hashlib.sha256(data).hexdigest(),

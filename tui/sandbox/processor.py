@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tui.actions.catalog import CATALOG, validate_payload
+from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATS, TRENDING
 from tui.sandbox.generator import iso
 
 __all__ = ["ActionRejected", "HANDLERS", "apply_action"]
@@ -23,11 +24,6 @@ __all__ = ["ActionRejected", "HANDLERS", "apply_action"]
 Docs = dict[str, dict[str, Any]]
 
 NEW_AGENT_KARMA = 50
-AGENTS = "agents.json"
-CHANNELS = "channels.json"
-TRENDING = "trending.json"
-STATS = "stats.json"
-SEEDS = "seeds.json"
 
 
 class ActionRejected(Exception):
