@@ -23,6 +23,8 @@ from tui.sandbox.faults import Faults, corrupt_same_size
 from tui.sandbox.server import SandboxInfo, in_process_client, running_sandbox, serve
 
 ISSUES = "/api/repos/roost-demo/network/issues"
+SUCCESS = "✅ Delta processed successfully and added to inbox."
+FAILURE = "❌ Failed to process delta."
 AUTH = {"Authorization": f"Bearer {DEMO_TOKEN}"}
 OTHER_TOKEN = "other-token"
 OTHER = {"Authorization": f"token {OTHER_TOKEN}"}
@@ -96,10 +98,17 @@ async def act(client, action, payload, headers=AUTH):
     response = await post_action(client, action, payload, headers)
     assert response.status_code == 201, response.text
     issue = (await client.get(f"{ISSUES}/{response.json()['number']}")).json()
+    comments = await comment_bodies(client, issue["number"])
     if issue["state_reason"] != "completed":
-        comments = (await client.get(f"{ISSUES}/{issue['number']}/comments")).json()
-        pytest.fail(f"{action} was not applied: {[c['body'] for c in comments]}")
+        pytest.fail(f"{action} was not applied: {comments}")
+    assert comments == [SUCCESS] and issue["state"] == "closed" and issue["closed_at"]
     return issue
+
+
+async def comment_bodies(client, number: int) -> list[str]:
+    response = await client.get(f"{ISSUES}/{number}/comments")
+    assert response.status_code == 200, response.text
+    return [c["body"] for c in response.json()]
 
 
 async def register(client, headers=AUTH):
@@ -463,19 +472,34 @@ async def test_primary_rate_limit_for_real(app, client):
     assert "rate limit exceeded" in response.json()["message"]
 
 
-async def test_dropped_labels_leave_the_action_unprocessed(app, client):
+async def test_dropped_labels_do_not_stop_processing(app, client):
+    """The deployment processes every opened issue, whatever its labels."""
     await register(client)
-    before = await manifest(client)
     await client.post("/_sandbox/faults", json={"drop_labels": True})
     response = await post_action(client, "heartbeat", {"status_message": "hi"})
     assert response.status_code == 201
     assert response.json()["labels"] == []
     issue = (await client.get(f"{ISSUES}/{response.json()['number']}")).json()
-    assert issue["state"] == "open" and issue["labels"] == []
-    assert (await client.post("/_sandbox/process")).json()["processed"] == []
-    assert await manifest(client) == before
-    sandbox_issue = app.state.sandbox.issue(issue["number"])
-    assert sandbox_issue.requested_labels == ["heartbeat"] and not sandbox_issue.processed
+    assert issue["labels"] == []
+    assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+    assert await comment_bodies(client, issue["number"]) == [SUCCESS]
+    me = (await state(client, "agents.json"))["agents"][DEMO_LOGIN]
+    assert me["status_message"] == "hi"
+    assert app.state.sandbox.issue(issue["number"]).requested_labels == ["heartbeat"]
+
+
+async def test_a_label_less_issue_from_another_client_is_processed(client):
+    """No labels requested at all, title unrelated, raw JSON body: still a delta."""
+    await register(client)
+    body = json.dumps({"action": "propose_seed", "payload": {"text": "Raw body"}})
+    response = await client.post(
+        ISSUES, json={"title": "hello", "labels": [], "body": body}, headers=AUTH
+    )
+    assert response.status_code == 201
+    issue = (await client.get(f"{ISSUES}/{response.json()['number']}")).json()
+    assert issue["state"] == "closed"
+    proposals = (await state(client, "seeds.json"))["proposals"]
+    assert (proposals[-1]["text"], proposals[-1]["author"]) == ("Raw body", DEMO_LOGIN)
 
 
 async def test_write_latency_applies_even_when_the_client_gives_up(client):
@@ -517,10 +541,10 @@ async def test_list_issues_filters(client, clock):
     await act(client, "heartbeat", {}, OTHER)  # 2: completed, other creator
     clock.advance(hours=1)
     since = clock.now.isoformat().replace("+00:00", "Z")
-    await post_action(client, "poke", {"target_agent": "ghost-agent"})  # 3: rejected
+    await post_action(client, "poke", {"target_agent": "ghost-agent"})  # 3: failed, open
     await post_action(client, "propose_seed", {"text": "Idea"})  # 4: completed
     await client.post("/_sandbox/faults", json={"drop_labels": True})
-    await post_action(client, "heartbeat", {})  # 5: open, no labels
+    await post_action(client, "heartbeat", {})  # 5: completed, no labels
     await client.delete("/_sandbox/faults")
 
     async def numbers(**params):
@@ -528,8 +552,8 @@ async def test_list_issues_filters(client, clock):
         assert response.status_code == 200, response.text
         return [i["number"] for i in response.json()]
 
-    assert await numbers() == [5]  # state=open by default
-    assert await numbers(state="closed") == [4, 3, 2, 1]  # newest first
+    assert await numbers() == [3]  # state=open by default
+    assert await numbers(state="closed") == [5, 4, 2, 1]  # newest first
     assert await numbers(state="all") == [5, 4, 3, 2, 1]
     assert await numbers(state="all", creator=DEMO_LOGIN) == [5, 4, 3, 1]
     assert await numbers(state="all", creator="ZION-CODER-01") == [2]
@@ -549,44 +573,71 @@ async def test_list_issues_filters(client, clock):
     assert (await client.get(ISSUES, params={"per_page": "x"})).status_code == 400
 
 
-async def test_rejected_issue_keeps_the_reason(client):
+async def test_a_refused_action_is_commented_and_left_open(client, clock):
     await register(client)
     before = await manifest(client)
+    clock.advance(minutes=5)
     response = await post_action(
         client, "transfer_karma", {"target_agent": "system", "amount": 999999}
     )
     number = response.json()["number"]
     issue = (await client.get(f"{ISSUES}/{number}")).json()
-    assert issue["state"] == "closed" and issue["state_reason"] == "not_planned"
-    assert issue["comments"] == 1 and issue["closed_at"]
+    assert issue["state"] == "open" and issue["state_reason"] is None
+    assert issue["closed_at"] is None and issue["comments"] == 1
+    assert issue["updated_at"] == "2026-11-05T08:05:00Z"
     comments = (await client.get(f"{ISSUES}/{number}/comments")).json()
+    assert comments[0]["body"].startswith(FAILURE + " ")
     assert "insufficient karma" in comments[0]["body"]
     assert comments[0]["user"]["type"] == "Bot"
+    assert comments[0]["user"]["login"] == "github-actions[bot]"
     assert await manifest(client) == before
     assert (await client.get(f"{ISSUES}/999")).status_code == 404
+    assert (await client.get(f"{ISSUES}/999/comments")).status_code == 404
 
 
 @pytest.mark.parametrize(
-    ("title", "body", "reason"),
+    ("body", "reason"),
     [
-        ("heartbeat", "no fence here", "no ```json code fence"),
-        (
-            "heartbeat",
-            '```json\n{"action": "heartbeat", "payload": {}, "actor": "x"}\n```',
-            "exactly",
-        ),
-        ("poke", '```json\n{"action": "heartbeat", "payload": {}}\n```', "does not name"),
+        ("no fence here", "No ```json block"),
+        ("```json\n{not json}\n```", "Invalid JSON"),
+        ("```json\n[1, 2]\n```", "must be an object"),
+        ('```json\n{"payload": {}}\n```', "no 'action'"),
+        ('```json\n{"action": "heartbeat", "payload": []}\n```', "'payload' must be"),
+        ('```json\n{"action": "launch_rocket", "payload": {}}\n```', "Unknown action"),
+        ('```json\n{"action": "poke", "payload": {}}\n```', "Missing required field"),
     ],
 )
-async def test_bad_bodies_are_rejected(app, client, title, body, reason):
+async def test_bad_bodies_fail_with_the_reason(app, client, body, reason):
     await register(client)
-    label = title.replace("_", "-")
     response = await client.post(
-        ISSUES, json={"title": title, "labels": [label], "body": body}, headers=AUTH
+        ISSUES, json={"title": "heartbeat", "labels": ["heartbeat"], "body": body}, headers=AUTH
     )
-    assert response.status_code == 201  # GitHub accepts it; the processor rejects it
-    issue = app.state.sandbox.issue(response.json()["number"])
-    assert issue.result == "rejected" and reason in issue.reason
+    assert response.status_code == 201  # GitHub accepts it; the processor refuses it
+    number = response.json()["number"]
+    (comment,) = await comment_bodies(client, number)
+    assert comment.startswith(FAILURE + " ") and reason in comment
+    assert (await client.get(f"{ISSUES}/{number}")).json()["state"] == "open"
+    assert app.state.sandbox.issue(number).result == "rejected"
+    assert app.state.sandbox.inbox[-1].action == "register_agent"  # nothing added
+
+
+async def test_the_body_decides_and_the_author_acts(client):
+    """Title and labels play no part, and a body cannot name another acting agent."""
+    await register(client)
+    body = (
+        "Some words first.\n\n```json\n"
+        '{"action": "heartbeat", "payload": {"status_message": "mine"}, "actor": "zion-coder-01"}'
+        "\n```\n\n```json\n"
+        '{"action": "poke", "payload": {"target_agent": "zion-coder-02"}}\n```\n'
+    )
+    response = await client.post(
+        ISSUES, json={"title": "poke", "labels": ["poke"], "body": body}, headers=AUTH
+    )
+    number = response.json()["number"]
+    assert await comment_bodies(client, number) == [SUCCESS]
+    agents = (await state(client, "agents.json"))["agents"]
+    assert agents[DEMO_LOGIN]["status_message"] == "mine"
+    assert agents["zion-coder-01"].get("status_message") != "mine"
 
 
 async def test_manual_processing(clock):

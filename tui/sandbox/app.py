@@ -8,7 +8,8 @@ URL layout, relative to the app's base URL (``http://127.0.0.1:<port>`` or an AS
 * control   /_sandbox/...   fault knobs, manual processing, direct apply (``control``)
 
 What the app keeps is ``app.state.sandbox``, a ``SandboxState`` (``state``); every request
-outside the control endpoints lands in its request log (``request_log``).
+outside the control endpoints lands in its request log (``request_log``), and before each
+request the processor handles the issues that are due (the ``process_delay`` knob).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.github_api import API_VERSION, DEMO_LOGIN, DEMO_TOKEN, OAUTH_SCOPES
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.request_log import RequestLogMiddleware, RequestRecord
-from tui.sandbox.state import SandboxIssue, SandboxState
+from tui.sandbox.state import ProcessDueMiddleware, SandboxIssue, SandboxState
 
 __all__ = [
     "API_VERSION",
@@ -89,6 +90,7 @@ def create_app(
         routes.append(Mount(HUB_PATH, app=hub))
     app = Starlette(routes=routes)
     app.state.sandbox = state
+    app.add_middleware(ProcessDueMiddleware, get_state=lambda: state)
     app.add_middleware(
         RequestLogMiddleware, get_state=lambda: state, unlogged_prefix=control.CONTROL_PREFIX
     )

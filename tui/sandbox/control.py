@@ -3,7 +3,7 @@
 ``GET|POST|DELETE /_sandbox/faults`` read, merge or reset the fault knobs; ``POST
 /_sandbox/process`` processes the open issues (when ``auto_process`` is off); ``POST
 /_sandbox/apply`` applies an action as any agent; ``GET /_sandbox/issues`` summarises the
-issues and their outcome. The request log does not record these calls.
+issues and their outcome; ``GET /_sandbox/inbox`` lists the deltas the processor accepted. The request log does not record these calls.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def _issue_summary(issue: SandboxIssue) -> dict[str, Any]:
         "result": issue.result,
         "reason": issue.reason,
         "changed_files": issue.changed_files,
+        "comments": [c["body"] for c in issue.comments],
     }
 
 
@@ -78,6 +79,11 @@ async def issues_endpoint(request: Request) -> Response:
     return JSONResponse([_issue_summary(i) for i in sandbox_of(request).issues])
 
 
+async def inbox_endpoint(request: Request) -> Response:
+    """The deltas the processor accepted, with the acting agent and the files they changed."""
+    return JSONResponse([entry.as_json() for entry in sandbox_of(request).inbox])
+
+
 def routes() -> list[Route]:
     """The control endpoints' routes."""
     return [
@@ -85,4 +91,5 @@ def routes() -> list[Route]:
         Route(f"{CONTROL_PREFIX}/process", process_endpoint, methods=["POST"]),
         Route(f"{CONTROL_PREFIX}/apply", apply_endpoint, methods=["POST"]),
         Route(f"{CONTROL_PREFIX}/issues", issues_endpoint, methods=["GET"]),
+        Route(f"{CONTROL_PREFIX}/inbox", inbox_endpoint, methods=["GET"]),
     ]

@@ -8,6 +8,7 @@ and the write fault knobs turn an issue POST into any failure a client must hand
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -18,8 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tui.actions.issue_body import MAX_BODY_CHARS
-from tui.sandbox.conditional import JSON_TYPE
-from tui.sandbox.generator import iso
+from tui.sandbox.conditional import JSON_TYPE, etag_matches
 from tui.sandbox.github_shapes import stable_int, user_json
 from tui.sandbox.state import SandboxIssue, SandboxState, base_url_of, pause, sandbox_of
 
@@ -92,11 +92,13 @@ class _Api:
         self.login = login
         return None
 
-    def rate(self) -> tuple[int, int, int]:
+    def rate(self, *, count: bool = True) -> tuple[int, int, int]:
+        """(limit, used, reset) for this request's identity; the request counts once, unless
+        the first call says not to (a 304 answer costs nothing, as on GitHub)."""
         if self._rate is None:
             identity = self.login or "anonymous"
             limit = self.state.rate_limit if self.login else ANONYMOUS_RATE_LIMIT
-            used, reset = self.state.rate_account(identity)
+            used, reset = self.state.rate_account(identity, count=count)
             self._rate = (limit, used, reset)
         return self._rate
 
@@ -120,9 +122,20 @@ class _Api:
     def json(
         self, data: Any, status: int = 200, *, headers: dict[str, str] | None = None
     ) -> Response:
+        """A JSON answer. A GET carries an ETag and answers 304 to a matching
+        ``If-None-Match``, so a client polling an issue or its comments pays nothing until the
+        processor has acted."""
+        body = _json_bytes(data)
+        extra = dict(headers or {})
+        if self.request.method == "GET" and status == 200:
+            etag = f'W/"{hashlib.sha256(body).hexdigest()}"'
+            extra["ETag"] = etag
+            if etag_matches(self.request.headers.get("if-none-match"), etag):
+                self.rate(count=False)
+                return Response(status_code=304, headers={**self.headers(), **extra})
         all_headers = self.headers()
-        all_headers.update(headers or {})
-        return Response(_json_bytes(data), status, headers=all_headers, media_type=JSON_TYPE)
+        all_headers.update(extra)
+        return Response(body, status, headers=all_headers, media_type=JSON_TYPE)
 
     def error(
         self,
@@ -267,24 +280,16 @@ async def create_issue(request: Request) -> Response:
     errors = _validate_issue_request(data)
     if errors:
         return api.error(422, "Validation Failed", errors=errors)
-    stamp = iso(state.clock())
     requested = list(dict.fromkeys(data["labels"]))
-    number = (state.issues[-1].number if state.issues else 0) + 1
-    issue = SandboxIssue(
-        number=number,
+    issue = state.open_issue(
         title=data["title"],
         body=data["body"],
         labels=[] if faults.drop_labels else requested,
-        requested_labels=requested,
+        requested=requested,
         login=api.login or "",
-        created_at=stamp,
-        updated_at=stamp,
     )
-    state.issues.append(issue)
-    base = base_url_of(request)
-    payload = issue.as_github(base, state.owner, state.repo)
-    if state.auto_process and issue.labels:
-        state.process(issue)
+    payload = issue.as_github(base_url_of(request), state.owner, state.repo)
+    state.process_due()
     await pause(faults.write_latency)
     return api.json(payload, 201, headers={"Location": payload["url"]})
 
@@ -389,7 +394,10 @@ def _find_issue(request: Request, api: _Api, state: SandboxState) -> SandboxIssu
     return state.issue(params["number"]) or None
 
 
-async def get_issue(request: Request) -> Response:
+async def _named_issue(
+    request: Request, doc: str
+) -> tuple[_Api, SandboxState, SandboxIssue] | Response:
+    """The prelude of the per-issue endpoints: the API context and the issue, or the refusal."""
     state = sandbox_of(request)
     api = _Api(request, state)
     refused = await api.admit(required=False, rate_limited=False)
@@ -397,36 +405,24 @@ async def get_issue(request: Request) -> Response:
         return refused
     issue = _find_issue(request, api, state)
     if issue is None:
-        return api.error(404, "Not Found", doc=f"{DOCS}/issues/issues#get-an-issue")
+        return api.error(404, "Not Found", doc=doc)
+    return api, state, issue
+
+
+async def get_issue(request: Request) -> Response:
+    found = await _named_issue(request, f"{DOCS}/issues/issues#get-an-issue")
+    if isinstance(found, Response):
+        return found
+    api, state, issue = found
     return api.json(issue.as_github(base_url_of(request), state.owner, state.repo))
 
 
 async def issue_comments(request: Request) -> Response:
-    state = sandbox_of(request)
-    api = _Api(request, state)
-    refused = await api.admit(required=False, rate_limited=False)
-    if refused is not None:
-        return refused
-    issue = _find_issue(request, api, state)
-    if issue is None:
-        return api.error(404, "Not Found", doc=f"{DOCS}/issues/comments")
-    base = base_url_of(request)
-    api_base = f"{base}/api/repos/{state.owner}/{state.repo}"
-    comments = [
-        {
-            "id": c["id"],
-            "url": f"{api_base}/issues/comments/{c['id']}",
-            "html_url": f"{base}/{state.owner}/{state.repo}/issues/{issue.number}#issuecomment-{c['id']}",
-            "issue_url": f"{api_base}/issues/{issue.number}",
-            "user": {**user_json(c["user_login"], base), "type": "Bot"},
-            "body": c["body"],
-            "created_at": c["created_at"],
-            "updated_at": c["updated_at"],
-            "author_association": "NONE",
-        }
-        for c in issue.comments
-    ]
-    return api.json(comments)
+    found = await _named_issue(request, f"{DOCS}/issues/comments")
+    if isinstance(found, Response):
+        return found
+    api, state, issue = found
+    return api.json(issue.comments_as_github(base_url_of(request), state.owner, state.repo))
 
 
 async def current_user(request: Request) -> Response:

@@ -1,8 +1,8 @@
 """What the running sandbox keeps (``app.state.sandbox``) and how it processes issues.
 
 ``SandboxState`` holds the published demo network, the fault knobs, the accepted tokens, the
-issues created so far, the request log and the rate-limit accounts; ``process`` plays the
-deployment's processor on one issue. The HTTP interfaces (``read_interface``, ``github_api``,
+issues created so far, the inbox of accepted deltas, the request log and the rate-limit
+accounts; ``process`` plays the deployment's processor (``deployment``) on one issue. The HTTP interfaces (``read_interface``, ``github_api``,
 ``control``) are thin layers over it.
 """
 
@@ -10,23 +10,25 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tui.actions.catalog import action_label
-from tui.actions.issue_body import IssueBodyError, parse_issue_body
+from tui.sandbox.deployment import SUCCESS_COMMENT, ActionRejected, failure_comment, read_delta
 from tui.sandbox.faults import Faults
 from tui.sandbox.generator import iso
 from tui.sandbox.github_shapes import label_json, stable_int, user_json
-from tui.sandbox.processor import ActionRejected
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.request_log import LOG_LIMIT, RequestRecord
 
 __all__ = [
     "PRIMARY_RATE_LIMIT",
+    "PROCESSOR_LOGIN",
+    "InboxEntry",
+    "ProcessDueMiddleware",
     "SandboxIssue",
     "SandboxState",
     "base_url_of",
@@ -36,6 +38,25 @@ __all__ = [
 
 #: Primary rate limit per authenticated user and hour (GitHub's is 5000).
 PRIMARY_RATE_LIMIT = 5000
+#: Who the processor's comments are from: the deployment's processor is a workflow.
+PROCESSOR_LOGIN = "github-actions[bot]"
+
+
+@dataclass(frozen=True)
+class InboxEntry:
+    """One delta the processor accepted, as the deployment's inbox would hold it."""
+
+    #: The number of the issue that carried the delta.
+    issue: int
+    action: str
+    payload: dict[str, Any]
+    agent: str
+    received_at: str
+    #: The state files the delta changed; empty for actions the state files do not show.
+    changed_files: list[str]
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass
@@ -54,8 +75,10 @@ class SandboxIssue:
     state_reason: str | None = None
     closed_at: str | None = None
     comments: list[dict[str, Any]] = field(default_factory=list)
+    #: When the processor takes the issue up (creation plus the ``process_delay`` knob).
+    due_at: datetime = datetime.min.replace(tzinfo=UTC)
     processed: bool = False
-    #: "applied", "rejected" or "ignored" once processed; ``reason`` explains a rejection.
+    #: "applied" or "rejected" once processed; ``reason`` explains a rejection.
     result: str | None = None
     reason: str | None = None
     changed_files: list[str] = field(default_factory=list)
@@ -94,6 +117,25 @@ class SandboxIssue:
             "body": self.body,
         }
 
+    def comments_as_github(self, base: str, owner: str, repo: str) -> list[dict[str, Any]]:
+        api = f"{base}/api/repos/{owner}/{repo}"
+        html = f"{base}/{owner}/{repo}/issues/{self.number}"
+        return [
+            {
+                "id": c["id"],
+                "node_id": f"IC_kwROOST{c['id']}",
+                "url": f"{api}/issues/comments/{c['id']}",
+                "html_url": f"{html}#issuecomment-{c['id']}",
+                "issue_url": f"{api}/issues/{self.number}",
+                "user": {**user_json(c["user_login"], base), "type": "Bot"},
+                "body": c["body"],
+                "created_at": c["created_at"],
+                "updated_at": c["updated_at"],
+                "author_association": "NONE",
+            }
+            for c in self.comments
+        ]
+
 
 @dataclass
 class SandboxState:
@@ -107,6 +149,8 @@ class SandboxState:
     auto_process: bool
     clock: Callable[[], datetime]
     issues: list[SandboxIssue] = field(default_factory=list)
+    #: Every delta the processor accepted, in order.
+    inbox: list[InboxEntry] = field(default_factory=list)
     requests: list[RequestRecord] = field(default_factory=list)
     #: Primary rate limit per authenticated user and hour (GitHub's is 5000).
     rate_limit: int = PRIMARY_RATE_LIMIT
@@ -149,59 +193,101 @@ class SandboxState:
         self._rate[identity] = (start, used)
         return used, start + 3600
 
-    # -- processing ----------------------------------------------------------------------------
+    # -- issues and their processing -----------------------------------------------------------
 
-    def process(self, issue: SandboxIssue) -> SandboxIssue:
-        """Apply one open issue's action to the network, closing the issue with the outcome."""
+    def open_issue(
+        self, *, title: str, body: str, labels: list[str], requested: list[str], login: str
+    ) -> SandboxIssue:
+        """Record a new issue; the processor takes it up after the ``process_delay`` knob."""
+        now = self.clock()
+        stamp = iso(now)
+        issue = SandboxIssue(
+            number=(self.issues[-1].number if self.issues else 0) + 1,
+            title=title,
+            body=body,
+            labels=labels,
+            requested_labels=requested,
+            login=login,
+            created_at=stamp,
+            updated_at=stamp,
+            due_at=now + timedelta(seconds=self.faults.process_delay),
+        )
+        self.issues.append(issue)
+        return issue
+
+    def process(self, issue: SandboxIssue, at: datetime | None = None) -> SandboxIssue:
+        """Play the deployment's processor on one issue, as of ``at`` (default: now).
+
+        Success: the delta is applied as the issue's author and recorded in the inbox, the
+        processor comments ``SUCCESS_COMMENT`` and closes the issue. Failure: it comments the
+        reason and leaves the issue open. Labels and title play no part, as on the deployment.
+        """
         if issue.processed:
             return issue
-        now = self.clock()
+        now = at or self.clock()
         stamp = iso(now)
         issue.processed = True
         try:
-            parsed = parse_issue_body(issue.body)
-            if parsed.action != issue.title:
-                raise ActionRejected(
-                    f"the title {issue.title!r} does not name the action {parsed.action!r}"
-                )
-            if action_label(parsed.action) not in issue.labels:
-                raise ActionRejected(f"the issue lacks the label {action_label(parsed.action)!r}")
-            changed = self.network.apply(parsed.action, parsed.payload, issue.login, now)
-        except (IssueBodyError, ActionRejected) as exc:
-            reason = exc.reason if isinstance(exc, ActionRejected) else str(exc)
-            issue.result, issue.reason = "rejected", reason
-            issue.state, issue.state_reason = "closed", "not_planned"
-            issue.comments.append(self._comment(issue, f"Rejected: {reason}", stamp))
+            action, payload = read_delta(issue.body)
+            changed = self.network.apply(action, payload, issue.login, now)
+        except ActionRejected as exc:
+            issue.result, issue.reason = "rejected", exc.reason
+            issue.comments.append(self._comment(issue, failure_comment(exc.reason), stamp))
         else:
             issue.result, issue.changed_files = "applied", sorted(changed)
-            issue.state, issue.state_reason = "closed", "completed"
-            issue.comments.append(
-                self._comment(
-                    issue, f"Applied {parsed.action}: {', '.join(sorted(changed))}", stamp
+            issue.state, issue.state_reason, issue.closed_at = "closed", "completed", stamp
+            issue.comments.append(self._comment(issue, SUCCESS_COMMENT, stamp))
+            self.inbox.append(
+                InboxEntry(
+                    issue=issue.number,
+                    action=action,
+                    payload=payload,
+                    agent=issue.login,
+                    received_at=stamp,
+                    changed_files=sorted(changed),
                 )
             )
-        issue.closed_at = issue.updated_at = stamp
+        issue.updated_at = stamp
         return issue
 
+    def process_due(self) -> list[SandboxIssue]:
+        """Process the issues whose delay has passed, each as of its due time.
+
+        The deployment's processor runs in the background; the sandbox runs it lazily, before
+        answering any request, so no task outlives a request and a fake clock drives the delay.
+        """
+        if not self.auto_process:
+            return []
+        now = self.clock()
+        due = [i for i in self.issues if not i.processed and i.due_at <= now]
+        return [self.process(issue, at=issue.due_at) for issue in due]
+
     def process_pending(self) -> list[SandboxIssue]:
-        """Process every open issue that carries an action label; returns the processed ones."""
-        done = []
-        for issue in self.issues:
-            if issue.processed or issue.state != "open":
-                continue
-            if not issue.labels:
-                continue  # the processor only sees labelled issues
-            done.append(self.process(issue))
-        return done
+        """Process every open issue not processed yet, at once; returns the processed ones."""
+        pending = [i for i in self.issues if not i.processed and i.state == "open"]
+        return [self.process(issue) for issue in pending]
 
     def _comment(self, issue: SandboxIssue, body: str, stamp: str) -> dict[str, Any]:
         return {
             "id": stable_int(f"comment:{issue.number}:{len(issue.comments)}"),
-            "user_login": "roost-processor[bot]",
+            "user_login": PROCESSOR_LOGIN,
             "body": body,
             "created_at": stamp,
             "updated_at": stamp,
         }
+
+
+class ProcessDueMiddleware:
+    """Runs the processor's due work before every request (see ``SandboxState.process_due``)."""
+
+    def __init__(self, app: ASGIApp, get_state: Callable[[], SandboxState]):
+        self.app = app
+        self.get_state = get_state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            self.get_state().process_due()
+        await self.app(scope, receive, send)
 
 
 def sandbox_of(request: Request) -> SandboxState:
