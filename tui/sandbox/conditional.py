@@ -16,11 +16,11 @@ def etag_matches(header: str | None, etag: str) -> bool:
         return False
     if header.strip() == "*":
         return True
-    bare = etag.strip('"')
-    for candidate in header.split(","):
-        candidate = candidate.strip()
-        if candidate.startswith("W/"):
-            candidate = candidate[2:]
-        if candidate.strip('"') == bare:
-            return True
-    return False
+    bare = _opaque(etag)
+    return any(_opaque(candidate) == bare for candidate in header.split(","))
+
+
+def _opaque(etag: str) -> str:
+    """The opaque part of an entity tag: weak comparison ignores the ``W/`` prefix."""
+    etag = etag.strip()
+    return (etag[2:] if etag.startswith("W/") else etag).strip('"')
