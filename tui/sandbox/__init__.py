@@ -2,10 +2,12 @@
 
 * ``generator``       deterministic state documents: ``generate_state``, ``serialize``,
   ``build_manifest``; its word pools live in ``words``
+* ``deployment``      the deployment's rules: known actions and their required fields, how
+  an issue body is read, the processor's comments
 * ``processor``       applies actions to the documents: ``apply_action``, ``ActionRejected``
 * ``published``       ``DemoNetwork``: documents, published bytes and manifest
 * ``faults``          ``Faults``: latency, errors, hash mismatch, truncation, malformed files, ...
-* ``state``           ``SandboxState``: issues, request log, rate accounts; issue processing
+* ``state``           ``SandboxState``: issues, inbox, request log, rate accounts; processing
 * ``read_interface``  ``GET /state/<file>`` with ETags and the manifest
 * ``github_api``      the GitHub-shaped issue API: auth, rate limits, issues, comments
 * ``control``         the ``/_sandbox/...`` endpoints (fault knobs, processing, direct apply)

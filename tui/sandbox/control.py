@@ -3,7 +3,8 @@
 ``GET|POST|DELETE /_sandbox/faults`` read, merge or reset the fault knobs; ``POST
 /_sandbox/process`` processes the open issues (when ``auto_process`` is off); ``POST
 /_sandbox/apply`` applies an action as any agent; ``GET /_sandbox/issues`` summarises the
-issues and their outcome; ``GET /_sandbox/inbox`` lists the deltas the processor accepted. The request log does not record these calls.
+issues and their outcome; ``GET /_sandbox/inbox`` lists the deltas the processor accepted.
+The request log does not record these calls.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 ``SandboxState`` holds the published demo network, the fault knobs, the accepted tokens, the
 issues created so far, the inbox of accepted deltas, the request log and the rate-limit
-accounts; ``process`` plays the deployment's processor (``deployment``) on one issue. The HTTP interfaces (``read_interface``, ``github_api``,
-``control``) are thin layers over it.
+accounts; ``process`` plays the deployment's processor (``deployment``) on one issue. The
+HTTP interfaces (``read_interface``, ``github_api``, ``control``) are thin layers over it.
 """
 
 from __future__ import annotations
