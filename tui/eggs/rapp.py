@@ -178,6 +178,12 @@ def _b64url_decode(text: str) -> bytes | None:
     return raw
 
 
+def b64url_length(text: str) -> int | None:
+    """Decoded length of canonical unpadded base64url text, or None when it is not that."""
+    raw = _b64url_decode(text)
+    return None if raw is None else len(raw)
+
+
 def sig_problem(sig: Any) -> str | None:
     """Why ``sig`` is not null or a well-formed §6.2 detached JWS, or None (parsing only)."""
     if sig is None:
