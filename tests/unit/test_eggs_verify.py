@@ -449,3 +449,14 @@ def test_container_failure_skips_what_cannot_run(demo):
     assert report.as_json()["ok"] is False
     assert verify_egg(b"").first_failure[1].id == "json.canonical"
     assert verify_egg(b"PK").first_failure[1].id == "zip.end"
+
+
+def test_layout_matches_the_published_micro_manufacturing_egg(demo):
+    # SPEC-egg.md §5.1 observed table for the real egg: manifest.json is 2,032 bytes and the organ
+    # starts at 2,075; rappid.json is 215 bytes and twin/profile.json 222 (same name and slug here).
+    egg, _ = demo
+    files = dict(entries_of(egg))
+    assert len(files["manifest.json"]) == 2032
+    assert local_offsets(egg)[1] == 2075
+    assert len(files["rappid.json"]) == 215
+    assert len(files["twin/profile.json"]) == 222
