@@ -8,7 +8,9 @@ UTF-16 code unit) would make a genuine egg look tampered. Everything here is pur
 from __future__ import annotations
 
 import json
+import json.encoder
 import math
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -20,6 +22,7 @@ __all__ = [
     "canonical",
     "format_number",
     "strict_loads",
+    "strict_parse",
 ]
 
 MAX_DEPTH = 64
@@ -27,38 +30,34 @@ MAX_CANONICAL_BYTES = 1024 * 1024
 MAX_RAW_BYTES = 64 * 1024 * 1024
 _MAX_SAFE_INTEGER = 2**53 - 1
 
-_SHORT_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
-_ESCAPES = {chr(c): f"\\u{c:04x}" for c in range(0x20)} | _SHORT_ESCAPES
+# JCS escapes exactly what the stdlib's C string encoder escapes when it keeps non-ASCII
+# literal: '"', '\\', the short forms \b \t \n \f \r and other C0 as lowercase \u00xx.
+_encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+_FORBIDDEN = re.compile(
+    "[\ud800-\udfff\ufdd0-\ufdef"
+    + "".join(f"{chr(plane << 16 | 0xFFFE)}{chr(plane << 16 | 0xFFFF)}" for plane in range(17))
+    + "]"
+)
 
 
 class CanonicalJsonError(ValueError):
     """A value outside the I-JSON domain RAPP/1 canonicalizes, or input the strict parser refuses."""
 
 
-def _is_noncharacter(code: int) -> bool:
-    return 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE
-
-
 def _check_text(text: str) -> None:
-    for char in text:
-        code = ord(char)
-        if 0xD800 <= code <= 0xDFFF:
-            raise CanonicalJsonError(f"surrogate code point U+{code:04X} in a string")
-        if code >= 0xFDD0 and _is_noncharacter(code):
-            raise CanonicalJsonError(f"noncharacter U+{code:04X} in a string")
+    if text.isascii():
+        return
+    bad = _FORBIDDEN.search(text)
+    if bad is not None:
+        code = ord(bad.group())
+        kind = "surrogate code point" if 0xD800 <= code <= 0xDFFF else "noncharacter"
+        raise CanonicalJsonError(f"{kind} U+{code:04X} in a string")
 
 
 def _string(text: str) -> str:
     _check_text(text)
-    return '"' + "".join(_ESCAPES.get(c, c) for c in text) + '"'
+    return _encode_string(text)
 
 
 def format_number(value: int | float) -> str:
@@ -106,12 +105,58 @@ def _utf16_key(name: str) -> bytes:
     return name.encode("utf-16-be", "surrogatepass")
 
 
+class _NeedsGeneralPath(Exception):
+    """The value has a float, a large integer or a non-BMP member name (see :func:`canonical`)."""
+
+
+def _plain_tree(node: Any, depth: int) -> None:
+    """Check that ``node`` is JSON the stdlib encoder already prints canonically: only strings,
+    small integers, booleans, null, arrays, and objects with BMP-only string member names."""
+    kind = type(node)
+    if kind is str or node is None or kind is bool:
+        return
+    if kind is int:
+        if -_MAX_SAFE_INTEGER <= node <= _MAX_SAFE_INTEGER:
+            return
+        raise _NeedsGeneralPath
+    if kind is dict or kind is list:
+        if depth > MAX_DEPTH:
+            raise CanonicalJsonError(f"nesting deeper than {MAX_DEPTH}")
+        if kind is dict:
+            for key in node:
+                if type(key) is not str or _ASTRAL.search(key):
+                    raise _NeedsGeneralPath
+            node = node.values()
+        for child in node:
+            _plain_tree(child, depth + 1)
+        return
+    raise _NeedsGeneralPath
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_PLAIN_DUMPS = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, check_circular=False
+).encode
+
+
 def canonical(value: Any) -> bytes:
     """The JCS text of ``value`` as UTF-8 bytes; raises :class:`CanonicalJsonError` outside I-JSON.
 
-    Iterative so that a hostile depth cannot exhaust the interpreter's stack; the depth limit of
-    §2 is enforced on the way.
+    Most RAPP/1 documents (strings, small integers, BMP member names) print canonically through
+    the stdlib's C encoder: code-point order equals UTF-16 order below U+10000 and its string
+    escapes are JCS's. Anything else takes the general encoder below.
     """
+    try:
+        _plain_tree(value, 1)
+    except _NeedsGeneralPath:
+        return _general_canonical(value)
+    text = _PLAIN_DUMPS(value)
+    _check_text(text)  # member names and strings appear literally in the output
+    return text.encode("utf-8")
+
+
+def _general_canonical(value: Any) -> bytes:
+    """JCS for any I-JSON value; iterative so a hostile depth cannot exhaust the stack."""
     out: list[str] = []
     # stack items: ("v", value, depth) to emit a value, ("s", text) to emit literal text
     stack: list[tuple[Any, ...]] = [("v", value, 1)]
@@ -206,29 +251,17 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def _check_depth_and_text(value: Any) -> None:
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, str):
-            _check_text(node)
-        elif isinstance(node, (dict, list)):
-            if depth > MAX_DEPTH:
-                raise CanonicalJsonError(f"nesting deeper than {MAX_DEPTH}")
-            if isinstance(node, dict):
-                for key, val in node.items():
-                    _check_text(key)
-                    stack.append((val, depth + 1))
-            else:
-                stack.extend((val, depth + 1) for val in node)
-
-
 def strict_loads(data: bytes | bytearray | memoryview) -> Any:
     """Parse RAPP/1 JSON strictly (§2): UTF-8 without BOM, no duplicate names, no NaN/Infinity,
     numbers that round-trip through binary64, depth ≤ 64, canonical size ≤ 1 MiB.
 
     Raises only :class:`CanonicalJsonError`, whatever the input.
     """
+    return strict_parse(data)[0]
+
+
+def strict_parse(data: bytes | bytearray | memoryview) -> tuple[Any, bytes]:
+    """:func:`strict_loads` plus the value's canonical bytes (computed anyway for the size rule)."""
     raw = bytes(data)
     if len(raw) > MAX_RAW_BYTES:
         raise CanonicalJsonError(f"input is {len(raw)} bytes, more than {MAX_RAW_BYTES}")
@@ -248,11 +281,12 @@ def strict_loads(data: bytes | bytearray | memoryview) -> Any:
         raise CanonicalJsonError(f"not JSON: {exc}") from exc
     if _skip_ws(text, end) != len(text):
         raise CanonicalJsonError(f"extra data after the JSON value at character {end}")
-    _check_depth_and_text(value)
-    size = len(canonical(value))
-    if size > MAX_CANONICAL_BYTES:
-        raise CanonicalJsonError(f"canonical form is {size} bytes, more than {MAX_CANONICAL_BYTES}")
-    return value
+    text = canonical(value)  # also enforces the depth limit and refuses surrogates/noncharacters
+    if len(text) > MAX_CANONICAL_BYTES:
+        raise CanonicalJsonError(
+            f"canonical form is {len(text)} bytes, more than {MAX_CANONICAL_BYTES}"
+        )
+    return value, text
 
 
 def _skip_ws(text: str, index: int) -> int:

@@ -60,6 +60,7 @@ _LCLABEL = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 _RAPPID = re.compile(rf"rappid:@({_LCLABEL})/({_LCLABEL}):([0-9a-f]{{64}})")
 _UTC = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z")
 _DRIVE = re.compile(r"[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f]")
 _B64URL = re.compile(r"[A-Za-z0-9_-]*")
 _RESERVED = frozenset(
     {"CON", "PRN", "AUX", "NUL"}
@@ -142,19 +143,19 @@ def path_problem(path: Any) -> str | None:
         return "contains a backslash"
     if _DRIVE.match(path):
         return "starts with a drive prefix"
-    if unicodedata.normalize("NFC", path) != path:
+    if not unicodedata.is_normalized("NFC", path):
         return "not NFC-normalized"
+    if _CONTROL.search(path):
+        return "contains a control character"
     for segment in path.split("/"):
         if not segment:
             return "has an empty segment"
         if segment in (".", ".."):
             return f"has a {segment!r} segment"
-        if segment.endswith((" ", ".")):
+        if segment[-1] in " .":
             return f"segment {segment!r} ends with a space or a dot"
         if ":" in segment:
             return f"segment {segment!r} contains ':'"
-        if any(ord(c) < 0x20 for c in segment):
-            return f"segment {segment!r} contains a control character"
         if segment.split(".", 1)[0].upper() in _RESERVED:
             return f"segment {segment!r} is a reserved device name"
     try:

@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from tui.eggs import rapp
 from tui.eggs.boot_record import BootRecord, egg_path_for, egg_url_problems, parse_boot_record
-from tui.eggs.canonical_json import MAX_CANONICAL_BYTES, CanonicalJsonError, canonical, strict_loads
+from tui.eggs.canonical_json import (
+    MAX_CANONICAL_BYTES,
+    CanonicalJsonError,
+    strict_loads,
+    strict_parse,
+)
 from tui.eggs.egg_report import CHECK_NAMES, CHECKS, CONTAINER_CHECKS, Check, EggReport, EntryResult
 from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
 
@@ -31,19 +37,62 @@ MAX_NESTING = 8
 _MAX_CAPTURE = MAX_CANONICAL_BYTES
 
 
+# Below this size a second thread costs more than the hash it would overlap.
+_PARALLEL_FROM = 256 << 10
+_OFFLOAD_BLOCK = 1 << 16
+_PENDING_MAX = 4
+_FILE_POOL: ThreadPoolExecutor | None = None
+_PLAIN_POOL: ThreadPoolExecutor | None = None
+
+
+def _pools() -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
+    """One worker for the whole-file sha256, one for plain entry hashes (FIFO keeps order)."""
+    global _FILE_POOL, _PLAIN_POOL
+    if _FILE_POOL is None or _PLAIN_POOL is None:
+        _FILE_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-file-sha256")
+        _PLAIN_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-entry-sha256")
+    return _FILE_POOL, _PLAIN_POOL
+
+
+class _PlainHash:
+    """A plain sha256 whose big updates run on the entry-hash worker, overlapping the egg hash
+    and CRC-32 of the same bytes on the calling thread; at most a few blocks are in flight."""
+
+    def __init__(self, offload: bool) -> None:
+        self._hasher = hashlib.sha256()
+        self._offload = offload
+        self._pending: deque[Future[None]] = deque()
+
+    def update(self, block: Any) -> None:
+        if not self._offload or len(block) < _OFFLOAD_BLOCK:
+            self._drain(0)
+            self._hasher.update(block)
+            return
+        self._drain(_PENDING_MAX - 1)
+        self._pending.append(_pools()[1].submit(self._hasher.update, block))
+
+    def _drain(self, keep: int) -> None:
+        while len(self._pending) > keep:
+            self._pending.popleft().result()
+
+    def hexdigest(self) -> str:
+        self._drain(0)
+        return self._hasher.hexdigest()
+
+
 class _Sink:
     """Everything one pass over an entry's bytes yields: its egg hash, maybe its plain sha256,
     maybe the bytes themselves (only for the manifest and rappid.json, both size-capped)."""
 
-    def __init__(self, plain: bool, capture: bool) -> None:
+    def __init__(self, plain: bool, capture: bool, offload: bool) -> None:
         self.egg_hash = rapp.hb_hasher("rapp/1:egg")
-        self.plain = hashlib.sha256() if plain else None
+        self.plain = _PlainHash(offload) if plain else None
         self.data = bytearray() if capture else None
 
     def update(self, block: Any) -> None:
-        self.egg_hash.update(block)
         if self.plain is not None:
             self.plain.update(block)
+        self.egg_hash.update(block)
         if self.data is not None:
             self.data += block
 
@@ -67,8 +116,14 @@ class _Report:
     def skip(self, check_id: str, detail: str) -> None:
         self.set(check_id, "skip", detail)
 
-    def expect(self, check_id: str, good: bool, detail_ok: str, detail_bad: str) -> bool:
-        self.set(check_id, "pass" if good else "fail", detail_ok if good else detail_bad)
+    def expect(
+        self, check_id: str, good: bool, detail_ok: str, detail_bad: str | Callable[[], str]
+    ) -> bool:
+        """Pass with ``detail_ok`` or fail with ``detail_bad`` (a callable is only called then)."""
+        if good:
+            self.set(check_id, "pass", detail_ok)
+        else:
+            self.set(check_id, "fail", detail_bad() if callable(detail_bad) else detail_bad)
         return good
 
     def ordered(self) -> list[Check]:
@@ -133,27 +188,33 @@ class _Verifier:
         self.sinks: dict[str, _Sink] = {}
         self.plain_wanted: set[str] = set()
         self.is_zip = False
+        self.address: str | None = None
 
     # ------------------------------------------------------------------ driver
 
     def run(self) -> EggReport:
-        with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = None
+        if self.source.size >= _PARALLEL_FROM:
             # The whole-file sha256 runs beside the entry pass: hashlib releases the GIL on big
             # buffers, so the two passes the checks need overlap instead of adding up.
-            file_sha = pool.submit(self.source.sha256)
-            self._record_document()
-            self._nesting()
-            if self.depth <= MAX_NESTING:
-                self.is_zip = self.source.size >= 2 and self.source.read(0, 2) == b"PK"
-                if self.is_zip:
-                    self._zip_container()
-                else:
-                    self._json_container()
-            sha256 = file_sha.result()
+            pending = _pools()[0].submit(self.source.window(0, self.source.size).sha256)
+        self._record_document()
+        self._nesting()
+        if self.depth <= MAX_NESTING:
+            self.is_zip = self.source.size >= 2 and self.source.read(0, 2) == b"PK"
+            if self.is_zip:
+                self._zip_container()
+            else:
+                self._json_container()
+        sha256 = pending.result() if pending is not None else self.source.sha256()
         self._record_file(sha256)
         if self.r.container_failure is None and self.manifest is not None:
             self._manifest_rules()
             if isinstance(self.manifest, dict):
+                try:
+                    self.address = rapp.egg_address(self.manifest)
+                except CanonicalJsonError:
+                    self.address = None
                 self._integrity()
                 self._viability()
                 self._signature()
@@ -163,11 +224,7 @@ class _Verifier:
                     self.r.skip(check_id, "not run: the manifest is not an object")
         report = EggReport(checks=self.r.ordered(), size=self.source.size, sha256=sha256)
         report.manifest = self.manifest
-        if isinstance(self.manifest, dict) and self.r.container_failure is None:
-            try:
-                report.address = rapp.egg_address(self.manifest)
-            except CanonicalJsonError:
-                report.address = None
+        report.address = self.address
         report.entries = self._entry_results()
         return report
 
@@ -256,15 +313,20 @@ class _Verifier:
         if entry.index == 2:
             self._note_plain_paths()
         capture = entry.size <= _MAX_CAPTURE and (entry.index == 1 or entry.name == "rappid.json")
-        sink = _Sink(plain=entry.name in self.plain_wanted, capture=capture)
+        sink = _Sink(
+            plain=entry.name in self.plain_wanted,
+            capture=capture,
+            offload=self.source.size >= _PARALLEL_FROM,
+        )
         self.sinks[entry.name] = sink
         return sink
 
     def _note_plain_paths(self) -> None:
         """Which entries need a plain sha256 (organ, seed record): from the record and from the
         manifest, read leniently here; the strict reading is the manifest checks' job."""
-        if self.record is not None:
-            self.plain_wanted.add(self.record.organ.path)
+        if self.record is None:
+            return
+        self.plain_wanted.add(self.record.organ.path)
         sink = self.sinks.get(rapp.MANIFEST_NAME)
         try:
             payload = (
@@ -330,12 +392,11 @@ class _Verifier:
 
     def _parse_canonical(self, check_id: str, data: bytes) -> bool:
         try:
-            value = strict_loads(data)
+            value, text = strict_parse(data)
         except CanonicalJsonError as exc:
             self.r.fail(check_id, f"not strict RAPP/1 JSON: {exc}")
             return False
         self.manifest = value
-        text = canonical(value)
         if text != data:
             at = next(
                 (i for i, (a, b) in enumerate(zip(text, data, strict=False)) if a != b),
@@ -372,32 +433,38 @@ class _Verifier:
         )
         schema = m.get("schema")
         r.expect(
-            "manifest.schema", schema == rapp.SCHEMA, rapp.SCHEMA, f"schema is {_short(schema)}"
+            "manifest.schema",
+            schema == rapp.SCHEMA,
+            rapp.SCHEMA,
+            lambda: f"schema is {_short(schema)}",
         )
         variant = m.get("variant")
         r.expect(
             "manifest.variant",
             variant in rapp.VARIANTS,
             str(variant),
-            f"variant {_short(variant)} is not one of {', '.join(rapp.VARIANTS)}",
+            lambda: f"variant {_short(variant)} is not one of {', '.join(rapp.VARIANTS)}",
         )
         rappid = m.get("rappid")
         r.expect(
             "manifest.rappid",
             rapp.is_rappid(rappid),
             str(rappid),
-            f"rappid {_short(rappid)} is not a valid rappid",
+            lambda: f"rappid {_short(rappid)} is not a valid rappid",
         )
         utc = m.get("created_utc")
         r.expect(
             "manifest.utc",
             rapp.is_utc(utc),
             str(utc),
-            f"created_utc {_short(utc)} is not YYYY-MM-DDTHH:MM:SS.mmmZ",
+            lambda: f"created_utc {_short(utc)} is not YYYY-MM-DDTHH:MM:SS.mmmZ",
         )
         payload = m.get("payload")
         r.expect(
-            "manifest.payload", isinstance(payload, dict), "object", f"payload is {_short(payload)}"
+            "manifest.payload",
+            isinstance(payload, dict),
+            "object",
+            lambda: f"payload is {_short(payload)}",
         )
         sig = m.get("sig", None)
         problem = rapp.sig_problem(sig) if "sig" in m else "sig is missing"
@@ -435,7 +502,10 @@ class _Verifier:
             None,
         )
         if not r.expect(
-            "manifest.contents", bad is None, f"{len(contents)} items", f"bad item {_short(bad)}"
+            "manifest.contents",
+            bad is None,
+            f"{len(contents)} items",
+            lambda: f"bad item {_short(bad)}",
         ):
             for check_id in (
                 "manifest.paths",
@@ -704,11 +774,7 @@ class _Verifier:
             return
         m = self.manifest
         egg = rec.egg
-        try:
-            address = rapp.egg_address(m)
-        except (CanonicalJsonError, AttributeError):
-            address = None
-        self._same("record.address", address, egg.address)
+        self._same("record.address", self.address, egg.address)
         self._same("record.rappid", m.get("rappid"), egg.rappid)
         self._same("record.utc", m.get("created_utc"), egg.utc)
         self._same("record.variant", m.get("variant"), egg.variant)
@@ -722,7 +788,7 @@ class _Verifier:
             check_id,
             actual == promised,
             str(actual),
-            f"egg has {_short(actual)}, record says {_short(promised)}",
+            lambda: f"egg has {_short(actual)}, record says {_short(promised)}",
         )
 
     def _plain_sha(self, path: str) -> str | None:
