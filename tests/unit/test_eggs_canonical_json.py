@@ -181,3 +181,27 @@ def test_strict_parser_never_raises_anything_else(data):
     except CanonicalJsonError:
         return
     canonical(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_the_fast_path_and_the_general_encoder_agree(value):
+    from tui.eggs.canonical_json import _general_canonical
+
+    try:
+        expected = _general_canonical(value)
+    except CanonicalJsonError:
+        with pytest.raises(CanonicalJsonError):
+            canonical(value)
+        return
+    assert canonical(value) == expected
+
+
+def test_large_integers_printed_by_ecma_round_trip():
+    # 4.851743954067258e16 prints as "48517439540672580" (ECMA-262); that token names the double
+    value = strict_loads(b"48517439540672580")
+    assert value == 4.851743954067258e16
+    assert canonical(value) == b"48517439540672580"
+    assert canonical({"a": [1, {"b": 2**53 - 1}], "\U0001f600": 1, "\ufb33": 2}) == (
+        '{"a":[1,{"b":9007199254740991}],"\U0001f600":1,"\ufb33":2}'.encode()
+    )

@@ -460,3 +460,33 @@ def test_layout_matches_the_published_micro_manufacturing_egg(demo):
     assert local_offsets(egg)[1] == 2075
     assert len(files["rappid.json"]) == 215
     assert len(files["twin/profile.json"]) == 222
+
+
+def test_an_entry_claiming_more_bytes_than_the_archive_is_refused(demo):
+    # the zip-bomb shape: sizes that do not fit the file; entries must tile the archive exactly
+    big = patch(patch(demo[0], 3, CSIZE, "<I", 10**9), 3, CSIZE + 4, "<I", 10**9)
+    report = verify_egg(big)
+    assert first_failure(report) == "zip.directory"
+
+
+def test_many_entries_verify_and_are_listed():
+    files = {f"data/{i:05d}.txt": f"{i}\n".encode() for i in range(5000)}
+    files["rappid.json"] = json.dumps({"rappid": f"rappid:@me/big:{'ab' * 32}"}).encode()
+    files["soul.md"] = b"# big\n"
+    egg, manifest = pack_egg(variant="organism", rappid=f"rappid:@me/big:{'ab' * 32}",
+                             created_utc="2026-01-01T00:00:00.000Z", payload={}, files=files)  # fmt: skip
+    report = verify_egg(egg)
+    assert report.failed() == [] and len(report.entries) == 5003
+    assert report.address == rapp.egg_address(manifest)
+
+
+def test_a_deep_manifest_is_refused_not_crashed(demo):
+    deep: object = 0
+    for _ in range(70):
+        deep = [deep]
+    raw = b'{"contents":[],"payload":' + json.dumps(deep, separators=(",", ":")).encode() + b"}"
+    report = verify_egg(repack(raw, []))
+    assert (
+        first_failure(report) == "manifest.parse"
+        and "deeper" in report.by_id("manifest.parse").detail
+    )

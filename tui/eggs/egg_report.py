@@ -11,7 +11,15 @@ from typing import Any, Literal
 
 from tui.eggs.zip_reader import RULES
 
-__all__ = ["CHECKS", "CONTAINER_CHECKS", "Check", "EggReport", "EntryResult", "Status"]
+__all__ = [
+    "CHECKS",
+    "CHECK_NAMES",
+    "CONTAINER_CHECKS",
+    "Check",
+    "EggReport",
+    "EntryResult",
+    "Status",
+]
 
 Status = Literal["pass", "fail", "skip"]
 
