@@ -14,8 +14,9 @@ import zlib
 import pytest
 
 from tui.eggs import rapp
-from tui.eggs.boot_record import parse_boot_record
+from tui.eggs.boot_record import boundary_problems, parse_boot_record
 from tui.eggs.canonical_json import canonical
+from tui.eggs.egg_manifest import parse_manifest
 from tui.eggs.egg_report import CHECKS
 from tui.eggs.verify import verify_egg
 from tui.sandbox.eggs import PackError, SeedBootSpec, build_seed_boot, pack_egg, write_stored_zip
@@ -111,7 +112,11 @@ def test_demo_egg_is_deterministic_and_hub_shaped(demo):
     egg, record = demo
     again, record_again = build_seed_boot(SPEC, HUB)
     assert again == egg and record_again == record
-    parse_boot_record(record)  # the record is a valid boot record
+    boot = parse_boot_record(record)  # the record is a valid boot record
+    assert boundary_problems(boot, HUB) == [] and boot.unknown_fields() == {}
+    manifest = parse_manifest(manifest_of(egg))
+    assert manifest.address == record["egg"]["address"]
+    assert manifest.payload_kind == record["egg"]["payloadKind"]
     names = [name for name, _ in entries_of(egg)]
     assert names == ["manifest.json", "agents/rapp_seed_runner_agent.py", "rappid.json",
                      "seed/record.json", "soul.md", "twin/profile.json"]  # fmt: skip
