@@ -495,3 +495,22 @@ def test_a_deep_manifest_is_refused_not_crashed(demo):
         first_failure(report) == "manifest.parse"
         and "deeper" in report.by_id("manifest.parse").detail
     )
+
+
+def test_details_quoting_hostile_values_are_safe_to_print(demo):
+    # a bidi override is legal in a packed path; the organ check's pass detail quotes the path
+    organ = "agents/\u202eyp.evil"
+    egg = rebuilt(demo[0], lambda m, f: f.update({organ: b"x"}))
+    record = with_record(demo, sha256=hashlib.sha256(egg).hexdigest())
+    record["organ"]["path"] = organ
+    record["organ"]["sha256"] = hashlib.sha256(b"x").hexdigest()
+    report = verify_egg(egg, record)
+    detail = report.by_id("record.organ").detail
+    assert "evil" in detail and "\u202e" not in detail
+    hostile = f"https://evil\x1b[2J.example/{demo[1]['egg']['path']}"
+    report = verify_egg(demo[0], with_record(demo, url=hostile))
+    assert report.failed() == ["record.url"] and "\x1b" not in report.by_id("record.url").detail
+    long_name = "x" * 5000
+    report = verify_egg(rebuilt(demo[0], lambda m, f: f.update({"a/\x1b" + long_name: b""})))
+    assert first_failure(report) == "zip.names"
+    assert len(report.by_id("zip.names").detail) <= 400

@@ -69,6 +69,9 @@ CONTAINER_CHECKS = frozenset(
 
 @dataclass(frozen=True)
 class Check:
+    """One line of the report; ``detail`` names the offending value, already passed through
+    :func:`tui.untrusted.clean_line` (it quotes hostile bytes) but still plain text, not markup."""
+
     id: str
     name: str
     status: Status

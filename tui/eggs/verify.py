@@ -29,10 +29,12 @@ from tui.eggs.canonical_json import (
 )
 from tui.eggs.egg_report import CHECK_NAMES, CHECKS, CONTAINER_CHECKS, Check, EggReport, EntryResult
 from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
+from tui.untrusted import clean_line
 
 __all__ = ["MAX_NESTING", "verify_egg"]
 
 MAX_NESTING = 8
+_DETAIL_LIMIT = 400
 # Small files the variant rules read (rappid.json); anything larger fails those rules unread.
 _MAX_CAPTURE = MAX_CANONICAL_BYTES
 
@@ -103,7 +105,9 @@ class _Report:
         self.container_failure: str | None = None
 
     def set(self, check_id: str, status: str, detail: str) -> None:
-        self.results[check_id] = Check(check_id, CHECK_NAMES[check_id], status, detail)  # type: ignore[arg-type]
+        # details quote values from the egg and the record: made safe to print here, once
+        shown = clean_line(detail, _DETAIL_LIMIT)
+        self.results[check_id] = Check(check_id, CHECK_NAMES[check_id], status, shown)  # type: ignore[arg-type]
         if status == "fail" and check_id in CONTAINER_CHECKS and self.container_failure is None:
             self.container_failure = check_id
 
