@@ -447,10 +447,14 @@ def test_record_cross_checks(demo, where, member, value, check):
 
 def test_container_failure_skips_what_cannot_run(demo):
     report = verify_egg(demo[0] + b"x", demo[1], hub_url=HUB)
-    assert report.failed() == ["file.size", "file.sha256", "zip.end"]
+    assert report.failed() == ["zip.end", "file.size", "file.sha256"]
+    assert first_failure(report) == "zip.end"
     later = report.checks[[c.id for c in report.checks].index("zip.end") + 1 :]
-    assert all(c.status == "skip" for c in later)
-    assert all("zip.end" in c.detail or c.id == "json.canonical" for c in later)
+    independent = {"record.ref", "record.path", "record.url", "file.size", "file.sha256"}
+    assert all(c.status == "skip" for c in later if c.id not in independent)
+    assert all(
+        "zip.end" in c.detail or c.id == "json.canonical" for c in later if c.id not in independent
+    )
     assert report.as_json()["ok"] is False
     assert verify_egg(b"").first_failure[1].id == "json.canonical"
     assert verify_egg(b"PK").first_failure[1].id == "zip.end"
@@ -514,3 +518,26 @@ def test_details_quoting_hostile_values_are_safe_to_print(demo):
     report = verify_egg(rebuilt(demo[0], lambda m, f: f.update({"a/\x1b" + long_name: b""})))
     assert first_failure(report) == "zip.names"
     assert len(report.by_id("zip.names").detail) <= 400
+
+
+@pytest.mark.parametrize(
+    ("tamper", "check"),
+    [
+        (lambda egg: flip_in_entry(egg, "seed/record.json"), "zip.crc"),
+        (lambda egg: egg + b"\0", "zip.end"),
+        (lambda egg: patch(egg, 1, METHOD, "<H", 8), "zip.stored"),
+        (lambda egg: rebuilt(egg, lambda m, f: m.update(extra=1)), "manifest.members"),
+        (lambda egg: rebuilt(egg, lambda m, f: f.pop("soul.md")), "viability"),
+    ],
+)
+def test_with_the_original_record_the_first_failure_still_names_the_tampering(demo, tamper, check):
+    egg, record = demo
+    report = verify_egg(tamper(egg), record, hub_url=HUB)
+    assert first_failure(report) == check
+    assert report.status_of("file.sha256") == "fail"  # and the record's promise is broken too
+
+
+def test_a_swapped_organ_breaks_the_records_promises(demo):
+    organ = {"agents/rapp_seed_runner_agent.py": b"# another organ\n"}
+    report = verify_egg(rebuilt(demo[0], lambda m, f: f.update(organ)), demo[1], hub_url=HUB)
+    assert report.failed() == ["file.size", "file.sha256", "record.address", "record.organ"]
