@@ -541,3 +541,19 @@ def test_a_swapped_organ_breaks_the_records_promises(demo):
     organ = {"agents/rapp_seed_runner_agent.py": b"# another organ\n"}
     report = verify_egg(rebuilt(demo[0], lambda m, f: f.update(organ)), demo[1], hub_url=HUB)
     assert report.failed() == ["file.size", "file.sha256", "record.address", "record.organ"]
+
+
+def test_an_entrys_bytes_are_read_where_the_report_says(demo, tmp_path):
+    from tui.eggs.zip_reader import EggSource
+
+    egg, _ = demo
+    path = tmp_path / "x.egg"
+    path.write_bytes(egg)
+    report = verify_egg(path)
+    soul = report.entry("soul.md")
+    assert soul is not None and soul.hash_ok and report.entry("nope") is None
+    with EggSource.of(path) as source:
+        data = b"".join(
+            bytes(b) for b in source.chunks(soul.data_offset, soul.data_offset + soul.size)
+        )
+    assert data == dict(entries_of(egg))["soul.md"]

@@ -126,6 +126,11 @@ class EggReport:
                 return check
         raise KeyError(check_id)
 
+    def entry(self, name: str) -> EntryResult | None:
+        """The archive entry called ``name``; read its bytes with
+        ``EggSource.of(egg).chunks(e.data_offset, e.data_offset + e.size)``."""
+        return next((e for e in self.entries if e.name == name), None)
+
     def failed(self) -> list[str]:
         return [c.id for c in self.checks if c.status == "fail"]
 
