@@ -557,3 +557,16 @@ def test_an_entrys_bytes_are_read_where_the_report_says(demo, tmp_path):
             bytes(b) for b in source.chunks(soul.data_offset, soul.data_offset + soul.size)
         )
     assert data == dict(entries_of(egg))["soul.md"]
+
+
+def test_concurrent_verifications_of_big_eggs_agree(demo):
+    from concurrent.futures import ThreadPoolExecutor
+
+    spec = SeedBootSpec("big-co", "Big Co", "t", "m", organ_padding=600_000)
+    egg, record = build_seed_boot(spec, HUB)
+    assert len(egg) > 256 << 10  # big enough for the worker-thread hashing
+    bad = flip_in_entry(egg, "agents/rapp_seed_runner_agent.py")
+    with ThreadPoolExecutor(4) as pool:
+        reports = list(pool.map(lambda data: verify_egg(data, record), [egg, bad] * 4))
+    assert all(r.ok for r in reports[0::2])
+    assert all(r.failed() == ["zip.crc", "file.sha256"] for r in reports[1::2])

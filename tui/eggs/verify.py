@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -45,15 +46,17 @@ _OFFLOAD_BLOCK = 1 << 16
 _PENDING_MAX = 4
 _FILE_POOL: ThreadPoolExecutor | None = None
 _PLAIN_POOL: ThreadPoolExecutor | None = None
+_POOLS_LOCK = threading.Lock()
 
 
 def _pools() -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
     """One worker for the whole-file sha256, one for plain entry hashes (FIFO keeps order)."""
     global _FILE_POOL, _PLAIN_POOL
-    if _FILE_POOL is None or _PLAIN_POOL is None:
-        _FILE_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-file-sha256")
-        _PLAIN_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-entry-sha256")
-    return _FILE_POOL, _PLAIN_POOL
+    with _POOLS_LOCK:
+        if _FILE_POOL is None or _PLAIN_POOL is None:
+            _FILE_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-file-sha256")
+            _PLAIN_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-entry-sha256")
+        return _FILE_POOL, _PLAIN_POOL
 
 
 class _PlainHash:
