@@ -231,6 +231,6 @@ def hostile_documents() -> dict[str, dict[str, Any]]:
 
 def hostile_network():
     """A sandbox DemoNetwork serving :func:`hostile_documents` with a correct manifest."""
-    from tui.sandbox.network import DemoNetwork
+    from tui.sandbox.published import DemoNetwork
 
     return DemoNetwork(hostile_documents(), generated_at=iso(DEFAULT_EPOCH))

@@ -23,7 +23,7 @@ from tui.network.models import Proposal
 from tui.network.store import Store
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
-from tui.sandbox.network import DemoNetwork
+from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
 from tui.screens.seeds import SeedsScreen
 from tui.widgets.seed_views import SeedsView, score_fraction, sorted_proposals

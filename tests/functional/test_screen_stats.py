@@ -21,7 +21,7 @@ from tui.config import Settings
 from tui.network.store import Store
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
-from tui.sandbox.network import DemoNetwork
+from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
 from tui.screens.stats import StatsScreen
 from tui.widgets.stats_panel import (

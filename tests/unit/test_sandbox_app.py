@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -17,12 +19,24 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from tui.actions.issue_body import compose_issue
+from tui.network.models import parse_state
+from tui.network.state_files import (
+    AGENTS,
+    CHANNELS,
+    MANIFEST_FILE,
+    SEEDS,
+    STATE_FILE_NAMES,
+    STATS,
+    TRENDING,
+)
 from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN, create_app
+from tui.sandbox.deployment import KNOWN_ACTIONS
 from tui.sandbox.faults import Faults, corrupt_same_size
-from tui.sandbox.generator import MANIFEST_FILE, STATE_FILES
 from tui.sandbox.server import SandboxInfo, in_process_client, running_sandbox, serve
 
 ISSUES = "/api/repos/roost-demo/network/issues"
+SUCCESS = "✅ Delta processed successfully and added to inbox."
+FAILURE = "❌ Failed to process delta."
 AUTH = {"Authorization": f"Bearer {DEMO_TOKEN}"}
 OTHER_TOKEN = "other-token"
 OTHER = {"Authorization": f"token {OTHER_TOKEN}"}
@@ -96,10 +110,17 @@ async def act(client, action, payload, headers=AUTH):
     response = await post_action(client, action, payload, headers)
     assert response.status_code == 201, response.text
     issue = (await client.get(f"{ISSUES}/{response.json()['number']}")).json()
+    comments = await comment_bodies(client, issue["number"])
     if issue["state_reason"] != "completed":
-        comments = (await client.get(f"{ISSUES}/{issue['number']}/comments")).json()
-        pytest.fail(f"{action} was not applied: {[c['body'] for c in comments]}")
+        pytest.fail(f"{action} was not applied: {comments}")
+    assert comments == [SUCCESS] and issue["state"] == "closed" and issue["closed_at"]
     return issue
+
+
+async def comment_bodies(client, number: int) -> list[str]:
+    response = await client.get(f"{ISSUES}/{number}/comments")
+    assert response.status_code == 200, response.text
+    return [c["body"] for c in response.json()]
 
 
 async def register(client, headers=AUTH):
@@ -111,7 +132,7 @@ async def register(client, headers=AUTH):
 # --- read interface -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", [*STATE_FILES, MANIFEST_FILE])
+@pytest.mark.parametrize("name", [*STATE_FILE_NAMES, MANIFEST_FILE])
 async def test_state_file_etag_and_304(client, name):
     response = await client.get(f"/state/{name}")
     assert response.status_code == 200
@@ -130,7 +151,7 @@ async def test_state_file_etag_and_304(client, name):
 
 async def test_manifest_matches_every_file(client):
     files = (await manifest(client))["files"]
-    assert set(files) == set(STATE_FILES)
+    assert set(files) == set(STATE_FILE_NAMES)
     for name, entry in files.items():
         data = (await client.get(f"/state/{name}")).content
         assert entry == {"hash": sha(data), "size": len(data)}
@@ -232,9 +253,9 @@ async def test_malformed_passes_integrity_and_fails_parsing(client):
 
 async def test_schema_invalid_passes_json_and_fails_models(client):
     models = pytest.importorskip("tui.network.models")
-    await client.post("/_sandbox/faults", json={"schema_invalid": list(STATE_FILES)})
+    await client.post("/_sandbox/faults", json={"schema_invalid": list(STATE_FILE_NAMES)})
     listed = (await manifest(client))["files"]
-    for name in STATE_FILES:
+    for name in STATE_FILE_NAMES:
         data = (await client.get(f"/state/{name}")).content
         assert listed[name]["hash"] == sha(data)
         json.loads(data)
@@ -260,6 +281,8 @@ async def test_no_manifest(client):
         {"write_status": 418},
         {"write_variant": "other"},
         {"drop_labels": 1},
+        {"process_delay": -1},
+        {"process_delay": "soon"},
         [],
     ],
 )
@@ -463,19 +486,34 @@ async def test_primary_rate_limit_for_real(app, client):
     assert "rate limit exceeded" in response.json()["message"]
 
 
-async def test_dropped_labels_leave_the_action_unprocessed(app, client):
+async def test_dropped_labels_do_not_stop_processing(app, client):
+    """The deployment processes every opened issue, whatever its labels."""
     await register(client)
-    before = await manifest(client)
     await client.post("/_sandbox/faults", json={"drop_labels": True})
     response = await post_action(client, "heartbeat", {"status_message": "hi"})
     assert response.status_code == 201
     assert response.json()["labels"] == []
     issue = (await client.get(f"{ISSUES}/{response.json()['number']}")).json()
-    assert issue["state"] == "open" and issue["labels"] == []
-    assert (await client.post("/_sandbox/process")).json()["processed"] == []
-    assert await manifest(client) == before
-    sandbox_issue = app.state.sandbox.issue(issue["number"])
-    assert sandbox_issue.requested_labels == ["heartbeat"] and not sandbox_issue.processed
+    assert issue["labels"] == []
+    assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+    assert await comment_bodies(client, issue["number"]) == [SUCCESS]
+    me = (await state(client, "agents.json"))["agents"][DEMO_LOGIN]
+    assert me["status_message"] == "hi"
+    assert app.state.sandbox.issue(issue["number"]).requested_labels == ["heartbeat"]
+
+
+async def test_a_label_less_issue_from_another_client_is_processed(client):
+    """No labels requested at all, title unrelated, raw JSON body: still a delta."""
+    await register(client)
+    body = json.dumps({"action": "propose_seed", "payload": {"text": "Raw body"}})
+    response = await client.post(
+        ISSUES, json={"title": "hello", "labels": [], "body": body}, headers=AUTH
+    )
+    assert response.status_code == 201
+    issue = (await client.get(f"{ISSUES}/{response.json()['number']}")).json()
+    assert issue["state"] == "closed"
+    proposals = (await state(client, "seeds.json"))["proposals"]
+    assert (proposals[-1]["text"], proposals[-1]["author"]) == ("Raw body", DEMO_LOGIN)
 
 
 async def test_write_latency_applies_even_when_the_client_gives_up(client):
@@ -517,10 +555,10 @@ async def test_list_issues_filters(client, clock):
     await act(client, "heartbeat", {}, OTHER)  # 2: completed, other creator
     clock.advance(hours=1)
     since = clock.now.isoformat().replace("+00:00", "Z")
-    await post_action(client, "poke", {"target_agent": "ghost-agent"})  # 3: rejected
+    await post_action(client, "poke", {"target_agent": "ghost-agent"})  # 3: failed, open
     await post_action(client, "propose_seed", {"text": "Idea"})  # 4: completed
     await client.post("/_sandbox/faults", json={"drop_labels": True})
-    await post_action(client, "heartbeat", {})  # 5: open, no labels
+    await post_action(client, "heartbeat", {})  # 5: completed, no labels
     await client.delete("/_sandbox/faults")
 
     async def numbers(**params):
@@ -528,8 +566,8 @@ async def test_list_issues_filters(client, clock):
         assert response.status_code == 200, response.text
         return [i["number"] for i in response.json()]
 
-    assert await numbers() == [5]  # state=open by default
-    assert await numbers(state="closed") == [4, 3, 2, 1]  # newest first
+    assert await numbers() == [3]  # state=open by default
+    assert await numbers(state="closed") == [5, 4, 2, 1]  # newest first
     assert await numbers(state="all") == [5, 4, 3, 2, 1]
     assert await numbers(state="all", creator=DEMO_LOGIN) == [5, 4, 3, 1]
     assert await numbers(state="all", creator="ZION-CODER-01") == [2]
@@ -549,44 +587,71 @@ async def test_list_issues_filters(client, clock):
     assert (await client.get(ISSUES, params={"per_page": "x"})).status_code == 400
 
 
-async def test_rejected_issue_keeps_the_reason(client):
+async def test_a_refused_action_is_commented_and_left_open(client, clock):
     await register(client)
     before = await manifest(client)
+    clock.advance(minutes=5)
     response = await post_action(
         client, "transfer_karma", {"target_agent": "system", "amount": 999999}
     )
     number = response.json()["number"]
     issue = (await client.get(f"{ISSUES}/{number}")).json()
-    assert issue["state"] == "closed" and issue["state_reason"] == "not_planned"
-    assert issue["comments"] == 1 and issue["closed_at"]
+    assert issue["state"] == "open" and issue["state_reason"] is None
+    assert issue["closed_at"] is None and issue["comments"] == 1
+    assert issue["updated_at"] == "2026-11-05T08:05:00Z"
     comments = (await client.get(f"{ISSUES}/{number}/comments")).json()
+    assert comments[0]["body"].startswith(FAILURE + " ")
     assert "insufficient karma" in comments[0]["body"]
     assert comments[0]["user"]["type"] == "Bot"
+    assert comments[0]["user"]["login"] == "github-actions[bot]"
     assert await manifest(client) == before
     assert (await client.get(f"{ISSUES}/999")).status_code == 404
+    assert (await client.get(f"{ISSUES}/999/comments")).status_code == 404
 
 
 @pytest.mark.parametrize(
-    ("title", "body", "reason"),
+    ("body", "reason"),
     [
-        ("heartbeat", "no fence here", "no ```json code fence"),
-        (
-            "heartbeat",
-            '```json\n{"action": "heartbeat", "payload": {}, "actor": "x"}\n```',
-            "exactly",
-        ),
-        ("poke", '```json\n{"action": "heartbeat", "payload": {}}\n```', "does not name"),
+        ("no fence here", "No ```json block"),
+        ("```json\n{not json}\n```", "Invalid JSON"),
+        ("```json\n[1, 2]\n```", "must be an object"),
+        ('```json\n{"payload": {}}\n```', "no 'action'"),
+        ('```json\n{"action": "heartbeat", "payload": []}\n```', "'payload' must be"),
+        ('```json\n{"action": "launch_rocket", "payload": {}}\n```', "Unknown action"),
+        ('```json\n{"action": "poke", "payload": {}}\n```', "Missing required field"),
     ],
 )
-async def test_bad_bodies_are_rejected(app, client, title, body, reason):
+async def test_bad_bodies_fail_with_the_reason(app, client, body, reason):
     await register(client)
-    label = title.replace("_", "-")
     response = await client.post(
-        ISSUES, json={"title": title, "labels": [label], "body": body}, headers=AUTH
+        ISSUES, json={"title": "heartbeat", "labels": ["heartbeat"], "body": body}, headers=AUTH
     )
-    assert response.status_code == 201  # GitHub accepts it; the processor rejects it
-    issue = app.state.sandbox.issue(response.json()["number"])
-    assert issue.result == "rejected" and reason in issue.reason
+    assert response.status_code == 201  # GitHub accepts it; the processor refuses it
+    number = response.json()["number"]
+    (comment,) = await comment_bodies(client, number)
+    assert comment.startswith(FAILURE + " ") and reason in comment
+    assert (await client.get(f"{ISSUES}/{number}")).json()["state"] == "open"
+    assert app.state.sandbox.issue(number).result == "rejected"
+    assert app.state.sandbox.inbox[-1].action == "register_agent"  # nothing added
+
+
+async def test_the_body_decides_and_the_author_acts(client):
+    """Title and labels play no part, and a body cannot name another acting agent."""
+    await register(client)
+    body = (
+        "Some words first.\n\n```json\n"
+        '{"action": "heartbeat", "payload": {"status_message": "mine"}, "actor": "zion-coder-01"}'
+        "\n```\n\n```json\n"
+        '{"action": "poke", "payload": {"target_agent": "zion-coder-02"}}\n```\n'
+    )
+    response = await client.post(
+        ISSUES, json={"title": "poke", "labels": ["poke"], "body": body}, headers=AUTH
+    )
+    number = response.json()["number"]
+    assert await comment_bodies(client, number) == [SUCCESS]
+    agents = (await state(client, "agents.json"))["agents"]
+    assert agents[DEMO_LOGIN]["status_message"] == "mine"
+    assert agents["zion-coder-01"].get("status_message") != "mine"
 
 
 async def test_manual_processing(clock):
@@ -623,84 +688,294 @@ async def test_apply_endpoint_acts_as_another_agent(client):
     assert (await client.post("/_sandbox/apply", content=b"{}")).status_code == 400
 
 
-# --- the processor's effects are visible in the next refresh --------------------------------
+# --- every known action round-trips: issue → comment → closed → the next refresh ------------
+
+TARGET = "zion-coder-03"
+ROOM = {"slug": "demo-room", "name": "Demo", "description": "A room."}
+Docs = dict[str, dict]
 
 
-async def test_every_action_shows_up_in_the_next_refresh(client):
-    async def changed_since(old: dict) -> set[str]:
-        new = await manifest(client)
-        return {n for n in STATE_FILES if new["files"][n] != old["files"][n]}
+def _mine(docs: Docs) -> dict:
+    return docs[AGENTS]["agents"][DEMO_LOGIN]
 
-    m = await manifest(client)
+
+def _my_proposal(docs: Docs) -> dict:
+    return {"proposal_id": docs[SEEDS]["proposals"][-1]["id"]}
+
+
+def _fixed(payload: dict) -> Callable[[Docs], dict]:
+    return lambda docs: payload
+
+
+@dataclass(frozen=True)
+class Trip:
+    """One action's round trip: what to send (built from the state before), which files the
+    next manifest shows changed, and the effect to find in the state files."""
+
+    payload: Callable[[Docs], dict]
+    changed: set[str]
+    effect: Callable[[Docs, Docs], bool]
+    setup: tuple[tuple[str, Callable[[Docs], dict]], ...] = ()
+    registered: bool = True
+
+
+MEDIA = {
+    "channel": "general",
+    "title": "A sketch",
+    "media_type": "image",
+    "source_url": "https://media.roost-demo.invalid/sketch.png",
+    "filename": "sketch.png",
+}
+
+TRIPS: dict[str, Trip] = {
+    "register_agent": Trip(
+        _fixed({"name": "Demo", "framework": "python", "bio": "Hello."}),
+        {AGENTS, STATS},
+        lambda b, a: (
+            _mine(a)["name"] == "Demo" and a[STATS]["total_agents"] == len(a[AGENTS]["agents"])
+        ),
+        registered=False,
+    ),
+    "heartbeat": Trip(
+        _fixed({"status_message": "busy"}),
+        {AGENTS},
+        lambda b, a: _mine(a)["status_message"] == "busy",
+    ),
+    "poke": Trip(
+        _fixed({"target_agent": TARGET}),
+        {AGENTS, STATS},
+        lambda b, a: (
+            a[AGENTS]["agents"][TARGET]["poke_count"]
+            == b[AGENTS]["agents"][TARGET].get("poke_count", 0) + 1
+        ),
+    ),
+    "follow_agent": Trip(
+        _fixed({"target_agent": TARGET}),
+        {AGENTS},
+        lambda b, a: _mine(a)["following"] == [TARGET] and _mine(a)["following_count"] == 1,
+    ),
+    "unfollow_agent": Trip(
+        _fixed({"target_agent": TARGET}),
+        {AGENTS},
+        lambda b, a: _mine(a)["following"] == [] and _mine(a)["following_count"] == 0,
+        setup=(("follow_agent", _fixed({"target_agent": TARGET})),),
+    ),
+    "update_profile": Trip(
+        _fixed({"display_name": "The Demo"}),
+        {AGENTS},
+        lambda b, a: _mine(a)["display_name"] == "The Demo",
+    ),
+    "create_channel": Trip(
+        _fixed(ROOM),
+        {CHANNELS, STATS},
+        lambda b, a: a[CHANNELS]["channels"]["demo-room"]["created_by"] == DEMO_LOGIN,
+    ),
+    "update_channel": Trip(
+        _fixed({"slug": "demo-room", "rules": "None."}),
+        {CHANNELS},
+        lambda b, a: a[CHANNELS]["channels"]["demo-room"]["rules"] == "None.",
+        setup=(("create_channel", _fixed(ROOM)),),
+    ),
+    "create_topic": Trip(
+        _fixed({"slug": "ask-demo", "name": "Ask", "description": "Q", "constitution": "Ask."}),
+        {CHANNELS, STATS},
+        lambda b, a: a[CHANNELS]["channels"]["ask-demo"]["tag"] == "[ASKDEMO]",
+    ),
+    "moderate": Trip(
+        lambda b: {"discussion_number": b[TRENDING]["trending"][0]["number"], "reason": "spam"},
+        {STATS, TRENDING},
+        lambda b, a: a[TRENDING]["trending"][0]["flagged_by"] == [DEMO_LOGIN],
+    ),
+    "transfer_karma": Trip(
+        _fixed({"target_agent": TARGET, "amount": 5}),
+        {AGENTS},
+        lambda b, a: (
+            a[AGENTS]["agents"][TARGET]["karma_balance"]
+            == b[AGENTS]["agents"][TARGET]["karma_balance"] + 5
+        ),
+    ),
+    "propose_seed": Trip(
+        _fixed({"text": "Chart the channels", "tags": ["maps"]}),
+        {SEEDS, STATS},
+        lambda b, a: a[SEEDS]["proposals"][-1]["author"] == DEMO_LOGIN,
+    ),
+    "vote_seed": Trip(
+        _my_proposal,
+        {SEEDS},
+        lambda b, a: a[SEEDS]["proposals"][-1]["votes"] == [DEMO_LOGIN],
+        setup=(("propose_seed", _fixed({"text": "Vote me"})),),
+    ),
+    "unvote_seed": Trip(
+        _my_proposal,
+        {SEEDS},
+        lambda b, a: a[SEEDS]["proposals"][-1]["vote_count"] == 0,
+        setup=(("propose_seed", _fixed({"text": "Vote me"})), ("vote_seed", _my_proposal)),
+    ),
+    "create_post": Trip(
+        _fixed({"channel": "general", "title": "Hi all", "body": "Hello"}),
+        {AGENTS, CHANNELS, STATS, TRENDING},
+        lambda b, a: (
+            (a[TRENDING]["trending"][0]["title"], a[TRENDING]["trending"][0]["author"])
+            == ("Hi all", DEMO_LOGIN)
+        ),
+    ),
+    "add_moderator": Trip(
+        _fixed({"slug": "demo-room", "target_agent": TARGET}),
+        {CHANNELS},
+        lambda b, a: a[CHANNELS]["channels"]["demo-room"]["moderators"] == [TARGET],
+        setup=(("create_channel", _fixed(ROOM)),),
+    ),
+    "remove_moderator": Trip(
+        _fixed({"slug": "demo-room", "target_agent": TARGET}),
+        {CHANNELS},
+        lambda b, a: a[CHANNELS]["channels"]["demo-room"]["moderators"] == [],
+        setup=(
+            ("create_channel", _fixed(ROOM)),
+            ("add_moderator", _fixed({"slug": "demo-room", "target_agent": TARGET})),
+        ),
+    ),
+    "recruit_agent": Trip(
+        _fixed({"name": "Nova Scout", "framework": "python", "bio": "Recruited."}),
+        {AGENTS, STATS},
+        lambda b, a: a[AGENTS]["agents"]["nova-scout"]["recruited_by"] == DEMO_LOGIN,
+    ),
+    "verify_agent": Trip(
+        _fixed({"github_username": DEMO_LOGIN}),
+        {AGENTS},
+        lambda b, a: _mine(a)["verified"] is True,
+    ),
+    "submit_media": Trip(
+        _fixed({**MEDIA, "description": "optional", "discussion_number": 1}),
+        set(),
+        lambda b, a: a == b,
+    ),
+    "verify_media": Trip(
+        _fixed({"submission_id": "media-1", "decision": "approved"}),
+        set(),
+        lambda b, a: a == b,
+    ),
+}
+
+
+async def all_docs(client) -> Docs:
+    return {name: await state(client, name) for name in STATE_FILE_NAMES}
+
+
+def test_the_round_trips_cover_every_known_action():
+    assert set(TRIPS) == set(KNOWN_ACTIONS)
+
+
+@pytest.mark.parametrize("action", sorted(TRIPS))
+async def test_every_known_action_round_trips_to_the_state(client, action):
+    trip = TRIPS[action]
+    if trip.registered:
+        await register(client)
+    for name, payload in trip.setup:
+        await act(client, name, payload(await all_docs(client)))
+    old_manifest, before = await manifest(client), await all_docs(client)
+
+    payload = trip.payload(before)
+    issue = await act(client, action, payload)  # ✅ comment, closed, completed
+
+    new_manifest, after = await manifest(client), await all_docs(client)
+    changed = {n for n in STATE_FILE_NAMES if new_manifest["files"][n] != old_manifest["files"][n]}
+    assert changed == trip.changed
+    assert trip.effect(before, after)
+    for name in changed:
+        parse_state(name, json.dumps(after[name]).encode())  # roost's models accept it
+    inbox = (await client.get("/_sandbox/inbox")).json()
+    assert inbox[-1] == {
+        "issue": issue["number"],
+        "action": action,
+        "payload": payload,
+        "agent": DEMO_LOGIN,
+        "received_at": issue["closed_at"],
+        "changed_files": sorted(changed),
+    }
+
+
+@pytest.mark.parametrize("action", sorted(a for a, k in KNOWN_ACTIONS.items() if k.required))
+async def test_a_missing_required_field_fails_and_leaves_the_issue_open(client, action):
+    required = list(KNOWN_ACTIONS[action].required)
     await register(client)
-    assert await changed_since(m) == {"agents.json", "stats.json"}
-    me = (await state(client, "agents.json"))["agents"][DEMO_LOGIN]
-    assert me["name"] == "Demo" and me["status"] == "active"
+    payload = dict.fromkeys(required[1:], "x")
+    response = await post_action(client, action, payload)
+    number = response.json()["number"]
+    (comment,) = await comment_bodies(client, number)
+    assert comment == f"{FAILURE} Missing required field(s) for {action}: {required[0]}."
+    issue = (await client.get(f"{ISSUES}/{number}")).json()
+    assert (issue["state"], issue["closed_at"]) == ("open", None)
 
-    m = await manifest(client)
-    await act(client, "create_post", {"channel": "general", "title": "Hi all", "body": "Hello"})
-    assert await changed_since(m) == {"agents.json", "stats.json", "channels.json", "trending.json"}
-    top = (await state(client, "trending.json"))["trending"][0]
-    assert (top["title"], top["author"], top["channel"]) == ("Hi all", DEMO_LOGIN, "general")
-    number = top["number"]
 
-    m = await manifest(client)
-    await act(client, "propose_seed", {"text": "Chart the channels", "tags": ["maps"]})
-    assert await changed_since(m) == {"seeds.json", "stats.json"}
-    proposal = (await state(client, "seeds.json"))["proposals"][-1]
-    assert proposal["text"] == "Chart the channels" and proposal["author"] == DEMO_LOGIN
+# --- processing delay and polite polling ----------------------------------------------------
 
-    await act(client, "vote_seed", {"proposal_id": proposal["id"]})
-    voted = (await state(client, "seeds.json"))["proposals"][-1]
-    assert DEMO_LOGIN in voted["votes"] and voted["vote_count"] == 1
-    await act(client, "unvote_seed", {"proposal_id": proposal["id"]})
-    assert (await state(client, "seeds.json"))["proposals"][-1]["vote_count"] == 0
 
-    target = "zion-coder-03"
-    pokes = (await state(client, "agents.json"))["agents"][target].get("poke_count", 0)
-    await act(client, "poke", {"target_agent": target})
-    assert (await state(client, "agents.json"))["agents"][target]["poke_count"] == pokes + 1
+async def test_process_delay_shows_queued_before_accepted(client, clock):
+    await register(client)
+    before = await manifest(client)
+    await client.post("/_sandbox/faults", json={"process_delay": 30})
+    response = await post_action(client, "propose_seed", {"text": "Later"})
+    number = response.json()["number"]
+    created = response.json()["created_at"]
 
-    await act(client, "follow_agent", {"target_agent": target})
-    assert (await state(client, "agents.json"))["agents"][DEMO_LOGIN]["following_count"] == 1
-    await act(client, "unfollow_agent", {"target_agent": target})
-    assert (await state(client, "agents.json"))["agents"][DEMO_LOGIN]["following_count"] == 0
+    clock.advance(seconds=29)
+    issue = (await client.get(f"{ISSUES}/{number}")).json()
+    assert (issue["state"], issue["comments"], issue["updated_at"]) == ("open", 0, created)
+    assert await comment_bodies(client, number) == []
+    assert await manifest(client) == before
 
-    await act(client, "heartbeat", {"status_message": "busy"})
-    assert (await state(client, "agents.json"))["agents"][DEMO_LOGIN]["status_message"] == "busy"
+    clock.advance(seconds=1)
+    issue = (await client.get(f"{ISSUES}/{number}")).json()
+    assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+    assert issue["closed_at"] == issue["updated_at"] == "2026-11-05T08:00:30Z"
+    comments = (await client.get(f"{ISSUES}/{number}/comments")).json()
+    assert [(c["body"], c["created_at"]) for c in comments] == [(SUCCESS, "2026-11-05T08:00:30Z")]
+    assert (await state(client, "seeds.json"))["proposals"][-1]["text"] == "Later"
 
-    await act(client, "update_profile", {"display_name": "The Demo"})
-    assert (await state(client, "agents.json"))["agents"][DEMO_LOGIN]["display_name"] == "The Demo"
 
-    balance = (await state(client, "agents.json"))["agents"][target]["karma_balance"]
-    await act(client, "transfer_karma", {"target_agent": target, "amount": 5})
-    assert (await state(client, "agents.json"))["agents"][target]["karma_balance"] == balance + 5
+async def test_a_delayed_failure_moves_updated_at_and_stays_open(client, clock):
+    await register(client)
+    await client.post("/_sandbox/faults", json={"process_delay": 5})
+    number = (await post_action(client, "poke", {"target_agent": "ghost"})).json()["number"]
+    clock.advance(seconds=5)
+    issue = (await client.get(f"{ISSUES}/{number}")).json()
+    assert (issue["state"], issue["comments"]) == ("open", 1)
+    assert issue["updated_at"] == "2026-11-05T08:00:05Z" and issue["closed_at"] is None
 
-    await act(client, "create_channel", {"slug": "demo-room", "name": "Demo", "description": "d"})
-    await act(client, "update_channel", {"slug": "demo-room", "rules": "None."})
-    channels = (await state(client, "channels.json"))["channels"]
-    assert (
-        channels["demo-room"]["rules"] == "None."
-        and channels["demo-room"]["created_by"] == DEMO_LOGIN
+
+async def test_the_delay_knob_is_read_when_an_issue_is_created(client, clock):
+    await register(client)
+    await client.post("/_sandbox/faults", json={"process_delay": 60})
+    number = (await post_action(client, "heartbeat", {})).json()["number"]
+    await client.delete("/_sandbox/faults")
+    assert (await client.get(f"{ISSUES}/{number}")).json()["state"] == "open"
+    clock.advance(minutes=1)
+    assert (await client.get(f"{ISSUES}/{number}")).json()["state"] == "closed"
+
+
+async def test_conditional_gets_of_an_issue_and_its_comments(client, clock):
+    await register(client)
+    await client.post("/_sandbox/faults", json={"process_delay": 10})
+    number = (await post_action(client, "heartbeat", {})).json()["number"]
+    for path in (f"{ISSUES}/{number}", f"{ISSUES}/{number}/comments"):
+        first = await client.get(path, headers=AUTH)
+        etag = first.headers["etag"]
+        again = await client.get(path, headers={**AUTH, "If-None-Match": etag})
+        assert again.status_code == 304 and again.content == b""
+        assert again.headers["etag"] == etag
+        # a 304 costs nothing against the rate limit
+        assert again.headers["x-ratelimit-used"] == first.headers["x-ratelimit-used"]
+    old_issue = (await client.get(f"{ISSUES}/{number}")).headers["etag"]
+    old_comments = (await client.get(f"{ISSUES}/{number}/comments")).headers["etag"]
+
+    clock.advance(seconds=10)
+    comments = await client.get(
+        f"{ISSUES}/{number}/comments", headers={"If-None-Match": old_comments}
     )
-
-    await act(
-        client,
-        "create_topic",
-        {"slug": "ask-demo", "name": "Ask", "description": "Q", "constitution": "Ask things."},
-    )
-    assert (await state(client, "channels.json"))["channels"]["ask-demo"]["tag"] == "[ASKDEMO]"
-
-    m = await manifest(client)
-    await act(client, "moderate", {"discussion_number": number, "reason": "test flag"})
-    assert await changed_since(m) == {"stats.json", "trending.json"}
-
-    stats = await state(client, "stats.json")
-    agents = (await state(client, "agents.json"))["agents"]
-    channels = (await state(client, "channels.json"))["channels"]
-    assert stats["total_agents"] == len(agents)
-    assert stats["total_channels"] == len(channels)
-    assert stats["total_posts"] == sum(c["post_count"] for c in channels.values())
+    assert comments.status_code == 200 and comments.json()[0]["body"] == SUCCESS
+    assert comments.headers["etag"] != old_comments
+    issue = await client.get(f"{ISSUES}/{number}", headers={"If-None-Match": old_issue})
+    assert issue.status_code == 200 and issue.json()["state"] == "closed"
 
 
 # --- request log ----------------------------------------------------------------------------

@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 from tui.network.models import Agent
+from tui.network.state_files import STATE_FILE_NAMES
 from tui.sandbox.generator import (
     DEFAULT_EPOCH,
-    MANIFEST_FILE,
-    STATE_FILES,
     build_manifest,
     generate_state,
     serialize,
@@ -56,7 +55,7 @@ def iter_timestamps(value):
 def test_same_arguments_give_byte_identical_files(state):
     again = as_bytes(generate_state(seed=7, agents=300, epoch=DEFAULT_EPOCH))
     assert as_bytes(state) == again
-    assert set(again) == set(STATE_FILES)
+    assert set(again) == set(STATE_FILE_NAMES)
 
 
 def test_other_seed_or_epoch_gives_other_files(state):
@@ -320,7 +319,7 @@ def test_build_manifest(state):
     manifest = json.loads(build_manifest(files, "2026-11-01T12:00:00Z"))
     assert manifest["_meta"]["generated_at"] == "2026-11-01T12:00:00Z"
     assert manifest["_meta"]["description"]
-    assert set(manifest["files"]) == set(STATE_FILES)
+    assert set(manifest["files"]) == set(STATE_FILE_NAMES)
     for name, data in files.items():
         entry = manifest["files"][name]
         assert entry == {"hash": hashlib.sha256(data).hexdigest(), "size": len(data)}
@@ -352,7 +351,6 @@ def test_generated_files_validate_with_the_core_models(state):
         models.parse_state(name, data)
     if hasattr(models, "parse_manifest"):
         models.parse_manifest(build_manifest(files, "2026-11-01T12:00:00Z"))
-    assert getattr(models, "MANIFEST_FILE", MANIFEST_FILE) == MANIFEST_FILE
 
 
 # --- compared with the published files (skipped in a fresh clone) ---------------------------
@@ -360,8 +358,8 @@ def test_generated_files_validate_with_the_core_models(state):
 
 @pytest.mark.skipif(not REAL.is_dir(), reason="reference data not present")
 def test_shapes_match_the_published_files(state):
-    real = {name: json.loads((REAL / name).read_bytes()) for name in STATE_FILES}
-    for name in STATE_FILES:
+    real = {name: json.loads((REAL / name).read_bytes()) for name in STATE_FILE_NAMES}
+    for name in STATE_FILE_NAMES:
         assert set(real[name]) <= set(state[name]) | {"proposals"}, name
     # every field all real agents have, every generated agent has too
     real_agents = list(real["agents.json"]["agents"].values())

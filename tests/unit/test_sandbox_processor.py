@@ -10,9 +10,12 @@ from datetime import UTC, datetime
 import pytest
 
 from tui.actions.catalog import CATALOG
-from tui.sandbox.generator import MANIFEST_FILE, STATE_FILES, generate_state, serialize
-from tui.sandbox.network import DemoNetwork
+from tui.network.models import Agent, Channel
+from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES
+from tui.sandbox.deployment import KNOWN_ACTIONS
+from tui.sandbox.generator import generate_state, serialize
 from tui.sandbox.processor import HANDLERS, ActionRejected, apply_action
+from tui.sandbox.published import DemoNetwork
 
 NOW = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
 STAMP = "2026-11-02T09:30:00Z"
@@ -75,8 +78,17 @@ def assert_consistent(docs):
             assert aid not in following
 
 
-def test_every_catalog_action_has_a_handler():
-    assert set(HANDLERS) == set(CATALOG)
+def test_every_known_action_has_a_handler():
+    assert set(HANDLERS) == set(KNOWN_ACTIONS)
+
+
+def test_the_deployment_knows_every_catalog_action_with_the_same_required_fields():
+    """Two independent tables, roost's catalog and the demo deployment's, must agree: a form
+    that sends what the deployment refuses would only be found in a demo."""
+    for name, spec in CATALOG.items():
+        assert name in KNOWN_ACTIONS, name
+        required = {f.name for f in spec.fields if f.required}
+        assert required == set(KNOWN_ACTIONS[name].required), name
 
 
 def test_register_agent(docs):
@@ -190,6 +202,17 @@ def test_update_profile(docs):
         apply_action(docs, "update_profile", {}, ME, NOW)
 
 
+def test_fields_the_deployment_does_not_read_are_ignored(docs):
+    """The deployment checks the required fields only: anything else is not applied."""
+    karma = agents(docs)[ME]["karma"]
+    with pytest.raises(ActionRejected, match="at least one field"):
+        apply_action(docs, "update_profile", {"karma": 10**6, "status": "admin"}, ME, NOW)
+    assert agents(docs)[ME]["karma"] == karma and agents(docs)[ME]["status"] == "active"
+    target = other_agent(docs)
+    apply_action(docs, "poke", {"target_agent": target, "extra": {"x": 1}}, ME, NOW)
+    assert "extra" not in agents(docs)[target]
+
+
 def test_create_and_update_channel(docs):
     payload = {"slug": "tea-room", "name": "Tea Room", "description": "Calm."}
     assert apply_action(docs, "create_channel", payload, ME, NOW) == {
@@ -217,6 +240,77 @@ def test_create_and_update_channel(docs):
         apply_action(docs, "update_channel", {"slug": "nope", "name": "x"}, ME, NOW)
     with pytest.raises(ActionRejected, match="at least one field"):
         apply_action(docs, "update_channel", {"slug": "tea-room"}, ME, NOW)
+
+
+def test_moderators(docs):
+    apply_action(
+        docs, "create_channel", {"slug": "den", "name": "Den", "description": "d"}, ME, NOW
+    )
+    channel = docs["channels.json"]["channels"]["den"]
+    helper, outsider = other_agent(docs), other_agent(docs, exclude=(ME, other_agent(docs)))
+    payload = {"slug": "den", "target_agent": helper}
+    assert apply_action(docs, "add_moderator", payload, ME, NOW) == {"channels.json"}
+    assert channel["moderators"] == [helper]
+    with pytest.raises(ActionRejected, match="already moderates"):
+        apply_action(docs, "add_moderator", payload, ME, NOW)
+    # a moderator may update the channel and add others; an outsider may not
+    apply_action(docs, "update_channel", {"slug": "den", "rules": "Quiet."}, helper, NOW)
+    with pytest.raises(ActionRejected, match="creator or a moderator"):
+        apply_action(
+            docs, "add_moderator", {"slug": "den", "target_agent": outsider}, outsider, NOW
+        )
+    with pytest.raises(ActionRejected, match="not registered"):
+        apply_action(docs, "add_moderator", {"slug": "den", "target_agent": "ghost"}, ME, NOW)
+    with pytest.raises(ActionRejected, match="no channel"):
+        apply_action(docs, "add_moderator", {"slug": "nowhere", "target_agent": helper}, ME, NOW)
+    assert apply_action(docs, "remove_moderator", payload, ME, NOW) == {"channels.json"}
+    assert channel["moderators"] == []
+    with pytest.raises(ActionRejected, match="does not moderate"):
+        apply_action(docs, "remove_moderator", payload, ME, NOW)
+    Channel.model_validate(channel)
+
+
+def test_recruit_agent(docs):
+    payload = {"name": "Nova Scout", "framework": "python", "bio": "Recruited."}
+    assert apply_action(docs, "recruit_agent", payload, ME, NOW) == {"agents.json", "stats.json"}
+    recruit = agents(docs)["nova-scout"]
+    assert recruit["name"] == "Nova Scout" and recruit["recruited_by"] == ME
+    assert recruit["status"] == "active" and recruit["joined"] == STAMP
+    apply_action(docs, "recruit_agent", payload, ME, NOW)
+    assert "nova-scout-2" in agents(docs)
+    assert_consistent(docs)
+    Agent.model_validate(recruit)
+    with pytest.raises(ActionRejected, match="not a registered agent"):
+        apply_action(docs, "recruit_agent", payload, "stranger", NOW)
+
+
+def test_verify_agent(docs):
+    assert apply_action(docs, "verify_agent", {"github_username": "new-agent"}, ME, NOW) == {
+        "agents.json"
+    }
+    agent = agents(docs)[ME]
+    assert agent["verified"] is True and agent["github_username"] == "new-agent"
+    assert Agent.model_validate(agent).verified is True
+    with pytest.raises(ActionRejected, match="must not be empty"):
+        apply_action(docs, "verify_agent", {"github_username": " "}, ME, NOW)
+
+
+def test_media_actions_change_no_state_file(docs):
+    before = {name: serialize(doc) for name, doc in docs.items()}
+    submit = {
+        "channel": "general",
+        "title": "A picture",
+        "media_type": "image",
+        "source_url": "https://example.invalid/a.png",
+        "filename": "a.png",
+        "description": "optional",
+    }
+    assert apply_action(docs, "submit_media", submit, ME, NOW) == set()
+    verdict = {"submission_id": "sub-1", "decision": "approve"}
+    assert apply_action(docs, "verify_media", verdict, ME, NOW) == set()
+    assert {name: serialize(doc) for name, doc in docs.items()} == before
+    with pytest.raises(ActionRejected, match="filename"):
+        apply_action(docs, "submit_media", {**submit, "filename": None}, ME, NOW)
 
 
 def test_create_topic_and_post_with_tag(docs):
@@ -295,7 +389,7 @@ def test_transfer_karma(docs):
         apply_action(docs, "transfer_karma", {"target_agent": target, "amount": mine}, ME, NOW)
     with pytest.raises(ActionRejected, match="yourself"):
         apply_action(docs, "transfer_karma", {"target_agent": ME, "amount": 1}, ME, NOW)
-    with pytest.raises(ActionRejected, match="invalid payload"):
+    with pytest.raises(ActionRejected, match="at least 1"):
         apply_action(docs, "transfer_karma", {"target_agent": target, "amount": 0}, ME, NOW)
 
 
@@ -346,10 +440,14 @@ def test_suspended_agent_cannot_act(docs):
 @pytest.mark.parametrize(
     ("action", "payload", "match"),
     [
-        ("launch_rocket", {}, "unknown action"),
-        ("poke", {}, "target_agent: is required"),
-        ("poke", {"target_agent": "x", "extra": 1}, "extra: unknown field"),
+        ("launch_rocket", {}, "Unknown action: 'launch_rocket'"),
+        ("poke", {}, "Missing required field.*: target_agent"),
+        ("create_channel", {"slug": "x"}, "Missing required field.*: name, description"),
         ("create_post", {"channel": "general", "title": 3, "body": "b"}, "must be a string"),
+        ("transfer_karma", {"target_agent": "x", "amount": "5"}, "must be an integer"),
+        ("transfer_karma", {"target_agent": "x", "amount": True}, "must be an integer"),
+        ("heartbeat", {"subscribed_channels": "general"}, "must be a list of strings"),
+        ("update_profile", {"avatar_url": 5}, "must be a string or null"),
     ],
 )
 def test_invalid_actions_are_rejected(docs, action, payload, match):
@@ -366,6 +464,11 @@ REJECTIONS = [
     ("unfollow_agent", {"target_agent": "zion-coder-01"}),
     ("update_channel", {"slug": "general", "name": "Taken over"}),
     ("moderate", {"discussion_number": 9_999_999, "reason": "r"}),
+    ("moderate", {"discussion_number": 0, "reason": "r"}),
+    ("add_moderator", {"slug": "general", "target_agent": "zion-coder-01"}),
+    ("remove_moderator", {"slug": "general", "target_agent": "zion-coder-01"}),
+    ("verify_agent", {"github_username": ""}),
+    ("recruit_agent", {"name": "x", "framework": "y"}),
 ]
 
 
@@ -392,7 +495,7 @@ def manifest_of(network):
 def test_network_serves_bytes_matching_the_manifest():
     network = DemoNetwork.generate(seed=5, agents=80)
     manifest = manifest_of(network)
-    assert set(manifest["files"]) == set(STATE_FILES)
+    assert set(manifest["files"]) == set(STATE_FILE_NAMES)
     for name, data in network.files.items():
         assert manifest["files"][name] == {
             "hash": hashlib.sha256(data).hexdigest(),

@@ -1,12 +1,19 @@
 """The embedded demo network (DESIGN.md §6).
 
-* ``generator``  deterministic state documents: ``generate_state``, ``serialize``,
-  ``build_manifest``
-* ``processor``  applies catalog actions to the documents: ``apply_action``, ``ActionRejected``
-* ``network``    ``DemoNetwork``: documents, published bytes and manifest
-* ``faults``     ``Faults``: latency, errors, hash mismatch, truncation, malformed files, ...
-* ``app``        ``create_app``: the Starlette app (read interface, GitHub-shaped issue API)
-* ``server``     ``serve`` on loopback, ``running_sandbox`` for tests, ``in_process_client``
+* ``generator``       deterministic state documents: ``generate_state``, ``serialize``,
+  ``build_manifest``; its word pools live in ``words``
+* ``deployment``      the deployment's rules: known actions and their required fields, how
+  an issue body is read, the processor's comments
+* ``processor``       applies actions to the documents: ``apply_action``, ``ActionRejected``
+* ``published``       ``DemoNetwork``: documents, published bytes and manifest
+* ``faults``          ``Faults``: latency, errors, hash mismatch, truncation, malformed files, ...
+* ``state``           ``SandboxState``: issues, inbox, request log, rate accounts; processing
+* ``read_interface``  ``GET /state/<file>`` with ETags and the manifest
+* ``github_api``      the GitHub-shaped issue API: auth, rate limits, issues, comments
+* ``control``         the ``/_sandbox/...`` endpoints (fault knobs, processing, direct apply)
+* ``request_log``     the middleware that records every request (token redacted)
+* ``app``             ``create_app``: assembles the above (and mounts a hub when given)
+* ``server``          ``serve`` on loopback, ``running_sandbox`` for tests, ``in_process_client``
 
 The core (``network/``, ``actions/``, ``eggs/``) never imports this package; it imports the
 core. Nothing here imports Textual. Names are loaded lazily so ``import tui.sandbox`` stays
@@ -25,7 +32,7 @@ _EXPORTS = {
     "build_manifest": "generator",
     "apply_action": "processor",
     "ActionRejected": "processor",
-    "DemoNetwork": "network",
+    "DemoNetwork": "published",
     "Faults": "faults",
     "DEMO_TOKEN": "app",
     "create_app": "app",

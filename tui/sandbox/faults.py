@@ -69,6 +69,10 @@ class Faults:
     #: Seconds to wait *after* creating an issue before answering: the action is queued even if
     #: the client times out (the outbox "unknown" state).
     write_latency: float = 0.0
+    #: Seconds between an issue's creation and its processing (comment, close, state change),
+    #: measured on the sandbox's clock: lets a demo show "queued" before "accepted". Applies to
+    #: issues created after it is set.
+    process_delay: float = 0.0
 
     # -- counters --------------------------------------------------------------------------
 
@@ -151,7 +155,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _coerce(key: str, value: Any) -> Any:
-    if key in ("latency", "write_latency"):
+    if key in ("latency", "write_latency", "process_delay"):
         if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 600:
             raise FaultsError(f"{key} must be a number of seconds between 0 and 600")
         return float(value)

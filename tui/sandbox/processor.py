@@ -1,21 +1,25 @@
 """The demo network's action processor: applies one action to the state documents.
 
-``apply_action(docs, action, payload, actor, now)`` validates the payload with the catalog, checks
-the action against the current state and only then changes the documents in place, keeping the
-counters in ``stats.json`` and the ``_meta`` blocks consistent. It returns the names of the files
-it changed. An action that cannot be applied raises ``ActionRejected`` and changes nothing.
+``apply_action(docs, action, payload, actor, now)`` checks the payload against the deployment's
+table of known actions (``deployment.check_delta``), checks the action against the current state
+and only then changes the documents in place, keeping the stats counters and the ``_meta``
+blocks consistent. It returns the names of the files it changed (none for an action the state
+files do not show). An action that cannot be applied raises ``ActionRejected`` and changes
+nothing.
 
-The acting agent is always the authenticated user (``actor``), never a payload field.
+The acting agent is always the issue's author (``actor``), never a payload field.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from tui.actions.catalog import CATALOG, validate_payload
+from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATS, TRENDING
+from tui.sandbox.deployment import ActionRejected, check_delta
 from tui.sandbox.generator import iso
 
 __all__ = ["ActionRejected", "HANDLERS", "apply_action"]
@@ -23,19 +27,6 @@ __all__ = ["ActionRejected", "HANDLERS", "apply_action"]
 Docs = dict[str, dict[str, Any]]
 
 NEW_AGENT_KARMA = 50
-AGENTS = "agents.json"
-CHANNELS = "channels.json"
-TRENDING = "trending.json"
-STATS = "stats.json"
-SEEDS = "seeds.json"
-
-
-class ActionRejected(Exception):
-    """The processor refused an action; ``reason`` says why, in words for the user."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
 
 
 # ---------------------------------------------------------------------------------------------
@@ -138,21 +129,16 @@ def _channel_owner(channel: dict[str, Any]) -> str | None:
 # handlers: each checks everything first, then mutates, and returns the changed files
 
 
-def _register_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
-    agents = _agents(docs)
-    if actor in agents:
-        raise ActionRejected(f"agent {actor!r} is already registered: use update_profile")
-    channels = list(p.get("subscribed_channels", []))
-    _check_channels(docs, channels)
+def _new_agent(p: dict[str, Any], agent_id: str, stamp: str) -> dict[str, Any]:
     agent: dict[str, Any] = {
         "name": p["name"],
         "framework": p["framework"],
         "bio": p["bio"],
-        "avatar_seed": actor,
+        "avatar_seed": agent_id,
         "joined": stamp,
         "heartbeat_last": stamp,
         "status": "active",
-        "subscribed_channels": channels,
+        "subscribed_channels": list(p.get("subscribed_channels", [])),
         "post_count": 0,
         "comment_count": 0,
         "karma_balance": NEW_AGENT_KARMA,
@@ -164,13 +150,47 @@ def _register_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> se
     for key in ("display_name", "avatar_url", "callback_url", "public_key"):
         if key in p:
             agent[key] = p[key]
-    agents[actor] = agent
+    return agent
+
+
+def _add_agent(docs: Docs, agent_id: str, agent: dict[str, Any], stamp: str) -> set[str]:
+    _agents(docs)[agent_id] = agent
     stats = _stats(docs)
     _bump(stats, "total_agents")
     _bump(stats, "active_agents")
     _touch_agents(docs, stamp)
     _touch_stats(docs, stamp)
     return {AGENTS, STATS}
+
+
+def _register_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    if actor in _agents(docs):
+        raise ActionRejected(f"agent {actor!r} is already registered: use update_profile")
+    _check_channels(docs, list(p.get("subscribed_channels", [])))
+    return _add_agent(docs, actor, _new_agent(p, actor, stamp), stamp)
+
+
+def _recruit_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    """A registered agent brings a new one in: its id comes from the name, made unique."""
+    _require_actor(docs, actor)
+    base = re.sub(r"[^a-z0-9]+", "-", p["name"].lower()).strip("-")[:48] or "recruit"
+    agent_id, suffix = base, 2
+    while agent_id in _agents(docs):
+        agent_id, suffix = f"{base}-{suffix}", suffix + 1
+    agent = _new_agent(p, agent_id, stamp)
+    agent["recruited_by"] = actor
+    return _add_agent(docs, agent_id, agent, stamp)
+
+
+def _verify_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    agent = _require_actor(docs, actor)
+    username = p["github_username"].strip()
+    if not username:
+        raise ActionRejected("github_username must not be empty")
+    agent["verified"] = True
+    agent["github_username"] = username
+    _touch_agents(docs, stamp)
+    return {AGENTS}
 
 
 def _heartbeat(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
@@ -270,18 +290,53 @@ def _create_channel(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> se
     return {CHANNELS, STATS}
 
 
+def _moderated_channel(docs: Docs, slug: str, actor: str, verb: str) -> dict[str, Any]:
+    """The channel ``slug``, if ``actor`` may ``verb`` it (its creator or a moderator)."""
+    channel = _channels(docs).get(slug)
+    if channel is None:
+        raise ActionRejected(f"no channel with slug {slug!r}")
+    if actor != _channel_owner(channel) and actor not in _moderators(channel):
+        raise ActionRejected(f"only the creator or a moderator of {slug!r} can {verb}")
+    return channel
+
+
+def _moderators(channel: dict[str, Any]) -> list[str]:
+    moderators = channel.get("moderators")
+    return list(moderators) if isinstance(moderators, list) else []
+
+
 def _update_channel(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
     _require_actor(docs, actor)
-    channel = _channels(docs).get(p["slug"])
-    if channel is None:
-        raise ActionRejected(f"no channel with slug {p['slug']!r}")
-    moderators = channel.get("moderators") or []
-    if actor != _channel_owner(channel) and actor not in moderators:
-        raise ActionRejected(f"only the creator or a moderator of {p['slug']!r} can update it")
+    channel = _moderated_channel(docs, p["slug"], actor, "update it")
     changes = {k: v for k, v in p.items() if k != "slug"}
     if not changes:
         raise ActionRejected("update_channel needs at least one field to change")
     channel.update(changes)
+    _touch_channels(docs, stamp)
+    return {CHANNELS}
+
+
+def _add_moderator(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    channel = _moderated_channel(docs, p["slug"], actor, "add moderators")
+    target = p["target_agent"]
+    _require_agent(docs, target)
+    moderators = _moderators(channel)
+    if target in moderators:
+        raise ActionRejected(f"{target!r} already moderates {p['slug']!r}")
+    channel["moderators"] = [*moderators, target]
+    _touch_channels(docs, stamp)
+    return {CHANNELS}
+
+
+def _remove_moderator(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    _require_actor(docs, actor)
+    channel = _moderated_channel(docs, p["slug"], actor, "remove moderators")
+    target = p["target_agent"]
+    moderators = _moderators(channel)
+    if target not in moderators:
+        raise ActionRejected(f"{target!r} does not moderate {p['slug']!r}")
+    channel["moderators"] = [m for m in moderators if m != target]
     _touch_channels(docs, stamp)
     return {CHANNELS}
 
@@ -333,7 +388,7 @@ def _max_discussion_number(docs: Docs) -> int:
 def _moderate(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
     _require_actor(docs, actor)
     number = p["discussion_number"]
-    if number > _max_discussion_number(docs):
+    if not 1 <= number <= _max_discussion_number(docs):
         raise ActionRejected(f"there is no discussion #{number}")
     changed = {STATS}
     for post in docs[TRENDING].get("trending", []):
@@ -354,6 +409,8 @@ def _transfer_karma(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> se
     me = _require_actor(docs, actor)
     target = _require_other(docs, actor, p["target_agent"], "transfer karma to")
     amount = p["amount"]
+    if amount < 1:
+        raise ActionRejected(f"amount must be at least 1, not {amount}")
     balance = me.get("karma_balance", 0)
     balance = balance if isinstance(balance, int) else 0
     if amount > balance:
@@ -496,6 +553,12 @@ def _create_post(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[s
     return {TRENDING, CHANNELS, AGENTS, STATS}
 
 
+def _inbox_only(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+    """Media submissions and their review have no place in the state files: the delta is
+    recorded in the inbox and nothing is published."""
+    return set()
+
+
 Handler = Callable[[Docs, dict[str, Any], str, str], set[str]]
 
 HANDLERS: dict[str, Handler] = {
@@ -514,6 +577,12 @@ HANDLERS: dict[str, Handler] = {
     "vote_seed": _vote_seed,
     "unvote_seed": _unvote_seed,
     "create_post": _create_post,
+    "add_moderator": _add_moderator,
+    "remove_moderator": _remove_moderator,
+    "recruit_agent": _recruit_agent,
+    "verify_agent": _verify_agent,
+    "submit_media": _inbox_only,
+    "verify_media": _inbox_only,
 }
 
 
@@ -523,15 +592,13 @@ def apply_action(
     """Apply one action by ``actor`` at ``now`` to ``docs`` (changed in place).
 
     Returns the names of the changed files. Raises ``ActionRejected`` (and changes nothing) for an
-    unknown action, an invalid payload, or an action the state does not allow.
+    unknown action, a missing field or a value of the wrong kind, or an action the state does not
+    allow.
     """
-    spec = CATALOG.get(action)
+    checked = check_delta(action, payload)
     handler = HANDLERS.get(action)
-    if spec is None or handler is None:
-        raise ActionRejected(f"unknown action {action!r}")
-    errors = validate_payload(spec, payload)
-    if errors:
-        raise ActionRejected("invalid payload: " + "; ".join(str(e) for e in errors))
+    if handler is None:  # pragma: no cover - the tests keep HANDLERS and the table in step
+        raise ActionRejected(f"Unknown action: {action!r}.")
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
-    return handler(docs, dict(payload), actor, iso(now))
+    return handler(docs, checked, actor, iso(now))

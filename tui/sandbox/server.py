@@ -24,7 +24,7 @@ import httpx
 import uvicorn
 from starlette.applications import Starlette
 
-from tui.sandbox.app import DEMO_TOKEN, create_app
+from tui.sandbox.app import DEMO_TOKEN, HUB_PATH, create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 
 __all__ = ["SandboxInfo", "in_process_client", "info_for", "running_sandbox", "serve"]
@@ -61,7 +61,7 @@ def info_for(base_url: str, app: Starlette) -> SandboxInfo:
         read_url=base,
         write_url=f"{base}/api",
         repo=state.repo_full_name,
-        hub_url=f"{base}/hub",
+        hub_url=f"{base}{HUB_PATH}",
         token=token,
     )
 

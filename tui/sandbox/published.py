@@ -1,4 +1,4 @@
-"""The demo network's state: documents, their published bytes and the manifest.
+"""The demo network as published: its documents, their bytes and the manifest.
 
 Applying an action re-serialises only the files it changed and rebuilds the manifest, so every
 unchanged file keeps its exact bytes, hash and ETag — the property a client's conditional
@@ -15,10 +15,9 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
+from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES
 from tui.sandbox.generator import (
     DEFAULT_EPOCH,
-    MANIFEST_FILE,
-    STATE_FILES,
     build_manifest,
     generate_state,
     iso,
@@ -33,7 +32,7 @@ class DemoNetwork:
     """The documents of a demo network and what the read interface serves for them."""
 
     def __init__(self, docs: dict[str, dict[str, Any]], *, generated_at: str):
-        missing = [name for name in STATE_FILES if name not in docs]
+        missing = [name for name in STATE_FILE_NAMES if name not in docs]
         if missing:
             raise ValueError(f"missing state documents: {', '.join(missing)}")
         self._lock = threading.RLock()
@@ -81,7 +80,7 @@ class DemoNetwork:
         return self._generated_at
 
     def file_bytes(self, name: str) -> bytes | None:
-        """The bytes served for ``name`` (``manifest-hashes.json`` included), or None."""
+        """The bytes served for ``name`` (the manifest included), or None."""
         with self._lock:
             if name == MANIFEST_FILE:
                 return self._manifest

@@ -1,0 +1,78 @@
+"""The sandbox's read interface: ``GET /state/<file>`` with ETags and a correct manifest.
+
+What it serves comes from the published demo network, bent by the read fault knobs (latency,
+errors, hash mismatch, truncation, malformed or schema-invalid files, no manifest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from tui.network.state_files import MANIFEST_FILE, STATE_DIR
+from tui.sandbox.conditional import JSON_TYPE, etag_matches
+from tui.sandbox.faults import corrupt_same_size, malformed_bytes, schema_invalid_bytes
+from tui.sandbox.generator import build_manifest
+from tui.sandbox.state import SandboxState, pause, sandbox_of
+
+__all__ = ["routes", "state_file"]
+
+
+def _served(state: SandboxState, name: str) -> tuple[bytes, str] | None:
+    """The bytes (and their hash) the read interface serves for ``name`` under the
+    persistent faults (malformed / schema-invalid files, and the manifest that lists them)."""
+    faults = state.faults
+    broken = {n for n in faults.malformed | faults.schema_invalid if n != MANIFEST_FILE}
+    if not broken:
+        return state.network.entry(name)
+    files, _ = state.network.snapshot()
+    for file_name in broken:
+        if file_name in files:
+            if file_name in faults.malformed:
+                files[file_name] = malformed_bytes(files[file_name])
+            else:
+                files[file_name] = schema_invalid_bytes(files[file_name])
+    if name == MANIFEST_FILE:
+        data = build_manifest(files, state.network.generated_at)
+    elif name in files:
+        data = files[name]
+    else:
+        return None
+    return data, hashlib.sha256(data).hexdigest()
+
+
+async def state_file(request: Request) -> Response:
+    state = sandbox_of(request)
+    faults = state.faults
+    name = request.path_params["file"]
+    await pause(faults.latency)
+    failure = faults.take_read_failure()
+    if failure is not None:
+        return JSONResponse({"message": f"sandbox fault: {failure}"}, failure)
+    if name == MANIFEST_FILE and faults.no_manifest:
+        return JSONResponse({"message": "Not Found"}, 404)
+    entry = _served(state, name)
+    if entry is None:
+        return JSONResponse({"message": "Not Found"}, 404)
+    data, digest = entry
+    mismatch = name != MANIFEST_FILE and faults.mismatch.get(name, 0) != 0
+    if mismatch:
+        data = corrupt_same_size(data)
+        digest = hashlib.sha256(data).hexdigest()
+    etag = f'"{digest}"'
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
+    if etag_matches(request.headers.get("if-none-match"), etag):
+        return Response(status_code=304, headers=headers)
+    if mismatch:
+        faults.take_mismatch(name)
+    if faults.take_truncate(name):
+        data = data[: len(data) // 2]
+    return Response(data, 200, headers=headers, media_type=JSON_TYPE)
+
+
+def routes() -> list[Route]:
+    """The read interface's routes (the read URL is the app's base URL)."""
+    return [Route(f"/{STATE_DIR}/{{file:path}}", state_file, methods=["GET"])]

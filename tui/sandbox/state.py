@@ -1,0 +1,306 @@
+"""What the running sandbox keeps (``app.state.sandbox``) and how it processes issues.
+
+``SandboxState`` holds the published demo network, the fault knobs, the accepted tokens, the
+issues created so far, the inbox of accepted deltas, the request log and the rate-limit
+accounts; ``process`` plays the deployment's processor (``deployment``) on one issue. The
+HTTP interfaces (``read_interface``, ``github_api``, ``control``) are thin layers over it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from tui.sandbox.deployment import SUCCESS_COMMENT, ActionRejected, failure_comment, read_delta
+from tui.sandbox.faults import Faults
+from tui.sandbox.generator import iso
+from tui.sandbox.github_shapes import label_json, stable_int, user_json
+from tui.sandbox.published import DemoNetwork
+from tui.sandbox.request_log import LOG_LIMIT, RequestRecord
+
+__all__ = [
+    "PRIMARY_RATE_LIMIT",
+    "PROCESSOR_LOGIN",
+    "InboxEntry",
+    "ProcessDueMiddleware",
+    "SandboxIssue",
+    "SandboxState",
+    "base_url_of",
+    "pause",
+    "sandbox_of",
+]
+
+#: Primary rate limit per authenticated user and hour (GitHub's is 5000).
+PRIMARY_RATE_LIMIT = 5000
+#: Who the processor's comments are from: the deployment's processor is a workflow.
+PROCESSOR_LOGIN = "github-actions[bot]"
+
+
+@dataclass(frozen=True)
+class InboxEntry:
+    """One delta the processor accepted, as the deployment's inbox would hold it."""
+
+    #: The number of the issue that carried the delta.
+    issue: int
+    action: str
+    payload: dict[str, Any]
+    agent: str
+    received_at: str
+    #: The state files the delta changed; empty for actions the state files do not show.
+    changed_files: list[str]
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SandboxIssue:
+    """An issue as the sandbox keeps it (rendered in GitHub's shape by ``as_github``)."""
+
+    number: int
+    title: str
+    body: str
+    labels: list[str]
+    requested_labels: list[str]
+    login: str
+    created_at: str
+    updated_at: str
+    state: str = "open"
+    state_reason: str | None = None
+    closed_at: str | None = None
+    comments: list[dict[str, Any]] = field(default_factory=list)
+    #: When the processor takes the issue up (creation plus the ``process_delay`` knob).
+    due_at: datetime = datetime.min.replace(tzinfo=UTC)
+    processed: bool = False
+    #: "applied" or "rejected" once processed; ``reason`` explains a rejection.
+    result: str | None = None
+    reason: str | None = None
+    changed_files: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> int:
+        return 3_000_000_000 + self.number
+
+    def as_github(self, base: str, owner: str, repo: str) -> dict[str, Any]:
+        api = f"{base}/api/repos/{owner}/{repo}"
+        return {
+            "url": f"{api}/issues/{self.number}",
+            "repository_url": api,
+            "labels_url": f"{api}/issues/{self.number}/labels{{/name}}",
+            "comments_url": f"{api}/issues/{self.number}/comments",
+            "events_url": f"{api}/issues/{self.number}/events",
+            "html_url": f"{base}/{owner}/{repo}/issues/{self.number}",
+            "id": self.id,
+            "node_id": f"I_kwROOST{self.number:08d}",
+            "number": self.number,
+            "title": self.title,
+            "user": user_json(self.login, base),
+            "labels": [label_json(name, api) for name in self.labels],
+            "state": self.state,
+            "state_reason": self.state_reason,
+            "locked": False,
+            "assignee": None,
+            "assignees": [],
+            "milestone": None,
+            "comments": len(self.comments),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "closed_at": self.closed_at,
+            "author_association": "NONE",
+            "active_lock_reason": None,
+            "body": self.body,
+        }
+
+    def comments_as_github(self, base: str, owner: str, repo: str) -> list[dict[str, Any]]:
+        api = f"{base}/api/repos/{owner}/{repo}"
+        html = f"{base}/{owner}/{repo}/issues/{self.number}"
+        return [
+            {
+                "id": c["id"],
+                "node_id": f"IC_kwROOST{c['id']}",
+                "url": f"{api}/issues/comments/{c['id']}",
+                "html_url": f"{html}#issuecomment-{c['id']}",
+                "issue_url": f"{api}/issues/{self.number}",
+                "user": {**user_json(c["user_login"], base), "type": "Bot"},
+                "body": c["body"],
+                "created_at": c["created_at"],
+                "updated_at": c["updated_at"],
+                "author_association": "NONE",
+            }
+            for c in self.comments
+        ]
+
+
+@dataclass
+class SandboxState:
+    """Everything the app keeps: ``app.state.sandbox``."""
+
+    network: DemoNetwork
+    faults: Faults
+    tokens: dict[str, str]
+    owner: str
+    repo: str
+    auto_process: bool
+    clock: Callable[[], datetime]
+    issues: list[SandboxIssue] = field(default_factory=list)
+    #: Every delta the processor accepted, in order.
+    inbox: list[InboxEntry] = field(default_factory=list)
+    requests: list[RequestRecord] = field(default_factory=list)
+    #: Primary rate limit per authenticated user and hour (GitHub's is 5000).
+    rate_limit: int = PRIMARY_RATE_LIMIT
+    _rate: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def request_log(self) -> list[RequestRecord]:
+        return self.requests
+
+    @property
+    def repo_full_name(self) -> str:
+        return f"{self.owner}/{self.repo}"
+
+    def clear_log(self) -> None:
+        self.requests.clear()
+
+    def paths(self, method: str | None = None) -> list[str]:
+        """Paths requested so far (optionally only one method), in order."""
+        return [r.path for r in self.requests if method is None or r.method == method]
+
+    def log(self, record: RequestRecord) -> None:
+        self.requests.append(record)
+        if len(self.requests) > LOG_LIMIT:
+            del self.requests[: len(self.requests) - LOG_LIMIT]
+
+    def issue(self, number: int) -> SandboxIssue | None:
+        return next((i for i in self.issues if i.number == number), None)
+
+    # -- rate limit ----------------------------------------------------------------------------
+
+    def rate_account(self, identity: str, *, count: bool = True) -> tuple[int, int]:
+        """(used, reset epoch seconds) for ``identity`` in the current hour window."""
+        now = int(self.clock().timestamp())
+        window = now - now % 3600
+        start, used = self._rate.get(identity, (window, 0))
+        if start != window:
+            start, used = window, 0
+        if count:
+            used += 1
+        self._rate[identity] = (start, used)
+        return used, start + 3600
+
+    # -- issues and their processing -----------------------------------------------------------
+
+    def open_issue(
+        self, *, title: str, body: str, labels: list[str], requested: list[str], login: str
+    ) -> SandboxIssue:
+        """Record a new issue; the processor takes it up after the ``process_delay`` knob."""
+        now = self.clock()
+        stamp = iso(now)
+        issue = SandboxIssue(
+            number=(self.issues[-1].number if self.issues else 0) + 1,
+            title=title,
+            body=body,
+            labels=labels,
+            requested_labels=requested,
+            login=login,
+            created_at=stamp,
+            updated_at=stamp,
+            due_at=now + timedelta(seconds=self.faults.process_delay),
+        )
+        self.issues.append(issue)
+        return issue
+
+    def process(self, issue: SandboxIssue, at: datetime | None = None) -> SandboxIssue:
+        """Play the deployment's processor on one issue, as of ``at`` (default: now).
+
+        Success: the delta is applied as the issue's author and recorded in the inbox, the
+        processor comments ``SUCCESS_COMMENT`` and closes the issue. Failure: it comments the
+        reason and leaves the issue open. Labels and title play no part, as on the deployment.
+        """
+        if issue.processed:
+            return issue
+        now = at or self.clock()
+        stamp = iso(now)
+        issue.processed = True
+        try:
+            action, payload = read_delta(issue.body)
+            changed = self.network.apply(action, payload, issue.login, now)
+        except ActionRejected as exc:
+            issue.result, issue.reason = "rejected", exc.reason
+            issue.comments.append(self._comment(issue, failure_comment(exc.reason), stamp))
+        else:
+            issue.result, issue.changed_files = "applied", sorted(changed)
+            issue.state, issue.state_reason, issue.closed_at = "closed", "completed", stamp
+            issue.comments.append(self._comment(issue, SUCCESS_COMMENT, stamp))
+            self.inbox.append(
+                InboxEntry(
+                    issue=issue.number,
+                    action=action,
+                    payload=payload,
+                    agent=issue.login,
+                    received_at=stamp,
+                    changed_files=sorted(changed),
+                )
+            )
+        issue.updated_at = stamp
+        return issue
+
+    def process_due(self) -> list[SandboxIssue]:
+        """Process the issues whose delay has passed, each as of its due time.
+
+        The deployment's processor runs in the background; the sandbox runs it lazily, before
+        answering any request, so no task outlives a request and a fake clock drives the delay.
+        """
+        if not self.auto_process:
+            return []
+        now = self.clock()
+        due = [i for i in self.issues if not i.processed and i.due_at <= now]
+        return [self.process(issue, at=issue.due_at) for issue in due]
+
+    def process_pending(self) -> list[SandboxIssue]:
+        """Process every open issue not processed yet, at once; returns the processed ones."""
+        pending = [i for i in self.issues if not i.processed and i.state == "open"]
+        return [self.process(issue) for issue in pending]
+
+    def _comment(self, issue: SandboxIssue, body: str, stamp: str) -> dict[str, Any]:
+        return {
+            "id": stable_int(f"comment:{issue.number}:{len(issue.comments)}"),
+            "user_login": PROCESSOR_LOGIN,
+            "body": body,
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+
+
+class ProcessDueMiddleware:
+    """Runs the processor's due work before every request (see ``SandboxState.process_due``)."""
+
+    def __init__(self, app: ASGIApp, get_state: Callable[[], SandboxState]):
+        self.app = app
+        self.get_state = get_state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            self.get_state().process_due()
+        await self.app(scope, receive, send)
+
+
+def sandbox_of(request: Request) -> SandboxState:
+    """The state of the app that answers ``request``."""
+    return request.app.state.sandbox
+
+
+def base_url_of(request: Request) -> str:
+    """The app's base URL as the client called it (links in answers point back at it)."""
+    return str(request.base_url).rstrip("/")
+
+
+async def pause(seconds: float) -> None:
+    """Wait a fault knob's latency (nothing when it is zero)."""
+    if seconds > 0:
+        await asyncio.sleep(seconds)
