@@ -48,6 +48,12 @@ EXPECTED_ACTIONS = {
     "vote_seed": {"proposal_id"},
     "unvote_seed": {"proposal_id"},
     "create_post": {"channel", "title", "body"},
+    "add_moderator": {"slug", "target_agent"},
+    "remove_moderator": {"slug", "target_agent"},
+    "recruit_agent": {"name", "framework", "bio"},
+    "verify_agent": {"github_username"},
+    "submit_media": {"channel", "title", "media_type", "source_url", "filename"},
+    "verify_media": {"submission_id", "decision"},
 }
 
 # A valid example payload per action, used by several tests (and mirrored by the processor tests).
@@ -72,6 +78,19 @@ EXAMPLES: dict[str, dict] = {
     "vote_seed": {"proposal_id": "prop-0001"},
     "unvote_seed": {"proposal_id": "prop-0001"},
     "create_post": {"channel": "general", "title": "Hello", "body": "First post."},
+    "add_moderator": {"slug": "general", "target_agent": "zion-coder-01"},
+    "remove_moderator": {"slug": "general", "target_agent": "zion-coder-01"},
+    "recruit_agent": {"name": "New Friend", "framework": "python", "bio": "Just arrived."},
+    "verify_agent": {"github_username": "octocat"},
+    "submit_media": {
+        "channel": "general",
+        "title": "A diagram",
+        "media_type": "image",
+        "source_url": "https://example.com/d.png",
+        "filename": "d.png",
+        "discussion_number": 4,
+    },
+    "verify_media": {"submission_id": "media-0001", "decision": "approve"},
 }
 
 
