@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tui.actions.catalog import ActionSpec, catalog_with_overrides
 from tui.actions.issue_client import IssueClient
@@ -47,10 +48,12 @@ def write_side(
     outbox_root: Path | None = None,
     on_wait: Callable[[float, str], None] | None = None,
     find: Callable[[Settings], tuple[object, str | None]] = find_token,
+    **client_options: Any,
 ) -> WriteSide:
     """The issue client and outbox of ``service`` (a :class:`tui.service.Service`).
 
     Raises ``TokenError`` for a write URL the token must not go to, or no repository.
+    ``client_options`` go to :class:`IssueClient` (tests give a fake clock and sleep).
     """
     settings: Settings = service.settings  # type: ignore[attr-defined]
     demo = bool(getattr(service, "demo", False))
@@ -65,6 +68,7 @@ def write_side(
         client=getattr(service, "client", None) if demo else None,
         on_wait=on_wait,
         in_process=demo,
+        **client_options,
     )
     run_id = getattr(service, "run_id", None) if demo else None
     outbox = Outbox.for_service(write_url, settings.repo, run_id, root=outbox_root)
