@@ -140,20 +140,24 @@ def test_5xx_after_recording_is_found_without_a_second_issue(capsys, platform):
     assert code == 0 and out.startswith("queued #1") and len(sandbox.issues) == 1
 
 
+def service_env(monkeypatch, read_url: str, write_url: str) -> None:
+    for var, value in (
+        ("ROOST_READ_URL", read_url),
+        ("ROOST_WRITE_URL", write_url),
+        ("ROOST_REPO", "o/r"),
+        ("ROOST_TOKEN", TOKEN),
+    ):
+        monkeypatch.setenv(var, value)
+
+
 def test_unreachable_exits_3(capsys, monkeypatch):
-    monkeypatch.setenv("ROOST_READ_URL", "http://127.0.0.1:9")
-    monkeypatch.setenv("ROOST_WRITE_URL", "http://127.0.0.1:9")
-    monkeypatch.setenv("ROOST_REPO", "o/r")
-    monkeypatch.setenv("ROOST_TOKEN", TOKEN)
+    service_env(monkeypatch, "http://127.0.0.1:9", "http://127.0.0.1:9")
     code, out, _ = run(capsys, "action", "submit", "heartbeat")
     assert code == 3 and "cannot reach" in out
 
 
 def test_plain_http_to_a_remote_host_is_refused(capsys, monkeypatch):
-    monkeypatch.setenv("ROOST_READ_URL", "https://raw.example.test")
-    monkeypatch.setenv("ROOST_WRITE_URL", "http://api.example.test")
-    monkeypatch.setenv("ROOST_REPO", "o/r")
-    monkeypatch.setenv("ROOST_TOKEN", TOKEN)
+    service_env(monkeypatch, "https://raw.example.test", "http://api.example.test")
     code, _, err = run(capsys, "action", "submit", "heartbeat")
     assert code == 2 and "plain http" in err
 

@@ -442,3 +442,42 @@ def test_catalog_is_headless():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- a deployment's own actions (config [actions.NAME]) ------------------------------------
+
+
+def test_config_adds_an_action_and_overrides_one():
+    from tui.actions.catalog import catalog_with_overrides
+
+    table = catalog_with_overrides(
+        {
+            "wave": {
+                "title": "Wave",
+                "fields": {"target_agent": {"type": "str", "required": True, "help": "Who"}},
+            },
+            "poke": {"description": "Poke, the deployment's way."},
+        }
+    )
+    assert table["wave"].label == "wave"
+    assert [f.name for f in table["wave"].required_fields] == ["target_agent"]
+    assert table["poke"].description == "Poke, the deployment's way."
+    assert table["poke"].fields == CATALOG["poke"].fields  # fields kept when not given
+    assert "wave" not in CATALOG
+
+
+@pytest.mark.parametrize(
+    ("overrides", "fragment"),
+    [
+        ({"Bad-Name": {}}, "lowercase words"),
+        ({"wave": {"colour": "red"}}, "unknown key(s) colour"),
+        ({"wave": {"fields": {"x": {"type": "float"}}}}, "unknown type"),
+        ({"wave": {"fields": {"x": {"pattern": "("}}}}, "actions.wave.fields.x"),
+        ({"wave": "nope"}, "must be a table"),
+    ],
+)
+def test_config_actions_errors_name_the_key(overrides, fragment):
+    from tui.actions.catalog import catalog_with_overrides
+
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        catalog_with_overrides(overrides)
