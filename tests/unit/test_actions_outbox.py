@@ -275,3 +275,23 @@ def test_service_keys_separate_services_and_demo_runs():
         "http://x.invalid/api", "o/r", "run2"
     )
     assert "/" not in a
+
+
+async def test_the_outbox_is_followed_to_accepted_then_applied(demo):
+    from tui.actions.tracking import follow_queued, settle_applied
+
+    service, side = demo
+    sandbox(service).faults.update({"process_delay": 600})
+    register = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    media = side.outbox.draft("verify_media", {"submission_id": "m-1", "decision": "approved"})
+    for entry in (register, media):
+        await side.outbox.send(entry.id, side.client)
+    assert await follow_queued(side.outbox, side.client, now=0) == []
+    assert settle_applied(side.outbox, await snapshot(service)) == []
+    sandbox(service).process_pending()
+    changed = await follow_queued(side.outbox, side.client, now=10_000)
+    assert sorted(e.state for e in changed) == ["accepted", "accepted"]
+    (applied,) = settle_applied(side.outbox, await snapshot(service))
+    assert (applied.id, applied.state) == (register.id, "applied")
+    states = {e.id: e.state for e in side.outbox.entries()}
+    assert states == {register.id: "applied", media.id: "accepted"}

@@ -20,6 +20,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 import httpx
@@ -322,10 +323,7 @@ class IssueClient:
         """The user's issue carrying ``nonce``, None if the platform shows none; raises
         ``LookupFailed`` when it cannot tell. ``not_before`` (epoch seconds) stops the search at
         issues created earlier than the action."""
-        try:
-            login = (await self.whoami()).login
-        except LookupFailed:
-            raise
+        login = (await self.whoami()).login
         for page in range(1, LOOKUP_PAGES + 1):
             params = {
                 "creator": login,
@@ -572,8 +570,6 @@ class IssueClient:
 
 
 def _created(issue: dict[str, Any]) -> float:
-    from datetime import datetime
-
     stamp = issue.get("created_at")
     try:
         return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).timestamp()

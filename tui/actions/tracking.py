@@ -20,14 +20,24 @@ from typing import Any
 import httpx
 
 from tui.actions.issue_client import IssueClient
-from tui.actions.outbox import Entry, now_iso
+from tui.actions.outbox import Entry, EntryBusy, Outbox, now_iso
 from tui.network.models import as_utc
 from tui.untrusted import clean
 
-__all__ = ["SHOWN_IN_STATE", "effect_seen", "follow", "next_check_after"]
+__all__ = [
+    "SHOWN_IN_STATE",
+    "effect_seen",
+    "follow",
+    "follow_queued",
+    "next_check_after",
+    "settle_applied",
+]
 
 #: Pauses between checks of one issue: quick at first, then every minute.
 CHECK_STEPS_S = (3.0, 5.0, 10.0, 20.0, 30.0, 60.0)
+
+#: How far the processor's clock may lag roost's when it stamps a heartbeat.
+CLOCK_SKEW_S = 600.0
 
 #: Actions whose effect the state files show.
 SHOWN_IN_STATE = frozenset(
@@ -194,3 +204,50 @@ def effect_seen(entry: Entry, snapshot: Any) -> bool | None:
         any(p.title == payload.get("title") and p.channel == payload.get("channel") for p in posts)
         or False
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole outbox, for a background worker
+
+
+async def follow_queued(
+    outbox: Outbox, client: IssueClient, *, now: float | None = None
+) -> list[Entry]:
+    """One paced check of every queued entry, each under its lock (another roost following
+    the same entry is skipped); returns the entries whose state changed."""
+    changed = []
+    for entry in outbox.entries():
+        if entry.state != "queued":
+            continue
+        try:
+            with outbox.locked(entry.id):
+                fresh = outbox.load(entry.id)
+                before = fresh.state
+                if await follow(fresh, client, now=now):
+                    outbox.save(fresh)
+                    if fresh.state != before:
+                        changed.append(fresh)
+        except (EntryBusy, KeyError):
+            continue
+    return changed
+
+
+def settle_applied(outbox: Outbox, snapshot: Any) -> list[Entry]:
+    """Mark accepted entries whose effect ``snapshot`` shows as applied; returns them.
+
+    Actions the state never shows stay accepted: that is their last state.
+    """
+    applied = []
+    for entry in outbox.entries():
+        if entry.state != "accepted" or effect_seen(entry, snapshot) is not True:
+            continue
+        try:
+            with outbox.locked(entry.id):
+                fresh = outbox.load(entry.id)
+                if fresh.state == "accepted":
+                    fresh.state, fresh.applied_at = "applied", now_iso()
+                    outbox.save(fresh)
+                    applied.append(fresh)
+        except (EntryBusy, KeyError):
+            continue
+    return applied
