@@ -471,10 +471,15 @@ class IssueClient:
         )
         if found is None:
             return False
-        result.state, result.number = "queued", found.number
-        result.html_url, result.api_url, result.author = found.html_url, found.api_url, found.author
+        self._queued(result, found)
         result.message = f"queued as issue #{found.number} (found after an unclear answer)"
         return True
+
+    def _queued(self, result: SendResult, found: FoundIssue) -> None:
+        result.state, result.number = "queued", found.number
+        result.html_url, result.api_url = found.html_url, found.api_url
+        # the processor acts as the issue's author: the token's login when the answer is mute
+        result.author = found.author or (self._whoami.login if self._whoami else None)
 
     async def _answer(
         self, response: httpx.Response, issue: IssueRequest, result: SendResult
@@ -491,12 +496,7 @@ class IssueClient:
                 )
                 return "unclear"
             found = _found(data)
-            result.state, result.number = "queued", number
-            result.html_url, result.api_url, result.author = (
-                found.html_url,
-                found.api_url,
-                found.author,
-            )
+            self._queued(result, found)
             result.message = f"queued as issue #{number}"
             dropped = [label for label in issue.labels if label not in found.labels]
             if dropped:

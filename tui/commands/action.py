@@ -352,14 +352,13 @@ async def _send(args: argparse.Namespace, side: Any, spec: Any, payload: Any, is
 
 
 async def _wait(side: Any, entry: Any, timeout: float) -> Any:
-    from tui.actions.tracking import follow
+    """Follow one queued entry until the processor speaks or ``timeout`` passes."""
+    from tui.actions.tracking import follow_queued
 
     deadline = time.monotonic() + timeout
-    while entry.state == "queued" and time.monotonic() < deadline:
-        with side.outbox.locked(entry.id):
-            entry = side.outbox.load(entry.id)
-            if await follow(entry, side.client):
-                side.outbox.save(entry)
+    while time.monotonic() < deadline:
+        await follow_queued(side.outbox, side.client)
+        entry = side.outbox.load(entry.id)
         if entry.state != "queued":
             break
         next_at = float(entry.tracking.get("next_at", 0))
