@@ -295,3 +295,18 @@ async def test_the_outbox_is_followed_to_accepted_then_applied(demo):
     assert (applied.id, applied.state) == (register.id, "applied")
     states = {e.id: e.state for e in side.outbox.entries()}
     assert states == {register.id: "applied", media.id: "accepted"}
+
+
+async def test_resume_interrupted_settles_dead_senders_and_skips_live_ones(demo):
+    service, side = demo
+    dead = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    live = side.outbox.draft("heartbeat", {})
+    for entry in (dead, live):
+        entry.state = "sending"
+        side.outbox.save(entry)
+    await side.client.request("POST", side.client.issues_url, json=dead.request)
+    with side.outbox.locked(live.id):
+        settled = await side.outbox.resume_interrupted(side.client)
+    assert [(e.id, e.state, e.number) for e in settled] == [(dead.id, "queued", 1)]
+    assert side.outbox.load(live.id).state == "sending"
+    assert len(sandbox(service).issues) == 1

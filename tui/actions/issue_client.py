@@ -48,6 +48,8 @@ API_VERSION = "2022-11-28"
 ACCEPT = "application/vnd.github+json"
 #: Whole-request deadline (connect, send, answer).
 REQUEST_TIMEOUT_S = 30.0
+#: Connecting may take this long (part of the whole-request deadline).
+CONNECT_TIMEOUT_S = 10.0
 #: Sends of one action before giving up on unclear answers.
 MAX_TRIES = 3
 #: Secondary limits: content-creating requests go out one at a time, this far apart at least.
@@ -279,7 +281,14 @@ class IssueClient:
             raise TokenError("refusing to send the token outside the write URL's origin")
         headers = self.headers()
         headers.update(extra_headers or {})
-        request = self._client.build_request(method, url, json=json, params=params, headers=headers)
+        request = self._client.build_request(
+            method,
+            url,
+            json=json,
+            params=params,
+            headers=headers,
+            timeout=httpx.Timeout(self.timeout_s, connect=min(CONNECT_TIMEOUT_S, self.timeout_s)),
+        )
         try:
             return await asyncio.wait_for(
                 self._client.send(request, follow_redirects=False), self.timeout_s

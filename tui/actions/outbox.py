@@ -44,6 +44,8 @@ __all__ = [
     "Entry",
     "EntryBusy",
     "Outbox",
+    "new_entry_id",
+    "now_iso",
     "outbox_root",
     "service_key",
 ]
@@ -287,6 +289,20 @@ class Outbox:
             self._settle_maybe_sent(entry, maybe_sent, result)
             self.save(entry)
             return entry
+
+    async def resume_interrupted(self, client: IssueClient) -> list[Entry]:
+        """Settle entries a dead process left in "sending" (their lock is free): each is looked
+        up by its nonce and sent only if the platform shows nothing. Entries another process
+        is sending right now are left alone."""
+        settled = []
+        for entry in self.entries():
+            if entry.state != "sending":
+                continue
+            try:
+                settled.append(await self.send(entry.id, client))
+            except EntryBusy:
+                continue
+        return settled
 
     @staticmethod
     def _record(entry: Entry, result: SendResult) -> None:
