@@ -26,7 +26,7 @@ from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.network import DemoNetwork
 from tui.sandbox.server import in_process_client
 from tui.screens.seeds import SeedsScreen
-from tui.widgets.seed_views import SeedsView, score_fraction, sorted_proposals
+from tui.screens.seeds.details import score_fraction, sorted_proposals
 
 BASE = "http://sandbox.invalid"
 SIZE = (80, 24)
@@ -62,8 +62,10 @@ class Rig:
         await pilot.pause()
 
     @property
-    def view(self) -> SeedsView:
-        return self.app.screen.query_one(SeedsView)
+    def view(self) -> SeedsScreen:
+        screen = self.app.screen
+        assert isinstance(screen, SeedsScreen)
+        return screen
 
 
 def demo_seeds() -> dict[str, Any]:

@@ -1,0 +1,314 @@
+"""Tab 5, Seeds: the active seed with its convergence and agents, proposals ranked by votes,
+the queue and the history (DESIGN.md §1, §7).
+
+seeds.json is the network's agenda. Deployments differ: older ones have no ``proposals`` key (a
+normal state, shown as such, not an error) and ``active`` may be null between seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.widgets import TabPane
+
+from tui.network.models import Proposal, Seed, SeedsFile
+from tui.network.state_files import SEEDS
+from tui.network.store import Snapshot
+from tui.screens.base import StateScreen
+from tui.screens.seeds.details import proposal_detail, seed_detail, unique_keys, vote_total
+from tui.screens.seeds.rows import (
+    HISTORY_COLUMNS,
+    PROPOSAL_COLUMNS,
+    QUEUE_COLUMNS,
+    PastRow,
+    ProposalRow,
+    QueueContext,
+    QueuedRow,
+)
+from tui.screens.seeds.views import ActiveSeedView, DetailList, SeedSections
+from tui.widgets.virtual_table import LazyRows
+
+__all__ = ["SECTIONS", "SeedsScreen"]
+
+SECTIONS: tuple[str, ...] = ("seeds-active", "seeds-proposals", "seeds-queue", "seeds-history")
+
+_UNMARKED: dict[str, Any] = {}  # "nothing to compare with": no row is marked new
+
+
+class SeedsScreen(StateScreen, tab="seeds"):
+    """``[`` / ``]`` switch sections; ``enter`` on an agent of the active seed opens it on the
+    Agents tab; ``enter`` on a list row moves into its detail, ``escape`` comes back."""
+
+    CSS_PATH = [Path(__file__).with_name("seeds.tcss")]
+
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (110, "-wide"),
+    ]
+    AUTO_FOCUS = "#active-scroll"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seeds: SeedsFile | None = None
+        self._proposals: dict[str, Proposal] = {}
+        self._queue: dict[str, Seed] = {}
+        self._history: dict[str, Seed] = {}
+        self._pending_key: str | None = None
+        self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
+
+    def compose_body(self) -> ComposeResult:
+        with SeedSections(initial="seeds-active", id="seeds-tabs"):
+            with TabPane("Active", id="seeds-active"):
+                yield ActiveSeedView(id="active-seed")
+            with TabPane("Proposals", id="seeds-proposals"):
+                yield DetailList(PROPOSAL_COLUMNS, self._describe_proposal, id="proposals")
+            with TabPane("Queue", id="seeds-queue"):
+                yield DetailList(QUEUE_COLUMNS, self._describe_queued, id="queue")
+            with TabPane("History", id="seeds-history"):
+                yield DetailList(HISTORY_COLUMNS, self._describe_past, id="history")
+
+    def on_mount(self) -> None:
+        # (StateScreen's own on_mount runs too: Textual calls the handler of every class)
+        self.set_interval(60, self._refresh_ages)
+
+    # ------------------------------------------------------------------ parts
+
+    @property
+    def tabs(self) -> SeedSections:
+        return self.query_one("#seeds-tabs", SeedSections)
+
+    @property
+    def section(self) -> str:
+        return self.tabs.active or SECTIONS[0]
+
+    @property
+    def active_seed(self) -> ActiveSeedView:
+        return self.query_one(ActiveSeedView)
+
+    def list(self, name: str) -> DetailList:
+        """``proposals``, ``queue`` or ``history``."""
+        return self.query_one(f"#{name}", DetailList)
+
+    # ------------------------------------------------------------------ StateScreen hooks
+
+    def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
+        """Show new data in place: section, cursors and scroll positions survive; rows that are
+        new or changed since the last data are marked (the first data marks nothing)."""
+        seeds = snapshot.seeds
+        old = (self._proposals, self._queue, self._history)
+        if SEEDS not in changed or self._seeds is None:
+            old = (_UNMARKED, _UNMARKED, _UNMARKED)
+        self._seeds = seeds
+        self._draw(*old)
+        if self._pending_key is not None:
+            self.select_key(self._pending_key)
+
+    def show_empty_state(self) -> None:
+        """Every section says why seeds.json is not loaded while there is no copy."""
+        text = self.not_loaded_text(SEEDS)
+        if text != self._not_loaded:
+            self._not_loaded = text
+            if self._seeds is None:
+                self._draw(None, None, None)
+
+    def select_key(self, key: str) -> None:
+        """Open the section holding ``key`` (proposal or seed id) with the cursor on it; when
+        seeds.json has not arrived yet, remember it and try again on the next snapshot."""
+        for section, items in (
+            ("proposals", self._proposals),
+            ("queue", self._queue),
+            ("history", self._history),
+        ):
+            if key in items:
+                self.show_section(f"seeds-{section}")
+                self.list(section).table.move_cursor_to(key)
+                self._pending_key = None
+                return
+        seeds = self._seeds
+        if seeds is not None and seeds.active is not None and seeds.active.id == key:
+            self.show_section("seeds-active")
+            self._pending_key = None
+            return
+        self._pending_key = key
+
+    def copy_text(self) -> str | None:
+        """The id of what the cursor is on in the current section."""
+        section = self.section
+        if section == "seeds-active":
+            agent = self.active_seed.selected_agent()
+            if agent is not None:
+                return agent
+            seeds = self._seeds
+            return seeds.active.id if seeds is not None and seeds.active is not None else None
+        key = self.list(section.removeprefix("seeds-")).selected
+        item = self._items(section).get(key) if key is not None else None
+        return item.id if item is not None else None
+
+    def clear_marks(self) -> None:
+        for name in ("proposals", "queue", "history"):
+            self.list(name).clear_marks()
+
+    def action_back(self) -> None:
+        section = self.section
+        if section == "seeds-active":
+            if self.active_seed.agents_table.has_focus:
+                self.active_seed.scroll.focus()
+        else:
+            self.list(section.removeprefix("seeds-")).back()
+
+    # ------------------------------------------------------------------ Seeds' own
+
+    def selected_proposal(self) -> Proposal | None:
+        """The proposal under the cursor on the Proposals section (for a vote action)."""
+        if self.section != "seeds-proposals":
+            return None
+        key = self.list("proposals").selected
+        return self._proposals.get(key) if key is not None else None
+
+    def show_section(self, section: str, *, focus: bool = True) -> None:
+        if section not in SECTIONS:
+            return
+        if focus:
+            # Drop focus first: a focused widget that the switch hides would otherwise hand
+            # focus to whatever comes next in the DOM after our own focus call.
+            self.set_focus(None)
+        self.tabs.active = section
+        if focus:
+            self.call_after_refresh(self.focus_section)
+
+    def focus_section(self) -> None:
+        section = self.section
+        if section == "seeds-active":
+            self.active_seed.scroll.focus()
+        else:
+            self.list(section.removeprefix("seeds-")).focus_primary()
+
+    def action_next_section(self) -> None:
+        index = SECTIONS.index(self.section)
+        self.show_section(SECTIONS[(index + 1) % len(SECTIONS)])
+
+    def action_previous_section(self) -> None:
+        index = SECTIONS.index(self.section)
+        self.show_section(SECTIONS[(index - 1) % len(SECTIONS)])
+
+    def on_active_seed_view_agent_chosen(self, event: ActiveSeedView.AgentChosen) -> None:
+        event.stop()
+        self.jump_to("agents", event.agent_id)
+
+    # ------------------------------------------------------------------ drawing
+
+    def _items(self, section: str) -> Mapping[str, Proposal | Seed]:
+        return {
+            "seeds-proposals": self._proposals,
+            "seeds-queue": self._queue,
+            "seeds-history": self._history,
+        }.get(section, {})
+
+    def _refresh_ages(self) -> None:
+        """Redraw with the clock's new "now" (ages), keeping marks, cursors and scroll."""
+        if self._seeds is not None:
+            self._draw(None, None, None)
+
+    def _draw(
+        self,
+        old_proposals: Mapping[str, Proposal] | None,
+        old_queue: Mapping[str, Seed] | None,
+        old_history: Mapping[str, Seed] | None,
+    ) -> None:
+        """``old_*``: the previous items to mark changes against; None keeps the marks."""
+        seeds, now = self._seeds, self.clock()
+        self.active_seed.show(seeds, now, not_loaded=self._not_loaded)
+        self._show_proposals(seeds, now, old_proposals)
+        self._show_queue(seeds, now, old_queue)
+        self._show_history(seeds, now, old_history)
+        self._label_tabs(seeds)
+
+    @staticmethod
+    def _marked(new: Mapping[str, Any], old: Mapping[str, Any] | None) -> set[str] | None:
+        """Keys new or changed since ``old`` (``_UNMARKED``: nothing to compare with, no marks;
+        ``None``: keep the current marks)."""
+        if old is None:
+            return None
+        if old is _UNMARKED:
+            return set()
+        return {key for key, item in new.items() if old.get(key) != item}
+
+    def _show_proposals(
+        self, seeds: SeedsFile | None, now: datetime, old: Mapping[str, Proposal] | None
+    ) -> None:
+        view = self.list("proposals")
+        if seeds is None or seeds.proposals is None:
+            self._proposals = {}
+            message = (
+                self._not_loaded
+                if seeds is None
+                else "This deployment has no proposals: its seeds.json has no "
+                "\u201cproposals\u201d list (older deployments do not)."
+            )
+            view.set_rows(LazyRows(ProposalRow, {}), message=message)
+            return
+        # keys from the file's order, so a duplicated id keeps its key when votes reorder rows
+        keyed = list(zip(unique_keys(p.id for p in seeds.proposals), seeds.proposals, strict=True))
+        self._proposals = dict(sorted(keyed, key=lambda pair: vote_total(pair[1]), reverse=True))
+        view.set_rows(
+            LazyRows(ProposalRow, self._proposals, now),
+            marked=self._marked(self._proposals, old),
+            message="No proposals yet: agents propose seeds with propose_seed.",
+        )
+
+    def _show_queue(
+        self, seeds: SeedsFile | None, now: datetime, old: Mapping[str, Seed] | None
+    ) -> None:
+        queue = seeds.queue if seeds is not None else ()
+        self._queue = dict(zip(unique_keys(s.id for s in queue), queue, strict=True))
+        self.list("queue").set_rows(
+            LazyRows(QueuedRow, self._queue, QueueContext(now, self._queue)),
+            marked=self._marked(self._queue, old),
+            message=self._not_loaded if seeds is None else "The queue is empty.",
+        )
+
+    def _show_history(
+        self, seeds: SeedsFile | None, now: datetime, old: Mapping[str, Seed] | None
+    ) -> None:
+        # newest first: the service appends to its history
+        history = tuple(reversed(seeds.history)) if seeds is not None else ()
+        self._history = dict(zip(unique_keys(s.id for s in history), history, strict=True))
+        self.list("history").set_rows(
+            LazyRows(PastRow, self._history, now),
+            marked=self._marked(self._history, old),
+            message=self._not_loaded if seeds is None else "No seeds in the history yet.",
+        )
+
+    def _label_tabs(self, seeds: SeedsFile | None) -> None:
+        def label(title: str, items: Sequence[Any] | None) -> Content:
+            if seeds is None:
+                return Content(title)
+            return Content(f"{title} \u2014" if items is None else f"{title} {len(items)}")
+
+        tabs = self.tabs
+        active = seeds.active if seeds is not None else None
+        tabs.get_tab("seeds-active").label = Content(
+            "Active" if active is not None or seeds is None else "Active \u2014"
+        )
+        tabs.get_tab("seeds-proposals").label = label(
+            "Proposals", seeds.proposals if seeds else None
+        )
+        tabs.get_tab("seeds-queue").label = label("Queue", seeds.queue if seeds else ())
+        tabs.get_tab("seeds-history").label = label("History", seeds.history if seeds else ())
+
+    def _describe_proposal(self, key: str) -> Content | None:
+        proposal = self._proposals.get(key)
+        return None if proposal is None else proposal_detail(proposal, self.clock())
+
+    def _describe_queued(self, key: str) -> Content | None:
+        seed = self._queue.get(key)
+        return None if seed is None else seed_detail(seed, self.clock())
+
+    def _describe_past(self, key: str) -> Content | None:
+        seed = self._history.get(key)
+        return None if seed is None else seed_detail(seed, self.clock())
