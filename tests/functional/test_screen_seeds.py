@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from app_rig import Clock  # the shared frozen clock
+from textual import events
 
 from tui.app import RoostApp
 from tui.config import Settings
@@ -450,3 +451,33 @@ def test_snapshot_seeds_without_proposals_or_active(snap_compare) -> None:
     rig = make_rig(seeds)
     run_before = _open("right_square_bracket", rig=rig)
     assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)
+
+
+# --------------------------------------------------------------------------- keys (issue 12)
+
+
+def burst(app: RoostApp, *keys: str) -> None:
+    """Keys as a terminal delivers a fast burst: all queued before the app handles the first."""
+    for key in keys:
+        character = {"right_square_bracket": "]", "left_square_bracket": "["}.get(key, key)
+        app.post_message(events.Key(key, character if len(character) == 1 else None))
+
+
+async def test_every_key_of_a_fast_burst_moves_a_section() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        burst(rig.app, *["right_square_bracket"] * 4)
+        await pilot.pause()
+        await pilot.pause()
+        assert rig.view.section == "seeds-active"  # four sections on: round to the start
+        burst(rig.app, *["right_square_bracket"] * 3)
+        await pilot.pause()
+        await pilot.pause()
+        assert rig.view.section == "seeds-history"
+        assert rig.app.focused is rig.view.list("history").table
+        burst(rig.app, "left_square_bracket", "left_square_bracket")
+        await pilot.pause()
+        await pilot.pause()
+        assert rig.view.section == "seeds-proposals"
+        assert rig.app.focused is rig.view.list("proposals").table

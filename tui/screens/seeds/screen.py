@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import TabPane
 
 from tui.network.models import Proposal, Seed, SeedsFile
@@ -171,22 +172,22 @@ class SeedsScreen(StateScreen, tab="seeds"):
         return self._proposals.get(key) if key is not None else None
 
     def show_section(self, section: str, *, focus: bool = True) -> None:
+        """Switch to ``section`` and, with ``focus``, move the focus into it at once.
+
+        At once, not after a refresh: the keys of a fast burst that are still queued find their
+        bindings from the focused widget, so every ``]`` of the burst moves a section.
+        """
         if section not in SECTIONS:
             return
+        self.tabs.active = section  # the switcher shows the new pane now (display is set)
         if focus:
-            # Drop focus first: a focused widget that the switch hides would otherwise hand
-            # focus to whatever comes next in the DOM after our own focus call.
-            self.set_focus(None)
-        self.tabs.active = section
-        if focus:
-            self.call_after_refresh(self.focus_section)
+            self.set_focus(self._primary(section))
 
-    def focus_section(self) -> None:
-        section = self.section
+    def _primary(self, section: str) -> Widget:
+        """Where the focus goes in ``section``: the text of the active seed, or the list."""
         if section == "seeds-active":
-            self.active_seed.scroll.focus()
-        else:
-            self.list(section.removeprefix("seeds-")).focus_primary()
+            return self.active_seed.scroll
+        return self.list(section.removeprefix("seeds-")).primary
 
     def action_next_section(self) -> None:
         index = SECTIONS.index(self.section)

@@ -17,7 +17,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Static, TabbedContent
+from textual.widget import Widget
+from textual.widgets import Static, TabbedContent, TabPane
 
 from tui.network.models import SeedsFile
 from tui.network.state_files import SEEDS
@@ -50,6 +51,14 @@ class SeedSections(TabbedContent):
             id="seeds.previous_section",
         ),
     ]
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        """Follow focus into a pane only while it is still there: in a burst of section keys,
+        the notices of the earlier switches arrive after the later ones and would switch back."""
+        focused = self.screen.focused
+        if focused is None or event.tab_pane not in focused.ancestors:
+            event.stop()
+            event.prevent_default()  # TabbedContent's own handler would switch to that pane
 
 
 class _Message(Static, can_focus=True):
@@ -122,11 +131,12 @@ class DetailList(Container):
             self.detail.scroll_home(animate=False, immediate=True)
         self._shown_key = key
 
-    def focus_primary(self) -> None:
+    @property
+    def primary(self) -> Widget:
+        """What takes the focus when the list is opened: the table, or the note replacing it."""
         if self.has_class("-message"):
-            self.query_one(f"#{self.id}-message", _Message).focus()
-        else:
-            self.table.focus()
+            return self.query_one(f"#{self.id}-message", _Message)
+        return self.table
 
     def back(self) -> bool:
         """Leave the detail for the table; ``False`` when there was nothing to go back from."""
