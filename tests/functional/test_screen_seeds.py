@@ -10,7 +10,7 @@ import asyncio
 import copy
 import html
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -39,10 +39,15 @@ class RecordingApp(RoostApp):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.jumps: list[tuple[str, str | None]] = []
+        self.notes: list[str] = []
 
     def jump_to(self, tab_id: str, key: str | None = None) -> None:
         self.jumps.append((tab_id, key))
         super().jump_to(tab_id, key)
+
+    def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
+        self.notes.append(message)
+        super().notify(message, *args, **kwargs)
 
 
 @dataclass
@@ -51,7 +56,6 @@ class Rig:
     network: DemoNetwork
     store: Store
     clock: Clock
-    notes: list[str] = field(default_factory=list)
 
     def seeds(self) -> dict[str, Any]:
         return self.network.doc("seeds.json")
@@ -481,3 +485,155 @@ async def test_every_key_of_a_fast_burst_moves_a_section() -> None:
         await pilot.pause()
         assert rig.view.section == "seeds-proposals"
         assert rig.app.focused is rig.view.list("proposals").table
+
+
+async def test_filter_and_sort_work_on_the_seeds_lists() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket")
+        screen = rig.view
+        table = screen.list("proposals").table
+        author = rig.seeds()["proposals"][0]["author"]
+        await pilot.press("slash", *author)
+        assert screen.filter_field.has_focus
+        assert 0 < table.row_count < 14
+        assert all(author in table.get_row(k).haystack for k in table.visible_keys())
+        await pilot.press("enter")  # back to the list, the filter kept and shown
+        assert rig.app.focused is table and screen.filter_shown
+        assert table.filter_query == author
+        await pilot.press("right_square_bracket")  # the queue has no filter: the line hides
+        assert not screen.filter_shown
+        await pilot.press("left_square_bracket")
+        assert screen.filter_shown and screen.filter_field.value == author
+        await pilot.press("escape")  # clears the filter
+        assert table.row_count == 14 and not screen.filter_shown
+        await pilot.press("s")
+        assert table.sort_column == "votes" and not table.sort_reverse
+        await pilot.press("s")
+        assert table.sort_column == "id"
+        await pilot.press("S")
+        assert table.sort_column == "id" and table.sort_reverse
+        ids = [table.get_row(k).cells[1] for k in table.visible_keys()]
+        assert ids == sorted(ids, reverse=True)
+
+
+async def test_a_burst_after_slash_lands_in_the_filter() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket")
+        burst(rig.app, "slash", "z", "i", "o", "n")
+        await pilot.pause()
+        await pilot.pause()
+        assert rig.view.filter_field.value == "zion"
+        assert rig.view.list("proposals").table.filter_query == "zion"
+
+
+async def test_filter_and_sort_say_where_they_do_not_apply() -> None:
+    seeds = demo_seeds()
+    seeds["active"] = None
+    rig = make_rig(seeds)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("slash", "s", "a")
+        assert not rig.view.filter_shown
+        assert any("filter works on a list" in note for note in rig.app.notes)
+        assert any("Sorting works on a list" in note for note in rig.app.notes)
+        assert any("Go to author works on a proposal" in note for note in rig.app.notes)
+        assert rig.app.jumps == []
+
+
+async def test_raw_json_of_the_record_on_view() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        active = rig.seeds()["active"]
+        await pilot.press("J")
+        text = rig.app.screen.query_one("#active-text").visual.plain
+        assert text.startswith(f"raw JSON \u00b7 seed {active['id']}")
+        assert '"convergence": {' in text
+        await pilot.press("J")
+        assert "raw JSON" not in rig.app.screen.query_one("#active-text").visual.plain
+        await pilot.press("right_square_bracket")
+        proposals = rig.view.list("proposals")
+        first = proposals.table.cursor_key
+        proposals.detail.scroll_to(y=3, animate=False, immediate=True)
+        await pilot.press("J")
+        text = proposals.detail_text.visual.plain
+        assert text.startswith(f"raw JSON \u00b7 proposal {first}")
+        assert '"vote_count":' in text
+        assert proposals.detail.scroll_y == 0  # opens at the top
+        await pilot.press("j")  # another proposal: its detail, not raw JSON
+        assert "raw JSON" not in proposals.detail_text.visual.plain
+
+
+async def test_a_proposals_author_is_a_link() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=(120, 40)) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket", "down")
+        proposal = rig.view.selected_proposal()
+        assert proposal is not None and proposal.author
+        await pilot.press("a")
+        assert rig.app.jumps == [("agents", proposal.author)]
+        assert rig.app.screen.TAB_ID == "agents"
+        await pilot.press("5")
+        proposals = rig.view.list("proposals")
+        await pilot.press("enter", "tab")  # into the detail, then its "Go to" list
+        assert rig.app.focused is proposals.links
+        await pilot.press("enter")
+        assert rig.app.jumps[-1] == ("agents", proposal.author)
+        assert rig.app.screen.TAB_ID == "agents"
+
+
+async def test_vim_motion_in_lists_panes_and_sections() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("l")
+        assert rig.view.section == "seeds-proposals"
+        table = rig.view.list("proposals").table
+        await pilot.press("j", "j")
+        assert table.cursor_row == 2
+        await pilot.press("k")
+        assert table.cursor_row == 1
+        await pilot.press("G")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("g")
+        assert table.cursor_row == 0
+        await pilot.press("ctrl+d")
+        half = table.cursor_row
+        assert half >= 1
+        await pilot.press("ctrl+u")
+        assert table.cursor_row == 0
+        await pilot.press("h", "h")
+        assert rig.view.section == "seeds-history"
+        history = rig.view.list("history")
+        await pilot.press("enter")  # into the detail: the same keys scroll it
+        pane = history.detail
+        assert rig.app.focused is pane and pane.max_scroll_y > 2
+        await pilot.press("j")
+        assert pane.scroll_y == 1
+        await pilot.press("G")
+        assert pane.scroll_y == pane.max_scroll_y
+        await pilot.press("g")
+        assert pane.scroll_y == 0
+        await pilot.press("ctrl+d")
+        assert pane.scroll_y > 1
+        await pilot.press("ctrl+u")
+        assert pane.scroll_y == 0
+        await pilot.press("escape", "l")  # back to the list; l: the next section (Active)
+        assert rig.view.section == "seeds-active"
+
+
+def test_snapshot_seeds_filtered(snap_compare) -> None:
+    rig = make_rig()
+    run_before = _open("right_square_bracket", "slash", *"zion", "enter", rig=rig)
+    assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_snapshot_seeds_raw_json(snap_compare) -> None:
+    rig = make_rig()
+    run_before = _open("right_square_bracket", "right_square_bracket", "J", rig=rig)
+    assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -15,9 +16,11 @@ from textual.content import Content
 
 from tui.network.models import Convergence, Proposal, Seed, as_utc
 from tui.untrusted import clean, truncate
+from tui.widgets.detail_pane import Link, raw_json
 from tui.widgets.text import age, bar, when
 
 __all__ = [
+    "Detail",
     "active_body",
     "active_summary",
     "no_active_seed",
@@ -25,6 +28,8 @@ __all__ = [
     "convergence_line",
     "percent",
     "proposal_detail",
+    "proposal_links",
+    "raw_view",
     "score_fraction",
     "seed_detail",
     "sorted_proposals",
@@ -259,3 +264,33 @@ def no_active_seed(queued: int) -> tuple[Content, Content]:
         else "The queue is empty."
     )
     return Content.assemble(("No active seed", "bold"), " right now."), Content(follow)
+
+
+def raw_view(kind: str, record_id: str, model: Any) -> Content:
+    """A record's raw JSON under a heading that says which record it is."""
+    heading = Content.assemble(
+        ("raw JSON", _HEADING), f" \u00b7 {kind} ", (clean(record_id), "bold")
+    )
+    return Content.assemble(heading, "\n\n", raw_json(model))
+
+
+def proposal_links(proposal: Proposal) -> list[Link]:
+    """Where a proposal leads: its author on the Agents tab."""
+    if not proposal.author:
+        return []
+    label = Content.assemble(("agent ", _MUTED), truncate(clean(proposal.author), 60))
+    return [Link(label, "agents", proposal.author)]
+
+
+@dataclass(frozen=True, slots=True)
+class Detail:
+    """What a list's detail shows for one row: its text, its links, and its record (raw JSON)."""
+
+    kind: str  # "proposal", "seed"
+    record_id: str
+    model: Any
+    body: Content
+    links: list[Link] = field(default_factory=list)
+
+    def raw_view(self) -> Content:
+        return raw_view(self.kind, self.record_id, self.model)

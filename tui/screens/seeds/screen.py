@@ -12,16 +12,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import TabPane
+from textual.widgets import Input, Static, TabPane
 
 from tui.network.models import Proposal, Seed, SeedsFile
 from tui.network.state_files import SEEDS
 from tui.network.store import Snapshot
 from tui.screens.base import StateScreen
-from tui.screens.seeds.details import proposal_detail, seed_detail, unique_keys, vote_total
+from tui.screens.seeds.details import (
+    Detail,
+    proposal_detail,
+    proposal_links,
+    seed_detail,
+    unique_keys,
+    vote_total,
+)
 from tui.screens.seeds.rows import (
     HISTORY_COLUMNS,
     PROPOSAL_COLUMNS,
@@ -31,7 +41,7 @@ from tui.screens.seeds.rows import (
     QueueContext,
     QueuedRow,
 )
-from tui.screens.seeds.views import ActiveSeedView, DetailList, SeedSections
+from tui.screens.seeds.views import ActiveSeedView, DetailList, SeedSections, SeedTable
 from tui.widgets.virtual_table import LazyRows
 
 __all__ = ["SECTIONS", "SeedsScreen"]
@@ -62,6 +72,14 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self._pending_key: str | None = None
         self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "filter", "Filter", key_display="/", show=False, id="seeds.filter"),
+        Binding("s", "sort", "Sort", show=False, id="seeds.sort"),
+        Binding("S", "reverse", "Reverse sort", show=False, id="seeds.reverse"),
+        Binding("J", "raw", "Raw JSON", show=False, id="seeds.raw"),
+        Binding("a", "author", "Go to author (proposals)", show=False, id="seeds.author"),
+    ]
+
     def compose_body(self) -> ComposeResult:
         with SeedSections(initial="seeds-active", id="seeds-tabs"):
             with TabPane("Active", id="seeds-active"):
@@ -72,10 +90,23 @@ class SeedsScreen(StateScreen, tab="seeds"):
                 yield DetailList(QUEUE_COLUMNS, self._describe_queued, id="queue")
             with TabPane("History", id="seeds-history"):
                 yield DetailList(HISTORY_COLUMNS, self._describe_past, id="history")
+        # one filter line for the lists; it filters the list of the section on view
+        line = Horizontal(id="seeds-filter-line")
+        line.display = False
+        with line:
+            yield Static(Content("filter"), id="seeds-filter-label")
+            yield Input(
+                placeholder="type to filter this list\u2026",
+                id="seeds-filter",
+                compact=True,
+                select_on_focus=False,
+            )
 
     def on_mount(self) -> None:
         # (StateScreen's own on_mount runs too: Textual calls the handler of every class)
         self.set_interval(60, self._refresh_ages)
+        if self.app.is_headless:
+            self.filter_field.cursor_blink = False  # stable snapshots
 
     # ------------------------------------------------------------------ parts
 
@@ -90,6 +121,26 @@ class SeedsScreen(StateScreen, tab="seeds"):
     @property
     def active_seed(self) -> ActiveSeedView:
         return self.query_one(ActiveSeedView)
+
+    @property
+    def filter_field(self) -> Input:
+        return self.query_one("#seeds-filter", Input)
+
+    @property
+    def filter_shown(self) -> bool:
+        return self.query_one("#seeds-filter-line").display
+
+    def _set_filter_shown(self, shown: bool) -> None:
+        self.query_one("#seeds-filter-line").display = shown
+
+    def current_table(self) -> SeedTable | None:
+        """The table of the section on view, if it shows one (no active seed: no agents list)."""
+        section = self.section
+        if section == "seeds-active":
+            view = self.active_seed
+            return None if view.has_class("-none") else view.agents_table
+        listing = self.list(section.removeprefix("seeds-"))
+        return None if listing.has_class("-message") else listing.table
 
     def list(self, name: str) -> DetailList:
         """``proposals``, ``queue`` or ``history``."""
@@ -155,12 +206,19 @@ class SeedsScreen(StateScreen, tab="seeds"):
             self.list(name).clear_marks()
 
     def action_back(self) -> None:
+        """Close what is open, innermost first: the filter line, a detail, the filter, the list
+        of the active seed's agents."""
+        field = self.filter_field
+        table = self.current_table()
         section = self.section
-        if section == "seeds-active":
-            if self.active_seed.agents_table.has_focus:
-                self.active_seed.scroll.focus()
-        else:
-            self.list(section.removeprefix("seeds-")).back()
+        if self.focused is field:
+            self._clear_filter()
+        elif section != "seeds-active" and self.list(section.removeprefix("seeds-")).back():
+            pass
+        elif table is not None and table.filter_query:
+            self._clear_filter()
+        elif section == "seeds-active" and self.active_seed.agents_table.has_focus:
+            self.active_seed.scroll.focus()
 
     # ------------------------------------------------------------------ Seeds' own
 
@@ -180,6 +238,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         if section not in SECTIONS:
             return
         self.tabs.active = section  # the switcher shows the new pane now (display is set)
+        self._show_filter_of(self.current_table())
         if focus:
             self.set_focus(self._primary(section))
 
@@ -200,6 +259,125 @@ class SeedsScreen(StateScreen, tab="seeds"):
     def on_active_seed_view_agent_chosen(self, event: ActiveSeedView.AgentChosen) -> None:
         event.stop()
         self.jump_to("agents", event.agent_id)
+
+    def on_detail_list_link_chosen(self, event: DetailList.LinkChosen) -> None:
+        event.stop()
+        self.jump_to(event.link.tab, event.link.key)
+
+    def on_tabbed_content_tab_activated(self, event: SeedSections.TabActivated) -> None:
+        """A click on a section's tab: the filter line follows the list on view."""
+        self._show_filter_of(self.current_table())
+
+    # ------------------------------------------------------------------ filter, sort, raw
+
+    def _not_here(self, what: str) -> None:
+        self.notify(
+            f"{what} works on a list: the agents of the active seed, proposals, queue, history",
+            severity="warning",
+            markup=False,
+        )
+
+    def action_filter(self) -> None:
+        table = self.current_table()
+        if table is None:
+            self._not_here("The filter")
+            return
+        field = self.filter_field
+        with field.prevent(Input.Changed):
+            field.value = table.filter_query
+        self._set_filter_shown(True)
+        field.cursor_position = len(field.value)
+        self.set_focus(field)
+
+    def _show_filter_of(self, table: SeedTable | None) -> None:
+        """The filter line shows the filter of ``table`` (hidden when it has none)."""
+        field = self.filter_field
+        query = table.filter_query if table is not None else ""
+        if self.focused is field and table is None:
+            self.set_focus(None)
+        with field.prevent(Input.Changed):
+            field.value = query
+        self._set_filter_shown(bool(query) or self.focused is field)
+
+    def _clear_filter(self) -> None:
+        table = self.current_table()
+        if table is not None:
+            table.set_filter("")
+        self._show_filter_of(table)
+        self._set_filter_shown(False)
+        self.set_focus(self._primary(self.section))
+
+    @on(Input.Changed, "#seeds-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        table = self.current_table()
+        if table is not None:
+            table.set_filter(event.value)
+
+    @on(Input.Submitted, "#seeds-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if not event.value.strip():
+            self._set_filter_shown(False)
+        table = self.current_table()
+        self.set_focus(table if table is not None else self._primary(self.section))
+
+    def on_key(self, event: events.Key) -> None:
+        """Make a fast burst like "/abc" land in the filter (as on the other tables): "/" opens
+        it as soon as it bubbles here, and printable keys that bubble up while it has focus (the
+        field consumes the keys sent to it) go into it."""
+        field = self.filter_field
+        if event.key == "slash" and self.focused is not field:
+            event.stop()
+            event.prevent_default()
+            self.action_filter()
+        elif self.focused is field and event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            field.insert_text_at_cursor(event.character)
+
+    def action_sort(self) -> None:
+        table = self.current_table()
+        if table is None:
+            self._not_here("Sorting")
+        else:
+            table.cycle_sort()
+
+    def action_reverse(self) -> None:
+        table = self.current_table()
+        if table is None:
+            self._not_here("Sorting")
+        elif table.sort_column is None:
+            table.sort_by(table.columns[0].key, reverse=True)
+        else:
+            table.toggle_sort_direction()
+
+    def action_raw(self) -> None:
+        """The raw JSON of the record on view (the active seed, or the list's row); again: back."""
+        section = self.section
+        if section != "seeds-active":
+            self.list(section.removeprefix("seeds-")).toggle_raw()
+            return
+        seeds, view = self._seeds, self.active_seed
+        if seeds is None or seeds.active is None:
+            self.notify("No active seed to show", severity="warning", markup=False)
+            return
+        view.raw = not view.raw
+        view.show(seeds, self.clock(), not_loaded=self._not_loaded)
+        view.scroll.scroll_home(animate=False, immediate=True)
+
+    def action_author(self) -> None:
+        proposal = self.selected_proposal()
+        if proposal is None:
+            self.notify(
+                "Go to author works on a proposal (Proposals section)",
+                severity="warning",
+                markup=False,
+            )
+        elif proposal.author:
+            self.jump_to("agents", proposal.author)
+        else:
+            self.notify("This proposal names no author", severity="warning", markup=False)
 
     # ------------------------------------------------------------------ drawing
 
@@ -302,14 +480,20 @@ class SeedsScreen(StateScreen, tab="seeds"):
         tabs.get_tab("seeds-queue").label = label("Queue", seeds.queue if seeds else ())
         tabs.get_tab("seeds-history").label = label("History", seeds.history if seeds else ())
 
-    def _describe_proposal(self, key: str) -> Content | None:
+    def _describe_proposal(self, key: str) -> Detail | None:
         proposal = self._proposals.get(key)
-        return None if proposal is None else proposal_detail(proposal, self.clock())
+        if proposal is None:
+            return None
+        body = proposal_detail(proposal, self.clock())
+        return Detail("proposal", proposal.id, proposal, body, proposal_links(proposal))
 
-    def _describe_queued(self, key: str) -> Content | None:
-        seed = self._queue.get(key)
-        return None if seed is None else seed_detail(seed, self.clock())
+    def _describe_queued(self, key: str) -> Detail | None:
+        return self._describe_seed(self._queue.get(key))
 
-    def _describe_past(self, key: str) -> Content | None:
-        seed = self._history.get(key)
-        return None if seed is None else seed_detail(seed, self.clock())
+    def _describe_past(self, key: str) -> Detail | None:
+        return self._describe_seed(self._history.get(key))
+
+    def _describe_seed(self, seed: Seed | None) -> Detail | None:
+        return (
+            None if seed is None else Detail("seed", seed.id, seed, seed_detail(seed, self.clock()))
+        )

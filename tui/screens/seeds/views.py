@@ -18,21 +18,77 @@ from textual.containers import Container, Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import OptionList, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
 
 from tui.network.models import SeedsFile
 from tui.network.state_files import SEEDS
-from tui.screens.seeds.details import active_body, active_summary, no_active_seed, unique_keys
+from tui.screens.seeds.details import (
+    Detail,
+    active_body,
+    active_summary,
+    no_active_seed,
+    raw_view,
+    unique_keys,
+)
 from tui.screens.seeds.rows import AGENT_COLUMNS, AgentRow
 from tui.untrusted import clean
+from tui.widgets.detail_pane import Link
 from tui.widgets.virtual_table import Column, LazyRows, VirtualTable
 
-__all__ = ["ActiveSeedView", "DetailList", "SeedSections"]
+__all__ = ["ActiveSeedView", "DetailList", "SeedPane", "SeedSections", "SeedTable"]
+
+
+def _vim_keys(scope: str, down: str, up: str, top: str, bottom: str) -> list[BindingType]:
+    """``j``/``k``, ``g``/``G`` and ``ctrl+d``/``ctrl+u`` bound to a widget's own actions."""
+    keys = (
+        ("j", down, "Down"),
+        ("k", up, "Up"),
+        ("g", top, "To the top"),
+        ("G", bottom, "To the bottom"),
+        ("ctrl+d", "half_page(1)", "Half a page down"),
+        ("ctrl+u", "half_page(-1)", "Half a page up"),
+    )
+    return [
+        Binding(key, action, description, show=False, id=f"seeds.{scope}.{key}")
+        for key, action, description in keys
+    ]
+
+
+class SeedTable(VirtualTable):
+    """A Seeds list: the table's keys plus vim motion."""
+
+    HELP_TITLE: ClassVar[str] = "Seeds lists"
+    BINDINGS: ClassVar[list[BindingType]] = _vim_keys(
+        "table", "cursor_down", "cursor_up", "cursor_first", "cursor_last"
+    )
+
+    def action_half_page(self, direction: int) -> None:
+        keys = self.visible_keys()
+        if keys:
+            step = max(1, (self.scrollable_content_region.height - 1) // 2)
+            position = max(0, min(len(keys) - 1, self.cursor_row + direction * step))
+            self.move_cursor_to(keys[position])
+
+
+class SeedPane(VerticalScroll, can_focus=True):
+    """A scrolling text of the Seeds screen, with vim motion as in the lists."""
+
+    HELP_TITLE: ClassVar[str] = "Seeds text"
+    BINDINGS: ClassVar[list[BindingType]] = _vim_keys(
+        "text", "scroll_down", "scroll_up", "scroll_home", "scroll_end"
+    )
+
+    def action_half_page(self, direction: int) -> None:
+        step = max(1, self.scrollable_content_region.height // 2)
+        self.scroll_relative(y=direction * step, animate=False)
 
 
 class SeedSections(TabbedContent):
     """The four sections in tabs. Its keys switch sections on the screen (which also moves the
     focus into the new section); they are declared here so they show while focus is inside."""
+
+    HELP_TITLE: ClassVar[str] = "Seeds sections"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -50,6 +106,8 @@ class SeedSections(TabbedContent):
             show=False,
             id="seeds.previous_section",
         ),
+        Binding("l", "screen.next_section", "Next section", show=False, id="seeds.next_l"),
+        Binding("h", "screen.previous_section", "Previous section", show=False, id="seeds.prev_h"),
     ]
 
     def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
@@ -67,13 +125,21 @@ class _Message(Static, can_focus=True):
 
 class DetailList(Container):
     """A table and the detail of its highlighted row. ``enter`` moves focus into the detail (to
-    scroll a long text); ``escape`` goes back to the table. A ``message`` replaces both when the
-    list does not exist or is empty ("this deployment has no proposals")."""
+    scroll a long text, or reach its "Go to" links); ``escape`` goes back to the table. A
+    ``message`` replaces both when the list does not exist or is empty ("this deployment has no
+    proposals"). The detail can show the row's raw JSON instead, until the cursor moves."""
+
+    class LinkChosen(Message):
+        """A "Go to" entry of the detail was chosen."""
+
+        def __init__(self, link: Link) -> None:
+            super().__init__()
+            self.link = link
 
     def __init__(
         self,
         columns: Sequence[Column],
-        describe: Callable[[str], Content | None],
+        describe: Callable[[str], Detail | None],
         *,
         id: str,  # noqa: A002
     ) -> None:
@@ -83,28 +149,43 @@ class DetailList(Container):
         self._shown_key: str | None = None
         self._rows: Sequence = ()
         self._marked: frozenset[str] = frozenset()
+        self._links: list[Link] = []
+        self.raw = False
 
     def compose(self) -> ComposeResult:
         yield _Message(Content(""), id=f"{self.id}-message", classes="detail-list--message")
-        yield VirtualTable(self._columns, id=f"{self.id}-table")
-        with VerticalScroll(id=f"{self.id}-detail", classes="detail-list--detail"):
+        yield SeedTable(self._columns, id=f"{self.id}-table")
+        with SeedPane(id=f"{self.id}-detail", classes="detail-list--detail"):
             yield Static(Content(""), id=f"{self.id}-text", classes="detail-list--text")
+            yield Static(Content("Go to"), id=f"{self.id}-links-title", classes="links-title")
+            yield OptionList(id=f"{self.id}-links", classes="links", markup=False)
 
     @property
-    def table(self) -> VirtualTable:
-        return self.query_one(f"#{self.id}-table", VirtualTable)
+    def table(self) -> SeedTable:
+        return self.query_one(f"#{self.id}-table", SeedTable)
 
     @property
-    def detail(self) -> VerticalScroll:
-        return self.query_one(f"#{self.id}-detail", VerticalScroll)
+    def detail(self) -> SeedPane:
+        return self.query_one(f"#{self.id}-detail", SeedPane)
 
     @property
     def detail_text(self) -> Static:
         return self.query_one(f"#{self.id}-text", Static)
 
     @property
+    def links(self) -> OptionList:
+        return self.query_one(f"#{self.id}-links", OptionList)
+
+    @property
     def selected(self) -> str | None:
         return None if self.has_class("-message") else self.table.cursor_key
+
+    @property
+    def primary(self) -> Widget:
+        """What takes the focus when the list is opened: the table, or the note replacing it."""
+        if self.has_class("-message"):
+            return self.query_one(f"#{self.id}-message", _Message)
+        return self.table
 
     def set_rows(
         self, rows: LazyRows, *, marked: Iterable[str] | None = (), message: str = ""
@@ -125,22 +206,45 @@ class DetailList(Container):
 
     def refresh_detail(self, *, home: bool = False) -> None:
         key = self.table.cursor_key
-        body = self._describe(key) if key is not None else None
-        self.detail_text.update(body if body is not None else Content(""))
-        if home or key != self._shown_key:
+        moved = home or key != self._shown_key
+        if moved:
+            self.raw = False  # the raw view is of one record, not a mode
+        detail = self._describe(key) if key is not None else None
+        if detail is None:
+            body, links = Content(""), []
+        elif self.raw:
+            body, links = detail.raw_view(), []
+        else:
+            body, links = detail.body, detail.links
+        self.detail_text.update(body)
+        self._show_links(links)
+        if moved:
             self.detail.scroll_home(animate=False, immediate=True)
         self._shown_key = key
 
-    @property
-    def primary(self) -> Widget:
-        """What takes the focus when the list is opened: the table, or the note replacing it."""
-        if self.has_class("-message"):
-            return self.query_one(f"#{self.id}-message", _Message)
-        return self.table
+    def toggle_raw(self) -> None:
+        """Show the highlighted row's raw JSON, or its detail again (from the top)."""
+        if self.selected is not None:
+            self.raw = not self.raw
+            self.refresh_detail()
+            self.detail.scroll_home(animate=False, immediate=True)
+
+    def _show_links(self, links: Sequence[Link]) -> None:
+        if not links and not self._links:
+            return  # the usual case: no options to rebuild
+        self._links = list(links)
+        options = self.links
+        options.set_options(Option(link.label) for link in self._links)
+        if self._links:
+            options.highlighted = 0
+        self.set_class(bool(self._links), "-links")
 
     def back(self) -> bool:
         """Leave the detail for the table; ``False`` when there was nothing to go back from."""
-        if self.detail.has_focus and not self.has_class("-message"):
+        if self.has_class("-message"):
+            return False
+        focused = self.screen.focused
+        if focused is not None and self.detail in focused.ancestors_with_self:
             self.table.focus()
             return True
         return False
@@ -152,6 +256,11 @@ class DetailList(Container):
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
         self.detail.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self._links):
+            self.post_message(self.LinkChosen(self._links[event.option_index]))
 
 
 class ActiveSeedView(Container):
@@ -169,21 +278,22 @@ class ActiveSeedView(Container):
         super().__init__(id=id)
         self._seed_id: str | None = None
         self.agents: Mapping[str, str] = {}  # row key -> agent id (ids may repeat)
+        self.raw = False  # the active seed's raw JSON instead of its text (until it changes)
 
     def compose(self) -> ComposeResult:
         yield Static(Content(f"{SEEDS} not loaded yet"), id="active-meta")
         with Horizontal(id="active-body"):
-            with VerticalScroll(id="active-scroll"):
+            with SeedPane(id="active-scroll"):
                 yield Static(Content(""), id="active-text")
-            yield VirtualTable(AGENT_COLUMNS, id="active-agents")
+            yield SeedTable(AGENT_COLUMNS, id="active-agents")
 
     @property
-    def agents_table(self) -> VirtualTable:
-        return self.query_one("#active-agents", VirtualTable)
+    def agents_table(self) -> SeedTable:
+        return self.query_one("#active-agents", SeedTable)
 
     @property
-    def scroll(self) -> VerticalScroll:
-        return self.query_one("#active-scroll", VerticalScroll)
+    def scroll(self) -> SeedPane:
+        return self.query_one("#active-scroll", SeedPane)
 
     def selected_agent(self) -> str | None:
         """The agent under the cursor of the agents list, when that list has focus."""
@@ -199,6 +309,7 @@ class ActiveSeedView(Container):
         self.set_class(active is None, "-none")
         old_id, self._seed_id = self._seed_id, active.id if active is not None else None
         if active is None:
+            self.raw = False
             if seeds is None:
                 summary, body = Content(clean(not_loaded)), Content("")
             else:
@@ -207,8 +318,10 @@ class ActiveSeedView(Container):
             text.update(body)
             self._set_agents(())
             return
+        if old_id != active.id:
+            self.raw = False
         meta.update(active_summary(active, now))
-        text.update(active_body(active, now))
+        text.update(raw_view("seed", active.id, active) if self.raw else active_body(active, now))
         self._set_agents(active.convergence.agents if active.convergence is not None else ())
         if old_id is not None and old_id != active.id:
             self.scroll.scroll_home(animate=False, immediate=True)
