@@ -292,6 +292,20 @@ async def test_the_palette_path_selects_a_proposal() -> None:
         assert rig.view.list("proposals").table.cursor_key == target
 
 
+async def test_the_palette_path_finds_a_proposal_the_filter_hides() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket", "slash", *"no such text", "enter")
+        table = rig.view.list("proposals").table
+        assert table.row_count == 0
+        target = rig.seeds()["proposals"][-1]["id"]
+        rig.app.jump_to("seeds", target)
+        await pilot.pause()
+        assert table.cursor_key == target
+        assert table.filter_query == "" and not rig.view.filter_shown
+
+
 async def test_real_seeds_file(real_state_dir) -> None:
     seeds = json.loads((real_state_dir / "seeds.json").read_text())
     rig = make_rig(seeds)

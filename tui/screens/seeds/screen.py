@@ -178,7 +178,11 @@ class SeedsScreen(StateScreen, tab="seeds"):
         ):
             if key in items:
                 self.show_section(f"seeds-{section}")
-                self.list(section).table.move_cursor_to(key)
+                table = self.list(section).table
+                if not table.move_cursor_to(key):  # filtered out: show every row again
+                    table.set_filter("")
+                    self._show_filter_of(table)
+                    table.move_cursor_to(key)
                 self._pending_key = None
                 return
         seeds = self._seeds

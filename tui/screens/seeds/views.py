@@ -245,7 +245,7 @@ class DetailList(Container):
             return False
         focused = self.screen.focused
         if focused is not None and self.detail in focused.ancestors_with_self:
-            self.table.focus()
+            self.screen.set_focus(self.table)
             return True
         return False
 
@@ -255,7 +255,7 @@ class DetailList(Container):
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
-        self.detail.focus()
+        self.screen.set_focus(self.detail)  # at once: keys right after enter scroll the detail
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
