@@ -477,7 +477,9 @@ def test_snapshot_seeds_without_proposals_or_active(snap_compare) -> None:
 def burst(app: RoostApp, *keys: str) -> None:
     """Keys as a terminal delivers a fast burst: all queued before the app handles the first."""
     for key in keys:
-        character = {"right_square_bracket": "]", "left_square_bracket": "["}.get(key, key)
+        character = {"right_square_bracket": "]", "left_square_bracket": "[", "slash": "/"}.get(
+            key, key
+        )
         app.post_message(events.Key(key, character if len(character) == 1 else None))
 
 
@@ -580,6 +582,12 @@ async def test_raw_json_of_the_record_on_view() -> None:
         assert proposals.detail.scroll_y == 0  # opens at the top
         await pilot.press("j")  # another proposal: its detail, not raw JSON
         assert "raw JSON" not in proposals.detail_text.visual.plain
+        burst(rig.app, "j", "j", "J")  # every key counts: the raw view of the row moved to
+        await pilot.pause()
+        await pilot.pause()
+        third = proposals.table.visible_keys()[3]
+        assert proposals.table.cursor_key == third
+        assert proposals.detail_text.visual.plain.startswith(f"raw JSON \u00b7 proposal {third}")
 
 
 async def test_a_proposals_author_is_a_link() -> None:

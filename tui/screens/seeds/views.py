@@ -204,9 +204,10 @@ class DetailList(Container):
         self._marked = frozenset()
         self.table.set_rows(self._rows)
 
-    def refresh_detail(self, *, home: bool = False) -> None:
+    def refresh_detail(self) -> None:
+        """Show the detail of the row under the cursor; another row starts at its top."""
         key = self.table.cursor_key
-        moved = home or key != self._shown_key
+        moved = key != self._shown_key
         if moved:
             self.raw = False  # the raw view is of one record, not a mode
         detail = self._describe(key) if key is not None else None
@@ -225,6 +226,7 @@ class DetailList(Container):
     def toggle_raw(self) -> None:
         """Show the highlighted row's raw JSON, or its detail again (from the top)."""
         if self.selected is not None:
+            self.refresh_detail()  # first catch up with a cursor moved by keys of the same burst
             self.raw = not self.raw
             self.refresh_detail()
             self.detail.scroll_home(animate=False, immediate=True)
@@ -251,7 +253,7 @@ class DetailList(Container):
 
     def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
         event.stop()
-        self.refresh_detail(home=True)
+        self.refresh_detail()
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
