@@ -52,8 +52,11 @@ _UNMARKED: dict[str, Any] = {}  # "nothing to compare with": no row is marked ne
 
 
 class SeedsScreen(StateScreen, tab="seeds"):
-    """``[`` / ``]`` switch sections; ``enter`` on an agent of the active seed opens it on the
-    Agents tab; ``enter`` on a list row moves into its detail, ``escape`` comes back."""
+    """``[`` / ``]`` (or ``h`` / ``l``) switch sections; ``enter`` on an agent of the active seed
+    opens it on the Agents tab; ``enter`` on a list row moves into its detail (its "Go to" links
+    follow it), ``escape`` comes back. ``/``, ``s`` / ``S`` and ``J`` filter, sort and show the
+    raw JSON as on the other tables; ``a`` goes to a proposal's author. Lists and texts move
+    with vim keys too (:class:`~tui.screens.seeds.views.SeedTable`, ``SeedPane``)."""
 
     CSS_PATH = [Path(__file__).with_name("seeds.tcss")]
 
@@ -63,6 +66,14 @@ class SeedsScreen(StateScreen, tab="seeds"):
     ]
     AUTO_FOCUS = "#active-scroll"
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "filter", "Filter", key_display="/", show=False, id="seeds.filter"),
+        Binding("s", "sort", "Sort", show=False, id="seeds.sort"),
+        Binding("S", "reverse", "Reverse sort", show=False, id="seeds.reverse"),
+        Binding("J", "raw", "Raw JSON", show=False, id="seeds.raw"),
+        Binding("a", "author", "Go to author (proposals)", show=False, id="seeds.author"),
+    ]
+
     def __init__(self) -> None:
         super().__init__()
         self._seeds: SeedsFile | None = None
@@ -71,14 +82,6 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self._history: dict[str, Seed] = {}
         self._pending_key: str | None = None
         self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "filter", "Filter", key_display="/", show=False, id="seeds.filter"),
-        Binding("s", "sort", "Sort", show=False, id="seeds.sort"),
-        Binding("S", "reverse", "Reverse sort", show=False, id="seeds.reverse"),
-        Binding("J", "raw", "Raw JSON", show=False, id="seeds.raw"),
-        Binding("a", "author", "Go to author (proposals)", show=False, id="seeds.author"),
-    ]
 
     def compose_body(self) -> ComposeResult:
         with SeedSections(initial="seeds-active", id="seeds-tabs"):
