@@ -405,6 +405,11 @@ async def test_hostile_seeds_render_literally() -> None:
             await pilot.pause()
             assert rig.app.is_running
             assert_no_escape_bytes(rig.app)
+            await pilot.press("J", "G")  # the raw JSON of a hostile record
+            assert_no_escape_bytes(rig.app)
+            await pilot.press("J", "slash", *"[b", "enter")  # a filter of markup-like text
+            assert_no_escape_bytes(rig.app)
+            await pilot.press("escape")
         await pilot.press("right_square_bracket")  # proposals
         table = rig.view.list("proposals").table
         assert table.visible_keys()[0] == HOSTILE[0][:40] + "#2"  # the duplicate, 99 votes
