@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from app_rig import Clock  # the shared frozen clock
 from textual import events
+from textual.content import Content
 
 from tui.app import RoostApp
 from tui.config import Settings
@@ -557,9 +558,7 @@ async def test_filter_and_sort_say_where_they_do_not_apply() -> None:
     rig = make_rig(seeds)
     async with rig.app.run_test(size=SIZE) as pilot:
         await loaded(rig, pilot)
-        await pilot.press("slash", "s", "a")
-        assert not rig.view.filter_shown
-        assert any("filter works on a list" in note for note in rig.app.notes)
+        await pilot.press("s", "a")
         assert any("Sorting works on a list" in note for note in rig.app.notes)
         assert any("Go to author works on a proposal" in note for note in rig.app.notes)
         assert rig.app.jumps == []
@@ -664,3 +663,54 @@ def test_snapshot_seeds_raw_json(snap_compare) -> None:
     rig = make_rig()
     run_before = _open("right_square_bracket", "right_square_bracket", "J", rig=rig)
     assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_find_in_a_detail_and_in_the_raw_view() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("left_square_bracket", "enter")  # history: into the first detail
+        history = rig.view.list("history")
+        pane = history.detail
+        assert rig.app.focused is pane
+        label = rig.app.screen.query_one("#seeds-filter-label")
+        await pilot.press("slash", *"2026")  # injected, archived, evaluated
+        assert pane.match_count == 3 and pane.current == 0
+        assert label.visual.plain == f"find 1/{pane.match_count}"
+        assert history.table.filter_query == ""  # a find, not a filter
+        await pilot.press("enter")
+        assert rig.app.focused is pane
+        last = pane.match_count
+        await pilot.press("N")  # back from the first: the last match, scrolled into view
+        await pilot.pause()
+        assert pane.current == last - 1 and label.visual.plain == f"find {last}/{last}"
+        assert pane.scroll_y > 0
+        await pilot.press("n")
+        assert pane.current == 0
+        await pilot.press("J")  # the raw view: the find goes on in it
+        assert pane.match_count >= 1
+        marked = pane.text.visual
+        assert isinstance(marked, Content)
+        assert any(span.style == pane.CURRENT for span in marked.spans)
+        await pilot.press("escape")  # ends the find, focus stays in the text
+        assert pane.find_query == "" and not rig.view.filter_shown
+        assert rig.app.focused is pane
+        plain = pane.text.visual
+        assert isinstance(plain, Content)
+        assert not any(span.style in (pane.CURRENT, pane.MATCH) for span in plain.spans)
+        await pilot.press("escape")
+        assert rig.app.focused is history.table
+
+
+async def test_find_in_the_active_seed_and_no_match() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        pane = rig.view.active_seed.scroll
+        await pilot.press("slash", *"field guide")
+        assert pane.match_count == 1
+        await pilot.press("ctrl+a", "ctrl+k", *"zzzz-nothing")
+        label = rig.app.screen.query_one("#seeds-filter-label")
+        assert pane.match_count == 0 and label.visual.plain == "find: no match"
+        await pilot.press("enter", "right_square_bracket")  # another section: the find ends
+        assert pane.find_query == "" and rig.view.section == "seeds-proposals"

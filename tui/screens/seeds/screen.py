@@ -41,7 +41,13 @@ from tui.screens.seeds.rows import (
     QueueContext,
     QueuedRow,
 )
-from tui.screens.seeds.views import ActiveSeedView, DetailList, SeedSections, SeedTable
+from tui.screens.seeds.views import (
+    ActiveSeedView,
+    DetailList,
+    SeedPane,
+    SeedSections,
+    SeedTable,
+)
 from tui.widgets.virtual_table import LazyRows
 
 __all__ = ["SECTIONS", "SeedsScreen"]
@@ -55,7 +61,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
     """``[`` / ``]`` (or ``h`` / ``l``) switch sections; ``enter`` on an agent of the active seed
     opens it on the Agents tab; ``enter`` on a list row moves into its detail (its "Go to" links
     follow it), ``escape`` comes back. ``/``, ``s`` / ``S`` and ``J`` filter, sort and show the
-    raw JSON as on the other tables; ``a`` goes to a proposal's author. Lists and texts move
+    raw JSON as on the other tables (``/`` in a text finds in it, ``n`` / ``N`` go on); ``a`` goes to a proposal's author. Lists and texts move
     with vim keys too (:class:`~tui.screens.seeds.views.SeedTable`, ``SeedPane``)."""
 
     CSS_PATH = [Path(__file__).with_name("seeds.tcss")]
@@ -82,6 +88,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self._history: dict[str, Seed] = {}
         self._pending_key: str | None = None
         self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
+        self._find_target: SeedPane | None = None  # the text the line finds in (else: filter)
 
     def compose_body(self) -> ComposeResult:
         with SeedSections(initial="seeds-active", id="seeds-tabs"):
@@ -213,17 +220,19 @@ class SeedsScreen(StateScreen, tab="seeds"):
             self.list(name).clear_marks()
 
     def action_back(self) -> None:
-        """Close what is open, innermost first: the filter line, a detail, the filter, the list
-        of the active seed's agents."""
+        """Close what is open, innermost first: the filter line or a find, a detail, the filter,
+        the list of the active seed's agents."""
         field = self.filter_field
         table = self.current_table()
         section = self.section
-        if self.focused is field:
-            self._clear_filter()
+        if self.focused is field or (
+            self._find_target is not None and self.focused is self._find_target
+        ):
+            self._close_line()
         elif section != "seeds-active" and self.list(section.removeprefix("seeds-")).back():
             pass
         elif table is not None and table.filter_query:
-            self._clear_filter()
+            self._close_line()
         elif section == "seeds-active" and self.active_seed.agents_table.has_focus:
             self.active_seed.scroll.focus()
 
@@ -285,19 +294,49 @@ class SeedsScreen(StateScreen, tab="seeds"):
         )
 
     def action_filter(self) -> None:
-        table = self.current_table()
-        if table is None:
-            self._not_here("The filter")
-            return
+        """``/``: in a text (a detail, the active seed), find in it; elsewhere, filter the list."""
+        pane = self.focused if isinstance(self.focused, SeedPane) else None
+        if pane is not None:
+            query = pane.find_query
+        else:
+            table = self.current_table()
+            if table is None:
+                self._not_here("The filter")
+                return
+            query = table.filter_query
+        self._find_target = pane
         field = self.filter_field
         with field.prevent(Input.Changed):
-            field.value = table.filter_query
+            field.value = query
+        self._label_line()
         self._set_filter_shown(True)
         field.cursor_position = len(field.value)
         self.set_focus(field)
 
+    def _label_line(self) -> None:
+        """``filter``, or ``find 2/5`` (which match of how many) while finding in a text."""
+        pane, field = self._find_target, self.filter_field
+        if pane is None:
+            label, field.placeholder = "filter", "type to filter this list\u2026"
+        else:
+            count = pane.match_count
+            label = f"find {pane.current + 1}/{count}" if count else "find"
+            if pane.find_query.strip() and not count:
+                label = "find: no match"
+            field.placeholder = "type to find in this text\u2026"
+        self.query_one("#seeds-filter-label", Static).update(Content(label))
+
+    def _end_find(self) -> None:
+        pane, self._find_target = self._find_target, None
+        if pane is not None:
+            pane.find("")
+        self._label_line()
+
     def _show_filter_of(self, table: SeedTable | None) -> None:
-        """The filter line shows the filter of ``table`` (hidden when it has none)."""
+        """The line shows the filter of ``table`` (hidden when it has none); a find ends (it is
+        of one text)."""
+        if self._find_target is not None:
+            self._end_find()
         field = self.filter_field
         query = table.filter_query if table is not None else ""
         if self.focused is field and table is None:
@@ -306,7 +345,14 @@ class SeedsScreen(StateScreen, tab="seeds"):
             field.value = query
         self._set_filter_shown(bool(query) or self.focused is field)
 
-    def _clear_filter(self) -> None:
+    def _close_line(self) -> None:
+        """End the find, or clear the filter, and hide the line."""
+        pane = self._find_target
+        if pane is not None:
+            self._end_find()
+            self._set_filter_shown(False)
+            self.set_focus(pane)
+            return
         table = self.current_table()
         if table is not None:
             table.set_filter("")
@@ -317,6 +363,11 @@ class SeedsScreen(StateScreen, tab="seeds"):
     @on(Input.Changed, "#seeds-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
+        pane = self._find_target
+        if pane is not None:
+            pane.find(event.value)
+            self._label_line()
+            return
         table = self.current_table()
         if table is not None:
             table.set_filter(event.value)
@@ -324,10 +375,21 @@ class SeedsScreen(StateScreen, tab="seeds"):
     @on(Input.Submitted, "#seeds-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        pane = self._find_target
         if not event.value.strip():
+            if pane is not None:
+                self._end_find()
             self._set_filter_shown(False)
+        if pane is not None:
+            self.set_focus(pane)
+            return
         table = self.current_table()
         self.set_focus(table if table is not None else self._primary(self.section))
+
+    def on_seed_pane_found(self, event: SeedPane.Found) -> None:
+        event.stop()
+        if event.pane is self._find_target:
+            self._label_line()
 
     def on_key(self, event: events.Key) -> None:
         """Make a fast burst like "/abc" land in the filter (as on the other tables): "/" opens

@@ -72,16 +72,86 @@ class SeedTable(VirtualTable):
 
 
 class SeedPane(VerticalScroll, can_focus=True):
-    """A scrolling text of the Seeds screen, with vim motion as in the lists."""
+    """A scrolling text of the Seeds screen, with vim motion as in the lists, and a find: the
+    matches of :attr:`find_query` are marked and ``n`` / ``N`` scroll to the next / previous."""
 
     HELP_TITLE: ClassVar[str] = "Seeds text"
-    BINDINGS: ClassVar[list[BindingType]] = _vim_keys(
-        "text", "scroll_down", "scroll_up", "scroll_home", "scroll_end"
-    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *_vim_keys("text", "scroll_down", "scroll_up", "scroll_home", "scroll_end"),
+        Binding("n", "next_match(1)", "Next match (after /)", show=False, id="seeds.text.next"),
+        Binding("N", "next_match(-1)", "Previous match", show=False, id="seeds.text.previous"),
+    ]
+
+    MATCH = "underline bold"
+    CURRENT = "reverse bold"  # attributes, not colours: visible with NO_COLOR too
+    MAX_MATCHES = 1000
+
+    class Found(Message):
+        """The find moved to another match (the screen shows "3/7")."""
+
+        def __init__(self, pane: SeedPane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id, classes=classes)
+        self.find_query = ""
+        self.current = 0  # index of the current match
+        self.match_count = 0
+        self._body = Content("")
+
+    @property
+    def text(self) -> Static:
+        return self.query_one(".seed-text", Static)
 
     def action_half_page(self, direction: int) -> None:
         step = max(1, self.scrollable_content_region.height // 2)
         self.scroll_relative(y=direction * step, animate=False)
+
+    def show(self, body: Content) -> None:
+        """New text; the matches of the find (if any) are marked in it."""
+        self._body = body
+        self._draw(scroll=False)
+
+    def find(self, query: str) -> None:
+        """Mark ``query`` (case-insensitive) and scroll to its first match; ``""`` ends it."""
+        self.find_query = query
+        self.current = 0
+        self._draw(scroll=True)
+
+    def action_next_match(self, step: int) -> None:
+        if self.match_count:
+            self.current = (self.current + step) % self.match_count
+            self._draw(scroll=True)
+
+    def _draw(self, *, scroll: bool) -> None:
+        body, needle = self._body, self.find_query.lower()
+        starts: list[int] = []
+        if needle.strip():
+            plain = body.plain.lower()
+            start = plain.find(needle)
+            while start >= 0 and len(starts) < self.MAX_MATCHES:
+                starts.append(start)
+                start = plain.find(needle, start + len(needle))
+        self.match_count = len(starts)
+        self.current = min(self.current, max(0, len(starts) - 1))
+        for n, start in enumerate(starts):
+            style = self.CURRENT if n == self.current else self.MATCH
+            body = body.stylize(style, start, start + len(needle))
+        self.text.update(body)
+        if scroll and starts:
+            self.call_after_refresh(self._scroll_to_current, body)
+        self.post_message(self.Found(self))
+
+    def _scroll_to_current(self, body: Content) -> None:
+        width = self.text.content_region.width or self.scrollable_content_region.width
+        lines = body.wrap(max(1, width))
+        line = next(
+            (y for y, text in enumerate(lines) if any(s.style == self.CURRENT for s in text.spans)),
+            0,
+        )
+        if not self.scrollable_content_region.height > line - self.scroll_y >= 0:
+            self.scroll_to(y=max(0, line - 1), animate=False, immediate=True)
 
 
 class SeedSections(TabbedContent):
@@ -156,7 +226,7 @@ class DetailList(Container):
         yield _Message(Content(""), id=f"{self.id}-message", classes="detail-list--message")
         yield SeedTable(self._columns, id=f"{self.id}-table")
         with SeedPane(id=f"{self.id}-detail", classes="detail-list--detail"):
-            yield Static(Content(""), id=f"{self.id}-text", classes="detail-list--text")
+            yield Static(Content(""), id=f"{self.id}-text", classes="detail-list--text seed-text")
             yield Static(Content("Go to"), id=f"{self.id}-links-title", classes="links-title")
             yield OptionList(id=f"{self.id}-links", classes="links", markup=False)
 
@@ -217,7 +287,7 @@ class DetailList(Container):
             body, links = detail.raw_view(), []
         else:
             body, links = detail.body, detail.links
-        self.detail_text.update(body)
+        self.detail.show(body)
         self._show_links(links)
         if moved:
             self.detail.scroll_home(animate=False, immediate=True)
@@ -286,7 +356,7 @@ class ActiveSeedView(Container):
         yield Static(Content(f"{SEEDS} not loaded yet"), id="active-meta")
         with Horizontal(id="active-body"):
             with SeedPane(id="active-scroll"):
-                yield Static(Content(""), id="active-text")
+                yield Static(Content(""), id="active-text", classes="seed-text")
             yield SeedTable(AGENT_COLUMNS, id="active-agents")
 
     @property
@@ -306,7 +376,6 @@ class ActiveSeedView(Container):
     def show(self, seeds: SeedsFile | None, now: datetime, *, not_loaded: str) -> None:
         """``not_loaded``: what to say while there is no seeds.json (plain text)."""
         meta = self.query_one("#active-meta", Static)
-        text = self.query_one("#active-text", Static)
         active = seeds.active if seeds is not None else None
         self.set_class(active is None, "-none")
         old_id, self._seed_id = self._seed_id, active.id if active is not None else None
@@ -317,13 +386,15 @@ class ActiveSeedView(Container):
             else:
                 summary, body = no_active_seed(len(seeds.queue))
             meta.update(summary)
-            text.update(body)
+            self.scroll.show(body)
             self._set_agents(())
             return
         if old_id != active.id:
             self.raw = False
         meta.update(active_summary(active, now))
-        text.update(raw_view("seed", active.id, active) if self.raw else active_body(active, now))
+        self.scroll.show(
+            raw_view("seed", active.id, active) if self.raw else active_body(active, now)
+        )
         self._set_agents(active.convergence.agents if active.convergence is not None else ())
         if old_id is not None and old_id != active.id:
             self.scroll.scroll_home(animate=False, immediate=True)
