@@ -483,9 +483,13 @@ def test_snapshot_seeds_without_proposals_or_active(snap_compare) -> None:
 def burst(app: RoostApp, *keys: str) -> None:
     """Keys as a terminal delivers a fast burst: all queued before the app handles the first."""
     for key in keys:
-        character = {"right_square_bracket": "]", "left_square_bracket": "[", "slash": "/"}.get(
-            key, key
-        )
+        character = {
+            "right_square_bracket": "]",
+            "left_square_bracket": "[",
+            "slash": "/",
+            "enter": "\r",
+            "escape": "\x1b",
+        }.get(key, key)
         app.post_message(events.Key(key, character if len(character) == 1 else None))
 
 
@@ -549,7 +553,36 @@ async def test_a_burst_after_slash_lands_in_the_filter() -> None:
         await pilot.pause()
         await pilot.pause()
         assert rig.view.filter_field.value == "zion"
-        assert rig.view.list("proposals").table.filter_query == "zion"
+        table = rig.view.list("proposals").table
+        assert table.filter_query == "zion"
+        await pilot.press("escape")
+        # keys after enter / escape in the same burst act where the focus went
+        burst(rig.app, "slash", *"zion", "enter", "j", "j")
+        await pilot.pause()
+        await pilot.pause()
+        assert table.filter_query == "zion" and table.cursor_row == 2
+        assert rig.app.focused is table
+        chosen = table.cursor_key
+        burst(rig.app, "slash", "x", "escape", "k")
+        await pilot.pause()
+        await pilot.pause()
+        assert table.filter_query == "" and not rig.view.filter_shown
+        keys = table.visible_keys()
+        assert table.cursor_key == keys[keys.index(chosen) - 1]  # k: the row above, unfiltered
+        await pilot.press("enter")  # a find in the detail, then the next match, in one burst
+        burst(rig.app, "slash", *"e", "enter", "n")
+        await pilot.pause()
+        await pilot.pause()
+        pane = rig.view.list("proposals").detail
+        assert pane.find_query == "e" and pane.match_count > 1 and pane.current == 1
+        # keys bound elsewhere before "/" act first: escape ends the find, ] opens the queue
+        burst(rig.app, "escape", "escape", "right_square_bracket", "slash", *"user", "enter", "j")
+        await pilot.pause()
+        await pilot.pause()
+        queue = rig.view.list("queue").table
+        assert pane.find_query == "" and rig.view.section == "seeds-queue"
+        assert queue.filter_query == "user" and queue.cursor_row == 1
+        assert rig.app.focused is queue
 
 
 async def test_filter_and_sort_say_where_they_do_not_apply() -> None:

@@ -44,6 +44,7 @@ from tui.screens.seeds.rows import (
 from tui.screens.seeds.views import (
     ActiveSeedView,
     DetailList,
+    LineInput,
     SeedPane,
     SeedSections,
     SeedTable,
@@ -89,6 +90,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self._pending_key: str | None = None
         self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
         self._find_target: SeedPane | None = None  # the text the line finds in (else: filter)
+        self._line_open = False  # a "/" went by: keys typed after it belong to the line
 
     def compose_body(self) -> ComposeResult:
         with SeedSections(initial="seeds-active", id="seeds-tabs"):
@@ -105,11 +107,11 @@ class SeedsScreen(StateScreen, tab="seeds"):
         line.display = False
         with line:
             yield Static(Content("filter"), id="seeds-filter-label")
-            yield Input(
+            yield LineInput(
                 placeholder="type to filter this list\u2026",
                 id="seeds-filter",
-                compact=True,
-                select_on_focus=False,
+                on_enter=self._submit_line,
+                on_escape=self._close_line,
             )
 
     def on_mount(self) -> None:
@@ -133,8 +135,8 @@ class SeedsScreen(StateScreen, tab="seeds"):
         return self.query_one(ActiveSeedView)
 
     @property
-    def filter_field(self) -> Input:
-        return self.query_one("#seeds-filter", Input)
+    def filter_field(self) -> LineInput:
+        return self.query_one("#seeds-filter", LineInput)
 
     @property
     def filter_shown(self) -> bool:
@@ -301,6 +303,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         else:
             table = self.current_table()
             if table is None:
+                self._line_open = False
                 self._not_here("The filter")
                 return
             query = table.filter_query
@@ -347,6 +350,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
 
     def _close_line(self) -> None:
         """End the find, or clear the filter, and hide the line."""
+        self._line_open = False
         pane = self._find_target
         if pane is not None:
             self._end_find()
@@ -363,20 +367,26 @@ class SeedsScreen(StateScreen, tab="seeds"):
     @on(Input.Changed, "#seeds-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
+        if event.value == self.filter_field.value and self.filter_shown:  # else: stale
+            self._apply_line(event.value)
+
+    def _apply_line(self, value: str) -> None:
         pane = self._find_target
         if pane is not None:
-            pane.find(event.value)
-            self._label_line()
+            if value != pane.find_query:
+                pane.find(value)
+                self._label_line()
             return
         table = self.current_table()
         if table is not None:
-            table.set_filter(event.value)
+            table.set_filter(value)
 
-    @on(Input.Submitted, "#seeds-filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    def _submit_line(self) -> None:
+        """``enter`` in the line: back to the list or text, the filter or find kept."""
+        self._line_open = False
+        self._apply_line(self.filter_field.value)  # now: keys after enter act on its result
         pane = self._find_target
-        if not event.value.strip():
+        if not self.filter_field.value.strip():
             if pane is not None:
                 self._end_find()
             self._set_filter_shown(False)
@@ -392,18 +402,42 @@ class SeedsScreen(StateScreen, tab="seeds"):
             self._label_line()
 
     def on_key(self, event: events.Key) -> None:
-        """Make a fast burst like "/abc" land in the filter (as on the other tables): "/" opens
-        it as soon as it bubbles here, and printable keys that bubble up while it has focus (the
-        field consumes the keys sent to it) go into it."""
+        """Make a fast burst like ``]/abc⏎j`` act as typed.
+
+        Keys of a burst reach this screen from the widget focused when they arrived, one step
+        before the app runs their bindings (the ``]`` before ``/`` runs there). So "/" and the
+        keys typed after it that belong to the line (printable, enter, escape; they were sent to
+        the widget focused before "/") are handed to the app's queue and act there, in order.
+        """
+        if event.key == "slash" and not self._line_open:
+            self._line_open = True
+            self.app.call_later(self.action_filter)
+        elif self._line_open and (
+            (event.is_printable and event.character) or event.key in ("enter", "escape")
+        ):
+            if event.key in ("enter", "escape"):
+                self._line_open = False
+            self.app.call_later(self._line_key, event.key, event.character)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+    def _line_key(self, key: str, character: str | None) -> None:
+        """A key typed for the line, now in its turn; if the line did not open (or closed), the
+        key goes to the focused widget as usual."""
         field = self.filter_field
-        if event.key == "slash" and self.focused is not field:
-            event.stop()
-            event.prevent_default()
-            self.action_filter()
-        elif self.focused is field and event.is_printable and event.character:
-            event.stop()
-            event.prevent_default()
-            field.insert_text_at_cursor(event.character)
+        focused = self.focused
+        if focused is not field:
+            self._line_open = False
+            if focused is not None:
+                focused._forward_event(events.Key(key, character))
+        elif key == "enter":
+            self._submit_line()
+        elif key == "escape":
+            self._close_line()
+        elif character:
+            field.insert_text_at_cursor(character)
 
     def action_sort(self) -> None:
         table = self.current_table()

@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import OptionList, Static, TabbedContent, TabPane
+from textual.widgets import Input, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from tui.network.models import SeedsFile
@@ -36,7 +37,14 @@ from tui.untrusted import clean
 from tui.widgets.detail_pane import Link
 from tui.widgets.virtual_table import Column, LazyRows, VirtualTable
 
-__all__ = ["ActiveSeedView", "DetailList", "SeedPane", "SeedSections", "SeedTable"]
+__all__ = [
+    "ActiveSeedView",
+    "DetailList",
+    "LineInput",
+    "SeedPane",
+    "SeedSections",
+    "SeedTable",
+]
 
 
 def _vim_keys(scope: str, down: str, up: str, top: str, bottom: str) -> list[BindingType]:
@@ -152,6 +160,37 @@ class SeedPane(VerticalScroll, can_focus=True):
         )
         if not self.scrollable_content_region.height > line - self.scroll_y >= 0:
             self.scroll_to(y=max(0, line - 1), animate=False, immediate=True)
+
+
+class LineInput(Input):
+    """The Seeds filter / find line. ``enter`` and ``escape`` act as soon as the line reads them,
+    and keys it reads after they moved the focus away (a fast burst: ``/the⏎n``) go on to where
+    the focus went, instead of into the line."""
+
+    def __init__(
+        self,
+        *,
+        on_enter: Callable[[], None],
+        on_escape: Callable[[], None],
+        id: str | None = None,  # noqa: A002
+        placeholder: str = "",
+    ) -> None:
+        super().__init__(placeholder=placeholder, id=id, compact=True, select_on_focus=False)
+        self._on_enter = on_enter
+        self._on_escape = on_escape
+
+    def _on_key(self, event: events.Key) -> None:
+        if not self.has_focus:
+            event.stop()
+            event.prevent_default()
+            focused = self.screen.focused
+            if focused is not None:
+                # forwarded, as the app forwards a key to the focused widget (bindings apply)
+                focused._forward_event(events.Key(event.key, event.character))
+        elif event.key in ("enter", "escape"):
+            event.stop()
+            event.prevent_default()
+            (self._on_enter if event.key == "enter" else self._on_escape)()
 
 
 class SeedSections(TabbedContent):
