@@ -532,6 +532,13 @@ async def test_filter_and_sort_work_on_the_seeds_lists() -> None:
         assert not screen.filter_shown
         await pilot.press("left_square_bracket")
         assert screen.filter_shown and screen.filter_field.value == author
+        await pilot.click("#--content-tab-seeds-history")  # a click on a tab: the same
+        await pilot.pause()
+        assert screen.section == "seeds-history" and not screen.filter_shown
+        await pilot.click("#--content-tab-seeds-proposals")
+        await pilot.pause()
+        assert screen.filter_shown and screen.filter_field.value == author
+        screen.set_focus(table)
         await pilot.press("escape")  # clears the filter
         assert table.row_count == 14 and not screen.filter_shown
         await pilot.press("s")

@@ -91,6 +91,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
         self._find_target: SeedPane | None = None  # the text the line finds in (else: filter)
         self._line_open = False  # a "/" went by: keys typed after it belong to the line
+        self._line_section = SECTIONS[0]  # the section the line was last set for
 
     def compose_body(self) -> ComposeResult:
         with SeedSections(initial="seeds-active", id="seeds-tabs"):
@@ -283,8 +284,10 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self.jump_to(event.link.tab, event.link.key)
 
     def on_tabbed_content_tab_activated(self, event: SeedSections.TabActivated) -> None:
-        """A click on a section's tab: the filter line follows the list on view."""
-        self._show_filter_of(self.current_table())
+        """A click on a section's tab: the filter line follows the list on view. (A switch by
+        key did that already; its notice may come after keys typed into the line since.)"""
+        if self.section != self._line_section:
+            self._show_filter_of(self.current_table())
 
     # ------------------------------------------------------------------ filter, sort, raw
 
@@ -338,6 +341,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
     def _show_filter_of(self, table: SeedTable | None) -> None:
         """The line shows the filter of ``table`` (hidden when it has none); a find ends (it is
         of one text)."""
+        self._line_section = self.section
         if self._find_target is not None:
             self._end_find()
         field = self.filter_field
