@@ -43,7 +43,10 @@ def status_line(app: RoostApp) -> str:
 
 def test_styles_are_found_and_have_no_colour_literals():
     folder = styles_dir()
-    sheets = sorted(folder.glob("*.tcss"))
+    import tui
+
+    # the shared sheets, and those of feature folders (beside their screen)
+    sheets = sorted(folder.glob("*.tcss")) + sorted(Path(tui.__file__).parent.glob("*/*/*.tcss"))
     assert {"app.tcss", "tables.tcss", "trending.tcss", "help.tcss"} <= {p.name for p in sheets}
     import re
 
