@@ -32,12 +32,13 @@ FETCHED_AT = "2026-01-01T00:00:00+00:00"
 
 @pytest.fixture
 def gc_restored(monkeypatch):
-    """Whatever a test does to the collector (and startup's own flag) is undone afterwards."""
+    """Whatever a test does to the collector (and startup's own hold) is undone afterwards."""
+    startup.resume_gc()
     was_enabled = gc.isenabled()
-    monkeypatch.setattr(startup, "_paused", False)
     try:
         yield
     finally:
+        startup.resume_gc()
         if was_enabled:
             gc.enable()
         else:

@@ -20,8 +20,8 @@ owns the flow that keeps the user's place:
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -35,6 +35,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.worker import get_current_worker
 
+from tui import collector
 from tui.network.store import Snapshot
 from tui.widgets.detail_pane import DetailPane, Link, raw_json
 from tui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
@@ -206,17 +207,12 @@ class TableScreen(StateScreen):
         # The rows themselves are made later (LazyRows), but prepare() and fingerprints() may
         # make an object per model (Channels: subscriber counts over every agent, a tuple per
         # channel); the cyclic collector would rescan them many times over. Paused for big
-        # builds only, re-enabled whatever happens (same rule as the store's validation).
-        pause = self.build_cost(snapshot, models) > THREAD_THRESHOLD and gc.isenabled()
-        if pause:
-            gc.disable()
-        try:
+        # builds only (a hold on the shared switch, like the store's validation).
+        big = self.build_cost(snapshot, models) > THREAD_THRESHOLD
+        with collector.paused() if big else nullcontext():
             context = self.prepare(snapshot)
             rows = LazyRows(self.ROW, models, context)
             prints = self.fingerprints(models, context)
-        finally:
-            if pause:
-                gc.enable()
         marked: set[str] = set()
         if previous is not None:
             get = previous.get
@@ -282,7 +278,7 @@ class TableScreen(StateScreen):
             self._show_detail(self.detail.key)
         self.update_summary()
         if not self.building:
-            self.roost.snapshot_on_view(self)
+            self.snapshot_shown()
 
     @property
     def building(self) -> bool:
