@@ -177,6 +177,10 @@ class RoostApp(App[int]):
         """The disk cache's data has been painted (the first refresh waits for it)."""
         return self._cache_on_view.is_set()
 
+    def tab_screen(self, tab_id: str) -> StateScreen | None:
+        """The screen of tab ``tab_id``, if it has been opened."""
+        return self._tab_screens.get(tab_id)
+
     def _publish(self, **changes: Any) -> None:
         """Make the next state and set it on every tab screen made so far."""
         state = self.app_state = replace(self.app_state, **changes)

@@ -324,6 +324,10 @@ class TableScreen(StateScreen):
             table.move_cursor_to(key)
         self.open_detail(key)
 
+    def model(self, key: str) -> Any | None:
+        """The model behind row ``key`` in the rows on screen, if there is one."""
+        return self._models.get(key)
+
     def clear_filters(self) -> None:
         """Remove every filter so any row can be shown (subclasses drop their own too)."""
         if self._filter_field is not None:

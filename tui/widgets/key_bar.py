@@ -140,6 +140,16 @@ class KeyBar(Widget, can_focus=False):
         self._spans = spans
         return line
 
+    @property
+    def spans(self) -> tuple[tuple[int, int, _Key], ...]:
+        """Each key as last drawn: its cells [start, end) and the key."""
+        return tuple(self._spans)
+
+    @property
+    def hovered(self) -> str | None:
+        """The key under the mouse (highlighted), if any."""
+        return self._hover
+
     def key_at(self, x: int) -> _Key | None:
         for start, end, item in self._spans:
             if start <= x < end:

@@ -425,6 +425,11 @@ class VirtualTable(ScrollView, can_focus=True):
     def empty_message(self) -> str:
         return self._empty_message
 
+    @property
+    def marked(self) -> frozenset[str]:
+        """Keys of the rows marked new or changed (drawn with the mark)."""
+        return self._marked
+
     def set_empty_message(self, message: str) -> None:
         """What the table says while it has no rows (why, and what to do); wrapped to the width.
 
