@@ -1,4 +1,4 @@
-"""The one sanitiser for service data (DESIGN.md §8).
+"""The one sanitiser for service data (all of which is treated as hostile).
 
 Everything the service sends is hostile until it passes through :func:`clean`. The function is
 pure ``str -> str`` and imports nothing from Textual or Rich, so the headless core and the CLI use

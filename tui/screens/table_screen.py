@@ -92,7 +92,7 @@ class TableScreen(StateScreen):
         self._rows: Sequence[LazyRow] = []
         self._has_marks = False
         self._detail_open = False
-        # made on first use: together ~25 ms of every start (their CSS, mounting, layout)
+        # made on first use: their CSS, mounting and layout are otherwise paid on every start
         self._detail_pane: DetailPane | None = None
         self._filter_field: Input | None = None
         self._wanted_key: str | None = None
@@ -222,8 +222,8 @@ class TableScreen(StateScreen):
                     marked.add(key)
         return Built(snapshot.generation, rows, models, frozenset(marked), context, prints)
 
-    # An explicit description: by default @work repr()s the arguments (a 50k-agent snapshot:
-    # seconds on the UI thread).
+    # An explicit description: by default @work repr()s the arguments, and the repr of a big
+    # snapshot is made on the UI thread.
     @work(
         thread=True,
         exclusive=True,

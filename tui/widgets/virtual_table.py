@@ -1,7 +1,9 @@
-"""A virtualised, keyboard-first table on Textual's Line API (DESIGN.md §7-§8).
+"""A virtualised, keyboard-first table on Textual's Line API: tens of thousands of rows, moved
+through by keys, with service text drawn as plain text.
 
-Why: the stock ``DataTable`` measures every cell on its first idle (~10 s at 50 000 rows) and a
-filter keystroke means clear-and-refill (~1 s). This table keeps rows as plain data, filters and
+Why: the stock ``DataTable`` measures every cell on its first idle and a filter keystroke means
+clear-and-refill, both in proportion to the number of rows (``tests/perf/bench.py --only table``
+compares the two; the README has the figures). This table keeps rows as plain data, filters and
 sorts lists of indices, and renders only the lines in view, so its cost per frame does not depend
 on the number of rows.
 
@@ -150,8 +152,8 @@ class LazyRow:
 class LazyRows(Sequence[LazyRow]):
     """The rows of a mapping of models, each made the first time it is read.
 
-    Why: making 50 000 row objects takes 15–30 ms, and the first paint reads only the rows in
-    view. The table keeps this sequence as it is (``set_rows``); a sort, a filter or a warming
+    Why: making tens of thousands of row objects is a noticeable part of the first build, and
+    the first paint reads only the rows in view. The table keeps this sequence as it is (``set_rows``); a sort, a filter or a warming
     thread makes the rest. Two threads making the same row at once is harmless: both rows are
     equal and one of them is kept.
     """
@@ -471,7 +473,7 @@ class VirtualTable(ScrollView, can_focus=True):
         old_rows, old_visible, old_cursor = self._rows, self._visible, self._cursor
         old_key = self.cursor_key
         self._rows = rows if isinstance(rows, LazyRows) else list(rows)  # lazy rows stay lazy
-        self._key_index = None  # 50k rows: ~20 ms, not spent before the first paint
+        self._key_index = None  # built when first needed, not before the first paint
         self._haystacks = None
         self._marked = frozenset(marked)
         self._strip_cache.clear()
