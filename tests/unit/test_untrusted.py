@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tui.untrusted import clean, clean_line, clean_value, truncate
+from tui.untrusted import clean, clean_cell, clean_line, clean_value, truncate
 
 REPLACEMENT = "\ufffd"
 C0 = [chr(code) for code in range(0x20)]
@@ -103,3 +103,17 @@ def test_no_unsafe_character_survives(text):
 @given(st.text(alphabet=st.characters(blacklist_characters=UNSAFE)))
 def test_safe_text_is_unchanged(text):
     assert clean(text) == text
+
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # man ZWJ woman ZWJ girl
+
+
+def test_clean_cell_drops_joiners_and_modifiers_only():
+    assert clean_cell(f"a{FAMILY}b") == "a\U0001f468\U0001f469\U0001f467b"
+    assert clean_cell("\u2764\ufe0f love") == "\u2764 love"  # variation selector 16
+    assert clean_cell("\U0001f44d\U0001f3fd") == "\U0001f44d"  # skin tone
+    flag = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    assert clean_cell(flag) == "\U0001f3f4"  # tag characters
+    kept = "e\u0301 \u05e9\u05dc\u05d5\u05dd \U0001f1eb\U0001f1f7 plain"
+    assert clean_cell(kept) == kept  # combining marks, RTL letters, flags
+    assert clean_cell("a\x1b\nb") == "a\u241b\u240ab"  # and everything clean() does

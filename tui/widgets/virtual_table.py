@@ -40,7 +40,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.untrusted import clean
+from tui.untrusted import JOINERS, clean, clean_cell
 
 __all__ = ["Column", "LazyRow", "LazyRows", "Row", "TableRow", "VirtualTable"]
 
@@ -230,8 +230,30 @@ def fit_plain(text: str, width: int, align: str = "left") -> str:
     return padding + text if align == "right" else text + padding
 
 
+def _without_joiners(text: Text) -> Text:
+    """``text`` without :data:`~tui.untrusted.JOINERS` (see :func:`~tui.untrusted.clean_cell`),
+    its styles kept on the characters that remain."""
+    plain = text.plain
+    if plain.isascii() or not JOINERS.search(plain):
+        return text
+    kept: list[str] = []
+    where: list[int] = []  # old offset -> new offset
+    for char in plain:
+        where.append(len(kept))
+        if not JOINERS.match(char):
+            kept.append(char)
+    where.append(len(kept))
+    result = Text("".join(kept), style=text.style, end=text.end)
+    for span in text.spans:
+        start, end = where[min(span.start, len(plain))], where[min(span.end, len(plain))]
+        if start < end:
+            result.stylize(span.style, start, end)
+    return result
+
+
 def _fit_rich(text: Text, width: int, align: str) -> Text:
     """The ``Text`` counterpart of :func:`fit_plain` (a copy; spans kept)."""
+    text = _without_joiners(text)
     text = Text(" ").join(text.split("\n", allow_blank=True))  # a new Text, one line
     text.truncate(width, overflow="ellipsis")
     length = text.cell_len
@@ -842,7 +864,9 @@ class VirtualTable(ScrollView, can_focus=True):
                     ]
                 )
             else:
-                cells.append([Segment(fit_plain(clean(value), width, column.align), row_style)])
+                cells.append(
+                    [Segment(fit_plain(clean_cell(value), width, column.align), row_style)]
+                )
         strip = self._line(cells, line_width, row_style)
         self._strip_cache[cache_key] = strip
         return strip
