@@ -64,6 +64,18 @@ class TableApp(App[None]):
         self.events.append(("selected", message.key))
 
 
+def full_width_rows(table: VirtualTable, count: int) -> list[str]:
+    """The text of the first ``count`` rows as drawn, each checked to fill the table's width."""
+    width = table.scrollable_content_region.width
+    texts = []
+    for y in range(1, count + 1):
+        strip = table.render_line(y)
+        text = "".join(segment.text for segment in strip)
+        assert strip.cell_length == cell_len(text) == width, (y, text)
+        texts.append(text)
+    return texts
+
+
 def screen_lines(table: VirtualTable) -> list[str]:
     return [table.render_line(y).text for y in range(table.size.height)]
 
@@ -391,14 +403,9 @@ async def test_hostile_cells_render_literally() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         table = app.query_one(VirtualTable)
         await pilot.pause()
-        width = table.scrollable_content_region.width
-        for y in range(1, len(HOSTILE) + 1):
-            strip = table.render_line(y)
-            text = "".join(segment.text for segment in strip)
+        for text in full_width_rows(table, len(HOSTILE)):
             assert "\x1b" not in text and "\x9b" not in text and "\x00" not in text
-            assert strip.cell_length == width
-            assert cell_len(text) == width
-            assert text.endswith("     42 "), (y, text)  # the right column did not move
+            assert text.endswith("     42 "), text  # the right column did not move
         assert "yyy…" in table.render_line(1 + HOSTILE.index("y" * 10_000)).text
         screenshot = app.export_screenshot()
         assert "[@click=app.quit]quit[/]" in screenshot
@@ -620,9 +627,8 @@ async def test_joined_emoji_do_not_move_the_columns() -> None:
         table = app.query_one(VirtualTable)
         await pilot.pause()
         width = table.scrollable_content_region.width
-        for y in range(1, len(rows) + 1):
-            text = table.render_line(y).text
-            assert "\u200d" not in text and "\ufe0f" not in text, (y, text)
-            assert terminal_width(text) == cell_len(text) == width, (y, text)
-            assert text.endswith("active        42 "), (y, text)  # the columns did not move
+        for text in full_width_rows(table, len(rows)):
+            assert "\u200d" not in text and "\ufe0f" not in text, text
+            assert terminal_width(text) == width, text
+            assert text.endswith("active        42 "), text  # the columns did not move
         assert "cafe\u0301" in table.render_line(len(JOINED)).text
