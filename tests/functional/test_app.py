@@ -4,6 +4,7 @@ copy, live refresh keeping the user's place, and failures that must not crash.""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -17,7 +18,7 @@ from textual.widgets import Input
 from tui.app import RoostApp, StateRefreshed, styles_dir
 from tui.config import Settings
 from tui.network.disk_cache import DiskCache
-from tui.network.store import Store
+from tui.network.store import Store, StoreStatus
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.server import in_process_client
@@ -56,6 +57,24 @@ def status_line(app: RoostApp) -> str:
 
 
 # --------------------------------------------------------------------------- wiring
+
+
+async def test_the_bars_follow_the_state_the_app_hands_down():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = rig.app.screen
+        assert "online" in status_line(rig.app)
+        assert "DEMO NETWORK" in screen_text(rig.app).splitlines()[0]
+        now = rig.clock()
+        status = StoreStatus(
+            state="backing-off", last_attempt=now, next_delay_s=90, last_error="boom"
+        )
+        screen.app_state = replace(screen.app_state, status=status, demo=False, refreshing=True)
+        await pilot.pause()
+        line = status_line(rig.app)
+        assert "refreshing" in line and "backing off, retry in 1m30s" in line
+        assert "DEMO NETWORK" not in screen_text(rig.app).splitlines()[0]
 
 
 def test_styles_are_found_and_have_no_colour_literals():
