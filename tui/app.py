@@ -154,7 +154,7 @@ class RoostApp(App[int]):
         self._tab_screens: dict[str, StateScreen] = {}
         self._problems_seen: set[tuple[str, str]] = set()
         self._last_state = "starting"
-        self._frozen = collector.keep_frozen()  # given back when the app unmounts
+        self._frozen: collector.Hold | None = None  # kept from mount to unmount
         self._unsubscribe = store.subscribe(self._on_store_cycle)
 
     # ------------------------------------------------------------------ state, handed down
@@ -208,6 +208,7 @@ class RoostApp(App[int]):
     def on_mount(self) -> None:
         # The screen (chrome, "loading…") has been displayed by now: the cache read starts at
         # once. Validating a big cached file holds the GIL, so the UI waits for it either way.
+        self._frozen = collector.keep_frozen()  # what big documents freeze, until unmount
         self._run_store()
         self.set_interval(1.0, self._follow_store_status, name="store status")
 
@@ -257,7 +258,8 @@ class RoostApp(App[int]):
     async def on_unmount(self) -> None:
         resume_gc()
         self._unsubscribe()
-        self._frozen.release()  # what big validations froze is the collector's again
+        if self._frozen is not None:
+            self._frozen.release()  # what big validations froze is the collector's again
         if self.service is not None:
             await self.service.aclose()
 
