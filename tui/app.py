@@ -25,7 +25,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
@@ -307,11 +307,13 @@ class RoostApp(App[int]):
 
     def on_state_screen_snapshot_shown(self, message: StateScreen.SnapshotShown) -> None:
         """Note the first populated paint of the screen on view (the network waits for it)."""
-        if (
-            message.screen is self.screen
-            and self.snapshot.any_loaded
-            and not self._cache_on_view.is_set()
-        ):
+        if self._cache_on_view.is_set() or not self.snapshot.any_loaded:
+            return
+        try:
+            on_view = message.screen is self.screen
+        except ScreenStackError:  # the app is closing: its screens are gone
+            return
+        if on_view:
             self.call_after_refresh(self._cache_on_view.set)
 
     def on_state_screen_jump_requested(self, message: StateScreen.JumpRequested) -> None:
