@@ -657,9 +657,9 @@ async def test_big_table_builds_in_a_thread_and_keeps_place():
         table = rig.app.screen.table
         assert table.total_count == 2500
         # lazy rows: once on screen, a background worker computed what "/" and "s" will read
-        rows = rig.app.screen._rows
-        assert all(hasattr(r, "_haystack") and hasattr(r, "_sort_values") for r in rows)
-        assert sum(hasattr(r, "_cells") for r in rows) < 100  # cells: the rows drawn so far
+        rows = rig.app.screen.rows
+        assert all({"haystack", "sort_values"} <= r.computed() for r in rows)
+        assert sum("cells" in r.computed() for r in rows) < 100  # cells: the rows drawn so far
         await pilot.press("pagedown", "down")
         cursor = table.cursor_key
         first = next(iter(rig.network.doc("agents.json")["agents"]))

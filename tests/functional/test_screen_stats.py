@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from app_rig import Clock  # the shared frozen clock
+from app_rig import Clock, svg_text  # the shared frozen clock
 
 from tui.app import RoostApp
 from tui.config import Settings
@@ -78,11 +78,7 @@ async def loaded(rig: Rig, pilot) -> None:
 
 def screen_text(app: RoostApp) -> str:
     """What the terminal shows, as text (the SVG export with its markup stripped)."""
-    lines = [
-        "".join(segment.text for segment in strip)
-        for strip in app.screen._compositor.render_strips()
-    ]
-    return "\n".join(lines)
+    return svg_text(app.export_screenshot())
 
 
 def assert_no_escape_bytes(app: RoostApp) -> None:

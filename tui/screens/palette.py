@@ -71,9 +71,16 @@ def fuzzy_match(query: str, candidate: str) -> tuple[float, tuple[int, ...]]:
     return 0.1 + 0.4 * compact * (len(offsets) / (len(offsets) + 2)), tuple(offsets)
 
 
-def _candidate(kind: str, text: str, **kwargs: object) -> Candidate:
+def _candidate(
+    kind: str,
+    text: str,
+    *,
+    tab: str | None = None,
+    key: str | None = None,
+    run: Callable[[], object] | None = None,
+) -> Candidate:
     shown = truncate(clean(text), CANDIDATE_CHARS)
-    return Candidate(kind, shown, shown.lower(), **kwargs)  # type: ignore[arg-type]
+    return Candidate(kind, shown, shown.lower(), tab=tab, key=key, run=run)
 
 
 class PaletteIndex:

@@ -324,6 +324,11 @@ class TableScreen(StateScreen):
             table.move_cursor_to(key)
         self.open_detail(key)
 
+    @property
+    def rows(self) -> Sequence[LazyRow]:
+        """The rows on screen, in data order (made lazily: see the module docstring)."""
+        return self._rows
+
     def model(self, key: str) -> Any | None:
         """The model behind row ``key`` in the rows on screen, if there is one."""
         return self._models.get(key)

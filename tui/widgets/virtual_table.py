@@ -145,6 +145,18 @@ class LazyRow:
             self._haystack = haystack = self.make_haystack()
             return haystack
 
+    def computed(self) -> frozenset[str]:
+        """Which of ``cells``, ``sort_values`` and ``haystack`` have been computed so far."""
+        return frozenset(
+            name
+            for name, slot in (
+                ("cells", "_cells"),
+                ("sort_values", "_sort_values"),
+                ("haystack", "_haystack"),
+            )
+            if hasattr(self, slot)
+        )
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.key!r})"
 
