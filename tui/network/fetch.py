@@ -253,7 +253,7 @@ class _Request:
         decoder = None if response.is_stream_consumed else _decoder(self.url, raw_headers)
         declared = _content_length(raw_headers)
         if declared is not None and decoder is None and declared > self.cap:
-            raise TooLarge(self.url, self.cap, 0, f"declares {declared:,} bytes, cap {self.cap:,}")
+            raise TooLarge(self.url, self.cap, 0)
         digest = hashlib.sha256()
         chunks: list[bytes] = []
         async for raw in _wire(response):
@@ -268,8 +268,8 @@ class _Request:
                         self.url,
                         self.cap,
                         self.decoded,
-                        f"compression ratio over {MAX_RATIO}:1 ({self.wire:,} bytes on the wire "
-                        f"gave {self.decoded:,}): refused as a compression bomb",
+                        f"larger than a {MAX_RATIO}:1 compression ratio allows ({self.wire:,} "
+                        f"bytes on the wire gave {self.decoded:,}): refused as a compression bomb",
                     )
                 digest.update(piece)
                 chunks.append(piece)
