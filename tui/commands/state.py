@@ -112,9 +112,11 @@ def as_json(document: Any) -> str:
     ensure_ascii: every control or non-ASCII character of the data leaves as a \\u escape.
     """
     try:
-        return json.dumps(document, ensure_ascii=True, allow_nan=False)
+        return json.dumps(document, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     except ValueError:
-        return json.dumps(_finite(document), ensure_ascii=True, allow_nan=False)
+        return json.dumps(
+            _finite(document), ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        )
 
 
 def _finite(value: Any) -> Any:

@@ -534,12 +534,13 @@ class Store:
                 **self._limits(),
             )
         except TooLarge as exc:
-            report.bytes_downloaded += exc.seen
+            report.bytes_downloaded += exc.bytes_read
             report.manifest = "invalid"
             report.problems.append(Problem(MANIFEST_FILE, exc.kind, exc.reason))
             self._manifest = None
             return False
         except FetchError as exc:
+            report.bytes_downloaded += exc.bytes_read
             report.manifest = "error"
             report.problems.append(Problem(MANIFEST_FILE, exc.kind, exc.reason))
             return None
@@ -604,8 +605,7 @@ class Store:
                         **self._limits(),
                     )
                 except FetchError as exc:
-                    if isinstance(exc, TooLarge):
-                        report.bytes_downloaded += exc.seen
+                    report.bytes_downloaded += exc.bytes_read
                     return self._failed(
                         current, Problem(name, exc.kind, exc.reason), report, "error"
                     )
