@@ -7,6 +7,7 @@ once; nothing unverified is shown as verified.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -254,3 +255,17 @@ async def test_redacted_url_names_the_cache_folder():
     secret = service_folder_name("http://alice:s3cretpw@host.example/x")
     assert "s3cretpw" not in secret and "alice" not in secret
     assert secret == service_folder_name("http://host.example/x")
+
+
+async def test_a_stuck_refresh_can_be_cancelled_and_the_store_goes_on(server, client):
+    serve(server, trickle(STATS, every_s=0.5))
+    store = make_store(server, client)
+    task = asyncio.create_task(store.refresh())
+    while not any(r.path == "/state/stats.json" for r in server.requests):
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    serve(server, json_ok(STATS))
+    report = await store.refresh()  # the lock was released, the store works on
+    assert report.ok, report.problems
