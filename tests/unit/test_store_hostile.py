@@ -269,3 +269,9 @@ async def test_a_stuck_refresh_can_be_cancelled_and_the_store_goes_on(server, cl
     serve(server, json_ok(STATS))
     report = await store.refresh()  # the lock was released, the store works on
     assert report.ok, report.problems
+
+
+def test_a_big_file_gets_time_for_its_size():
+    store = Store("http://127.0.0.1:9", options=StoreOptions(deadline_s=60, deadline_rate=1000))
+    assert store._limits(10_000)["deadline_s"] == 70
+    assert store._limits(None)["deadline_s"] == 60

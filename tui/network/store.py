@@ -276,7 +276,8 @@ class StoreOptions:
     size_slack_min: int = 64 * 1024
     hard_cap: int = 128 << 20  # for files the manifest does not size
     timeout_s: float = 30.0  # per read (connect, each chunk); the deadline bounds the whole
-    deadline_s: float = 120.0  # whole request, see tui/network/fetch.py
+    deadline_s: float = 120.0  # whole request, see tui/network/fetch.py; plus the time below
+    deadline_rate: float = 256 * 1024  # bytes/s a big file's expected size adds to its deadline
     min_rate: float = 1024.0  # bytes/s averaged over a request, after its grace period
 
     def __post_init__(self) -> None:
@@ -369,8 +370,10 @@ class Store:
             self._http = httpx.AsyncClient(timeout=self.options.timeout_s, follow_redirects=True)
         return self._http
 
-    def _limits(self) -> dict[str, float]:
-        return {"deadline_s": self.options.deadline_s, "min_rate": self.options.min_rate}
+    def _limits(self, size: int | None = None) -> dict[str, float]:
+        """Deadline and rate floor of one request; a big file gets time for its size."""
+        extra = (size or 0) / self.options.deadline_rate if self.options.deadline_rate > 0 else 0
+        return {"deadline_s": self.options.deadline_s + extra, "min_rate": self.options.min_rate}
 
     def load_cache(self) -> Snapshot:
         """Instant start: the last good copies from disk, marked ``cached`` until confirmed."""
@@ -602,7 +605,7 @@ class Store:
                         cap=cap,
                         etag=etag,
                         last_modified=last_modified,
-                        **self._limits(),
+                        **self._limits(entry.size if entry is not None else current.size),
                     )
                 except FetchError as exc:
                     report.bytes_downloaded += exc.bytes_read
