@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from tui.config import DEMO_BASE_URL, Secret, Settings
+from tui.eggs.hub_paths import PUBLIC_HUB_URL, index_url
 from tui.network.disk_cache import DiskCache
 from tui.network.store import Store, StoreOptions
 
@@ -35,11 +36,30 @@ class Service:
     demo: bool = False
     demo_app: object | None = None  # the in-process sandbox (tests poke its fault knobs)
     client: httpx.AsyncClient | None = None  # shared by the store and the issue client
+    _hub_client: httpx.AsyncClient | None = None
+
+    @property
+    def hub_url(self) -> str:
+        """Where eggs may be downloaded from (the public hub unless one is configured)."""
+        return (self.settings.hub_url or PUBLIC_HUB_URL).rstrip("/")
+
+    def hub_client(self) -> httpx.AsyncClient:
+        """The client for boot records and eggs: the in-process one for the demo, else a
+        client of its own that carries no token (the hub never sees it)."""
+        if self.demo and self.client is not None:
+            return self.client
+        if self._hub_client is None:
+            import httpx
+
+            self._hub_client = httpx.AsyncClient(timeout=30.0, follow_redirects=False)
+        return self._hub_client
 
     async def aclose(self) -> None:
         await self.store.aclose()
         if self.client is not None:
             await self.client.aclose()
+        if self._hub_client is not None:
+            await self._hub_client.aclose()
 
 
 def connect(
@@ -71,6 +91,7 @@ def connect(
         read_url=DEMO_BASE_URL,
         write_url=DEMO_BASE_URL + "/api",
         hub_url=DEMO_BASE_URL + "/hub",
+        boots=settings.boots or index_url(DEMO_BASE_URL + "/hub"),
         repo=f"{sandbox.owner}/{sandbox.repo}",
         interval=settings.interval,
         cache_dir=settings.cache_dir,

@@ -6,7 +6,7 @@ URL layout, relative to the app's base URL (``http://127.0.0.1:<port>`` or an AS
 * write_url = base + /api   ``POST|GET /api/repos/{owner}/{repo}/issues``,
                             ``GET /api/repos/{owner}/{repo}/issues/{n}[/comments]``,
                             ``GET /api/user``, ``GET /api/rate_limit``
-* hub_url   = base + /hub   (mounted when a ``hub`` ASGI app is given)
+* hub_url   = base + /hub   (the demo hub, ``tui.sandbox.hub``, unless another is given)
 * control                   ``GET|POST|DELETE /_sandbox/faults``, ``POST /_sandbox/process``,
                             ``POST /_sandbox/apply``, ``GET /_sandbox/issues``
 
@@ -43,6 +43,7 @@ from tui.sandbox.faults import (
     schema_invalid_bytes,
 )
 from tui.sandbox.generator import DEFAULT_EPOCH, MANIFEST_FILE, build_manifest, iso
+from tui.sandbox.hub import create_hub
 from tui.sandbox.network import DemoNetwork
 from tui.sandbox.processor import ActionRejected
 
@@ -957,8 +958,7 @@ def create_app(
         Route("/_sandbox/apply", apply_endpoint, methods=["POST"]),
         Route("/_sandbox/issues", issues_endpoint, methods=["GET"]),
     ]
-    if hub is not None:
-        routes.append(Mount("/hub", app=hub))
+    routes.append(Mount("/hub", app=hub if hub is not None else create_hub()))
     app = Starlette(routes=routes)
     app.state.sandbox = state
     app.add_middleware(_RequestLogMiddleware, get_state=lambda: state)
