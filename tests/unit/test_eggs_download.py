@@ -228,4 +228,5 @@ def test_refusal_report_fails_the_broken_rule_and_skips_what_needs_bytes():
     assert report.status_of("integrity") == "skip"
     assert report.as_json()["ok"] is False
     size = refusal_report(record_of(), HUB, DownloadRefused("file.size", "short"))
-    assert size.failed() == ["file.size"] and size.first_failure[0] == 4
+    position = [check_id for check_id, _ in CHECKS].index("file.size") + 1
+    assert size.failed() == ["file.size"] and size.first_failure[0] == position
