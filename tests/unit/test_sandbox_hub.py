@@ -114,3 +114,41 @@ def test_hub_state_needs_a_mounted_hub():
 
     with pytest.raises(LookupError):
         hub_state(Starlette())
+
+
+async def test_the_demo_service_reads_its_hub_by_default():
+    from tui.config import Settings
+    from tui.eggs.sources import load_boots
+    from tui.service import connect
+
+    service = connect(Settings(), use_cache=False)
+    try:
+        assert service.settings.boots == index_url(service.hub_url)
+        assert service.hub_client() is service.client
+        boots = await load_boots(
+            service.settings.boots, client=service.hub_client(), hub_url=service.hub_url
+        )
+        assert boots.ok and len(boots.entries) == 11
+    finally:
+        await service.aclose()
+    kept = connect(Settings(boots="/some/records"), use_cache=False)
+    assert kept.settings.boots == "/some/records"
+    await kept.aclose()
+
+
+async def test_a_real_service_gets_a_hub_client_of_its_own():
+    from tui.config import Secret, Settings
+    from tui.eggs.hub_paths import PUBLIC_HUB_URL
+    from tui.service import connect
+
+    service = connect(
+        Settings(read_url="http://127.0.0.1:9", token=Secret("t0ken")), use_cache=False
+    )
+    try:
+        assert service.hub_url == PUBLIC_HUB_URL
+        client = service.hub_client()
+        assert client is service.hub_client() and client is not service.client
+        assert "authorization" not in client.headers
+        assert not client.follow_redirects
+    finally:
+        await service.aclose()

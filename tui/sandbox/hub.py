@@ -61,10 +61,9 @@ class HubFaults:
 
 @dataclass
 class HubState:
-    """``hub_app.state.hub``: the fault knobs and what was served."""
+    """``hub_app.state.hub``: the fault knobs (what was served is in the sandbox's request log)."""
 
     faults: HubFaults = field(default_factory=HubFaults)
-    downloads: list[str] = field(default_factory=list)  # egg paths, in order served
 
     def content(self, hub_url: str) -> HubContent:
         # built on the first request: the packer and the egg models stay out of `roost` start-up
@@ -112,7 +111,6 @@ async def download(request: Request) -> Response:
         return Response(b"not found\n", status_code=404, media_type="text/plain")
     slug = next(r.slug for r in content.records if r.value["egg"]["path"] == path)
     faults = state.faults
-    state.downloads.append(path)
     body = egg
     declared = len(egg)
     if faults.hits(faults.tampered, slug):
