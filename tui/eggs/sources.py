@@ -56,6 +56,7 @@ class SourceOptions:
     document_cap: int = 32 << 20  # an index or an array of records
     folder_limit: int = 10_000  # record files read from one folder
     retry_delay_s: float = 0.75  # before the one retry of a failed request
+    concurrency: int = 4  # referenced documents read at once
 
 
 @dataclass(frozen=True)
@@ -291,7 +292,13 @@ async def load_boots(
             hub_url,
         )
     roots = [r for r in (_hub_root(source), hub_url) if r]
-    entries = [await _resolve_entry(item, roots, reader, options) for item in found]
+    gate = asyncio.Semaphore(options.concurrency)
+
+    async def resolve(item: _Found) -> BootEntry:
+        async with gate:
+            return await _resolve_entry(item, roots, reader, options)
+
+    entries = list(await asyncio.gather(*(resolve(item) for item in found)))
     entries = _with_last_good(entries, cache)
     result = BootSet(source, kind, tuple(entries), (), True, reader.requests)
     return _finish(result, hub_url)
