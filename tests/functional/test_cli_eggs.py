@@ -193,3 +193,18 @@ def test_the_real_records_against_the_public_hub(capsys):
     assert code == 0 and "12 of 12 records good" in out
     record = sorted(REAL_BOOTS_DIR.glob("*.json"))[0]
     assert hashlib.sha256(record.read_bytes()).hexdigest() == record.stem
+
+
+def test_verify_by_url_alone_or_with_its_record(capsys, demo_egg):
+    _, record_path, egg = demo_egg
+    url = build_hub(DEMO_HUB).record(SLUG).value["egg"]["url"]
+    code, out, _ = run(capsys, "egg", "verify", url, "--json")
+    document = json.loads(out)
+    assert code == 0 and document["ok"] is True
+    assert {c["status"] for c in document["checks"] if c["id"].startswith("record.")} == {"skip"}
+    code, out, _ = run(capsys, "egg", "verify", url, "--record", str(record_path), "--json")
+    document = json.loads(out)
+    assert code == 0 and document["ok"] is True
+    assert {c["status"] for c in document["checks"] if c["id"] == "record.address"} == {"pass"}
+    code, _, err = run(capsys, "egg", "verify", url + "x", "--record", str(record_path))
+    assert code == 2 and "is not the record's egg.url" in err
