@@ -56,6 +56,9 @@ def test_boots_lists_the_demo_hub(capsys):
 def test_verify_by_slug_downloads_and_passes(capsys):
     code, out, _ = run(capsys, "egg", "verify", "--slug", SLUG)
     assert code == 0 and "verified:" in out
+    code, out, _ = run(capsys, "boots")
+    line = next(line for line in out.splitlines() if SLUG in line)
+    assert "verified" in line and out.count("not downloaded") == 10
     code, out, _ = run(capsys, "egg", "verify", "--slug", SLUG, "--json")
     document = json.loads(out)
     assert code == 0 and document["ok"] is True

@@ -154,16 +154,24 @@ async def _load(service: Service, source: str | None = None):  # noqa: ANN202
 
 
 async def _boots(args: argparse.Namespace, service: Service, out: TextIO) -> int:
-    from tui.eggs.download import EggCache
+    from tui.eggs.download import EggCache, cached_verdict
 
     boots = await _load(service)
     eggs = EggCache.for_hub(service.hub_url, _cache_root(service))
+    verdicts = [
+        await asyncio.to_thread(cached_verdict, e.record, service.hub_url, eggs)
+        if e.record is not None
+        else None
+        for e in boots.entries
+    ]
     if not boots.entries and boots.problems:
         code = EXIT_NOTHING if not boots.reachable else EXIT_PROBLEMS
     else:
         code = EXIT_OK if boots.ok else EXIT_PROBLEMS
     if args.json:
         document = boots.as_json()
+        for entry, verdict in zip(document["entries"], verdicts, strict=True):
+            entry["egg"] = verdict
         document["exit_code"] = code
         json.dump(document, out, ensure_ascii=True, indent=1)
         out.write("\n")
@@ -171,22 +179,16 @@ async def _boots(args: argparse.Namespace, service: Service, out: TextIO) -> int
     print(f"boot records from {clean_line(boots.source, 200)}", file=out)
     for problem in boots.problems:
         print(f"  ! {clean_line(problem, 300)}", file=out)
-    for entry in boots.entries:
+    for entry, verdict in zip(boots.entries, verdicts, strict=True):
         record = entry.record
         if record is None:
             print(f"  ✗ {clean_line(entry.origin, 60)}", file=out)
         else:
-            egg = record.egg
-            state = (
-                "in cache"
-                if eggs.folder.joinpath(f"{egg.sha256}.egg").exists()
-                else ("not downloaded")
-            )
             cached = " (cached copy)" if entry.cached else ""
             print(
                 f"  {'✓' if entry.ok and not entry.warnings else '!'} "
-                f"{clean_line(record.slug, 40):<40} {egg.bytes:>11,} B  {state}{cached}  "
-                f"{clean_line(record.name, 60)}",
+                f"{clean_line(record.slug, 40):<40} {record.egg.bytes:>11,} B  "
+                f"{verdict}{cached}  {clean_line(record.name, 60)}",
                 file=out,
             )
         for problem in entry.problems:

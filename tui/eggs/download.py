@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DownloadFailed",
+    "cached_verdict",
     "DownloadOptions",
     "DownloadRefused",
     "EggCache",
@@ -380,3 +381,23 @@ def refusal_report(record: BootRecord, hub_url: str, failure: DownloadRefused) -
         else:
             checks.append(Check(check_id, name, "skip", skipped))
     return EggReport(checks=checks)
+
+
+def cached_verdict(record: BootRecord, hub_url: str, cache: EggCache) -> str:
+    """The egg's state without a request, in the Boots tab's words: "not downloaded",
+    "verified" or "failed at check N (id)" — the cached egg re-verified against its record."""
+    from tui.eggs.verify import verify_egg
+
+    egg = record.egg
+    try:
+        path = cache.lookup(egg.sha256, egg.bytes)
+    except ValueError:
+        path = None
+    if path is None:
+        return "not downloaded"
+    report = verify_egg(path, record, hub_url=hub_url)
+    failure = report.first_failure
+    if failure is None:
+        return "verified"
+    position, check = failure
+    return f"failed at check {position} ({check.id})"
