@@ -236,3 +236,14 @@ async def test_a_url_source_is_retried_once(tmp_path):
     async with httpx.AsyncClient(transport=httpx.MockTransport(flaky)) as client:
         boots = await load_boots("http://hub.test/one.json", client=client, options=FAST)
     assert boots.ok and boots.requests == 2 and len(calls) == 2
+
+
+async def test_a_source_is_read_up_to_its_record_limit(tmp_path):
+    values = demo_values()[:3]
+    path = write(tmp_path / "many.json", json.dumps(values * 2).encode())
+    boots = await load_boots(str(path), hub_url=HUB, options=SourceOptions(record_limit=4))
+    assert len(boots.entries) == 5
+    assert (
+        boots.entries[-1].origin == "2 more" and "first 4 records" in boots.entries[-1].problems[0]
+    )
+    assert [e.warnings for e in boots.entries[:4]][3]  # the repeated slug is still noticed

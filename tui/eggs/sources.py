@@ -54,7 +54,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 class SourceOptions:
     record_cap: int = 1 << 20  # one record document (the hub bounds its sources at 1 MiB)
     document_cap: int = 32 << 20  # an index or an array of records
-    folder_limit: int = 10_000  # record files read from one folder
+    record_limit: int = 10_000  # records read from one source (files, array items, entries)
     retry_delay_s: float = 0.75  # before the one retry of a failed request
     concurrency: int = 4  # referenced documents read at once
 
@@ -315,7 +315,8 @@ async def _discover(
     except ValueError as exc:
         raise SourceError(f"{source}: not JSON ({_short(str(exc))})") from None
     if isinstance(value, list):
-        return "array", [_Found(f"[{i}]", item) for i, item in enumerate(value)]
+        items = [_Found(f"[{i}]", item) for i, item in enumerate(value[: options.record_limit])]
+        return "array", _limited(items, len(value), options)
     if not isinstance(value, dict):
         raise SourceError(f"{source}: neither a record, an array of records nor an index")
     items = value.get("seeds", value.get("records"))
@@ -324,7 +325,8 @@ async def _discover(
     ):
         if not isinstance(items, list):
             raise SourceError(f"{source}: an index without a list of seeds")
-        return "index", [_index_item(i, item) for i, item in enumerate(items)]
+        found = [_index_item(i, item) for i, item in enumerate(items[: options.record_limit])]
+        return "index", _limited(found, len(items), options)
     return "record", [_Found(_origin_of(source), value, raw=raw)]
 
 
@@ -340,7 +342,7 @@ def _folder(folder: Path, options: SourceOptions) -> list[_Found]:
     except OSError as exc:
         raise SourceError(f"{folder}: cannot be listed ({exc.strerror or exc})") from None
     found = []
-    for path in paths[: options.folder_limit]:
+    for path in paths[: options.record_limit]:
         origin = str(path.relative_to(folder))
         try:
             with path.open("rb") as handle:
@@ -357,14 +359,16 @@ def _folder(folder: Path, options: SourceOptions) -> list[_Found]:
         except ValueError as exc:
             item.problems.append(f"not JSON ({_short(str(exc))})")
         found.append(item)
-    if len(paths) > options.folder_limit:
-        found.append(
-            _Found(
-                f"{len(paths) - options.folder_limit} more files",
-                problems=[f"only the first {options.folder_limit:,} files of a folder are read"],
-            )
-        )
-    return found
+    return _limited(found, len(paths), options)
+
+
+def _limited(found: list[_Found], total: int, options: SourceOptions) -> list[_Found]:
+    """At most ``record_limit`` records, and one entry saying how many were left out."""
+    if total <= options.record_limit:
+        return found
+    left = total - options.record_limit
+    problem = f"only the first {options.record_limit:,} records of a source are read"
+    return [*found[: options.record_limit], _Found(f"{left:,} more", problems=[problem])]
 
 
 def _index_item(position: int, item: Any) -> _Found:
