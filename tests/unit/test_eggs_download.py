@@ -138,7 +138,7 @@ async def test_an_unannounced_oversize_body_stops_right_after_egg_bytes(cache):
                 HUB,
                 client=client,
                 cache=cache,
-                options=DownloadOptions(retries=0, chunk=4096),
+                options=DownloadOptions(retries=0),
             )
     assert caught.value.check == "file.size"
     assert record.egg.bytes < body.sent <= record.egg.bytes + 2 * 4096  # one block past it
@@ -157,6 +157,26 @@ async def test_a_slow_hub_meets_the_deadline(app, cache):
                 cache=cache,
                 options=DownloadOptions(deadline_s=0.2, retry_delay_s=0.0),
             )
+    assert leftovers(cache) == []
+
+
+class TrickleEgg(httpx.AsyncByteStream):
+    """A body that arrives one small block at a time, far below any useful rate."""
+
+    async def __aiter__(self):
+        for _ in range(1000):
+            await asyncio.sleep(0.01)
+            yield b"P"
+
+
+async def test_a_trickling_hub_is_dropped_under_the_minimum_rate(cache):
+    record = record_of()
+    options = DownloadOptions(retries=0, grace_s=0.05, min_rate=1 << 20)
+    async with httpx.AsyncClient(
+        transport=httpx.MockTransport(lambda request: httpx.Response(200, stream=TrickleEgg()))
+    ) as client:
+        with pytest.raises(HubUnreachable, match="too slow"):
+            await download_egg(record.egg, HUB, client=client, cache=cache, options=options)
     assert leftovers(cache) == []
 
 

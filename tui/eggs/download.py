@@ -10,7 +10,8 @@
 * only bytes whose length and sha256 are the record's are moved (atomically) to
   ``eggs/<sha256>.egg``; a second look at the same egg reads that file and makes no request;
 * the request carries no token, cookie or credentials, follows no redirect, and has a
-  deadline for the whole transfer; a failure is retried once, as the store retries.
+  deadline for the whole transfer and a minimum average rate; a failure is retried once, as
+  the store retries.
 
 Nothing here opens, runs or extracts the egg; :func:`tui.eggs.verify.verify_egg` reads it.
 """
@@ -22,6 +23,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,7 +91,8 @@ class DownloadOptions:
     deadline_s: float = 600.0  # the whole transfer, retries included
     retries: int = 1
     retry_delay_s: float = 0.75
-    chunk: int = 64 << 10
+    min_rate: float = 1024.0  # bytes per second on average, once the grace period is over
+    grace_s: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -317,9 +320,17 @@ async def _stream(
             )
         digest = hashlib.sha256()
         received = 0
+        started = time.monotonic()
         try:
-            async for block in response.aiter_bytes(options.chunk):
+            # blocks as they arrive (no re-chunking), so the rate is judged on every read
+            async for block in response.aiter_bytes():
                 received += len(block)
+                elapsed = time.monotonic() - started
+                if elapsed > options.grace_s and received < options.min_rate * elapsed:
+                    raise HubUnreachable(
+                        f"{url}: too slow ({received:,} bytes in {elapsed:.0f} s, under "
+                        f"{options.min_rate:,.0f} bytes/s): download aborted"
+                    )
                 if received > limit:
                     raise DownloadRefused(
                         "file.size",
