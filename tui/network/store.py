@@ -33,7 +33,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui.network.disk_cache import CachedMeta, DiskCache
-from tui.network.fetch import FetchResult, TooLarge, fetch
+from tui.network.fetch import FetchError, FetchResult, TooLarge, fetch
 from tui.network.keyed import Keyed, parse_keyed
 from tui.network.models import (
     MANIFEST_FILE,
@@ -80,6 +80,7 @@ STATE_FILE_NAMES: tuple[str, ...] = tuple(STATE_FILES)
 MANIFEST_CAP = 1 << 20  # 1 MiB: the manifest is a few hundred bytes
 STATS_HISTORY_FILE = "stats-history.json"
 STATS_HISTORY_LIMIT = 500
+OFFLINE_KINDS = frozenset({"network", "too-slow"})  # problems that mean "the service is not there"
 
 
 def state_base_url(read_url: str) -> str:
@@ -452,8 +453,6 @@ class Store:
 
     async def _refresh_manifest(self, report: RefreshReport) -> bool | None:
         """True: a manifest is in force; False: no usable manifest; None: service unreachable."""
-        import httpx
-
         etag, last_modified = self._manifest_validators
         if self._manifest is None:
             etag = last_modified = None
@@ -467,13 +466,14 @@ class Store:
                 last_modified=last_modified,
             )
         except TooLarge as exc:
+            report.bytes_downloaded += exc.seen
             report.manifest = "invalid"
-            report.problems.append(Problem(MANIFEST_FILE, "too-large", str(exc)))
+            report.problems.append(Problem(MANIFEST_FILE, exc.kind, exc.reason))
             self._manifest = None
             return False
-        except httpx.HTTPError as exc:
+        except FetchError as exc:
             report.manifest = "error"
-            report.problems.append(Problem(MANIFEST_FILE, "network", _describe_http_error(exc)))
+            report.problems.append(Problem(MANIFEST_FILE, exc.kind, exc.reason))
             return None
         report.bytes_downloaded += result.bytes_read
         if result.not_modified and self._manifest is not None:
@@ -506,8 +506,6 @@ class Store:
 
     async def _refresh_file(self, name: str, report: RefreshReport) -> FileState | None:
         """Fetch/verify/validate one file; returns its new FileState, or None if unchanged."""
-        import httpx
-
         current = self._snapshot.file(name)
         entry = self._manifest.entry(name) if self._manifest else None
         expected = entry.hash.lower() if entry else None
@@ -531,14 +529,12 @@ class Store:
                     result = await fetch(
                         self._client, url, cap=cap, etag=etag, last_modified=last_modified
                     )
-                except TooLarge as exc:
-                    report.bytes_downloaded += exc.seen
+                except FetchError as exc:
+                    if isinstance(exc, TooLarge):
+                        report.bytes_downloaded += exc.seen
                     return self._failed(
-                        current, Problem(name, "too-large", str(exc)), report, "error"
+                        current, Problem(name, exc.kind, exc.reason), report, "error"
                     )
-                except httpx.HTTPError as exc:
-                    problem = Problem(name, "network", _describe_http_error(exc))
-                    return self._failed(current, problem, report, "error")
                 report.bytes_downloaded += result.bytes_read
                 if result.not_modified:
                     body_hash = current.sha256
@@ -693,7 +689,7 @@ class Store:
     def _after_cycle(self, report: RefreshReport) -> None:
         self._pending_bodies = {}
         now = self.clock()
-        if report.online and not any(p.kind == "network" for p in report.problems):
+        if report.online and not any(p.kind in OFFLINE_KINDS for p in report.problems):
             self.status = StoreStatus(state="online", last_success=now, last_attempt=now)
         else:
             failures = self.status.consecutive_failures + 1
@@ -727,12 +723,6 @@ def _describe_status(result: FetchResult) -> str:
     if result.retry_after:
         text += f" (retry after {result.retry_after}s)"
     return text
-
-
-def _describe_http_error(exc: httpx.HTTPError) -> str:
-    name = type(exc).__name__
-    message = str(exc) or name
-    return f"{name}: {message}" if message != name else name
 
 
 def _validation_detail(exc: StateValidationError) -> str:
