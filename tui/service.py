@@ -44,14 +44,17 @@ class Service:
         return (self.settings.hub_url or PUBLIC_HUB_URL).rstrip("/")
 
     def hub_client(self) -> httpx.AsyncClient:
-        """The client for boot records and eggs: the in-process one for the demo, else a
-        client of its own that carries no token (the hub never sees it)."""
-        if self.demo and self.client is not None:
-            return self.client
+        """The client for boot records and eggs, of its own: it carries no token (the hub never
+        sees it) and follows no redirect (eggs come from the hub URL only)."""
         if self._hub_client is None:
-            import httpx
+            if self.demo_app is not None:
+                from tui.sandbox.server import in_process_client
 
-            self._hub_client = httpx.AsyncClient(timeout=30.0, follow_redirects=False)
+                self._hub_client = in_process_client(self.demo_app, base_url=DEMO_BASE_URL)
+            else:
+                import httpx
+
+                self._hub_client = httpx.AsyncClient(timeout=30.0, follow_redirects=False)
         return self._hub_client
 
     async def aclose(self) -> None:

@@ -124,7 +124,9 @@ async def test_the_demo_service_reads_its_hub_by_default():
     service = connect(Settings(), use_cache=False)
     try:
         assert service.settings.boots == index_url(service.hub_url)
-        assert service.hub_client() is service.client
+        hub_client = service.hub_client()
+        assert hub_client is service.hub_client() and hub_client is not service.client
+        assert "authorization" not in hub_client.headers and not hub_client.follow_redirects
         boots = await load_boots(
             service.settings.boots, client=service.hub_client(), hub_url=service.hub_url
         )

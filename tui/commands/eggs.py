@@ -29,6 +29,7 @@ from tui.commands import (
     service_options,
     settings_from,
 )
+from tui.network.urls import redact_url
 from tui.untrusted import clean, clean_line
 
 if TYPE_CHECKING:
@@ -176,7 +177,7 @@ async def _boots(args: argparse.Namespace, service: Service, out: TextIO) -> int
         json.dump(document, out, ensure_ascii=True, indent=1)
         out.write("\n")
         return code
-    print(f"boot records from {clean_line(boots.source, 200)}", file=out)
+    print(f"boot records from {clean_line(redact_url(boots.source), 200)}", file=out)
     for problem in boots.problems:
         print(f"  ! {clean_line(problem, 300)}", file=out)
     for entry, verdict in zip(boots.entries, verdicts, strict=True):

@@ -4,14 +4,15 @@
 
 * the URL must be exactly ``{hub_url}/{egg.path}`` — a record pointing anywhere else is refused
   before any request, naming both URLs;
-* the body is streamed to a temporary file in the cache, hashed while it is written, and the
-  download stops the moment it passes ``egg.bytes`` (a Content-Length above it stops it before
-  the first byte);
-* only bytes whose length and sha256 are the record's are moved (atomically) to
+* the body is read through the hardened :func:`tui.network.fetch.fetch` (deadline, minimum
+  rate, encodings checked), hashed while it is read, and the read stops the moment it passes
+  ``egg.bytes`` (a Content-Length above it stops it before the first byte), so memory stays
+  within the size the record promised;
+* only bytes whose length and sha256 are the record's are written (atomically) to
   ``eggs/<sha256>.egg``; a second look at the same egg reads that file and makes no request;
-* the request carries no token, cookie or credentials, follows no redirect, and has a
-  deadline for the whole transfer and a minimum average rate; a failure is retried once, as
-  the store retries.
+* the client must carry no token, cookie or credentials and follow no redirect (refused
+  otherwise), so the hub never sees the user's token; a failure is retried once, as the store
+  retries, within one deadline for the whole download.
 
 Nothing here opens, runs or extracts the egg; :func:`tui.eggs.verify.verify_egg` reads it.
 """
@@ -21,9 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import os
-import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +35,8 @@ from tui.eggs.boot_record import (
     egg_url_problems,
 )
 from tui.eggs.egg_report import CHECKS, Check, EggReport
-from tui.network.disk_cache import default_cache_root, service_folder_name
+from tui.network.disk_cache import _atomic_write, default_cache_root, service_folder_name
+from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
     import httpx
@@ -51,6 +50,7 @@ __all__ = [
     "EggFile",
     "HubUnreachable",
     "Progress",
+    "check_client",
     "check_url",
     "download_egg",
     "download_url",
@@ -59,8 +59,6 @@ __all__ = [
 
 Progress = Callable[[int, int], None]  # (bytes received, bytes promised)
 _HEX64 = frozenset("0123456789abcdef")
-# request headers that could carry the user's identity to a hub
-_PRIVATE_HEADERS = ("authorization", "cookie", "proxy-authorization")
 
 
 class DownloadFailed(Exception):
@@ -140,11 +138,13 @@ class EggCache:
             return None
         return path
 
-    def part_file(self) -> tuple[int, Path]:
-        """A new temporary file beside the eggs (same filesystem: the final rename is atomic)."""
+    def store(self, sha256: str, data: bytes) -> Path:
+        """Write verified bytes under their sha256, atomically as the state cache writes (two
+        processes storing the same egg store the same bytes; a reader never sees half)."""
+        final = self.path_for(sha256)
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=".download.", suffix=".part", dir=self.folder)
-        return fd, Path(name)
+        _atomic_write(final, data)
+        return final
 
 
 def check_url(egg: EggDescriptor, hub_url: str) -> str:
@@ -156,6 +156,16 @@ def check_url(egg: EggDescriptor, hub_url: str) -> str:
             f"egg.url {egg.url!r} is not the hub's {expected!r}: not downloaded",
         )
     return expected
+
+
+def check_client(client: httpx.AsyncClient) -> None:
+    """A hub client carries no credentials and follows no redirect (a programming error else)."""
+    private = [name for name in ("authorization", "cookie") if name in client.headers]
+    if private or client.auth is not None or client.follow_redirects:
+        raise ValueError(
+            "a hub client must carry no token, cookie or auth and follow no redirect "
+            f"(found: {', '.join(private) or 'auth or redirects'})"
+        )
 
 
 async def download_egg(
@@ -173,6 +183,7 @@ async def download_egg(
     :class:`HubUnreachable`; never keeps bytes that are not exactly the promised egg.
     """
     url = check_url(egg, hub_url)
+    check_client(client)
     cache.path_for(egg.sha256)  # refuses a malformed sha256 before anything else
     cached = await asyncio.to_thread(cache.lookup, egg.sha256, egg.bytes)
     if cached is not None:
@@ -194,7 +205,8 @@ async def download_url(
     """An egg named only by its URL (no record promises it): capped at ``cap`` bytes and stored
     under the sha256 it turns out to have; the verifier then judges it without a record."""
     if not url.startswith(("https://", "http://")):
-        raise DownloadRefused("record.url", f"{url!r} is not an http(s) URL")
+        raise DownloadRefused("record.url", f"{redact_url(url)!r} is not an http(s) URL")
+    check_client(client)
     return await _download(url, _Promise(None, None, cap), client, cache, progress, options)
 
 
@@ -252,116 +264,66 @@ async def _transfer(
     progress: Progress | None,
     options: DownloadOptions,
 ) -> tuple[Path, str, int]:
-    import httpx
+    """One GET through the hardened :func:`tui.network.fetch.fetch` (deadline, minimum rate,
+    cap on the decoded bytes, no bomb), then the size and sha256 rules, then the atomic store."""
+    from tui.network.fetch import FetchError, TooLarge, fetch
 
-    request = client.build_request(
-        "GET",
-        url,
-        # identity: the bytes hashed and counted are the file's own, never a decoder's output
-        headers={
-            "Accept": "application/zip, application/octet-stream",
-            "Accept-Encoding": "identity",
-        },
-        timeout=httpx.Timeout(options.timeout_s),
-    )
-    for name in _PRIVATE_HEADERS:
-        if name in request.headers:
-            del request.headers[name]
-    fd, part = cache.part_file()
+    limit = promise.limit
+    shown = redact_url(url)
+    wire: list[int | None] = [0, None]  # bytes seen on the wire, length the hub declared
+
+    def seen(received: int, declared: int | None) -> None:
+        wire[:] = [received, declared]
+        if progress is not None:
+            progress(min(received, limit), limit)
+
     try:
-        with os.fdopen(fd, "wb") as handle:
-            received, digest = await _stream(client, request, promise, handle, progress, options)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if promise.size is not None and received != promise.size:
+        result = await fetch(
+            client,
+            url,
+            cap=limit,
+            accept="application/zip, application/octet-stream",
+            deadline_s=options.deadline_s,
+            min_rate=options.min_rate,
+            rate_grace_s=options.grace_s,
+            on_progress=seen,
+        )
+    except TooLarge as exc:
+        raise DownloadRefused(
+            "file.size",
+            f"{exc.url}: more than the {_limit_name(promise)} {limit:,} bytes "
+            f"({exc.reason}): download aborted",
+        ) from None
+    except FetchError as exc:
+        received, declared = wire
+        broke = exc.kind == "network" and promise.size is not None and bool(received)
+        if broke and (declared is None or received < declared):  # type: ignore[operator]
             raise DownloadRefused(
                 "file.size",
-                f"{url}: the hub sent {received:,} bytes, not the record's {promise.size:,} "
-                "(truncated)",
-            )
-        if promise.sha256 is not None and digest != promise.sha256:
-            raise DownloadRefused(
-                "file.sha256",
-                f"{url}: the file's sha256 is {digest}, not the record's {promise.sha256}",
-            )
-        final = cache.path_for(digest)
-        os.replace(part, final)
-        return final, digest, received
-    finally:
-        with contextlib.suppress(OSError):
-            part.unlink()
-
-
-async def _stream(
-    client: httpx.AsyncClient,
-    request: httpx.Request,
-    promise: _Promise,
-    handle,  # noqa: ANN001 - a binary file
-    progress: Progress | None,
-    options: DownloadOptions,
-) -> tuple[int, str]:
-    import httpx
-
-    url = str(request.url)
-    try:
-        response = await client.send(request, stream=True, auth=None, follow_redirects=False)
-    except httpx.HTTPError as exc:
-        raise HubUnreachable(f"{url}: unreachable ({_describe(exc)})") from None
-    try:
-        if response.status_code != 200:
-            raise HubUnreachable(f"{url}: HTTP {response.status_code}")
-        declared = response.headers.get("content-length")
-        limit = promise.limit
-        if declared and declared.isdigit() and int(declared) > limit:
-            raise DownloadRefused(
-                "file.size",
-                f"{url}: the hub announces {int(declared):,} bytes, more than the "
-                f"{_limit_name(promise)} {limit:,}: not downloaded",
-            )
-        digest = hashlib.sha256()
-        received = 0
-        started = time.monotonic()
-        try:
-            # blocks as they arrive (no re-chunking), so the rate is judged on every read
-            async for block in response.aiter_bytes():
-                received += len(block)
-                elapsed = time.monotonic() - started
-                if elapsed > options.grace_s and received < options.min_rate * elapsed:
-                    raise HubUnreachable(
-                        f"{url}: too slow ({received:,} bytes in {elapsed:.0f} s, under "
-                        f"{options.min_rate:,.0f} bytes/s): download aborted"
-                    )
-                if received > limit:
-                    raise DownloadRefused(
-                        "file.size",
-                        f"{url}: the hub sent more than the {_limit_name(promise)} {limit:,} "
-                        "bytes: download aborted",
-                    )
-                digest.update(block)
-                handle.write(block)
-                if progress is not None:
-                    progress(received, limit)
-        except httpx.HTTPError as exc:
-            if isinstance(exc, httpx.RemoteProtocolError) and promise.size is not None:
-                raise DownloadRefused(
-                    "file.size",
-                    f"{url}: the transfer broke after {received:,} of {promise.size:,} bytes "
-                    f"({_describe(exc)})",
-                ) from None
-            raise HubUnreachable(f"{url}: {_describe(exc)}") from None
-        return received, digest.hexdigest()
-    finally:
-        await response.aclose()
+                f"{exc.url}: the transfer broke after {received:,} of {promise.size:,} bytes "
+                f"({exc.reason})",
+            ) from None
+        raise HubUnreachable(f"{exc.url}: {exc.reason}") from None
+    if result.status != 200:
+        raise HubUnreachable(f"{shown}: HTTP {result.status}")
+    body, digest = result.body, result.sha256
+    if promise.size is not None and len(body) != promise.size:
+        raise DownloadRefused(
+            "file.size",
+            f"{shown}: the hub sent {len(body):,} bytes, not the record's {promise.size:,} "
+            "(truncated)",
+        )
+    if promise.sha256 is not None and digest != promise.sha256:
+        raise DownloadRefused(
+            "file.sha256",
+            f"{shown}: the file's sha256 is {digest}, not the record's {promise.sha256}",
+        )
+    path = await asyncio.to_thread(cache.store, digest, body)
+    return path, digest, len(body)
 
 
 def _limit_name(promise: _Promise) -> str:
     return "record's" if promise.size is not None else "cap of"
-
-
-def _describe(exc: Exception) -> str:
-    name = type(exc).__name__
-    message = str(exc)
-    return f"{name}: {message}" if message and message != name else name
 
 
 def refusal_report(record: BootRecord, hub_url: str, failure: DownloadRefused) -> EggReport:

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from tui.eggs.boot_record import BootRecord, boundary_problems, parse_boot_record, record_bytes
 from tui.eggs.hub_paths import INDEX_PATH, index_url
 from tui.eggs.record_cache import LastGood, RecordCache
+from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
     import httpx
@@ -120,7 +121,7 @@ class BootSet:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "source": self.source,
+            "source": _shown(self.source),
             "kind": self.kind,
             "reachable": self.reachable,
             "problems": list(self.problems),
@@ -206,27 +207,24 @@ class _Reader:
         return raw
 
     async def _get(self, url: str, cap: int) -> bytes:
-        import httpx
-
-        from tui.network.fetch import TooLarge, fetch
+        from tui.network.fetch import FetchError, TooLarge, fetch
 
         if self.client is None:
-            raise SourceError(f"{url}: no HTTP client", reachable=False)
+            raise SourceError(f"{redact_url(url)}: no HTTP client", reachable=False)
         for attempt in range(2):
             self.requests += 1
             try:
                 result = await fetch(self.client, url, cap=cap)
             except TooLarge as exc:
-                raise SourceError(f"{url}: {exc}") from None
-            except httpx.HTTPError as exc:
-                problem = SourceError(
-                    f"{url}: unreachable ({type(exc).__name__}: {exc or 'no detail'})",
-                    reachable=False,
-                )
+                raise SourceError(str(exc)) from None
+            except FetchError as exc:
+                problem = SourceError(f"{exc.url}: unreachable ({exc.reason})", reachable=False)
             else:
                 if result.status == 200:
                     return result.body
-                problem = SourceError(f"{url}: HTTP {result.status}", reachable=result.status < 500)
+                problem = SourceError(
+                    f"{redact_url(url)}: HTTP {result.status}", reachable=result.status < 500
+                )
                 if result.status < 500 and result.status != 429:
                     raise problem
             if attempt == 0:
@@ -313,21 +311,26 @@ async def _discover(
     try:
         value = _loads(raw)
     except ValueError as exc:
-        raise SourceError(f"{source}: not JSON ({_short(str(exc))})") from None
+        raise SourceError(f"{_shown(source)}: not JSON ({_short(str(exc))})") from None
     if isinstance(value, list):
         items = [_Found(f"[{i}]", item) for i, item in enumerate(value[: options.record_limit])]
         return "array", _limited(items, len(value), options)
     if not isinstance(value, dict):
-        raise SourceError(f"{source}: neither a record, an array of records nor an index")
+        raise SourceError(f"{_shown(source)}: neither a record, an array of records nor an index")
     items = value.get("seeds", value.get("records"))
     if value.get("kind") == "organization-seed-index" or (
         isinstance(items, list) and value.get("kind") != "organization-seed-boot"
     ):
         if not isinstance(items, list):
-            raise SourceError(f"{source}: an index without a list of seeds")
+            raise SourceError(f"{_shown(source)}: an index without a list of seeds")
         found = [_index_item(i, item) for i, item in enumerate(items[: options.record_limit])]
         return "index", _limited(found, len(items), options)
     return "record", [_Found(_origin_of(source), value, raw=raw)]
+
+
+def _shown(location: str) -> str:
+    """A location as it may be printed: a URL's credentials are never shown."""
+    return redact_url(location) if _is_url(location) else location
 
 
 def _origin_of(location: str) -> str:
@@ -445,7 +448,7 @@ async def _read_reference(
         actual = hashlib.sha256(raw).hexdigest()
         if actual != expected:
             raise SourceError(
-                f"{location}: document sha256 {actual} is not the reference's {expected}; not used"
+                f"{_shown(location)}: document sha256 {actual} is not the reference's {expected}; not used"
             )
         return raw
     raise SourceError(
