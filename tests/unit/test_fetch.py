@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.hostile_server import (
-    HostileServer,
     gzip_bomb,
     json_ok,
     lying_length,
@@ -35,18 +34,6 @@ from tui.network.fetch import (
 )
 
 BODY = json.dumps({"agents": {"a": {"name": "x"}}}).encode()
-
-
-@pytest.fixture(scope="module")
-def server():
-    with HostileServer() as server:
-        yield server
-
-
-@pytest.fixture
-async def client():
-    async with httpx.AsyncClient(timeout=30) as client:
-        yield client
 
 
 async def test_plain_body_is_hashed(server, client):

@@ -22,8 +22,9 @@ kept only when it is visible ASCII, so it can be sent back safely), or raises a
 * :class:`NetworkError` — connection, protocol or TLS trouble (httpx's errors, described);
 * :class:`BadReply` — anything else the reply did that a client cannot use.
 
-Every error has ``kind`` (a short word for reports), ``reason`` (one readable line) and ``url``
-(credentials redacted); ``str(error)`` is ``"<url>: <reason>"``. Non-200 replies are not errors:
+Every error has ``kind`` (a short word for reports), ``reason`` (one readable line), ``url``
+(credentials redacted) and ``bytes_read`` (from the wire before it gave up); ``str(error)`` is
+``"<url>: <reason>"``. Non-200 replies are not errors:
 the caller reads ``status`` (their bodies are read up to 64 KiB, not decoded, not kept).
 ``on_progress(wire_bytes, declared_length)`` is called after each chunk (egg downloads draw a
 progress bar with it). Only gzip and deflate are asked for and accepted.
@@ -72,6 +73,7 @@ class FetchError(Exception):
     """A request that did not give a usable reply; ``reason`` says why in one line."""
 
     kind = "network"
+    bytes_read = 0  # bytes that came over the wire before the request was given up
 
     def __init__(self, url: str, reason: str):
         self.url = redact_url(url)
@@ -212,6 +214,9 @@ class _Request:
             async with asyncio.timeout_at(self._due()) as self.timer:
                 async with client.stream("GET", self.url, headers=headers) as response:
                     return await self._read(response)
+        except FetchError as exc:
+            exc.bytes_read = self.wire
+            raise
         except TimeoutError:
             if loop.time() >= self.deadline_at - 0.001:
                 reason = f"no complete reply within {self.deadline_s:g} s"
@@ -220,7 +225,9 @@ class _Request:
                     f"slower than {self.min_rate:,.0f} bytes/s "
                     f"({self.wire:,} bytes in {loop.time() - self.started:.0f} s)"
                 )
-            raise TooSlow(self.url, reason) from None
+            error = TooSlow(self.url, reason)
+            error.bytes_read = self.wire
+            raise error from None
 
     def _due(self) -> float:
         """When the timer fires: the deadline, or when the average rate falls below the floor."""
@@ -253,7 +260,7 @@ class _Request:
         decoder = None if response.is_stream_consumed else _decoder(self.url, raw_headers)
         declared = _content_length(raw_headers)
         if declared is not None and decoder is None and declared > self.cap:
-            raise TooLarge(self.url, self.cap, 0, f"declares {declared:,} bytes, cap {self.cap:,}")
+            raise TooLarge(self.url, self.cap, 0)
         digest = hashlib.sha256()
         chunks: list[bytes] = []
         async for raw in _wire(response):
@@ -268,8 +275,8 @@ class _Request:
                         self.url,
                         self.cap,
                         self.decoded,
-                        f"compression ratio over {MAX_RATIO}:1 ({self.wire:,} bytes on the wire "
-                        f"gave {self.decoded:,}): refused as a compression bomb",
+                        f"larger than a {MAX_RATIO}:1 compression ratio allows ({self.wire:,} "
+                        f"bytes on the wire gave {self.decoded:,}): refused as a compression bomb",
                     )
                 digest.update(piece)
                 chunks.append(piece)

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 __all__ = ["check_url", "redact_url"]
 
-_CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f]")
 
 
 def redact_url(url: str) -> str:
@@ -36,7 +37,7 @@ def redact_url(url: str) -> str:
 
 def check_url(url: str) -> str | None:
     """Why ``url`` cannot be used as an http(s) base URL, or None when it can."""
-    if _CONTROL.search(url):
+    if _CONTROL_OR_SPACE.search(url):
         return "contains a control character or a space"
     try:
         parts = urlsplit(url)
