@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,9 +123,6 @@ async def _main(command, args: argparse.Namespace) -> int:  # noqa: ANN001
     except _Stop as stop:
         print(f"roost: {clean_line(stop.message)}", file=sys.stderr)
         return stop.code
-    except BrokenPipeError:  # `roost egg cat … | head`: the reader has all it wanted
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no flush error at exit
-        return EXIT_OK
     finally:
         await service.aclose()
 
