@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from tui.config import DEMO_BASE_URL, Secret, Settings
+from tui.eggs.hub_paths import PUBLIC_HUB_URL, index_url
 from tui.network.disk_cache import DiskCache
 from tui.network.store import Store, StoreOptions
 
@@ -39,10 +40,33 @@ class Service:
     #: This run's identity: each demo run starts a fresh network, so its outbox is its own.
     run_id: str = field(default_factory=lambda: secrets.token_hex(6))
 
+    _hub_client: httpx.AsyncClient | None = None
+
+    @property
+    def hub_url(self) -> str:
+        """Where eggs may be downloaded from (the public hub unless one is configured)."""
+        return (self.settings.hub_url or PUBLIC_HUB_URL).rstrip("/")
+
+    def hub_client(self) -> httpx.AsyncClient:
+        """The client for boot records and eggs, of its own: it carries no token (the hub never
+        sees it) and follows no redirect (eggs come from the hub URL only)."""
+        if self._hub_client is None:
+            if self.demo_app is not None:
+                from tui.sandbox.server import in_process_client
+
+                self._hub_client = in_process_client(self.demo_app, base_url=DEMO_BASE_URL)
+            else:
+                import httpx
+
+                self._hub_client = httpx.AsyncClient(timeout=30.0, follow_redirects=False)
+        return self._hub_client
+
     async def aclose(self) -> None:
         await self.store.aclose()
         if self.client is not None:
             await self.client.aclose()
+        if self._hub_client is not None:
+            await self._hub_client.aclose()
 
 
 def connect(
@@ -74,6 +98,7 @@ def connect(
         read_url=DEMO_BASE_URL,
         write_url=DEMO_BASE_URL + "/api",
         hub_url=DEMO_BASE_URL + "/hub",
+        boots=settings.boots or index_url(DEMO_BASE_URL + "/hub"),
         repo=f"{sandbox.owner}/{sandbox.repo}",
         interval=settings.interval,
         cache_dir=settings.cache_dir,
