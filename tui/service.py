@@ -1,6 +1,6 @@
 """Connecting settings to a store: the real service over HTTP, or the embedded demo network.
 
-The CLI and the TUI both call :func:`build_store`, so `roost state` and `roost` read the same
+The CLI and the TUI both call :func:`connect`, so `roost state` and `roost` read the same
 service the same way. The demo network is served in-process through ``httpx.ASGITransport``:
 no socket is opened, so `roost` works on a machine with no network at all.
 """
@@ -20,7 +20,7 @@ from tui.network.store import Store, StoreOptions
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["DEMO_BASE_URL", "Service", "build_store", "connect", "demo_epoch"]
+__all__ = ["DEMO_BASE_URL", "Service", "connect", "demo_epoch"]
 
 
 def demo_epoch() -> datetime:
@@ -35,7 +35,7 @@ class Service:
     settings: Settings  # for the demo: read/write/hub URLs, repo and token of the sandbox
     store: Store
     demo: bool = False
-    demo_app: object | None = None  # the in-process sandbox (tests poke its fault knobs)
+    demo_app: object | None = None  # the in-process sandbox: its hub, and tests' fault knobs
     client: httpx.AsyncClient | None = None  # shared by the store and the issue client
     #: This run's identity: each demo run starts a fresh network, so its outbox is its own.
     run_id: str = field(default_factory=lambda: secrets.token_hex(6))
@@ -114,7 +114,3 @@ def _cache(settings: Settings, use_cache: bool, cache: DiskCache | None) -> Disk
     if not use_cache:
         return None
     return cache or DiskCache.for_service(settings.state_url, settings.cache_dir)
-
-
-def build_store(settings: Settings, **kwargs) -> Store:
-    return connect(settings, **kwargs).store

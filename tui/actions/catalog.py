@@ -459,7 +459,7 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
     ),
 )
 
-#: Actions the deployment's processor knows beyond the 15 above (DESIGN.md §1).
+#: Actions the deployment's processor knows beyond the 15 above (ARCHITECTURE.md, the service).
 _DEPLOYMENT_EXTRAS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "add_moderator",

@@ -1,6 +1,6 @@
 """The GitHub-shaped issue client: one action = one ``POST /repos/{owner}/{repo}/issues``.
 
-Every answer maps to one :class:`SendResult` with a message a person understands (DESIGN.md §4,
+Every answer maps to one :class:`SendResult` with a message a person understands (ARCHITECTURE.md, the write side,
 issue 10 item 1). GitHub has no idempotency key, so an unclear answer (5xx, a reset connection,
 a timeout) is never simply resent: the client first lists the user's recent issues and looks for
 the action's nonce; only when the platform shows no such issue is the request sent again (at

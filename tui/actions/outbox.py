@@ -1,4 +1,4 @@
-"""The outbox: every action as one JSON file, written before its request leaves (DESIGN.md §4).
+"""The outbox: every action as one JSON file, written before its request leaves (ARCHITECTURE.md, the write side).
 
 Where: ``$XDG_DATA_HOME/roost/outbox/<service>/<id>.json`` (platformdirs' user data dir), one
 folder per service so two deployments (or two runs of the demo network) never mix. A file is

@@ -1,4 +1,4 @@
-"""Where the write token comes from and where it may go (DESIGN.md §4).
+"""Where the write token comes from and where it may go (ARCHITECTURE.md, the write side).
 
 Sources, first found wins: ``ROOST_TOKEN``, ``GH_TOKEN``, ``GITHUB_TOKEN``, the config file, then
 ``gh auth token`` when the GitHub CLI is installed (a short timeout: a slow ``gh`` must not hang

@@ -1,4 +1,4 @@
-"""The subcommands of `roost`, one module each (DESIGN.md §2: every subcommand calls the same
+"""The subcommands of `roost`, one module each (ARCHITECTURE.md, layers: every subcommand calls the same
 core as the TUI).
 
 A command module has ``register(subparsers)``: it adds its parser and sets

@@ -1,4 +1,4 @@
-"""The disk cache of boot records, kept the way the store keeps state files (DESIGN.md §3).
+"""The disk cache of boot records, kept the way the store keeps state files (ARCHITECTURE.md, the read side).
 
 Each record document is stored by the sha256 of its bytes through :class:`DiskCache` (atomic
 writes, hash checked on every load), so two processes writing the same record write the same

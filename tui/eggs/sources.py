@@ -1,4 +1,4 @@
-"""Boot-record sources: where roost finds the records it shows (DESIGN.md §1, §5).
+"""Boot-record sources: where roost finds the records it shows (ARCHITECTURE.md, the service; eggs).
 
 A source is a URL or a path naming one record, a JSON array of records, a hub index
 (SPEC-egg.md §1.5, whose entries embed records or reference them by ``{path|url, ref|sha256}``)

@@ -1,4 +1,4 @@
-"""The on-disk cache of verified state files (DESIGN.md §3).
+"""The on-disk cache of verified state files (ARCHITECTURE.md, the read side).
 
 One folder per service (named after the read URL's host plus a short hash of the whole URL), under
 the platform cache directory (``platformdirs``, which honours ``XDG_CACHE_HOME``). For every file

@@ -1,4 +1,4 @@
-"""Typed models of the service's state files (DESIGN.md §1).
+"""Typed models of the service's state files (ARCHITECTURE.md, the service).
 
 The rules, learned from the published files:
 

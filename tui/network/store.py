@@ -1,4 +1,4 @@
-"""The shared async store: refreshes the state files by manifest hashes (DESIGN.md §3).
+"""The shared async store: refreshes the state files by manifest hashes (ARCHITECTURE.md, the read side).
 
 ``Store.refresh()`` runs one cycle:
 
@@ -410,7 +410,7 @@ class Store:
         return self._snapshot
 
     async def refresh(self) -> RefreshReport:
-        """One cycle of DESIGN.md §3. Never raises for service trouble: it is in the report."""
+        """One refresh cycle (ARCHITECTURE.md, the read side). Never raises for service trouble: it is in the report."""
         if "httpx" not in sys.modules:  # first cycle: import it off the event loop
             await asyncio.to_thread(importlib.import_module, "httpx")
         async with self._lock:

@@ -1,5 +1,5 @@
 """Tab 5, Seeds: the active seed with its convergence and agents, proposals ranked by votes,
-the queue and the history (DESIGN.md §1, §7).
+the queue and the history (ARCHITECTURE.md, the service; where a new thing goes).
 
 seeds.json is the network's agenda. Deployments differ: older ones have no ``proposals`` key (a
 normal state, shown as such, not an error) and ``active`` may be null between seeds.
