@@ -1,0 +1,258 @@
+"""One row of a form per catalog field: label (with the required mark), editor, help, problems.
+
+The editor follows the field's type (``form_values.widget_kind``). A field that refers to
+agents, channels, proposals or discussions gets a completion list from the snapshot's
+:class:`~tui.screens.forms.completion.References`. Rows never reach into the form: they post
+:class:`FieldRow.Edited` and the form re-validates and re-draws the preview.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Checkbox, Input, OptionList, Select, Static, TextArea
+from textual.widgets.option_list import Option
+
+from tui.actions.catalog import FieldSpec
+from tui.screens.forms.completion import Completion, References
+from tui.screens.forms.draft import FormValue
+from tui.screens.forms.form_values import NULL_WORD, field_messages, widget_kind
+from tui.untrusted import clean
+
+__all__ = ["COMPLETIONS_SHOWN", "FieldRow", "field_row"]
+
+COMPLETIONS_SHOWN = 6
+
+
+def _heading(spec: FieldSpec) -> Content:
+    """The row's first line: label, required mark, then the help in muted text."""
+    parts = [clean(spec.help)] if spec.help else []
+    kind = widget_kind(spec)
+    if kind == "lines":
+        parts.append("one per line")
+    if spec.nullable:
+        parts.append(f"type {NULL_WORD} to clear it")
+    if spec.refers_to and kind == "input":
+        parts.append("\u2191\u2193 enter: complete")
+    mark = (" *", "bold $text-error") if spec.required else (" (optional)", "$text-muted")
+    help_text = (" \u00b7 " + " \u00b7 ".join(parts)) if parts else ""
+    return Content.assemble((clean(spec.label), "bold"), mark, (help_text, "$text-muted"))
+
+
+class FieldRow(Vertical):
+    """A field's label, editor, help line and problems; ``value`` is what was typed."""
+
+    @dataclass
+    class Edited(Message):
+        """The user changed the field called ``name``."""
+
+        row: FieldRow
+        name: str
+
+    DEFAULT_CLASSES = "field-row"
+
+    def __init__(self, spec: FieldSpec, value: FormValue | None = None) -> None:
+        super().__init__(id=f"row-{spec.name}")
+        self.spec = spec
+        self.initial = value
+        self.touched = False
+
+    # ---------------------------------------------------------------- the editor
+
+    def make_editor(self) -> Widget:
+        spec, value = self.spec, self.initial
+        kind = widget_kind(spec)
+        editor_id = f"field-{spec.name}"
+        if kind == "checkbox":
+            return Checkbox(Content(clean(spec.label)), value=bool(value), id=editor_id)
+        if kind == "select":
+            options = [(Content(clean(choice)), choice) for choice in spec.choices or ()]
+            chosen = value if isinstance(value, str) and value in (spec.choices or ()) else None
+            return Select(
+                options,
+                prompt="choose\u2026",
+                allow_blank=True,
+                value=chosen if chosen is not None else Select.NULL,
+                id=editor_id,
+                compact=True,
+            )
+        text = value if isinstance(value, str) else ""
+        if kind in ("textarea", "lines"):
+            area = TextArea(text, id=editor_id, soft_wrap=True, tab_behavior="focus", compact=True)
+            area.show_line_numbers = kind == "lines"
+            return area
+        return Input(
+            text,
+            id=editor_id,
+            type="integer" if kind == "integer" else "text",
+            select_on_focus=False,
+            compact=True,
+        )
+
+    def compose(self) -> ComposeResult:
+        yield Static(_heading(self.spec), classes="field-label")
+        yield self.make_editor()
+        yield Static("", classes="field-problems")
+
+    @property
+    def editor(self) -> Widget:
+        return self.query_one(f"#field-{self.spec.name}")
+
+    @property
+    def value(self) -> FormValue:
+        editor = self.editor
+        if isinstance(editor, Checkbox):
+            return editor.value
+        if isinstance(editor, Select):
+            chosen = editor.value
+            return chosen if isinstance(chosen, str) else ""
+        if isinstance(editor, TextArea):
+            return editor.text
+        assert isinstance(editor, Input)
+        return editor.value
+
+    def set_text(self, text: str) -> None:
+        """Put ``text`` into a text editor (from ``$EDITOR`` or a completion)."""
+        editor = self.editor
+        if isinstance(editor, TextArea):
+            editor.load_text(text)
+        elif isinstance(editor, Input):
+            editor.value = " ".join(text.splitlines()) if "\n" in text else text
+            editor.cursor_position = len(editor.value)
+
+    @property
+    def _blank(self) -> FormValue:
+        return False if widget_kind(self.spec) == "checkbox" else ""
+
+    @property
+    def edits_text(self) -> bool:
+        """Whether the editor holds text (``$EDITOR`` can edit it)."""
+        return isinstance(self.editor, Input | TextArea)
+
+    # ---------------------------------------------------------------- problems
+
+    def problems(self) -> list[str]:
+        return field_messages(self.spec, self.value)
+
+    def show_problems(self, messages: list[str] | None = None) -> None:
+        """Draw ``messages`` (default: this field's own) under the editor."""
+        if messages is None:
+            messages = self.problems() if self.touched else []
+        box = self.query_one(".field-problems", Static)
+        if messages:
+            box.update(Content("\u2717 " + "; ".join(clean(m) for m in messages)))
+        else:
+            box.update("")
+        box.display = bool(messages)
+        self.set_class(bool(messages), "-invalid")
+
+    def on_mount(self) -> None:
+        self.show_problems([])
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    @on(Checkbox.Changed)
+    @on(Select.Changed)
+    def _edited(self, event: Message) -> None:
+        event.stop()
+        if not self.touched and self.value == (
+            self.initial if self.initial is not None else self._blank
+        ):
+            return  # the editor reporting its first value, not an edit
+        self.touched = True
+        self.show_problems()
+        self.post_message(self.Edited(self, self.spec.name))
+
+
+class ReferenceRow(FieldRow):
+    """A one-line field with completion of ids from the current snapshot."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "completion(1)", "Next completion", show=False, id="form.completion.next"),
+        Binding(
+            "up", "completion(-1)", "Previous completion", show=False, id="form.completion.prev"
+        ),
+    ]
+
+    def __init__(
+        self, spec: FieldSpec, value: FormValue | None, references: References | None
+    ) -> None:
+        super().__init__(spec, value)
+        self.references = references
+        self.shown: list[Completion] = []
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        completions = OptionList(id=f"completions-{self.spec.name}", classes="completions")
+        completions.can_focus = False
+        completions.display = False
+        yield completions
+
+    @property
+    def completions(self) -> OptionList:
+        return self.query_one(".completions", OptionList)
+
+    def complete(self, query: str) -> None:
+        """Show the completions of ``query`` (hidden when none, or when it is already exact)."""
+        if self.references is None or self.spec.refers_to is None:
+            return
+        found = self.references.search(self.spec.refers_to, query, COMPLETIONS_SHOWN)
+        if len(found) == 1 and found[0].key == query:
+            found = []
+        self.shown = found
+        box = self.completions
+        box.clear_options()
+        box.add_options([Option(Content(item.line)) for item in found])
+        box.display = bool(found) and self.editor.has_focus
+        if found:
+            box.highlighted = 0
+
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        self.complete(event.value)
+
+    def on_descendant_focus(self) -> None:
+        self.complete(self.value if isinstance(self.value, str) else "")
+
+    def on_descendant_blur(self) -> None:
+        self.completions.display = False
+
+    def action_completion(self, step: int) -> None:
+        box = self.completions
+        if not box.display or not self.shown:
+            if step > 0:
+                self.screen.focus_next()
+            else:
+                self.screen.focus_previous()
+            return
+        current = box.highlighted or 0
+        box.highlighted = (current + step) % len(self.shown)
+
+    @on(Input.Submitted)
+    def _take(self, event: Input.Submitted) -> None:
+        box = self.completions
+        if box.display and self.shown and box.highlighted is not None:
+            event.stop()
+            self.set_text(self.shown[box.highlighted].key)
+            box.display = False
+
+    @on(OptionList.OptionSelected)
+    def _clicked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.set_text(self.shown[event.option_index].key)
+        self.editor.focus()
+
+
+def field_row(spec: FieldSpec, value: FormValue | None, references: References | None) -> FieldRow:
+    """The row that edits ``spec``: with completion when it refers to something we know."""
+    if spec.refers_to and widget_kind(spec) == "input":
+        return ReferenceRow(spec, value, references)
+    return FieldRow(spec, value)
