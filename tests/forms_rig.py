@@ -59,13 +59,17 @@ class FormsHost(App[None]):
     def compose(self) -> ComposeResult:
         yield Static("host screen: press n")
 
+    def submit(self, draft: Draft) -> None:
+        """What the outbox will do; tests replace it to make it fail."""
+        self.submitted.append(draft)
+
     def action_compose(self) -> None:
         open_action_flow(
             self,
             self.context,
             self.snapshot,
             self.drafts,
-            on_submit=self.submitted.append,
+            on_submit=self.submit,
             login=self.login,
             whoami=self.whoami,
             catalog=self.catalog,

@@ -10,6 +10,7 @@ No Textual here.
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -119,22 +120,27 @@ class ReferenceIndex:
 
 @dataclass
 class References:
-    """The indexes of one snapshot, each built when a field first asks for it."""
+    """The indexes of one snapshot, each built once, when first asked for (a form builds the
+    ones its fields need in a thread, so the first keystroke does not wait for 50k agents)."""
 
     snapshot: Snapshot
-    _built: dict[str, ReferenceIndex] = field(default_factory=dict)
+    _built: dict[str, ReferenceIndex | None] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def index(self, kind: str) -> ReferenceIndex | None:
         """The index of ``kind`` (``agent``, ``channel``, ``proposal``, ``discussion``), or
         None when the snapshot has nothing of that kind loaded or the kind is unknown."""
         if kind not in REFERENCE_KINDS:
             return None
-        if kind not in self._built:
-            entries = self._entries(kind)
-            if entries is None:
-                return None
-            self._built[kind] = ReferenceIndex(entries)
-        return self._built[kind]
+        with self._lock:
+            if kind not in self._built:
+                entries = self._entries(kind)
+                self._built[kind] = ReferenceIndex(entries) if entries is not None else None
+            return self._built[kind]
+
+    def built(self, kind: str) -> bool:
+        """Whether :meth:`index` answers ``kind`` without building anything."""
+        return kind in self._built
 
     def search(self, kind: str, query: str, limit: int = 8) -> list[Completion]:
         index = self.index(kind)

@@ -202,9 +202,10 @@ class ReferenceRow(FieldRow):
 
     def complete(self, query: str) -> None:
         """Show the completions of ``query`` (hidden when none, or when it is already exact)."""
-        if self.references is None or self.spec.refers_to is None:
-            return
-        found = self.references.search(self.spec.refers_to, query, COMPLETIONS_SHOWN)
+        kind = self.spec.refers_to
+        if self.references is None or kind is None or not self.references.built(kind):
+            return  # the form is still building the index; it calls again when done
+        found = self.references.search(kind, query, COMPLETIONS_SHOWN)
         if len(found) == 1 and found[0].key == query:
             found = []
         self.shown = found
@@ -225,14 +226,14 @@ class ReferenceRow(FieldRow):
     def on_descendant_blur(self) -> None:
         self.completions.display = False
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # up/down mean something only while completions are shown
+        if action == "completion":
+            return self.completions.display and bool(self.shown)
+        return True
+
     def action_completion(self, step: int) -> None:
         box = self.completions
-        if not box.display or not self.shown:
-            if step > 0:
-                self.screen.focus_next()
-            else:
-                self.screen.focus_previous()
-            return
         current = box.highlighted or 0
         box.highlighted = (current + step) % len(self.shown)
 

@@ -74,6 +74,10 @@ class ActionForm(ModalScreen[Draft | None]):
     ]
 
     @dataclass
+    class ReferencesReady(Message):
+        """The completion indexes this form's fields need are built."""
+
+    @dataclass
     class LoginChecked(Message):
         """The platform said who the token acts as (``None``: it could not tell)."""
 
@@ -125,7 +129,7 @@ class ActionForm(ModalScreen[Draft | None]):
             if spec.description:
                 yield Static(Content(clean(spec.description)), id="form-description")
             with Horizontal(id="form-body"):
-                with VerticalScroll(id="form-fields"):
+                with VerticalScroll(id="form-fields", can_focus=False):
                     for field in spec.fields:
                         yield field_row(field, self.initial_values.get(field.name), self.references)
                     if not spec.fields:
@@ -161,6 +165,24 @@ class ActionForm(ModalScreen[Draft | None]):
         )
         if first is not None:
             first.editor.focus()
+        if self.references is not None:
+            self._prepare_references()
+
+    @work(thread=True, exclusive=True, group="form-references", exit_on_error=False)
+    def _prepare_references(self) -> None:
+        """Build the completion indexes off the event loop (50k agents take a moment)."""
+        assert self.references is not None
+        for spec in self.spec.fields:
+            if spec.refers_to:
+                self.references.index(spec.refers_to)
+        self.post_message(self.ReferencesReady())
+
+    @on(ReferencesReady)
+    def _references_ready(self) -> None:
+        for row in self.query(ReferenceRow):
+            if row.editor.has_focus:
+                value = row.value
+                row.complete(value if isinstance(value, str) else "")
 
     def on_resize(self, event: Resize) -> None:
         self._layout_for(event.size.width)
