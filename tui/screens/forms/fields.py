@@ -157,6 +157,10 @@ class FieldRow(Vertical):
     def on_mount(self) -> None:
         self.show_problems([])
 
+    def on_descendant_focus(self) -> None:
+        # the whole row in view (label and problems too), not only the editor
+        self.call_after_refresh(self.scroll_visible, animate=False)
+
     @on(Input.Changed)
     @on(TextArea.Changed)
     @on(Checkbox.Changed)
@@ -221,6 +225,7 @@ class ReferenceRow(FieldRow):
         self.complete(event.value)
 
     def on_descendant_focus(self) -> None:
+        super().on_descendant_focus()
         self.complete(self.value if isinstance(self.value, str) else "")
 
     def on_descendant_blur(self) -> None:

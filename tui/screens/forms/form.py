@@ -28,7 +28,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tui.actions.catalog import ActionSpec
 from tui.actions.issue_body import IssueRequest, compose_issue, new_nonce
@@ -188,7 +188,10 @@ class ActionForm(ModalScreen[Draft | None]):
         self._layout_for(event.size.width)
 
     def _layout_for(self, width: int) -> None:
-        self.set_class(width >= WIDE_COLUMNS, "-wide")
+        wide = width >= WIDE_COLUMNS
+        if self.has_class("-wide") and not wide and self.preview_shown:
+            self.preview_shown = False  # it would now hide the field that has the focus
+        self.set_class(wide, "-wide")
 
     @property
     def rows(self) -> list[FieldRow]:
@@ -240,6 +243,12 @@ class ActionForm(ModalScreen[Draft | None]):
             for message in messages
         ]
         self.query_one(IssuePreview).show(request, listed, error)
+
+    @on(Input.Submitted)
+    def _next_field(self, event: Input.Submitted) -> None:
+        """``enter`` in a one-line field moves on, as in any form."""
+        event.stop()
+        self.focus_next()
 
     @on(FieldRow.Edited)
     def _edited(self, _event: FieldRow.Edited) -> None:
