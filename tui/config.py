@@ -95,6 +95,8 @@ class Settings:
     token: Secret | None = field(default=None, repr=False)
     token_source: str | None = None  # "ROOST_TOKEN", "config", "gh", "prompt", "demo"
     config_file: Path | None = None
+    #: The config file's ``[actions.NAME]`` tables: a deployment's own or overridden actions.
+    actions: Mapping[str, Any] | None = field(default=None, repr=False)
 
     @property
     def demo(self) -> bool:
@@ -168,6 +170,10 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
         return Path(str(value)).expanduser()
     if key == "token":
         return Secret(str(value)) if value else None
+    if key == "actions":
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{origin}: [actions] must be a table of [actions.NAME] tables")
+        return dict(value)
     if not isinstance(value, str):
         raise ConfigError(f"{origin}: {key} must be a string, got {type(value).__name__}")
     value = value.strip()

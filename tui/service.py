@@ -7,7 +7,8 @@ no socket is opened, so `roost` works on a machine with no network at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,8 @@ class Service:
     demo: bool = False
     demo_app: object | None = None  # the in-process sandbox (tests poke its fault knobs)
     client: httpx.AsyncClient | None = None  # shared by the store and the issue client
+    #: This run's identity: each demo run starts a fresh network, so its outbox is its own.
+    run_id: str = field(default_factory=lambda: secrets.token_hex(6))
 
     async def aclose(self) -> None:
         await self.store.aclose()

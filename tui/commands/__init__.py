@@ -27,7 +27,7 @@ __all__ = [
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
 
 # module names under tui.commands, in help order
-COMMANDS: tuple[str, ...] = ("dashboard", "state", "sandbox")
+COMMANDS: tuple[str, ...] = ("dashboard", "state", "action", "sandbox")
 
 
 def service_options(parser: argparse.ArgumentParser, *, interval: bool = True) -> None:
