@@ -17,7 +17,7 @@ from tui.actions.catalog import ActionSpec
 from tui.network.models import parse_state
 from tui.network.store import FileState, Snapshot
 from tui.sandbox.generator import generate_state, serialize
-from tui.screens.forms import ActionContext, Draft, MemoryDrafts, open_action_flow
+from tui.screens.forms import ActionContext, Draft, DraftKeeper, MemoryDrafts, open_action_flow
 from tui.screens.forms.form import WhoAmI
 
 
@@ -41,7 +41,7 @@ class FormsHost(App[None]):
         snapshot: Snapshot,
         context: ActionContext | None = None,
         *,
-        drafts: MemoryDrafts | None = None,
+        drafts: DraftKeeper | None = None,
         keep_drafts: bool = True,
         login: str | None = "kody-w",
         whoami: WhoAmI | None = None,

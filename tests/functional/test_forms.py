@@ -14,12 +14,14 @@ import pytest
 from app_rig import svg_text
 from forms_rig import FormsHost, demo_snapshot
 from hostile import LITERALS, hostile_documents
+from textual.notifications import Notify
 from textual.widgets import Checkbox, Input, Select, TextArea
 
 from tui.actions.catalog import CATALOG, ActionSpec, FieldSpec, validate_payload
 from tui.actions.issue_body import compose_issue
 from tui.screens.forms import ActionContext, Draft, MemoryDrafts
 from tui.screens.forms.confirm import DiscardConfirm
+from tui.screens.forms.draft import FileDrafts
 from tui.screens.forms.fields import ReferenceRow
 from tui.screens.forms.form import ActionForm
 from tui.screens.forms.picker import ActionPicker
@@ -62,6 +64,11 @@ async def settle(pilot) -> None:
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def notices(messages: list) -> list[str]:
+    """The text of the notifications among the messages a ``message_hook`` saw."""
+    return [str(m.notification.message) for m in messages if isinstance(m, Notify)]
 
 
 def problems_of(form: ActionForm, name: str) -> str:
@@ -388,12 +395,13 @@ async def test_ctrl_e_without_editor_says_how(monkeypatch):
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
     app = host()
-    async with app.run_test(size=(80, 24)) as pilot:
+    seen: list = []
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
         form = await open_form(pilot, "propose")
         await pilot.press(*"x", "ctrl+e")
         await settle(pilot)
         assert form.row("text").value == "x"
-        assert any("$EDITOR" in str(n.message) for n in app._notifications)
+        assert any("Set $EDITOR" in message for message in notices(seen))
 
 
 # ------------------------------------------------------------------------- acting as
@@ -445,3 +453,38 @@ async def test_hostile_snapshot_text_in_completions_stays_literal():
         assert app.is_running
         for literal in ("[@click=app.quit]", "a[/]b", "[OK]", "[$accent]"):
             assert literal in LITERALS and literal in everything
+
+
+async def test_typing_is_kept_without_escape_and_survives_the_app(tmp_path):
+    """Autosave: what is typed reaches the keeper while the form is open (a crash or kill -9
+    loses nothing), and a new app restores it."""
+    folder = tmp_path / "drafts"
+    app = host(ActionContext("channel", CHANNEL), drafts=FileDrafts(folder))
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "create_post")
+        form.autosave_delay = 0
+        await pilot.press(*"Unsent")
+        await settle(pilot)
+        assert isinstance(app.screen, ActionForm)  # still open: nothing was closed
+    kept = FileDrafts(folder).kept("create_post")
+    assert kept is not None
+    assert dict(kept.values) == {"channel": CHANNEL, "title": "Unsent", "body": ""}
+    again = host(drafts=FileDrafts(folder))
+    async with again.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "create_post")
+        assert form.values() == dict(kept.values) and form.nonce == kept.nonce
+
+
+async def test_escape_stays_open_when_the_draft_cannot_be_kept():
+    class Full(MemoryDrafts):
+        def keep(self, draft: Draft) -> None:
+            raise OSError("No space left on device")
+
+    app = host(drafts=Full())
+    seen: list = []
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+        form = await open_form(pilot, "heartbeat")
+        await pilot.press(*"busy", "escape")
+        await settle(pilot)
+        assert app.screen is form and form.row("status_message").value == "busy"
+        assert any("No space left" in message for message in notices(seen))

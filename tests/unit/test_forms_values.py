@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import stat
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 from tui.actions.catalog import CATALOG, ActionSpec, FieldSpec, validate_payload
 from tui.actions.issue_body import compose_issue
 from tui.screens.forms.context import ActionContext, Suggestion, suggestions
-from tui.screens.forms.draft import Draft, MemoryDrafts
+from tui.screens.forms.draft import Draft, FileDrafts, MemoryDrafts
 from tui.screens.forms.form_values import (
     field_messages,
     has_input,
@@ -176,3 +178,33 @@ def test_suggestions_skip_actions_the_catalog_lacks():
     assert suggestions(ActionContext("agent", "a"), table) == [
         Suggestion("poke", {"target_agent": "a"})
     ]
+
+
+def test_file_drafts_round_trip_durably(tmp_path):
+    folder = tmp_path / "drafts"
+    drafts = FileDrafts(folder)
+    assert drafts.kept("poke") is None
+    draft = Draft("create_post", {"title": "t", "body": "b\nc"}, {"title": "t"}, "abc")
+    drafts.keep(draft)
+    assert FileDrafts(folder).kept("create_post") == draft  # another process reads it
+    assert [p.name for p in folder.iterdir()] == ["create_post.json"]  # no temporary left
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    drafts.forget("create_post")
+    assert drafts.kept("create_post") is None
+    drafts.forget("create_post")  # twice is fine
+
+
+def test_file_drafts_unreadable_file_is_left_alone(tmp_path):
+    drafts = FileDrafts(tmp_path)
+    path = tmp_path / "poke.json"
+    path.write_text("{not json")
+    assert drafts.kept("poke") is None
+    assert path.read_text() == "{not json"
+    (tmp_path / "follow_agent.json").write_text('{"action": "poke", "values": {}}')
+    assert drafts.kept("follow_agent") is None  # a file that holds another action's draft
+
+
+@pytest.mark.parametrize("name", ["../evil", "a/b", "", "Poke", ".hidden"])
+def test_file_drafts_refuse_names_that_are_not_actions(tmp_path, name):
+    with pytest.raises(ValueError):
+        FileDrafts(tmp_path).forget(name)

@@ -7,13 +7,20 @@ outbox persists drafts and the tests read them headless.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
+from tui.actions.catalog import ACTION_NAME_PATTERN
 from tui.actions.issue_body import IssueRequest, compose_issue
+from tui.network.disk_cache import _atomic_write  # the one fsync-then-rename writer
 
-__all__ = ["Draft", "DraftKeeper", "FormValue", "MemoryDrafts"]
+__all__ = ["Draft", "DraftKeeper", "FileDrafts", "FormValue", "MemoryDrafts"]
 
 #: A field's typed value: the text of an input or text area, a checkbox, or a Select's choice
 #: (``""`` when nothing is chosen).
@@ -89,3 +96,47 @@ class MemoryDrafts:
 
     def forget(self, action: str) -> None:
         self.drafts.pop(action, None)
+
+
+class FileDrafts:
+    """A :class:`DraftKeeper` on disk: one JSON file per action in ``folder``, replaced
+    atomically and durably, so a draft survives a crash or a ``kill -9`` of roost.
+
+    The files hold what was typed (never a token). A file that cannot be read is left where it
+    is (nothing typed is deleted by a failed read) and reads as no draft.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, action: str) -> Path:
+        if not re.fullmatch(ACTION_NAME_PATTERN, action):
+            raise ValueError(f"not an action name: {action!r}")
+        return self.folder / f"{action}.json"
+
+    def kept(self, action: str) -> Draft | None:
+        try:
+            data = json.loads(self._path(action).read_text("utf-8"))
+            draft = Draft.from_json(data)
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+        return draft if draft.action == action else None
+
+    def keep(self, draft: Draft) -> None:
+        path = self._path(draft.action)
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        data = json.dumps(draft.as_json(), indent=2, ensure_ascii=False).encode("utf-8")
+        _atomic_write(path, data)
+        self._sync_folder()
+
+    def forget(self, action: str) -> None:
+        self._path(action).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            self._sync_folder()
+
+    def _sync_folder(self) -> None:
+        fd = os.open(self.folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -129,8 +129,10 @@ class FieldRow(Vertical):
             editor.cursor_position = len(editor.value)
 
     @property
-    def _blank(self) -> FormValue:
-        return False if widget_kind(self.spec) == "checkbox" else ""
+    def changed(self) -> bool:
+        """Whether the value differs from the one the row opened with."""
+        blank: FormValue = False if widget_kind(self.spec) == "checkbox" else ""
+        return self.value != (self.initial if self.initial is not None else blank)
 
     @property
     def edits_text(self) -> bool:
@@ -167,9 +169,7 @@ class FieldRow(Vertical):
     @on(Select.Changed)
     def _edited(self, event: Message) -> None:
         event.stop()
-        if not self.touched and self.value == (
-            self.initial if self.initial is not None else self._blank
-        ):
+        if not self.touched and not self.changed:
             return  # the editor reporting its first value, not an edit
         self.touched = True
         self.show_problems()

@@ -28,6 +28,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from tui.actions.catalog import ActionSpec
@@ -39,12 +40,16 @@ from tui.screens.forms.fields import FieldRow, ReferenceRow, field_row
 from tui.screens.forms.form_values import has_input, payload_from_values
 from tui.screens.forms.preview import IssuePreview
 from tui.untrusted import clean
+from tui.widgets.text import short
 
 __all__ = ["FORM_CSS", "WIDE_COLUMNS", "ActionForm", "WhoAmI"]
 
 FORM_CSS = Path(__file__).with_name("forms.tcss")
 #: From this many columns the preview fits beside the fields and is shown at once.
 WIDE_COLUMNS = 110
+
+#: Seconds after the last keystroke before the typed values are kept (a crash loses no more).
+AUTOSAVE_DELAY = 1.0
 
 #: Asks the platform who the token belongs to; None when it cannot tell.
 WhoAmI = Callable[[], Awaitable[str | None]]
@@ -106,7 +111,9 @@ class ActionForm(ModalScreen[Draft | None]):
         self.keeper = keeper
         self.whoami = whoami
         self.restored = restored  # opened from a kept draft: escape updates it
+        self.autosave_delay = AUTOSAVE_DELAY
         self._last_field: FieldRow | None = None
+        self._autosave: Timer | None = None
 
     # ---------------------------------------------------------------- layout
 
@@ -214,14 +221,7 @@ class ActionForm(ModalScreen[Draft | None]):
     @property
     def dirty(self) -> bool:
         """Whether something was typed since the form opened."""
-        initial = {row.spec.name: row.initial for row in self.rows}
-        return any(
-            value != (initial[name] if initial[name] is not None else row_blank)
-            for name, value, row_blank in (
-                (row.spec.name, row.value, False if isinstance(row.value, bool) else "")
-                for row in self.rows
-            )
-        )
+        return any(row.changed for row in self.rows)
 
     def _request_now(
         self,
@@ -253,6 +253,35 @@ class ActionForm(ModalScreen[Draft | None]):
     @on(FieldRow.Edited)
     def _edited(self, _event: FieldRow.Edited) -> None:
         self.refresh_preview()
+        if self.keeper is not None:
+            if self._autosave is not None:
+                self._autosave.stop()
+                self._autosave = None
+            if self.autosave_delay > 0:
+                self._autosave = self.set_timer(self.autosave_delay, self.keep_draft)
+            else:
+                self.call_after_refresh(self.keep_draft)
+
+    def keep_draft(self) -> bool:
+        """Hand what is typed to the keeper (nothing typed: forget the kept draft); False when
+        the keeper failed (the form then stays open: closing would lose the input)."""
+        if self._autosave is not None:
+            self._autosave.stop()
+            self._autosave = None
+        if self.keeper is None:
+            return False
+        try:
+            if not has_input(self.spec, self.values()):
+                self.keeper.forget(self.spec.name)
+            elif self.dirty or self.restored:
+                self.keeper.keep(self.draft())
+                self.restored = True  # kept now: later edits update it
+        except (OSError, ValueError) as exc:
+            self.notify(
+                f"Could not keep the draft: {short(exc, 200)}", severity="error", markup=False
+            )
+            return False
+        return True
 
     # ---------------------------------------------------------------- keys
 
@@ -275,6 +304,9 @@ class ActionForm(ModalScreen[Draft | None]):
                 markup=False,
             )
             return
+        if self._autosave is not None:
+            self._autosave.stop()  # the submitted draft is the caller's now
+            self._autosave = None
         self.dismiss(Draft(self.spec.name, self.values(), payload, self.nonce))
 
     def action_close(self) -> None:
@@ -282,15 +314,11 @@ class ActionForm(ModalScreen[Draft | None]):
             if isinstance(row, ReferenceRow) and row.completions.display:
                 row.completions.display = False
                 return
-        values = self.values()
         if self.keeper is not None:
-            if not has_input(self.spec, values):
-                self.keeper.forget(self.spec.name)
-            elif self.dirty or self.restored:
-                self.keeper.keep(self.draft())
-            self.dismiss(None)
+            if self.keep_draft():
+                self.dismiss(None)
             return
-        if self.dirty and has_input(self.spec, values):
+        if self.dirty and has_input(self.spec, self.values()):
             self.app.push_screen(DiscardConfirm(), self._discard_answered)
             return
         self.dismiss(None)
