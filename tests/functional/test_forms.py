@@ -488,3 +488,30 @@ async def test_escape_stays_open_when_the_draft_cannot_be_kept():
         await settle(pilot)
         assert app.screen is form and form.row("status_message").value == "busy"
         assert any("No space left" in message for message in notices(seen))
+
+
+async def test_list_of_channels_completes_the_line_under_the_cursor():
+    app = host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "heartbeat")
+        await pilot.press("tab")
+        row = form.row("subscribed_channels")
+        assert app.focused is row.editor
+        await pilot.press(*"gene")
+        await settle(pilot)
+        assert row.completions.display and row.shown[0].key == "general"
+        await pilot.press("enter")  # takes the completion: no new line
+        await pilot.pause()
+        assert row.value == "general" and not row.completions.display
+        await pilot.press("enter", *"philo")  # completions hidden: enter is a new line
+        await settle(pilot)
+        await pilot.press("down", "enter")  # a second completion, if any, else the first
+        await pilot.pause()
+        lines = row.value.splitlines()
+        assert lines[0] == "general" and lines[1].startswith("philo") and len(lines) == 2
+        assert lines[1] in {c.key for c in form.references.search("channel", "philo")}
+        await pilot.press("up")  # no completions: the cursor moves
+        assert row.editor.cursor_location[0] == 0
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert_submitted_exactly(app, "heartbeat", {"subscribed_channels": lines})

@@ -40,7 +40,7 @@ def _heading(spec: FieldSpec) -> Content:
         parts.append("one per line")
     if spec.nullable:
         parts.append(f"type {NULL_WORD} to clear it")
-    if spec.refers_to and kind == "input":
+    if spec.refers_to and kind in ("input", "lines"):
         parts.append("\u2191\u2193 enter: complete")
     mark = (" *", "bold $text-error") if spec.required else (" (optional)", "$text-muted")
     help_text = (" \u00b7 " + " \u00b7 ".join(parts)) if parts else ""
@@ -176,13 +176,32 @@ class FieldRow(Vertical):
         self.post_message(self.Edited(self, self.spec.name))
 
 
-class ReferenceRow(FieldRow):
-    """A one-line field with completion of ids from the current snapshot."""
+class CompletingRow(FieldRow):
+    """A field with completion of ids from the current snapshot.
+
+    While completions show, ``up``/``down`` move through them and ``enter`` takes one; at all
+    other times these keys belong to the editor (the bindings are switched off).
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down", "completion(1)", "Next completion", show=False, id="form.completion.next"),
         Binding(
-            "up", "completion(-1)", "Previous completion", show=False, id="form.completion.prev"
+            "down",
+            "completion(1)",
+            "Next completion",
+            show=False,
+            priority=True,
+            id="form.completion.next",
+        ),
+        Binding(
+            "up",
+            "completion(-1)",
+            "Previous completion",
+            show=False,
+            priority=True,
+            id="form.completion.prev",
+        ),
+        Binding(
+            "enter", "take", "Take completion", show=False, priority=True, id="form.completion.take"
         ),
     ]
 
@@ -204,13 +223,23 @@ class ReferenceRow(FieldRow):
     def completions(self) -> OptionList:
         return self.query_one(".completions", OptionList)
 
-    def complete(self, query: str) -> None:
-        """Show the completions of ``query`` (hidden when none, or when it is already exact)."""
+    def query_text(self) -> str:
+        """What is being completed (the field, or the line under the cursor)."""
+        raise NotImplementedError
+
+    def take(self, key: str) -> None:
+        """Put the chosen ``key`` where :meth:`query_text` came from."""
+        raise NotImplementedError
+
+    def complete(self) -> None:
+        """Show the completions of :meth:`query_text` (hidden when there is nothing to type,
+        no match, or the text is already an exact id)."""
         kind = self.spec.refers_to
         if self.references is None or kind is None or not self.references.built(kind):
             return  # the form is still building the index; it calls again when done
+        query = self.query_text()
         found = self.references.search(kind, query, COMPLETIONS_SHOWN)
-        if len(found) == 1 and found[0].key == query:
+        if any(item.key == query for item in found):
             found = []
         self.shown = found
         box = self.completions
@@ -220,20 +249,21 @@ class ReferenceRow(FieldRow):
         if found:
             box.highlighted = 0
 
-    @on(Input.Changed)
-    def _typed(self, event: Input.Changed) -> None:
-        self.complete(event.value)
+    def hide_completions(self) -> bool:
+        """Hide the completions; whether they were shown (escape closes them first)."""
+        shown = self.completions.display
+        self.completions.display = False
+        return shown
 
     def on_descendant_focus(self) -> None:
         super().on_descendant_focus()
-        self.complete(self.value if isinstance(self.value, str) else "")
+        self.complete()
 
     def on_descendant_blur(self) -> None:
         self.completions.display = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # up/down mean something only while completions are shown
-        if action == "completion":
+        if action in ("completion", "take"):
             return self.completions.display and bool(self.shown)
         return True
 
@@ -242,23 +272,66 @@ class ReferenceRow(FieldRow):
         current = box.highlighted or 0
         box.highlighted = (current + step) % len(self.shown)
 
-    @on(Input.Submitted)
-    def _take(self, event: Input.Submitted) -> None:
-        box = self.completions
-        if box.display and self.shown and box.highlighted is not None:
-            event.stop()
-            self.set_text(self.shown[box.highlighted].key)
-            box.display = False
+    def action_take(self) -> None:
+        highlighted = self.completions.highlighted
+        if highlighted is not None and highlighted < len(self.shown):
+            self.take(self.shown[highlighted].key)
+        self.completions.display = False
 
     @on(OptionList.OptionSelected)
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.set_text(self.shown[event.option_index].key)
+        self.take(self.shown[event.option_index].key)
+        self.completions.display = False
         self.editor.focus()
+
+
+class ReferenceRow(CompletingRow):
+    """A one-line field holding one id (``target_agent``, ``channel``, ``proposal_id``)."""
+
+    def query_text(self) -> str:
+        value = self.value
+        return value if isinstance(value, str) else ""
+
+    def take(self, key: str) -> None:
+        self.set_text(key)
+
+    @on(Input.Changed)
+    def _typed(self) -> None:
+        self.complete()
+
+
+class ReferenceLinesRow(CompletingRow):
+    """A list of ids, one per line (``subscribed_channels``): the line under the cursor is
+    completed."""
+
+    def _area(self) -> TextArea:
+        editor = self.editor
+        assert isinstance(editor, TextArea)
+        return editor
+
+    def query_text(self) -> str:
+        area = self._area()
+        return area.document.get_line(area.cursor_location[0]).strip()
+
+    def take(self, key: str) -> None:
+        area = self._area()
+        row = area.cursor_location[0]
+        line = area.document.get_line(row)
+        area.replace(key, (row, 0), (row, len(line)))
+        area.move_cursor((row, len(key)))
+
+    @on(TextArea.Changed)
+    @on(TextArea.SelectionChanged)
+    def _moved(self) -> None:
+        self.complete()
 
 
 def field_row(spec: FieldSpec, value: FormValue | None, references: References | None) -> FieldRow:
     """The row that edits ``spec``: with completion when it refers to something we know."""
-    if spec.refers_to and widget_kind(spec) == "input":
+    kind = widget_kind(spec)
+    if spec.refers_to and kind == "input":
         return ReferenceRow(spec, value, references)
+    if spec.refers_to and kind == "lines":
+        return ReferenceLinesRow(spec, value, references)
     return FieldRow(spec, value)

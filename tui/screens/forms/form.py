@@ -36,7 +36,7 @@ from tui.actions.issue_body import IssueRequest, compose_issue, new_nonce
 from tui.screens.forms.completion import References
 from tui.screens.forms.confirm import DiscardConfirm
 from tui.screens.forms.draft import Draft, DraftKeeper, FormValue
-from tui.screens.forms.fields import FieldRow, ReferenceRow, field_row
+from tui.screens.forms.fields import CompletingRow, FieldRow, field_row
 from tui.screens.forms.form_values import has_input, payload_from_values
 from tui.screens.forms.preview import IssuePreview
 from tui.untrusted import clean
@@ -186,10 +186,9 @@ class ActionForm(ModalScreen[Draft | None]):
 
     @on(ReferencesReady)
     def _references_ready(self) -> None:
-        for row in self.query(ReferenceRow):
+        for row in self.query(CompletingRow):
             if row.editor.has_focus:
-                value = row.value
-                row.complete(value if isinstance(value, str) else "")
+                row.complete()
 
     def on_resize(self, event: Resize) -> None:
         self._layout_for(event.size.width)
@@ -310,10 +309,8 @@ class ActionForm(ModalScreen[Draft | None]):
         self.dismiss(Draft(self.spec.name, self.values(), payload, self.nonce))
 
     def action_close(self) -> None:
-        for row in self.rows:
-            if isinstance(row, ReferenceRow) and row.completions.display:
-                row.completions.display = False
-                return
+        if any(row.hide_completions() for row in self.query(CompletingRow)):
+            return  # the first escape only closes the completions
         if self.keeper is not None:
             if self.keep_draft():
                 self.dismiss(None)
