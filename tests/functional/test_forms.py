@@ -515,3 +515,27 @@ async def test_list_of_channels_completes_the_line_under_the_cursor():
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert_submitted_exactly(app, "heartbeat", {"subscribed_channels": lines})
+
+
+async def test_a_hostile_id_from_the_context_or_a_completion_is_shown_not_sent_raw():
+    hostile = "id\x1b[2J"
+    snapshot = demo_snapshot(docs=hostile_documents())
+    assert hostile in snapshot.agents.agents
+    app = host(ActionContext("agent", hostile), snapshot=snapshot)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "poke")
+        row = form.row("target_agent")
+        assert row.value == "id\u241b[2J"  # ESC made visible in the field
+        assert "has an invalid format" in problems_of(form, "target_agent")
+        await pilot.press("ctrl+a", "ctrl+k", *"id")
+        await settle(pilot)
+        keys = [item.key for item in row.shown]
+        assert hostile in keys
+        for _ in range(keys.index(hostile)):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert row.value == "id\u241b[2J"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.submitted == []  # the catalog refuses it; nothing raw reached a request

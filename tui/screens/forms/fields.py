@@ -62,6 +62,10 @@ class FieldRow(Vertical):
     def __init__(self, spec: FieldSpec, value: FormValue | None = None) -> None:
         super().__init__(id=f"row-{spec.name}")
         self.spec = spec
+        if isinstance(value, str):
+            # text from outside the keyboard (a context's id, a kept draft) is drawn by the
+            # editor: control characters made visible, like any service text
+            value = clean(value, multiline=widget_kind(spec) != "input")
         self.initial = value
         self.touched = False
 
@@ -120,12 +124,13 @@ class FieldRow(Vertical):
         return editor.value
 
     def set_text(self, text: str) -> None:
-        """Put ``text`` into a text editor (from ``$EDITOR`` or a completion)."""
+        """Put ``text`` into a text editor (from ``$EDITOR`` or a completion), control
+        characters made visible: the editor draws what it holds."""
         editor = self.editor
         if isinstance(editor, TextArea):
-            editor.load_text(text)
+            editor.load_text(clean(text, multiline=True))
         elif isinstance(editor, Input):
-            editor.value = " ".join(text.splitlines()) if "\n" in text else text
+            editor.value = clean(" ".join(text.splitlines()) if "\n" in text else text)
             editor.cursor_position = len(editor.value)
 
     @property
@@ -318,6 +323,7 @@ class ReferenceLinesRow(CompletingRow):
         area = self._area()
         row = area.cursor_location[0]
         line = area.document.get_line(row)
+        key = clean(key)
         area.replace(key, (row, 0), (row, len(line)))
         area.move_cursor((row, len(key)))
 
