@@ -539,3 +539,22 @@ async def test_a_hostile_id_from_the_context_or_a_completion_is_shown_not_sent_r
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.submitted == []  # the catalog refuses it; nothing raw reached a request
+
+
+async def test_escape_closes_completions_first_then_keys_are_the_editors():
+    app = host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "heartbeat")
+        await pilot.press("tab", *"gene")
+        await settle(pilot)
+        row = form.row("subscribed_channels")
+        assert row.completions.display
+        await pilot.press("escape")  # closes the completions, not the form
+        await pilot.pause()
+        assert app.screen is form and not row.completions.display
+        await pilot.press("enter")  # the text area's own enter: a new line
+        await pilot.pause()
+        assert row.value == "gene\n"
+        assert not row.completions.display  # a blank line offers nothing
+        await pilot.press("enter")
+        assert row.value == "gene\n\n"

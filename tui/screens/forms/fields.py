@@ -210,6 +210,9 @@ class CompletingRow(FieldRow):
         ),
     ]
 
+    #: Offer the first ids before anything is typed (a blank line of a list offers nothing).
+    complete_empty: ClassVar[bool] = True
+
     def __init__(
         self, spec: FieldSpec, value: FormValue | None, references: References | None
     ) -> None:
@@ -244,6 +247,8 @@ class CompletingRow(FieldRow):
             return  # the form is still building the index; it calls again when done
         query = self.query_text()
         found = self.references.search(kind, query, COMPLETIONS_SHOWN)
+        if not query and not self.complete_empty:
+            found = []
         if any(item.key == query for item in found):
             found = []
         self.shown = found
@@ -309,6 +314,8 @@ class ReferenceRow(CompletingRow):
 class ReferenceLinesRow(CompletingRow):
     """A list of ids, one per line (``subscribed_channels``): the line under the cursor is
     completed."""
+
+    complete_empty = False
 
     def _area(self) -> TextArea:
         editor = self.editor
