@@ -558,3 +558,17 @@ async def test_escape_closes_completions_first_then_keys_are_the_editors():
         assert not row.completions.display  # a blank line offers nothing
         await pilot.press("enter")
         assert row.value == "gene\n\n"
+
+
+async def test_a_failing_login_check_is_told_not_raised():
+    async def whoami() -> str | None:
+        raise ConnectionError("token rejected (401)")
+
+    app = host(login=None, whoami=whoami)
+    seen: list = []
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+        form = await open_form(pilot, "heartbeat")
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert app.screen is form and form.login is None
+        assert any("token rejected (401)" in message for message in notices(seen))

@@ -8,13 +8,14 @@ The app calls :func:`open_action_flow`; everything else here is its parts. ``dra
 from __future__ import annotations
 
 from tui.screens.forms.context import ActionContext, Suggestion
-from tui.screens.forms.draft import Draft, DraftKeeper, MemoryDrafts
+from tui.screens.forms.draft import Draft, DraftKeeper, FileDrafts, MemoryDrafts
 from tui.screens.forms.flow import open_action_flow, open_action_form
 
 __all__ = [
     "ActionContext",
     "Draft",
     "DraftKeeper",
+    "FileDrafts",
     "MemoryDrafts",
     "Suggestion",
     "open_action_flow",

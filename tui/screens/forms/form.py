@@ -84,9 +84,11 @@ class ActionForm(ModalScreen[Draft | None]):
 
     @dataclass
     class LoginChecked(Message):
-        """The platform said who the token acts as (``None``: it could not tell)."""
+        """The platform said who the token acts as (``None``: it could not tell, ``problem``
+        says why when the check failed)."""
 
         login: str | None
+        problem: str = ""
 
     preview_shown: reactive[bool] = reactive(False, init=False)
 
@@ -415,12 +417,21 @@ class ActionForm(ModalScreen[Draft | None]):
     @work(exclusive=True, group="form-whoami", exit_on_error=False)
     async def _check_login(self) -> None:
         assert self.whoami is not None
-        self.post_message(self.LoginChecked(await self.whoami()))
+        try:
+            login = await self.whoami()
+        except Exception as exc:  # any failure of the check is told, never a crash
+            self.post_message(self.LoginChecked(None, short(exc, 200)))
+            return
+        self.post_message(self.LoginChecked(login))
 
     @on(LoginChecked)
     def _login_checked(self, message: LoginChecked) -> None:
         if message.login:
             self.login = message.login
             self.query_one("#form-login", Static).update(self._login_line())
+        elif message.problem:
+            self.notify(
+                f"Could not check the token: {message.problem}", severity="warning", markup=False
+            )
         else:
             self.notify("The platform did not say who the token belongs to", markup=False)
