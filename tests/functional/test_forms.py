@@ -301,6 +301,13 @@ async def test_escape_keeps_the_draft_and_reopening_restores_it():
         kept = drafts.kept("create_post")
         assert kept is not None and kept.nonce == nonce
         assert kept.values == {"channel": CHANNEL, "title": "Half a title", "body": "bod"}
+        await pilot.press("n")
+        await pilot.pause()
+        picker = app.screen
+        assert [e.spec.name for e in picker.shown if e.drafted] == ["create_post"]
+        assert "draft kept" in svg_text(app.export_screenshot())
+        await pilot.press("escape")
+        await pilot.pause()
         form = await open_form(pilot, "create_post")
         assert form.values() == dict(kept.values)
         assert form.nonce == nonce  # the same action: the same nonce

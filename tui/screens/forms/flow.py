@@ -114,4 +114,4 @@ def open_action_flow(
         if choice is not None:
             form(choice.action, prefill=choice.prefill)
 
-    app.push_screen(ActionPicker(context, catalog), picked)
+    app.push_screen(ActionPicker(context, catalog, drafts), picked)

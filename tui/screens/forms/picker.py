@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 
 from tui.actions.catalog import CATALOG, ActionSpec
 from tui.screens.forms.context import ActionContext, Suggestion, suggestions
+from tui.screens.forms.draft import DraftKeeper
 from tui.screens.palette import fuzzy_match
 from tui.untrusted import clean, truncate
 
@@ -34,11 +35,11 @@ PREFILL_CHARS = 28
 
 @dataclass(frozen=True)
 class PickerEntry:
-    """One line of the picker: a suggestion, what is matched, and whether the context chose it."""
+    """One line of the picker: a suggestion, its action, and whether a draft of it is kept."""
 
     suggestion: Suggestion
     spec: ActionSpec
-    for_context: bool
+    drafted: bool = False
 
     @property
     def haystack(self) -> str:
@@ -48,6 +49,8 @@ class PickerEntry:
     def prompt(self) -> Content:
         name = clean(self.spec.name)
         parts: list[tuple[str, str] | str] = [(name.ljust(NAME_COLUMN), "bold"), " "]
+        if self.drafted:
+            parts.append(("draft kept · ", "bold $text-warning"))
         if self.suggestion.prefill:
             filled = ", ".join(
                 f"{key}={truncate(clean(value), PREFILL_CHARS)}"
@@ -59,18 +62,26 @@ class PickerEntry:
 
 
 def picker_entries(
-    context: ActionContext, catalog: Mapping[str, ActionSpec] | None = None
+    context: ActionContext,
+    catalog: Mapping[str, ActionSpec] | None = None,
+    drafts: DraftKeeper | None = None,
 ) -> list[PickerEntry]:
-    """The context's suggestions (with prefills), then every other catalog action."""
+    """The context's suggestions (with prefills), then every other catalog action; those with
+    a kept draft say so."""
     table = CATALOG if catalog is None else catalog
+
+    def drafted(name: str) -> bool:
+        return drafts is not None and drafts.kept(name) is not None
+
     entries: list[PickerEntry] = []
-    prefilled: set[str] = set()
+    suggested: set[str] = set()
     for suggestion in suggestions(context, table):
-        entries.append(PickerEntry(suggestion, table[suggestion.action], bool(suggestion.prefill)))
-        prefilled.add(suggestion.action)
+        spec = table[suggestion.action]
+        entries.append(PickerEntry(suggestion, spec, drafted(spec.name)))
+        suggested.add(suggestion.action)
     for name, spec in table.items():
-        if name not in prefilled:
-            entries.append(PickerEntry(Suggestion(name), spec, False))
+        if name not in suggested:
+            entries.append(PickerEntry(Suggestion(name), spec, drafted(name)))
     return entries
 
 
@@ -100,11 +111,14 @@ class ActionPicker(ModalScreen[Suggestion | None]):
     ]
 
     def __init__(
-        self, context: ActionContext, catalog: Mapping[str, ActionSpec] | None = None
+        self,
+        context: ActionContext,
+        catalog: Mapping[str, ActionSpec] | None = None,
+        drafts: DraftKeeper | None = None,
     ) -> None:
         super().__init__()
         self.context = context
-        self.entries = picker_entries(context, catalog)
+        self.entries = picker_entries(context, catalog, drafts)
         self.shown: list[PickerEntry] = list(self.entries)
 
     def compose(self) -> ComposeResult:
