@@ -12,7 +12,7 @@ from forms_rig import FormsHost, demo_snapshot
 from test_forms import FAMILIES
 from textual.widgets import Input, TextArea
 
-from tui.screens.forms import ActionContext
+from tui.screens.forms import ActionContext, Draft, MemoryDrafts
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
@@ -108,4 +108,18 @@ def test_preview(snap_compare, size):
 @SIZES
 def test_required_fields_on_submit(snap_compare, size):
     run = steps("n", *"create_channel", "enter", "tab", *"Name", "ctrl+s")
+    assert snap_compare(host(), terminal_size=size, run_before=run)
+
+
+@SIZES
+def test_picker_with_a_kept_draft(snap_compare, size):
+    drafts = MemoryDrafts()
+    drafts.keep(Draft("create_post", {"title": "Half written"}, nonce="0123456789abcdef"))
+    app = host(ActionContext("channel", "general"), drafts=drafts)
+    assert snap_compare(app, terminal_size=size, run_before=steps("n"))
+
+
+@SIZES
+def test_list_field_completing_a_line(snap_compare, size):
+    run = steps("n", *"heartbeat", "enter", *"Back", "tab", *"general", "enter", *"phi")
     assert snap_compare(host(), terminal_size=size, run_before=run)
