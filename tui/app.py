@@ -34,6 +34,7 @@ from tui import collector
 from tui.app_state import AppState, Clock, utc_now
 from tui.config import Settings
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
+from tui.posting import PostingMixin
 from tui.screens import TABS, StateScreen, Tab
 from tui.startup import resume_gc
 from tui.stylesheets import sheets, styles_dir
@@ -89,7 +90,7 @@ def _tab_bindings() -> list[BindingType]:
     ]
 
 
-class RoostApp(App[int]):
+class RoostApp(PostingMixin, App[int]):
     """The dashboard. ``store`` is built from ``settings`` unless given (tests, benchmark)."""
 
     TITLE = "roost"
@@ -102,6 +103,7 @@ class RoostApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *_tab_bindings(),
         Binding("r", "refresh", "Refresh", id="app.refresh"),
+        *PostingMixin.POSTING_BINDINGS,
         Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
@@ -260,6 +262,7 @@ class RoostApp(App[int]):
         self._unsubscribe()
         if self._frozen is not None:
             self._frozen.release()  # what big validations froze is the collector's again
+        await self.close_write_side()
         if self.service is not None:
             await self.service.aclose()
 
@@ -290,6 +293,8 @@ class RoostApp(App[int]):
                 failure=None,
                 refreshed=True,
             )
+            if not self.loaded.is_set() and self.poll:
+                self.start_tracking()  # the outbox is followed once the dashboard is up
             self.loaded.set()
             self._tell_problems(message.report, message.status)
         else:

@@ -92,10 +92,31 @@ def test_styles_are_found_and_have_no_colour_literals():
         text = re.sub(r"#[A-Za-z_-][\w-]*\s*[{,.:>]", "", text)  # id selectors
         assert not literal.search(text), f"{sheet.name} uses a colour literal"
     # every sheet is loaded by the app or by the screen that uses it (when first shown)
-    from tui.screens.help import HelpScreen
+    import importlib
+    import pkgutil
 
-    owners = [RoostApp, HelpScreen, *SCREENS]
-    assert {Path(p) for owner in owners for p in owner.CSS_PATH or ()} == set(sheets)
+    from textual.screen import Screen
+
+    import tui.screens
+
+    for module in pkgutil.walk_packages(tui.screens.__path__, "tui.screens."):
+        importlib.import_module(module.name)  # every screen and modal class, tabs or not
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    def paths(owner):
+        css = owner.CSS_PATH or ()
+        return [css] if isinstance(css, (str, Path)) else list(css)
+
+    owners = [
+        RoostApp,
+        *SCREENS,
+        *(c for c in subclasses(Screen) if c.__module__.startswith("tui.")),
+    ]
+    assert {Path(p) for owner in owners for p in paths(owner)} == set(sheets)
 
 
 def test_registry_lists_tabs_in_key_order():

@@ -252,9 +252,10 @@ class Outbox:
 
     # -- drafts and sending --------------------------------------------------------------------
 
-    def draft(self, action: str, payload: dict[str, Any]) -> Entry:
-        """A new entry holding the exact request to send, saved before anything else."""
-        nonce = new_nonce()
+    def draft(self, action: str, payload: dict[str, Any], nonce: str | None = None) -> Entry:
+        """A new entry holding the exact request to send, saved before anything else. ``nonce``
+        is the one a form already previewed, so what is sent is what the person saw."""
+        nonce = nonce or new_nonce()
         issue = compose_issue(action, payload, nonce)
         entry = Entry(
             id=new_entry_id(), action=action, payload=dict(payload), nonce=nonce,
