@@ -9,6 +9,7 @@ Regenerate after a deliberate change with ``--snapshot-update`` and look at the 
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -113,13 +114,17 @@ def fill(outbox: Outbox, *, fixed: bool = True) -> list[Entry]:
 
 
 class Platform:
-    """GitHub's create-issue endpoint in memory: every request is kept, every POST is a 201."""
+    """GitHub's create-issue endpoint in memory: every request is kept, every POST is a 201.
+    While ``gate`` is set and not open, answers wait for it."""
 
     def __init__(self) -> None:
         self.requests: list[httpx.Request] = []
+        self.gate: asyncio.Event | None = None
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    async def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
+        if self.gate is not None:
+            await self.gate.wait()
         if request.method == "POST":
             number = 100 + len(self.requests)
             return httpx.Response(
@@ -294,6 +299,33 @@ async def test_retry_of_a_safe_failure_sends_once_in_a_worker(outbox, client, pl
         await pilot.pause()
         assert len(platform.requests) == 1
         assert "already on the platform as #101" in notes(app)
+
+
+async def test_one_send_at_a_time_and_the_screen_stays_until_it_ends(outbox, client, platform):
+    made = fill(outbox)
+    platform.gate = release = asyncio.Event()
+    app = Host(outbox, client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await select(pilot, app, made[6])
+        await pilot.press("r")
+        await pilot.pause()
+        assert outbox.load(made[6].id).state == "sending"
+        await select(pilot, app, made[0])
+        await pilot.press("r", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, OutboxScreen)
+        assert "Another entry is being sent" in notes(app)
+        assert "An entry is being sent: wait for the answer" in notes(app)
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert outbox.load(made[6].id).state == "queued"
+        assert outbox.load(made[0].id).state == "draft"
+        assert len(platform.requests) == 1
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, OutboxScreen)
 
 
 async def test_retry_without_a_client_says_why(outbox):

@@ -91,6 +91,9 @@ class OutboxScreen(Screen):
         self.entries: list[Entry] = []
         self._signature: Signature | None = None
         self._detail_id: str | None = None
+        #: The entry a worker is sending, if any: one send at a time, and the screen stays open
+        #: until it ends (closing would cancel the worker mid-request).
+        self.sending_id: str | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -191,6 +194,9 @@ class OutboxScreen(Screen):
             self._detail_id = None
             self._show_view("list")
             return
+        if self.sending_id is not None:
+            self.notify("An entry is being sent: wait for the answer", markup=False)
+            return
         self.dismiss()
 
     # ------------------------------------------------------------------ retry
@@ -206,12 +212,16 @@ class OutboxScreen(Screen):
                 f"Not retried: {clean_line(refusal, 200)}", severity="warning", markup=False
             )
             return
+        if self.sending_id is not None:
+            self.notify("Another entry is being sent: wait for its answer", markup=False)
+            return
         if self.client is None:
             self.notify(
                 f"Cannot send: {clean_line(self.no_client_reason)}", severity="error", markup=False
             )
             return
         self.notify(f"Sending {clean_line(entry.action, 40)}…", markup=False)
+        self.sending_id = entry.id
         self._send(entry.id)
 
     @work(exclusive=True, group="outbox-send")
@@ -230,6 +240,7 @@ class OutboxScreen(Screen):
             self.notify("The entry is gone from the outbox", severity="warning", markup=False)
             return
         finally:
+            self.sending_id = None
             self.reload(force=True)
         where = f" #{entry.number}" if entry.number else ""
         said = f": {clean_line(entry.reason, 160)}" if entry.reason else ""
