@@ -399,6 +399,25 @@ async def test_detail_shows_the_request_and_hostile_comment_literally(outbox):
         assert not isinstance(app.screen, OutboxScreen)
 
 
+async def test_a_tampered_entry_file_is_drawn_literally(outbox):
+    entry = fill(outbox)[0]
+    entry.action = "[b]x\x1b[2J"
+    entry.state = "[bold]odd"
+    entry.created_at = "\x1b]0;t\x07-11-23T22:00Z"
+    outbox.save(entry)
+    app = Host(outbox)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        cells = [str(cell) for cell in table(app).get_row(entry.id)]
+        assert cells[0] == "[bold]odd"
+        assert cells[1] == "[b]x\u241b[2J"
+        assert "\x1b" not in cells[2] and "\x07" not in cells[2]
+        await select(pilot, app, entry)
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDiscard)
+
+
 def test_detail_text_has_no_markup_and_no_controls(outbox):
     entry = fill(outbox)[4]
     entry.notices = ["\x1b]0;pwned\x07 [link=https://evil.example]x[/link]"]

@@ -245,7 +245,8 @@ class OutboxScreen(Screen):
         where = f" #{entry.number}" if entry.number else ""
         said = f": {clean_line(entry.reason, 160)}" if entry.reason else ""
         severity = "information" if entry.state == "queued" else "error"
-        self.notify(f"{entry.state}{where}{said}", severity=severity, markup=False)
+        shown = f"{clean_line(entry.state, 20)}{where}{said}"
+        self.notify(shown, severity=severity, markup=False)
 
     # ------------------------------------------------------------------ discard
 

@@ -62,9 +62,9 @@ def row_cells(entry: Entry, reason_width: int) -> tuple[Text, ...]:
     """The list row of one entry, every cell cleaned and cut to its column."""
     issue = f"#{entry.number}" if entry.number else ""
     return (
-        Text(entry.state, style=_STATE_STYLE.get(entry.state, "")),
+        Text(_short(entry.state, COLUMNS[0][1]), style=_STATE_STYLE.get(entry.state, "")),
         Text(_short(entry.action, COLUMNS[1][1])),
-        Text(created_short(entry.created_at)),
+        Text(_short(created_short(entry.created_at), COLUMNS[2][1])),
         Text(issue),
         Text(_short(_reason(entry), reason_width)),
     )
@@ -209,7 +209,7 @@ class ConfirmDiscard(ModalScreen[bool]):
         entry = self.entry
         question = Text()
         question.append("Discard this outbox entry?\n\n", style="bold")
-        question.append(f"{clean_line(entry.action, 40)} · {entry.state}")
+        question.append(f"{clean_line(entry.action, 40)} · {clean_line(entry.state, 20)}")
         if entry.number:
             question.append(f" · issue #{entry.number}")
         question.append("\n")
