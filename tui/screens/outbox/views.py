@@ -1,0 +1,230 @@
+"""The Outbox screen's views: the entry list, an entry's detail and the discard confirmation.
+
+Every text that came from the service (the processor's comment, reasons, URLs, logins) and every
+text a person typed into a payload is passed through :mod:`tui.untrusted` and drawn as
+``rich.text.Text``, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+from tui.actions.outbox import Entry
+from tui.actions.outbox_report import created_short, retry_refusal
+from tui.untrusted import clean, clean_line
+
+__all__ = ["ConfirmDiscard", "EntryDetail", "EntryList", "detail_text", "row_cells"]
+
+#: The list's columns: (label, width); the reason takes what is left.
+COLUMNS: tuple[tuple[str, int], ...] = (
+    ("state", 9),
+    ("action", 16),
+    ("created", 11),
+    ("issue", 7),
+)
+REASON_MIN = 20
+
+_STATE_STYLE = {
+    "draft": "dim",
+    "sending": "bold yellow",
+    "queued": "cyan",
+    "accepted": "green",
+    "rejected": "bold red",
+    "applied": "bold green",
+    "failed": "red",
+    "unknown": "bold magenta",
+}
+
+
+def _short(text: str, width: int) -> str:
+    return clean_line(text, width)
+
+
+def _reason(entry: Entry) -> str:
+    """The one line the list shows after the issue number: why it failed, the processor's
+    verdict, or the first notice."""
+    if entry.reason:
+        return entry.reason
+    if entry.comment:
+        return entry.comment
+    return entry.notices[0] if entry.notices else ""
+
+
+def row_cells(entry: Entry, reason_width: int) -> tuple[Text, ...]:
+    """The list row of one entry, every cell cleaned and cut to its column."""
+    issue = f"#{entry.number}" if entry.number else ""
+    return (
+        Text(_short(entry.state, COLUMNS[0][1]), style=_STATE_STYLE.get(entry.state, "")),
+        Text(_short(entry.action, COLUMNS[1][1])),
+        Text(_short(created_short(entry.created_at), COLUMNS[2][1])),
+        Text(issue),
+        Text(_short(_reason(entry), reason_width)),
+    )
+
+
+def vim_motions(down: str, up: str, top: str, bottom: str) -> list[BindingType]:
+    """j/k, g/G bound to a widget's own down, up, top and bottom actions."""
+    keys = (("j", down, "Down"), ("k", up, "Up"), ("g", top, "Top"), ("G", bottom, "Bottom"))
+    return [Binding(key, action, name, show=False) for key, action, name in keys]
+
+
+class EntryList(DataTable):
+    """The outbox entries, newest first, one row each; vim motions j/k, g/G."""
+
+    BINDINGS: ClassVar[list[BindingType]] = vim_motions(
+        "cursor_down", "cursor_up", "scroll_top", "scroll_bottom"
+    )
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=False)
+        self.reason_width = REASON_MIN
+
+    def on_mount(self) -> None:
+        for label, width in COLUMNS:
+            self.add_column(label, width=width, key=label)
+        self.add_column("reason", width=self.reason_width, key="reason")
+
+    def show_entries(self, entries: list[Entry], width: int) -> None:
+        """Replace the rows, keeping the cursor on the same entry where it still exists."""
+        fixed = sum(w for _, w in COLUMNS) + 2 * (len(COLUMNS) + 1)
+        self.reason_width = max(REASON_MIN, width - fixed - 2)
+        selected = self.selected_id
+        self.columns[self._column_key("reason")].width = self.reason_width
+        self.clear()
+        for entry in entries:
+            self.add_row(*row_cells(entry, self.reason_width), key=entry.id)
+        if selected is not None and selected in self.rows:
+            self.move_cursor(row=self.get_row_index(selected), animate=False)
+
+    def _column_key(self, name: str):  # noqa: ANN202 - Textual's ColumnKey
+        return next(key for key in self.columns if key.value == name)
+
+    @property
+    def selected_id(self) -> str | None:
+        if not self.row_count:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:  # noqa: BLE001 - no row under the cursor
+            return None
+        return key.value
+
+
+def _when(at: float | None) -> str:
+    if at is None:
+        return "?"
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _heading(text: Text, title: str) -> None:
+    text.append("\n")
+    text.append(title, style="bold underline")
+    text.append("\n")
+
+
+def _field(text: Text, name: str, value: str, style: str = "") -> None:
+    text.append(f"{name:<10}", style="dim")
+    text.append(clean_line(value), style=style)
+    text.append("\n")
+
+
+def detail_text(entry: Entry) -> Text:
+    """Everything about one entry: where it stands, the request as sent, the platform's answers
+    and the processor's comment. Plain ``Text``: nothing in it is markup."""
+    text = Text()
+    _field(text, "state", entry.state, _STATE_STYLE.get(entry.state, ""))
+    _field(text, "action", entry.action)
+    _field(text, "entry", entry.id)
+    _field(text, "created", entry.created_at)
+    _field(text, "updated", entry.updated_at)
+    if entry.number:
+        _field(text, "issue", f"#{entry.number}")
+    if entry.html_url:
+        _field(text, "url", entry.html_url)
+    if entry.author:
+        _field(text, "posted as", entry.author)
+    if entry.reason:
+        _field(text, "reason", entry.reason, "red" if entry.state == "failed" else "")
+    refusal = retry_refusal(entry)
+    if entry.state in ("failed", "unknown", "sending", "draft"):
+        _field(text, "retry", "allowed" if refusal is None else f"refused: {refusal}")
+    for notice in entry.notices:
+        _field(text, "notice", notice, "yellow")
+    if entry.comment:
+        _heading(text, "Processor's comment")
+        text.append(clean(entry.comment, multiline=True).strip() + "\n")
+    request = entry.request or {}
+    _heading(text, "Request as sent")
+    _field(text, "title", str(request.get("title", "")))
+    _field(text, "labels", ", ".join(str(x) for x in request.get("labels", [])) or "none")
+    text.append(clean(request.get("body", ""), multiline=True).rstrip() + "\n")
+    if entry.attempts:
+        _heading(text, "Answers")
+        for attempt in entry.attempts:
+            status = attempt.get("status")
+            text.append(f"{_when(attempt.get('at'))}  ", style="dim")
+            text.append(f"{clean_line(attempt.get('kind', '')):<7}")
+            text.append(f"{status if status is not None else '-':>4}  ")
+            text.append(clean_line(attempt.get("message", "")) + "\n")
+    return text
+
+
+class EntryDetail(VerticalScroll):
+    """One entry's detail, scrollable with j/k, g/G."""
+
+    BINDINGS: ClassVar[list[BindingType]] = vim_motions(
+        "scroll_down", "scroll_up", "scroll_home", "scroll_end"
+    )
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="outbox-detail-text", markup=False)
+
+    def show(self, entry: Entry) -> None:
+        self.query_one("#outbox-detail-text", Static).update(detail_text(entry))
+        self.scroll_home(animate=False)
+
+
+class ConfirmDiscard(ModalScreen[bool]):
+    """Asks before an entry is forgotten; ``y`` discards, ``n`` or ``escape`` keeps it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Discard"),
+        Binding("n", "answer(False)", "Keep"),
+        Binding("escape", "answer(False)", "Keep", show=False),
+    ]
+
+    def __init__(self, entry: Entry) -> None:
+        super().__init__(id="outbox-confirm")
+        self.entry = entry
+
+    def compose(self) -> ComposeResult:
+        entry = self.entry
+        question = Text()
+        question.append("Discard this outbox entry?\n\n", style="bold")
+        question.append(f"{clean_line(entry.action, 40)} · {clean_line(entry.state, 20)}")
+        if entry.number:
+            question.append(f" · issue #{entry.number}")
+        question.append("\n")
+        if entry.state in ("sending", "unknown"):
+            question.append(
+                "\nIt may already be on the platform: discarding only forgets it here.\n",
+                style="yellow",
+            )
+        elif entry.number:
+            question.append("\nThe issue stays on the platform.\n", style="dim")
+        elif entry.state == "draft":
+            question.append("\nThe draft is lost.\n", style="yellow")
+        question.append("\ny discard · n keep")
+        with Vertical(id="outbox-confirm-box"):
+            yield Static(question, markup=False)
+
+    def action_answer(self, discard: bool) -> None:
+        self.dismiss(discard)
