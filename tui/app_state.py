@@ -36,4 +36,5 @@ class AppState:
     refreshing: bool = False  # a refresh the user asked for is under way
     refreshed: bool = False  # the first refresh cycle has been shown
     failure: str | None = None  # why the refresh worker died, if it did
+    outbox: str = ""  # the outbox's summary when something needs attention ("" when not)
     clock: Clock = utc_now  # the app's injectable clock (frozen in tests)

@@ -23,12 +23,12 @@ if TYPE_CHECKING:
     from tui.actions.outbox import Entry
     from tui.screens.forms import ActionContext, Draft
 
-__all__ = ["OutboxChanged", "PostingMixin"]
+__all__ = ["ActionsProgressed", "PostingMixin"]
 
 FOLLOW_EVERY_S = 10.0  # the tracker's pace; each entry's own checks are paced by tracking.py
 
 
-class OutboxChanged(Message):
+class ActionsProgressed(Message):
     """Entries of the outbox changed state (sent, accepted, rejected, applied…)."""
 
     def __init__(self, entries: list[Entry], counts: dict[str, int]) -> None:
@@ -43,6 +43,7 @@ class PostingMixin:
 
     POSTING_BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "compose", "Post", id="app.compose"),
+        Binding("o", "outbox", "Outbox", id="app.outbox", show=False),
     ]
 
     _write: WriteSide | None = None
@@ -155,7 +156,7 @@ class PostingMixin:
         except EntryBusy:
             return  # another roost is sending it
         self._report_entries([entry])
-        self.post_message(OutboxChanged([entry], write.outbox.counts()))  # type: ignore[attr-defined]
+        self.post_message(ActionsProgressed([entry], write.outbox.counts()))  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ tracking
 
@@ -175,11 +176,13 @@ class PostingMixin:
         if write is None:
             return
         changed = list(await write.outbox.resume_interrupted(write.client))
+        self.post_message(ActionsProgressed(changed, write.outbox.counts()))  # type: ignore[attr-defined]
+        changed = []
         while True:
             changed += await follow_queued(write.outbox, write.client)
             changed += await asyncio.to_thread(self._settle)
             if changed:
-                self.post_message(OutboxChanged(changed, write.outbox.counts()))  # type: ignore[attr-defined]
+                self.post_message(ActionsProgressed(changed, write.outbox.counts()))  # type: ignore[attr-defined]
                 changed = []
             await asyncio.sleep(FOLLOW_EVERY_S)
 
@@ -189,9 +192,46 @@ class PostingMixin:
         write = self._write
         return settle_applied(write.outbox, self.snapshot) if write is not None else []  # type: ignore[attr-defined]
 
-    def on_outbox_changed(self, message: OutboxChanged) -> None:
-        self.outbox_counts = dict(message.counts)
+    def on_actions_progressed(self, message: ActionsProgressed) -> None:
+        self._show_outbox_counts(message.counts)
         self._report_entries(message.entries)
+        from tui.screens.outbox import OutboxScreen, RefreshOutbox
+
+        for screen in self.screen_stack:  # type: ignore[attr-defined]
+            if isinstance(screen, OutboxScreen):
+                screen.post_message(RefreshOutbox())
+
+    def on_outbox_changed(self, message: Any) -> None:
+        """The Outbox screen saw the folder change (tui/screens/outbox)."""
+        self._show_outbox_counts(message.counts)
+
+    def _show_outbox_counts(self, counts: dict[str, int]) -> None:
+        from tui.actions.outbox_report import status_summary
+
+        self.outbox_counts = dict(counts)
+        self._publish(outbox=status_summary(counts))  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ o: the outbox
+
+    def action_outbox(self) -> None:
+        from tui.screens.outbox import OutboxScreen
+
+        if isinstance(self.screen, OutboxScreen):  # type: ignore[attr-defined]
+            return
+        write = self.write_side()
+        if write is None:
+            self.notify(  # type: ignore[attr-defined]
+                f"No outbox: {self.write_problem}", severity="warning", markup=False
+            )
+            return
+        client = write.client if write.client.has_token else None
+        self.push_screen(  # type: ignore[attr-defined]
+            OutboxScreen(
+                write.outbox,
+                client,
+                no_client_reason="no token: set ROOST_TOKEN, GH_TOKEN or GITHUB_TOKEN, or log in with gh",
+            )
+        )
 
     def _report_entries(self, entries: list[Entry]) -> None:
         for entry in entries:

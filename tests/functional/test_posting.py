@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
-from app_rig import loaded, settle
+from app_rig import loaded, settle, svg_text
 from textual.notifications import Notify
 
 from tui.actions.tracking import follow_queued
 from tui.app import RoostApp
 from tui.config import Settings
 from tui.screens.forms.form import ActionForm
+from tui.screens.outbox import OutboxScreen
 
 
 async def _wait_for(predicate, timeout: float = 20) -> None:
@@ -49,6 +50,15 @@ async def test_register_from_the_form_reaches_the_outbox_and_the_platform():
         assert issue.body == entry.request["body"]
         changed = await follow_queued(write.outbox, write.client, now=10**9)
         assert [e.state for e in changed] == ["accepted"]
+        # o: the outbox shows it, with its issue number and state
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, OutboxScreen)
+        text = svg_text(app.export_screenshot())
+        assert "register_agent" in text and "accepted" in text and f"#{entry.number}" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, OutboxScreen)
 
 
 async def test_posting_without_a_repository_keeps_the_draft_and_says_why():
@@ -67,3 +77,7 @@ async def test_posting_without_a_repository_keeps_the_draft_and_says_why():
         assert app.draft_keeper().kept("heartbeat") is not None
         toasts = [m.notification.message for m in posted if isinstance(m, Notify)]
         assert any("Not sent" in t and "repository" in t for t in toasts), toasts
+        await pilot.press("o")
+        await settle(pilot)
+        toasts = [m.notification.message for m in posted if isinstance(m, Notify)]
+        assert any("No outbox" in t and "repository" in t for t in toasts), toasts
