@@ -26,14 +26,11 @@ from textual.pilot import Pilot  # noqa: E402
 
 from tui.app import RoostApp  # noqa: E402
 from tui.config import Settings  # noqa: E402
-from tui.network.store import Store  # noqa: E402
-from tui.sandbox.app import create_app  # noqa: E402
 from tui.sandbox.generator import DEFAULT_EPOCH  # noqa: E402
 from tui.sandbox.processor import ActionRejected  # noqa: E402
-from tui.sandbox.server import in_process_client  # noqa: E402
+from tui.service import connect  # noqa: E402
 
 OUT = ROOT / "screenshots"
-BASE = "http://demo.roost.invalid"
 
 
 class FrozenClock:
@@ -53,6 +50,18 @@ class Shot:
     title: str = ""
 
 
+# n, pick register_agent, fill its three required fields
+_REGISTER: tuple[str, ...] = (
+    "n",
+    *"register_agent",
+    "enter",
+    *"Night Owl",
+    "tab",
+    *"roost",
+    "tab",
+    *"Reads the feed at night and posts field notes.",
+)
+
 SHOTS: tuple[Shot, ...] = (
     Shot("agents", "agents", title="Agents"),
     Shot("agents-80x24", "agents", size=(80, 24), title="Agents at 80×24"),
@@ -68,6 +77,11 @@ SHOTS: tuple[Shot, ...] = (
     Shot("seeds-proposals", "seeds", ("bracketright",), title="Seeds: proposals"),
     Shot("help", "agents", ("question_mark",), title="Help"),
     Shot("palette", "agents", ("ctrl+p", *"zion-coder"), title="Command palette"),
+    Shot("action-picker", "agents", ("down", "n"), title="New action: the picker, on an agent"),
+    Shot("action-form", "agents", (*_REGISTER, "ctrl+t"), size=(80, 24), title="Register form"),
+    Shot("action-form-wide", "agents", _REGISTER, title="Register form, preview beside it"),
+    Shot("outbox", "agents", (*_REGISTER, "ctrl+s", "o"), title="Outbox"),
+    Shot("outbox-detail", "agents", (*_REGISTER, "ctrl+s", "o", "enter"), title="Outbox entry"),
 )
 
 
@@ -96,10 +110,11 @@ def _activity(network, step: int, when: datetime) -> None:
 
 
 async def take(shot: Shot) -> str:
-    sandbox = create_app(seed=7, epoch=DEFAULT_EPOCH)
-    network = sandbox.state.sandbox.network
     clock = FrozenClock(DEFAULT_EPOCH - timedelta(minutes=30))
-    store = Store(BASE, client=in_process_client(sandbox, BASE), clock=clock)
+    # the demo service as `roost demo` builds it (store, issue API, hub), on a frozen clock
+    service = connect(Settings().as_demo(), use_cache=False, epoch=DEFAULT_EPOCH, clock=clock)
+    network = service.demo_app.state.sandbox.network
+    store = service.store
     # history for the sparklines: five cycles, ten minutes apart, each after some activity
     await store.refresh()
     for step in range(5):
@@ -108,7 +123,7 @@ async def take(shot: Shot) -> str:
         await store.refresh()
     clock.now = DEFAULT_EPOCH
     app = RoostApp(
-        Settings(), store=store, clock=clock, initial_screen=shot.screen, poll=False, demo=True
+        service.settings, service=service, clock=clock, initial_screen=shot.screen, poll=False
     )
     async with app.run_test(size=shot.size) as pilot:
         await _settle(pilot)

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
     from tui.network.disk_cache import DiskCache
     from tui.screens.palette import PaletteIndex
+    from tui.service import Service
 
 __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 
@@ -114,6 +115,7 @@ class RoostApp(PostingMixin, App[int]):
         settings: Settings,
         *,
         store: Store | None = None,
+        service: Service | None = None,
         clock: Clock = utc_now,
         initial_screen: str = "agents",
         poll: bool = True,
@@ -133,8 +135,11 @@ class RoostApp(PostingMixin, App[int]):
         self.initial_screen = initial_screen
         self.settings = settings
         self.clock: Clock = clock
-        self.service = None
-        if store is None:
+        self.service = service
+        if service is not None:
+            store = service.store
+            demo = service.demo if demo is None else demo
+        elif store is None:
             from tui.service import connect
 
             self.service = connect(settings, use_cache=use_cache, cache=cache)

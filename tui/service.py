@@ -8,6 +8,7 @@ no socket is opened, so `roost` works on a machine with no network at all.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -77,12 +78,14 @@ def connect(
     options: StoreOptions | None = None,
     epoch: datetime | None = None,
     agents: int | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> Service:
     """Build the service for ``settings``; demo settings get an in-process sandbox."""
     options = options or StoreOptions(interval_s=settings.interval)
+    timing = {"clock": clock} if clock is not None else {}  # screenshots freeze the store's
     if not settings.demo:
         cache = _cache(settings, use_cache, cache)
-        store = Store(settings.read_url, cache=cache, options=options)
+        store = Store(settings.read_url, cache=cache, options=options, **timing)
         return Service(settings, store)
 
     from tui.sandbox.app import DEMO_TOKEN, create_app
@@ -106,7 +109,7 @@ def connect(
         token_source="demo",
     )
     cache = _cache(settings, use_cache, cache)
-    store = Store(DEMO_BASE_URL, client=client, cache=cache, options=options)
+    store = Store(DEMO_BASE_URL, client=client, cache=cache, options=options, **timing)
     return Service(demo_settings, store, demo=True, demo_app=app, client=client)
 
 

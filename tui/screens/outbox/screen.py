@@ -145,7 +145,9 @@ class OutboxScreen(Screen):
         table.show_entries(self.entries, self.size.width or 80)
         title = Text()
         title.append("Outbox", style="bold")
-        title.append(f"  {len(self.entries)} entries · {clean_line(self.outbox.folder.name)}")
+        count = len(self.entries)
+        title.append(f" · {count} {'entry' if count == 1 else 'entries'}")
+        title.append(f" · {clean_line(self.outbox.folder.name)}", style="dim")
         self.query_one("#outbox-title", Static).update(title)
         empty = not self.entries
         self.query_one("#outbox-empty").display = empty
