@@ -62,7 +62,7 @@ class OutboxScreen(Screen):
     """The outbox of one service. ``client`` sends retries; without one (no token or no
     repository) retry says ``no_client_reason`` instead."""
 
-    CSS_PATH = "outbox.tcss"
+    CSS_PATH = Path(__file__).with_name("outbox.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "detail", "Detail", show=False),
