@@ -46,7 +46,6 @@ from tui.network.models import (
     StatsFile,
     TrendingFile,
     parse_manifest,
-    parse_state,
 )
 
 if TYPE_CHECKING:
@@ -354,9 +353,12 @@ class Store:
         for cached in sorted(found, key=lambda cached: len(cached.body)):
             name = cached.name
             try:
-                model = parse_state(name, cached.body)
+                # a big agents.json also leaves what the first refresh compares with
+                model, keyed = parse_keyed(name, cached.body, None)
             except (StateValidationError, KeyError):
                 continue
+            if keyed is not None:
+                self._keyed[name] = keyed
             fetched_at = _parse_time(cached.meta.fetched_at)
             files[name] = FileState(
                 name,
