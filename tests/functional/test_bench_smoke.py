@@ -19,7 +19,8 @@ def load_bench():
 
 def test_bench_smoke_runs_and_reports_every_section(capsys):
     bench = load_bench()
-    sections = ["refresh", "validation", "table", "cold_start", "refresh_stall"]
+    sections = ["refresh", "validation", "store_paths", "cli", "memory", "table", "cold_start"]
+    sections.append("refresh_stall")
     result = bench.main(["--smoke", "--only", ",".join(sections)])
     refresh = result["refresh"]
     # structural facts, not timings: a no-change cycle is one conditional request
@@ -28,6 +29,12 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     assert refresh["ttl_full_refetch"]["requests"] == 5
     assert refresh["bytes_ratio_304"] > 1
     assert [row["agents"] for row in result["validation"]["results"]] == [200, 1000]
+    assert [row["agents"] for row in result["store_paths"]["results"]] == [200, 1000]
+    assert result["store_paths"]["goal_first_refresh_ratio_max"] == 1.2
+    cli = result["cli"]
+    assert set(cli["exit_codes"].values()) == {0} and cli["goal_state_json_ratio_max"] == 1.5
+    memory = result["memory"]
+    assert memory["state_peak_traced_mib"] > 0 and memory["json_load_max_rss_mib"] > 0
     assert result["table"]["rows"] == 2000
     for kind in ("process", "in_process"):
         cold = result["cold_start"][kind]

@@ -23,6 +23,12 @@ refresh_stall
              the longest the UI's event loop is held up while a refresh that changed one agent
              of 50k is validated and shown: roost's entry-by-entry validation vs validating the
              whole agents.json (tests/perf/bench_stall.py).
+store_paths  the store's first refresh (no previous copy), steady refresh and load_cache beside
+             `json.loads` of the same bytes, at 1k / 10k / 50k agents (tests/perf/bench_paths.py).
+cli          `roost state --json` and `roost state` as fresh processes, with and without
+             PYTHONUNBUFFERED=1, beside a process doing json.load + json.dumps of the same data.
+memory       peak traced memory and peak RSS of `roost state` at 50k agents beside a process that
+             only json.loads the same agents.json.
 eggs         verifying an egg (every check, with its boot record) vs one sha256 pass over the same
              bytes at 0.4 MB and 64 MB, in memory and from a file; peak traced memory vs the
              largest entry (tests/perf/bench_eggs.py).
@@ -54,6 +60,17 @@ from tui.sandbox.app import create_app  # noqa: E402
 from tui.sandbox.generator import generate_state, serialize  # noqa: E402
 
 BASE = "http://bench.invalid"
+SECTIONS = (
+    "refresh",
+    "validation",
+    "store_paths",
+    "cli",
+    "memory",
+    "table",
+    "cold_start",
+    "refresh_stall",
+    "eggs",
+)
 
 
 # --------------------------------------------------------------------------- refresh
@@ -203,11 +220,7 @@ def bench_validation(sizes: list[int], runs: int) -> dict[str, Any]:
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    only = (
-        set(args.only.split(","))
-        if args.only
-        else {"refresh", "validation", "table", "cold_start", "refresh_stall", "eggs"}
-    )
+    only = set(args.only.split(",")) if args.only else set(SECTIONS)
     smoke = args.smoke
     out: dict[str, Any] = {"smoke": smoke, "python": sys.version.split()[0]}
     if "refresh" in only:
@@ -215,6 +228,21 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if "validation" in only:
         sizes = [200, 1000] if smoke else [1000, 10_000, 50_000]
         out["validation"] = bench_validation(sizes, runs=2 if smoke else 5)
+    if "store_paths" in only:
+        from bench_paths import measure_store_paths
+
+        sizes = [200, 1000] if smoke else [1000, 10_000, 50_000]
+        out["store_paths"] = await asyncio.to_thread(measure_store_paths, sizes, 2 if smoke else 5)
+    if "cli" in only:
+        from bench_paths import measure_cli
+
+        out["cli"] = await asyncio.to_thread(
+            measure_cli, 2000 if smoke else 50_000, 1 if smoke else 3
+        )
+    if "memory" in only:
+        from bench_paths import measure_memory
+
+        out["memory"] = await asyncio.to_thread(measure_memory, 2000 if smoke else 50_000)
     if "table" in only:
         from bench_table import measure_tables
 
@@ -254,7 +282,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks the bench runs")
     parser.add_argument(
         "--only",
-        help="comma list of sections: refresh,validation,table,cold_start,refresh_stall,eggs",
+        help="comma list of sections: " + ",".join(SECTIONS),
     )
     parser.add_argument(
         "--real-agents",
