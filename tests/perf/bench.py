@@ -41,7 +41,6 @@ import asyncio
 import gc
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +52,8 @@ if str(ROOT) not in sys.path:
 PERF = Path(__file__).resolve().parent
 if str(PERF) not in sys.path:
     sys.path.insert(0, str(PERF))
+
+from bench_paths import best_of  # noqa: E402
 
 from tui.network.models import STATE_FILES, parse_state  # noqa: E402
 from tui.network.store import Store, StoreOptions, state_base_url  # noqa: E402
@@ -173,16 +174,6 @@ async def bench_refresh(agents: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------- validation
 
 
-def _best_of(fn, runs: int) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        gc.collect()
-        started = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
 def _without_gc(fn, *args):
     gc.disable()
     try:
@@ -196,10 +187,10 @@ def bench_validation(sizes: list[int], runs: int) -> dict[str, Any]:
     for n in sizes:
         data = serialize(generate_state(agents=n)["agents.json"])
         # interleave the two so machine noise hits both alike
-        loads = _best_of(lambda data=data: json.loads(data), runs)
-        validate = _best_of(lambda data=data: parse_state("agents.json", data), runs)
-        loads = min(loads, _best_of(lambda data=data: json.loads(data), runs))
-        loads_no_gc = _best_of(lambda data=data: _without_gc(json.loads, data), runs)
+        loads = best_of(lambda data=data: json.loads(data), runs)
+        validate = best_of(lambda data=data: parse_state("agents.json", data), runs)
+        loads = min(loads, best_of(lambda data=data: json.loads(data), runs))
+        loads_no_gc = best_of(lambda data=data: _without_gc(json.loads, data), runs)
         rows.append(
             {
                 "agents": n,

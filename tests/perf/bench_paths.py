@@ -40,7 +40,7 @@ from tui.network.state_files import AGENTS  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.sandbox.generator import generate_state, serialize  # noqa: E402
 
-__all__ = ["measure_cli", "measure_memory", "measure_store_paths"]
+__all__ = ["best_of", "measure_cli", "measure_memory", "measure_store_paths"]
 
 CHILD = Path(__file__).resolve().parent / "path_child.py"
 BASE = "http://bench.invalid"
@@ -49,7 +49,8 @@ GOAL_CLI = 1.5
 GOAL_MEMORY = 1.5
 
 
-def _best(fn: Callable[[], object], runs: int) -> float:
+def best_of(fn: Callable[[], object], runs: int) -> float:
+    """The shortest of ``runs`` timed calls, each after a full collection."""
     best = float("inf")
     for _ in range(runs):
         gc.collect()
@@ -64,7 +65,7 @@ def _interleaved(cases: dict[str, Callable[[], object]], runs: int) -> dict[str,
     best = dict.fromkeys(cases, float("inf"))
     for _ in range(runs):
         for name, fn in cases.items():
-            best[name] = min(best[name], _best(fn, 1))
+            best[name] = min(best[name], best_of(fn, 1))
     return best
 
 
