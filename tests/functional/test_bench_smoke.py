@@ -40,5 +40,10 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
         cold = result["cold_start"][kind]
         assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0
     stall = result["refresh_stall"]
-    assert stall["agents"] == 2000 and set(stall["runs"]) == {"keyed", "whole", "keyed_first"}
+    assert stall["agents"] == 2000 and set(stall["runs"]) == {
+        "keyed",
+        "whole",
+        "keyed_first",
+        "no_copy",
+    }
     assert '"refresh"' in capsys.readouterr().out
