@@ -20,7 +20,7 @@ def load_bench():
 def test_bench_smoke_runs_and_reports_every_section(capsys):
     bench = load_bench()
     sections = ["refresh", "validation", "store_paths", "cli", "memory", "table", "cold_start"]
-    sections.append("refresh_stall")
+    sections += ["refresh_stall", "keys"]
     result = bench.main(["--smoke", "--only", ",".join(sections)])
     refresh = result["refresh"]
     # structural facts, not timings: a no-change cycle is one conditional request
@@ -39,6 +39,9 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     for kind in ("process", "in_process"):
         cold = result["cold_start"][kind]
         assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0
+    keys = result["keys"]
+    assert keys["agents"] == 2000 and {"slash", "enter", "ctrl+p"} <= set(keys["per_key"])
+    assert keys["quit_s"] > 0 and keys["bare_quit_s"] > 0 and keys["goal_p95_ms_max"] == 100
     stall = result["refresh_stall"]
     assert stall["agents"] == 2000 and set(stall["runs"]) == {
         "keyed",

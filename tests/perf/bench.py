@@ -29,6 +29,9 @@ cli          `roost state --json` and `roost state` as fresh processes, with and
              PYTHONUNBUFFERED=1, beside a process doing json.load + json.dumps of the same data.
 memory       peak traced memory and peak RSS of `roost state` at 50k agents beside a process that
              only json.loads the same agents.json.
+keys         keystroke latency: the real app at 50k agents from its first paint, a scripted session
+             typed with no settling pause, p50/p95/max per key; quit beside a bare app's
+             (tests/perf/bench_keys.py).
 eggs         verifying an egg (every check, with its boot record) vs one sha256 pass over the same
              bytes at 0.4 MB and 64 MB, in memory and from a file; peak traced memory vs the
              largest entry (tests/perf/bench_eggs.py).
@@ -70,6 +73,7 @@ SECTIONS = (
     "table",
     "cold_start",
     "refresh_stall",
+    "keys",
     "eggs",
 )
 
@@ -244,6 +248,13 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         out["refresh_stall"] = await measure_refresh_stall(
             2000 if smoke else 50_000, rounds=1 if smoke else 3
         )
+    if "keys" in only:
+        import tempfile
+
+        from bench_keys import measure_keys
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out["keys"] = await measure_keys(2000 if smoke else 50_000, Path(tmp))
     if "eggs" in only:
         from bench_eggs import measure_eggs
 
