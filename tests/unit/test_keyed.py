@@ -228,15 +228,3 @@ async def test_the_first_refresh_after_a_start_from_the_cache_compares_with_the_
 
         _, _, report = await change_one_agent_and_refresh(network, store, cached)
         assert report.fetched == [NAME]
-
-
-def test_entries_that_set_the_same_fields_share_one_set_and_copies_do_not_touch_it(doc):
-    model, _ = assert_same_as_whole(serialize(doc))
-    agents = list(model.agents.values())
-    alike = [a for a in agents if a.model_fields_set == agents[0].model_fields_set]
-    assert len(alike) > 1
-    assert all(a.__pydantic_fields_set__ is agents[0].__pydantic_fields_set__ for a in alike)
-    before = set(agents[0].model_fields_set)
-    copied = agents[0].model_copy(update={"not_a_field_yet": 1})
-    assert "not_a_field_yet" in copied.model_fields_set
-    assert agents[0].model_fields_set == before == alike[-1].model_fields_set

@@ -34,13 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tui.network.models import (
-    STATE_FILES,
-    Agent,
-    big_document,
-    parse_state,
-    share_fields_sets,
-)
+from tui.network.models import STATE_FILES, Agent, big_document, parse_state
 
 __all__ = ["KEYED_FILES", "Keyed", "parse_keyed"]
 
@@ -113,9 +107,7 @@ def parse_keyed(
             except _Malformed:
                 pass
     model = parse_state(file_name, data)
-    entries = getattr(model, member)
-    share_fields_sets(entries.values())
-    return model, Keyed(data, None, entries, member)
+    return model, Keyed(data, None, getattr(model, member), member)
 
 
 def _parse(
@@ -145,7 +137,6 @@ def _parse(
     spans: dict[str, tuple[int, int]] = {}
     models: dict[str, Any] = {}
     validate = entry_model.model_validate_json
-    fresh: list[BaseModel] = []
     for key, value_start, value_end in entries:
         if key in spans:
             raise _Malformed  # a duplicate key: the whole-document rules decide
@@ -154,11 +145,9 @@ def _parse(
             models[key] = old_models[key]
             continue
         try:
-            models[key] = entry = validate(text[value_start:value_end])
+            models[key] = validate(text[value_start:value_end])
         except ValidationError:
             raise _Malformed from None  # reported by the whole-document validation
-        fresh.append(entry)
-    share_fields_sets(fresh)
     rest = "{" + ",".join([f"{json.dumps(member)}:{{}}", *(text[a:b] for a, b in others)]) + "}"
     try:
         document = STATE_FILES[file_name].model_validate_json(rest)

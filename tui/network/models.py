@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -60,7 +60,6 @@ __all__ = [
     "big_document",
     "parse_state",
     "parse_manifest",
-    "share_fields_sets",
 ]
 
 
@@ -394,26 +393,6 @@ def big_document(size: int) -> Iterator[None]:
             gc.enable()
     if big:
         gc.freeze()
-
-
-def share_fields_sets(models: Iterable[BaseModel]) -> None:
-    """Make models whose data gave the same fields share one set of those names.
-
-    Why: pydantic gives every model its own set of the fields the data set (~730 bytes for an
-    agent), and a big file's entries give only a few different sets, so at 50 000 agents this
-    keeps ~35 MB less. Safe for these frozen models: pydantic changes that set only on attribute
-    assignment, which they refuse, and copies it when copying a model.
-    """
-    seen: dict[int, list[set[str]]] = {}  # by size: the distinct sets kept so far
-    setter = object.__setattr__
-    for model in models:
-        fields = model.__pydantic_fields_set__
-        for same in seen.setdefault(len(fields), []):
-            if same == fields:
-                setter(model, "__pydantic_fields_set__", same)
-                break
-        else:
-            seen[len(fields)].append(fields)
 
 
 def _validate(model: type[_Model], file_name: str, data: bytes | str) -> _Model:
