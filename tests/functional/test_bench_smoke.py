@@ -39,6 +39,7 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     for kind in ("process", "in_process"):
         cold = result["cold_start"][kind]
         assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0
+    assert result["cold_start"]["process"]["peak_rss_at_paint_mib"]["bare"] > 0
     keys = result["keys"]
     assert keys["agents"] == 2000 and {"slash", "enter", "ctrl+p"} <= set(keys["per_key"])
     assert keys["quit_s"] > 0 and keys["bare_quit_s"] > 0 and keys["goal_p95_ms_max"] == 100
