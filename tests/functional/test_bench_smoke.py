@@ -19,7 +19,8 @@ def load_bench():
 
 def test_bench_smoke_runs_and_reports_every_section(capsys):
     bench = load_bench()
-    sections = ["refresh", "validation", "table", "cold_start", "refresh_stall"]
+    sections = ["refresh", "validation", "store_paths", "cli", "memory", "table", "cold_start"]
+    sections += ["refresh_stall", "keys"]
     result = bench.main(["--smoke", "--only", ",".join(sections)])
     refresh = result["refresh"]
     # structural facts, not timings: a no-change cycle is one conditional request
@@ -28,10 +29,25 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     assert refresh["ttl_full_refetch"]["requests"] == 5
     assert refresh["bytes_ratio_304"] > 1
     assert [row["agents"] for row in result["validation"]["results"]] == [200, 1000]
+    assert [row["agents"] for row in result["store_paths"]["results"]] == [200, 1000]
+    assert result["store_paths"]["goal_first_refresh_ratio_max"] == 1.2
+    cli = result["cli"]
+    assert set(cli["exit_codes"].values()) == {0} and cli["goal_state_json_ratio_max"] == 1.5
+    memory = result["memory"]
+    assert memory["state_peak_traced_mib"] > 0 and memory["json_load_max_rss_mib"] > 0
     assert result["table"]["rows"] == 2000
     for kind in ("process", "in_process"):
         cold = result["cold_start"][kind]
         assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0
+    assert result["cold_start"]["process"]["peak_rss_at_paint_mib"]["bare"] > 0
+    keys = result["keys"]
+    assert keys["agents"] == 2000 and {"slash", "enter", "ctrl+p"} <= set(keys["per_key"])
+    assert keys["quit_s"] > 0 and keys["bare_quit_s"] > 0 and keys["goal_p95_ms_max"] == 100
     stall = result["refresh_stall"]
-    assert stall["agents"] == 2000 and set(stall["runs"]) == {"keyed", "whole", "keyed_first"}
+    assert stall["agents"] == 2000 and set(stall["runs"]) == {
+        "keyed",
+        "whole",
+        "keyed_first",
+        "no_copy",
+    }
     assert '"refresh"' in capsys.readouterr().out

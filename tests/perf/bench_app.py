@@ -179,9 +179,10 @@ async def measure_cold_start(cache_dir: Path, agents: int, *, repeats: int = 3) 
 # --------------------------------------------------------------------------- process level
 
 
-def _spawn(kind: str, cache_dir: Path, agents: int) -> Any:
+def _spawn(kind: str, cache_dir: Path, agents: int, rss: list[int] | None = None) -> Any:
     """One child run: seconds from spawn to its first populated display (``load``: a dict of
-    the load's seconds without and with its imports)."""
+    the load's seconds without and with its imports); its peak RSS at that display is appended
+    to ``rss``."""
     import json
     import subprocess
 
@@ -199,6 +200,8 @@ def _spawn(kind: str, cache_dir: Path, agents: int) -> Any:
     painted = result["painted_at"]
     if painted is None:
         raise RuntimeError(f"{kind} child never painted: {out.stderr[-2000:]}")
+    if rss is not None:
+        rss.append(result["peak_rss_at_paint"])
     return painted - started
 
 
@@ -221,9 +224,10 @@ def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 5
     load: list[float] = []
     with_imports: list[float] = []
     warm: list[float] = []
+    rss: dict[str, list[int]] = {"roost": [], "bare": []}
     for _ in range(repeats):
-        bare.append(_spawn("bare", Path(cache_dir), agents))
-        roost.append(_spawn("roost", Path(cache_dir), agents))
+        bare.append(_spawn("bare", Path(cache_dir), agents, rss["bare"]))
+        roost.append(_spawn("roost", Path(cache_dir), agents, rss["roost"]))
         loaded = _spawn("load", Path(cache_dir), agents)
         load.append(loaded["load_s"])
         with_imports.append(loaded["load_with_imports_s"])
@@ -239,6 +243,13 @@ def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 5
     summary["data_load_with_imports_s"] = round(imports_s, 4)
     summary["ratio_minus_data_load_with_imports"] = round((roost_s - imports_s) / bare_s, 2)
     summary["goal_met_with_imports_in_load"] = roost_s <= 2 * bare_s + imports_s
+    # the TUI's memory beside a bare app's: peak RSS at the first populated display
+    roost_rss, bare_rss = (statistics.median(rss[kind]) / (1 << 20) for kind in ("roost", "bare"))
+    summary["peak_rss_at_paint_mib"] = {
+        "roost": round(roost_rss, 1),
+        "bare": round(bare_rss, 1),
+        "ratio": round(roost_rss / bare_rss, 2),
+    }
     summary["runs"]["data_load_warm_s"] = [round(x, 4) for x in warm]
     summary["runs"]["data_load_with_imports_s"] = [round(x, 4) for x in with_imports]
     return summary

@@ -34,7 +34,7 @@ for _path in (ROOT, PERF):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from bench import _best_of  # noqa: E402
+from bench_paths import best_of  # noqa: E402
 
 from tui.eggs.boot_record import parse_boot_record  # noqa: E402
 from tui.eggs.verify import verify_egg  # noqa: E402
@@ -76,11 +76,11 @@ def measure_one(total_bytes: int, runs: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.egg"
         path.write_bytes(egg)
-        sha_mem = _best_of(lambda: hashlib.sha256(egg).hexdigest(), runs)
-        verify_mem = _best_of(lambda: verify_egg(egg, record, hub_url=HUB), runs)
-        verify_bare = _best_of(lambda: verify_egg(egg), runs)
-        sha_file = _best_of(lambda: _sha_file(path), runs)
-        verify_file = _best_of(lambda: verify_egg(path, record, hub_url=HUB), runs)
+        sha_mem = best_of(lambda: hashlib.sha256(egg).hexdigest(), runs)
+        verify_mem = best_of(lambda: verify_egg(egg, record, hub_url=HUB), runs)
+        verify_bare = best_of(lambda: verify_egg(egg), runs)
+        sha_file = best_of(lambda: _sha_file(path), runs)
+        verify_file = best_of(lambda: verify_egg(path, record, hub_url=HUB), runs)
         gc.collect()
         tracemalloc.start()
         verify_egg(path, record, hub_url=HUB)

@@ -72,6 +72,13 @@ def data_load(cache_dir: str, agents: int) -> dict[str, float]:
     return {"load_s": finished - started, "load_with_imports_s": finished - imports_started}
 
 
+def peak_rss() -> int:
+    """Peak resident set so far, in bytes (``VmHWM``: not inherited from the parent)."""
+    from path_child import peak_rss as read
+
+    return read()
+
+
 def main() -> None:
     kind, cache_dir, agents = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if kind == "load":
@@ -80,14 +87,18 @@ def main() -> None:
     app, ready = bare_app() if kind == "bare" else roost_app(cache_dir, agents)
     done: list[float] = []
 
+    rss: list[int] = []
+
     def hook() -> None:
         if not done and ready():
             done.append(time.time())
+            rss.append(peak_rss())
             app.exit()
 
     app.post_display_hook = hook
     app.run(headless=True, size=SIZE)
-    print(json.dumps({"painted_at": done[0] if done else None}), flush=True)
+    result = {"painted_at": done[0] if done else None, "peak_rss_at_paint": rss[0] if rss else None}
+    print(json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":

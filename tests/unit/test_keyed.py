@@ -53,10 +53,34 @@ def test_first_parse_equals_the_whole_document_and_keeps_each_entrys_text(doc):
     data = serialize(doc)
     model, parsed = assert_same_as_whole(data)
     assert parsed is not None
-    assert list(parsed.raw) == list(doc["agents"])
+    assert parsed.document is data  # kept once, shared with the caller: no copy per entry
+    assert parsed.spans is None  # worked out when a changed copy is compared with it
+    texts = parsed.entry_texts()
+    assert list(texts) == list(doc["agents"])
     some = next(iter(doc["agents"]))
-    assert json.loads(parsed.raw[some]) == doc["agents"][some]
+    assert json.loads(texts[some]) == doc["agents"][some]
     assert parsed.models[some] is model.agents[some]
+
+
+def test_a_compared_copy_keeps_spans_into_one_text_not_a_copy_per_entry(doc):
+    _, parsed = keyed(serialize(doc))
+    changed = copy.deepcopy(doc)
+    first = next(iter(changed["agents"]))
+    changed["agents"][first]["karma"] += 1
+    _, again = assert_same_as_whole(serialize(changed), parsed)
+    assert again is not None and isinstance(again.document, str) and again.spans is not None
+    start, end = again.spans[first]
+    assert json.loads(again.document[start:end]) == changed["agents"][first]
+
+
+def test_a_previous_copy_with_a_duplicate_key_is_not_compared_with():
+    text = '{"agents": {"a": {"name": "one"}, "b": {"name": "b"}, "a": {"name": "two"}}}'
+    first, parsed = assert_same_as_whole(text.encode())
+    assert parsed is not None and first.agents["a"].name == "two"
+    model, _ = assert_same_as_whole(
+        b'{"agents": {"a": {"name": "one"}, "b": {"name": "b"}}}', parsed
+    )
+    assert model.agents["a"].name == "one" and model.agents["a"] is not first.agents["a"]
 
 
 def test_unchanged_agents_keep_their_objects_and_changed_ones_are_validated_again(doc):
@@ -90,7 +114,7 @@ def test_reformatted_text_is_validated_again_with_the_same_result(doc):
 def test_an_entry_whose_old_text_is_a_prefix_of_a_longer_value_is_not_reused(doc):
     _, parsed = keyed(serialize(doc))
     key = next(iter(doc["agents"]))
-    old = parsed.raw[key]
+    old = parsed.entry_texts()[key]
     data = serialize(doc).replace(old.encode(), old.encode() + b" ", 1)  # whitespace: same value
     model, _ = assert_same_as_whole(data, parsed)
     assert model.agents[key] is parsed.models[key]
@@ -150,6 +174,21 @@ def test_small_files_and_other_files_are_validated_whole(doc):
     assert parsed is None and model == parse_state("stats.json", stats)
 
 
+async def change_one_agent_and_refresh(network, store: Store, before: Any):
+    """Change one agent's karma and refresh: the result is the whole document's and every
+    other agent keeps its object from ``before``."""
+    changed = copy.deepcopy(network.doc(NAME))
+    key = next(iter(changed["agents"]))
+    changed["agents"][key]["karma"] += 1
+    network.replace_doc(NAME, changed)
+    report = await store.refresh()
+    agents = store.snapshot.agents
+    assert agents is not None and agents == parse_state(NAME, network.file_bytes(NAME) or b"")
+    reused = [k for k in agents.agents if agents.agents[k] is before.agents[k]]
+    assert len(reused) == len(before.agents) - 1
+    return changed, key, report
+
+
 async def test_store_refresh_of_a_big_agents_file_reuses_unchanged_agents():
     sandbox = create_app(agents=1300)  # agents.json over 1 MiB: the keyed path
     network = sandbox.state.sandbox.network
@@ -160,18 +199,10 @@ async def test_store_refresh_of_a_big_agents_file_reuses_unchanged_agents():
         first = store.snapshot.agents
         assert first is not None
 
-        changed = copy.deepcopy(network.doc(NAME))
-        key = next(iter(changed["agents"]))
-        changed["agents"][key]["karma"] += 1
-        network.replace_doc(NAME, changed)
-        report = await store.refresh()
-
+        changed, key, report = await change_one_agent_and_refresh(network, store, first)
         assert report.changed == [NAME]
         agents = store.snapshot.agents
-        assert agents is not None and agents == parse_state(NAME, network.file_bytes(NAME) or b"")
         assert agents.agents[key].karma == first.agents[key].karma + 1
-        reused = [k for k in agents.agents if agents.agents[k] is first.agents[k]]
-        assert len(reused) == len(first.agents) - 1
 
         broken = copy.deepcopy(changed)
         broken["agents"][key]["karma"] = "lots"
@@ -180,3 +211,20 @@ async def test_store_refresh_of_a_big_agents_file_reuses_unchanged_agents():
         assert store.snapshot.agents is agents  # the last good copy stays
         assert [p.kind for p in report.problems] == ["invalid"]
         assert "$.agents" in report.problems[0].detail and ".karma" in report.problems[0].detail
+
+
+async def test_the_first_refresh_after_a_start_from_the_cache_compares_with_the_cached_copy(
+    tmp_path,
+):
+    from tui.network.disk_cache import DiskCache
+
+    sandbox = create_app(agents=1300)  # agents.json over 1 MiB: the keyed path
+    network = sandbox.state.sandbox.network
+    async with in_process_client(sandbox, base_url="http://sandbox.invalid") as client:
+        await Store("http://sandbox.invalid", client=client, cache=DiskCache(tmp_path)).refresh()
+        store = Store("http://sandbox.invalid", client=client, cache=DiskCache(tmp_path))
+        cached = store.load_cache().agents
+        assert cached is not None
+
+        _, _, report = await change_one_agent_and_refresh(network, store, cached)
+        assert report.fetched == [NAME]

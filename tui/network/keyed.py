@@ -8,6 +8,14 @@ entry's raw text is compared with the text it had last time, and only new or cha
 validated; unchanged ones keep their model objects (so a screen's change-marking finds them
 identical at once).
 
+With nothing to compare with (the first copy after a start, or the one read from the disk cache)
+the document is validated whole: that is the cheapest exact way to build every entry, and walking
+it first would scan each entry into Python objects only to throw them away. Where each entry's
+text lies is worked out later, the first time a changed copy is compared with it.
+
+Memory: what is kept is the document once (the bytes the store was given, or the decoded text)
+and each entry's span in it, not a copy of every entry's text.
+
 Exactness: the result equals whole-document validation. Anything unusual gives up and validates
 the whole document instead, which then decides and reports: text that is not UTF-8 or not
 well-formed JSON, a duplicate key, the keyed member missing or not an object, or any entry or
@@ -45,10 +53,35 @@ class _Malformed(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Keyed:
-    """What a keyed parse leaves for the next one: each entry's raw JSON text and its model."""
+    """What a keyed parse leaves for the next one: the document, each entry's span in it and its
+    model. ``spans`` is None until a later copy is compared with this one (see the module)."""
 
-    raw: Mapping[str, str] = field(default_factory=dict)
+    document: bytes | str = ""
+    spans: Mapping[str, tuple[int, int]] | None = field(default_factory=dict)
     models: Mapping[str, Any] = field(default_factory=dict)
+    member: str = "agents"
+
+    def entry_texts(self) -> dict[str, str]:
+        """Each entry's raw JSON text, in document order (works the spans out if needed)."""
+        text, spans = self._located()
+        return {key: text[start:end] for key, (start, end) in spans.items()}
+
+    def _located(self) -> tuple[str, Mapping[str, tuple[int, int]]]:
+        """The document as text and each entry's span; raises _Malformed when it cannot be
+        walked exactly (then it is not compared with)."""
+        text = self.document
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _Malformed from None
+        if self.spans is not None:
+            return text, self.spans
+        entries, _ = _layout(text, self.member, lambda _key, start: _value_end(text, start))
+        spans = {key: (start, end) for key, start, end in entries}
+        if len(spans) != len(entries):
+            raise _Malformed  # a duplicate key: its model is the last entry's, not each one's
+        return text, spans
 
 
 def parse_keyed(
@@ -60,19 +93,21 @@ def parse_keyed(
 ) -> tuple[BaseModel, Keyed | None]:
     """Validate ``data`` like :func:`parse_state`, reusing ``previous``'s unchanged entries.
 
-    Returns the model and what the next call needs (``None`` when the file was validated whole:
-    small, not a keyed file, or given up on). Raises StateValidationError as parse_state does.
+    Returns the model and what the next call needs (``None`` when the file is small or not a
+    keyed file). Raises StateValidationError as parse_state does.
     """
     spec = KEYED_FILES.get(file_name)
     if spec is None or len(data) < min_size:
         return parse_state(file_name, data), None
     member, entry_model = spec
-    with big_document(len(data)):
-        try:
-            return _parse(file_name, data, member, entry_model, previous or Keyed())
-        except _Malformed:
-            pass
-    return parse_state(file_name, data), None
+    if previous is not None and previous.models:
+        with big_document(len(data)):
+            try:
+                return _parse(file_name, data, member, entry_model, previous)
+            except _Malformed:
+                pass
+    model = parse_state(file_name, data)
+    return model, Keyed(data, None, getattr(model, member), member)
 
 
 def _parse(
@@ -82,28 +117,60 @@ def _parse(
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise _Malformed from None
-    old_raw, old_models = previous.raw, previous.models
+    old_text, old_spans = previous._located()
+    old_models = previous.models
+    unchanged: set[str] = set()  # keys whose previous text was found again here
+
+    def entry_end(key: str, start: int) -> int:
+        span = old_spans.get(key)
+        if span is not None:
+            old = old_text[span[0] : span[1]]
+            # An object or array is self-delimiting: if the text here starts with the entry's
+            # previous text, that is the whole value (no scan, no objects built).
+            if old[:1] in "{[" and text.startswith(old, start):
+                unchanged.add(key)
+                return start + len(old)
+        unchanged.discard(key)
+        return _value_end(text, start)
+
+    entries, others = _layout(text, member, entry_end)
+    spans: dict[str, tuple[int, int]] = {}
+    models: dict[str, Any] = {}
+    validate = entry_model.model_validate_json
+    for key, value_start, value_end in entries:
+        if key in spans:
+            raise _Malformed  # a duplicate key: the whole-document rules decide
+        spans[key] = (value_start, value_end)
+        if key in unchanged:
+            models[key] = old_models[key]
+            continue
+        try:
+            models[key] = validate(text[value_start:value_end])
+        except ValidationError:
+            raise _Malformed from None  # reported by the whole-document validation
+    rest = "{" + ",".join([f"{json.dumps(member)}:{{}}", *(text[a:b] for a, b in others)]) + "}"
+    try:
+        document = STATE_FILES[file_name].model_validate_json(rest)
+    except ValidationError:
+        raise _Malformed from None
+    return document.model_copy(update={member: models}), Keyed(text, spans, models, member)
+
+
+def _layout(
+    text: str, member: str, entry_end: Callable[[str, int], int]
+) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """Walk a whole document: (key, value start, value end) of each entry of ``member`` (whose
+    ends ``entry_end(key, start)`` finds) and the raw spans of the other top-level members."""
     entries: list[tuple[str, int, int]] = []
-    unchanged: dict[str, str] = {}  # key -> its previous raw text, found again here
     others: list[tuple[int, int]] = []  # raw "key": value spans of the other top-level members
     seen: list[bool] = []
-
-    def entry_end(key: str, _key_start: int, start: int) -> int:
-        old = old_raw.get(key)
-        # An object or array is self-delimiting: if the text here starts with the entry's
-        # previous text, that is the whole value (no scan, no objects built).
-        if old is not None and old[:1] in "{[" and text.startswith(old, start):
-            unchanged[key] = old
-            return start + len(old)
-        unchanged.pop(key, None)
-        return _value_end(text, start)
 
     def top_value_end(key: str, key_start: int, start: int) -> int:
         if key == member:
             if seen or text[start : start + 1] != "{":
                 raise _Malformed  # a second keyed member, or not an object
             seen.append(True)
-            return _walk(text, start, entry_end, entries)
+            return _walk(text, start, lambda key, _key_start, at: entry_end(key, at), entries)
         end = _value_end(text, start)
         others.append((key_start, end))
         return end
@@ -114,29 +181,7 @@ def _parse(
     end = _walk(text, start, top_value_end, [])
     if not seen or _WHITESPACE(text, end).end() != len(text):
         raise _Malformed
-
-    raw: dict[str, str] = {}
-    models: dict[str, Any] = {}
-    validate = entry_model.model_validate_json
-    for key, value_start, value_end in entries:
-        if key in raw:
-            raise _Malformed  # a duplicate key: the whole-document rules decide
-        value = unchanged.get(key)
-        if value is not None:
-            raw[key] = value
-            models[key] = old_models[key]
-            continue
-        raw[key] = value = text[value_start:value_end]
-        try:
-            models[key] = validate(value)
-        except ValidationError:
-            raise _Malformed from None  # reported by the whole-document validation
-    rest = "{" + ",".join([f"{json.dumps(member)}:{{}}", *(text[a:b] for a, b in others)]) + "}"
-    try:
-        document = STATE_FILES[file_name].model_validate_json(rest)
-    except ValidationError:
-        raise _Malformed from None
-    return document.model_copy(update={member: models}), Keyed(raw, models)
+    return entries, others
 
 
 def _value_end(text: str, start: int) -> int:

@@ -47,7 +47,6 @@ from tui.network.models import (
     StatsFile,
     TrendingFile,
     parse_manifest,
-    parse_state,
 )
 
 if TYPE_CHECKING:
@@ -387,11 +386,14 @@ class Store:
         for cached in sorted(found, key=lambda cached: len(cached.body)):
             name = cached.name
             try:
-                model = parse_state(name, cached.body)
+                # a big agents.json also leaves what the first refresh compares with
+                model, keyed = parse_keyed(name, cached.body, None)
             except Exception as exc:  # noqa: BLE001 — damage on disk is dropped, never fatal
                 detail = _validation_detail(exc) if isinstance(exc, StateValidationError) else ""
                 self.cache.drop(name, detail or _describe_bug(exc))
                 continue
+            if keyed is not None:
+                self._keyed[name] = keyed
             fetched_at = _parse_time(cached.meta.fetched_at)
             files[name] = FileState(
                 name,
