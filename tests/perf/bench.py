@@ -23,6 +23,9 @@ refresh_stall
              the longest the UI's event loop is held up while a refresh that changed one agent
              of 50k is validated and shown: roost's entry-by-entry validation vs validating the
              whole agents.json (tests/perf/bench_stall.py).
+eggs         verifying an egg (every check, with its boot record) vs one sha256 pass over the same
+             bytes at 0.4 MB and 64 MB, in memory and from a file; peak traced memory vs the
+             largest entry (tests/perf/bench_eggs.py).
 """
 
 from __future__ import annotations
@@ -203,7 +206,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     only = (
         set(args.only.split(","))
         if args.only
-        else {"refresh", "validation", "table", "cold_start", "refresh_stall"}
+        else {"refresh", "validation", "table", "cold_start", "refresh_stall", "eggs"}
     )
     smoke = args.smoke
     out: dict[str, Any] = {"smoke": smoke, "python": sys.version.split()[0]}
@@ -222,6 +225,11 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         out["refresh_stall"] = await measure_refresh_stall(
             2000 if smoke else 50_000, rounds=1 if smoke else 3
         )
+    if "eggs" in only:
+        from bench_eggs import measure_eggs
+
+        sizes = [200_000] if smoke else [400_000, 64 * 1024 * 1024]
+        out["eggs"] = await asyncio.to_thread(measure_eggs, sizes, 1 if smoke else 5)
     if "cold_start" in only:
         import tempfile
 
@@ -246,7 +254,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks the bench runs")
     parser.add_argument(
         "--only",
-        help="comma list of sections: refresh,validation,table,cold_start,refresh_stall",
+        help="comma list of sections: refresh,validation,table,cold_start,refresh_stall,eggs",
     )
     parser.add_argument(
         "--real-agents",

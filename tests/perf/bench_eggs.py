@@ -1,0 +1,123 @@
+"""Bench section ``eggs`` (issue 11 item 8): verifying an egg vs one sha256 pass over its bytes.
+
+    python tests/perf/bench_eggs.py            # 0.4 MB and 64 MB
+    python tests/perf/bench_eggs.py --smoke    # tiny sizes
+
+For each size: the best of several runs of ``verify_egg`` (all checks, with its boot record)
+on the bytes in memory and on a file path (streamed), against the best of one
+``hashlib.sha256`` over the same bytes (memory) and one chunked read + sha256 of the file. The
+verifier needs two hashes over the data (the whole-file sha256 the record promises, the
+domain-separated hash of every entry) plus a CRC-32; the goal is ≤ 2× one sha256 pass.
+Peak memory: tracemalloc's peak during ``verify_egg(path)`` against the largest entry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import json
+import random
+import sys
+import tempfile
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+PERF = Path(__file__).resolve().parent
+for _path in (ROOT, PERF):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from bench import _best_of  # noqa: E402
+
+from tui.eggs.boot_record import parse_boot_record  # noqa: E402
+from tui.eggs.verify import verify_egg  # noqa: E402
+from tui.sandbox.eggs import SeedBootSpec, build_seed_boot  # noqa: E402
+
+HUB = "http://bench.invalid"
+
+
+def build_egg(total_bytes: int) -> tuple[bytes, dict[str, Any]]:
+    """A seed-boot egg of about ``total_bytes`` whose largest entry is the seed record (as on the
+    real hub, where it is 91% of the egg), and its boot record."""
+    rng = random.Random(total_bytes)
+    # package files of ~16 KiB of printable text each (the seed record embeds them twice: as
+    # text and inside the base64 archive), sized so the egg lands near total_bytes
+    per_file = 16 * 1024
+    count = max(1, round(total_bytes / (per_file * 2.35)))
+    alphabet = "abcdefghijklmnopqrstuvwxyz      \n"
+    files = {
+        f"pkg/file_{i:04d}.md": "".join(rng.choices(alphabet, k=per_file)) for i in range(count)
+    }
+    spec = SeedBootSpec("bench-co", "Bench Co", "Tagline.", "Mission.", seed_files=files)
+    return build_seed_boot(spec, HUB)
+
+
+def _sha_file(path: Path) -> str:
+    hasher = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            hasher.update(block)
+    return hasher.hexdigest()
+
+
+def measure_one(total_bytes: int, runs: int) -> dict[str, Any]:
+    egg, record_value = build_egg(total_bytes)
+    record = parse_boot_record(record_value)  # records are validated once, when they are loaded
+    report = verify_egg(egg, record, hub_url=HUB)
+    assert report.ok and not report.failed(), report.failed()
+    largest = max(e.size for e in report.entries)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.egg"
+        path.write_bytes(egg)
+        sha_mem = _best_of(lambda: hashlib.sha256(egg).hexdigest(), runs)
+        verify_mem = _best_of(lambda: verify_egg(egg, record, hub_url=HUB), runs)
+        sha_file = _best_of(lambda: _sha_file(path), runs)
+        verify_file = _best_of(lambda: verify_egg(path, record, hub_url=HUB), runs)
+        gc.collect()
+        tracemalloc.start()
+        verify_egg(path, record, hub_url=HUB)
+        _, peak_file = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        tracemalloc.start()
+        verify_egg(egg, record, hub_url=HUB)
+        _, peak_mem = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    return {
+        "egg_bytes": len(egg),
+        "entries": len(report.entries),
+        "largest_entry_bytes": largest,
+        "sha256_one_pass_s": round(sha_mem, 4),
+        "verify_s": round(verify_mem, 4),
+        "ratio": round(verify_mem / sha_mem, 2),
+        "file_sha256_one_pass_s": round(sha_file, 4),
+        "file_verify_s": round(verify_file, 4),
+        "file_ratio": round(verify_file / sha_file, 2),
+        "peak_alloc_file_bytes": peak_file,
+        "peak_alloc_memory_bytes": peak_mem,
+        "peak_file_vs_largest_entry": round(peak_file / largest, 3),
+    }
+
+
+def measure_eggs(sizes: list[int], runs: int) -> dict[str, Any]:
+    return {
+        "runs": runs,
+        "goal_ratio_max": 2.0,
+        "results": [measure_one(size, runs) for size in sizes],
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args(argv)
+    sizes = [200_000] if args.smoke else [400_000, 64 * 1024 * 1024]
+    result = measure_eggs(sizes, runs=1 if args.smoke else 5)
+    print(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()

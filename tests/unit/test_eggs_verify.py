@@ -1,0 +1,462 @@
+"""The egg verifier on demo eggs and on a tamper corpus: each tampering fails its own check first."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import io
+import json
+import struct
+import zipfile
+import zlib
+
+import pytest
+
+from tui.eggs import rapp
+from tui.eggs.boot_record import parse_boot_record
+from tui.eggs.canonical_json import canonical
+from tui.eggs.egg_report import CHECKS
+from tui.eggs.verify import verify_egg
+from tui.sandbox.eggs import PackError, SeedBootSpec, build_seed_boot, pack_egg, write_stored_zip
+
+HUB = "http://127.0.0.1:8765"
+SPEC = SeedBootSpec(
+    slug="micro-manufacturing-company",
+    name="The Micro-Manufacturing Company",
+    tagline="Small batches, made well.",
+    mission="Run a profitable micro-factory.",
+)
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return build_seed_boot(SPEC, HUB)
+
+
+def entries_of(egg: bytes) -> list[tuple[str, bytes]]:
+    with zipfile.ZipFile(io.BytesIO(egg)) as archive:
+        return [(info.filename, archive.read(info)) for info in archive.infolist()]
+
+
+def manifest_of(egg: bytes) -> dict:
+    return json.loads(entries_of(egg)[0][1])
+
+
+def repack(manifest: dict | bytes, files: list[tuple[str, bytes]]) -> bytes:
+    raw = manifest if isinstance(manifest, bytes) else canonical(manifest)
+    return write_stored_zip([("manifest.json", raw), *files])
+
+
+def rebuilt(egg: bytes, change) -> bytes:
+    """Re-pack ``egg`` after ``change(manifest, files)`` edits them; contents hashes follow the files."""
+    manifest = manifest_of(egg)
+    files = dict(entries_of(egg)[1:])
+    change(manifest, files)
+    manifest["contents"] = [{"path": p, "hash": rapp.Hb("rapp/1:egg", files[p])} for p in files]
+    return repack(manifest, list(files.items()))
+
+
+def first_failure(report) -> str:
+    failure = report.first_failure
+    return failure[1].id if failure else "none"
+
+
+def central_offsets(egg: bytes) -> list[int]:
+    (cd_size, cd_offset) = struct.unpack_from("<II", egg, len(egg) - 22 + 12)
+    offsets, pos = [], cd_offset
+    while pos < cd_offset + cd_size:
+        offsets.append(pos)
+        n, x, c = struct.unpack_from("<HHH", egg, pos + 28)
+        pos += 46 + n + x + c
+    return offsets
+
+
+def local_offsets(egg: bytes) -> list[int]:
+    return [struct.unpack_from("<I", egg, pos + 42)[0] for pos in central_offsets(egg)]
+
+
+# local header field offsets; central = local + 2 (the central header has version made by first)
+FLAGS, METHOD, CRC, CSIZE = 6, 8, 14, 18
+
+
+def patch(
+    egg: bytes, index: int, field: int, fmt: str, value: int, *, local=True, central=True
+) -> bytes:
+    data = bytearray(egg)
+    if local:
+        struct.pack_into(fmt, data, local_offsets(egg)[index] + field, value)
+    if central:
+        struct.pack_into(fmt, data, central_offsets(egg)[index] + field + 2, value)
+    return bytes(data)
+
+
+# --------------------------------------------------------------------------- good eggs
+
+
+def test_demo_egg_passes_every_check(demo):
+    egg, record = demo
+    report = verify_egg(egg, record, hub_url=HUB)
+    assert [c.id for c in report.checks] == [i for i, _ in CHECKS]
+    assert report.failed() == []
+    skipped = [c.id for c in report.checks if c.status == "skip"]
+    assert skipped == ["json.canonical"]
+    assert report.ok and report.as_json()["ok"] is True
+    assert report.address == record["egg"]["address"]
+    assert [e.name for e in report.entries][0] == "manifest.json"
+    assert all(e.hash_ok for e in report.entries[1:])
+
+
+def test_demo_egg_is_deterministic_and_hub_shaped(demo):
+    egg, record = demo
+    again, record_again = build_seed_boot(SPEC, HUB)
+    assert again == egg and record_again == record
+    parse_boot_record(record)  # the record is a valid boot record
+    names = [name for name, _ in entries_of(egg)]
+    assert names == ["manifest.json", "agents/rapp_seed_runner_agent.py", "rappid.json",
+                     "seed/record.json", "soul.md", "twin/profile.json"]  # fmt: skip
+    with zipfile.ZipFile(io.BytesIO(egg)) as archive:
+        for info in archive.infolist():
+            assert (info.create_system, info.create_version, info.external_attr) == (
+                3,
+                20,
+                0o600 << 16,
+            )
+            assert (
+                info.flag_bits == 0x0800
+                and info.compress_type == 0
+                and info.date_time == (1980, 1, 1, 0, 0, 0)
+            )
+    files = dict(entries_of(egg))
+    seed_record = json.loads(files["seed/record.json"])
+    assert record["seed"]["recordSha256"] == hashlib.sha256(files["seed/record.json"]).hexdigest()
+    archive = base64.b64decode(seed_record["archive"]["base64"])
+    assert hashlib.sha256(archive).hexdigest() == record["seed"]["archiveSha256"]
+    assert json.loads(files["rappid.json"])["rappid"] == record["egg"]["rappid"]
+
+
+def test_file_path_and_bytes_give_the_same_report(demo, tmp_path):
+    egg, record = demo
+    path = tmp_path / "x.egg"
+    path.write_bytes(egg)
+    assert verify_egg(path, record).as_json() == verify_egg(egg, record).as_json()
+    bad = bytearray(egg)
+    bad[-30] ^= 1
+    path.write_bytes(bytes(bad))
+    assert verify_egg(path).as_json() == verify_egg(bytes(bad)).as_json()
+
+
+def test_json_egg_session_passes_and_noncanonical_fails():
+    tail = "ab" * 32
+    manifest = {"schema": "rapp/1-egg", "variant": "session", "rappid": f"rappid:@me/chat:{tail}",
+                "created_utc": "2026-01-01T00:00:00.000Z", "contents": [],
+                "payload": {"runtime": "brainstem", "transcript": [{"role": "user"}]}, "sig": None}  # fmt: skip
+    report = verify_egg(canonical(manifest))
+    assert report.failed() == [] and report.status_of("json.canonical") == "pass"
+    assert report.status_of("zip.end") == "skip"
+    assert first_failure(verify_egg(json.dumps(manifest).encode())) == "json.canonical"
+    assert (
+        first_failure(verify_egg(canonical({**manifest, "payload": {"runtime": 1}}))) == "viability"
+    )
+
+
+def test_neighborhood_verifies_its_member_eggs(demo):
+    egg, _ = demo
+    member = manifest_of(egg)["rappid"]
+    owner, slug, _ = rapp.rappid_parts(member)
+    tail = "cd" * 32
+    hood, _ = pack_egg(variant="neighborhood", rappid=f"rappid:@me/street:{tail}", created_utc="2026-01-01T00:00:00.000Z",
+                       payload={"members": [member]}, files={f"{owner}--{slug}.egg": egg})  # fmt: skip
+    assert verify_egg(hood).failed() == []
+    broken = bytearray(egg)
+    broken[200] ^= 1
+    bad = rebuilt(hood, lambda m, f: f.update({f"{owner}--{slug}.egg": bytes(broken)}))
+    report = verify_egg(bad)
+    assert first_failure(report) == "viability" and "zip.crc" in report.by_id("viability").detail
+
+
+def test_signed_egg_is_never_passed_without_a_key(demo):
+    egg, _ = demo
+    header = canonical(
+        {"alg": "EdDSA", "b64": False, "crit": ["b64"], "kid": f"rappid:@me/key:{'ef' * 32}"}
+    )
+    sig = (
+        base64.urlsafe_b64encode(header).rstrip(b"=").decode()
+        + ".."
+        + base64.urlsafe_b64encode(b"\0" * 64).rstrip(b"=").decode()
+    )
+    signed = rebuilt(egg, lambda m, f: m.update(sig=sig))
+    report = verify_egg(signed)
+    assert report.failed() == ["signature"]
+    assert report.by_id("signature").detail.startswith("not verified: no key")
+    assert not report.ok
+
+
+def test_packer_refuses_what_producers_must_refuse():
+    ok = {"variant": "organism", "rappid": f"rappid:@a/b:{'0' * 64}", "created_utc": "2026-01-01T00:00:00.000Z",
+          "payload": {}, "files": {"rappid.json": b"{}", "soul.md": b""}}  # fmt: skip
+    for bad in ({"variant": "session"}, {"variant": "x"}, {"rappid": "x"}, {"created_utc": "2026"},
+                {"payload": []}, {"files": {"../x": b""}}, {"files": {"manifest.json": b""}},
+                {"files": {"a": "text"}}, {"sig": "x"}):  # fmt: skip
+        with pytest.raises(PackError):
+            pack_egg(**{**ok, **bad})
+    with pytest.raises(PackError, match="viability"):
+        pack_egg(**ok)  # rappid.json has no rappid: the self-check refuses to emit it
+
+
+# --------------------------------------------------------------------------- tamper corpus
+
+
+def flip_in_entry(egg: bytes, name: str) -> bytes:
+    offset = next(
+        o for (n, _), o in zip(entries_of(egg), local_offsets(egg), strict=True) if n == name
+    )
+    data = bytearray(egg)
+    data[offset + 30 + len(name.encode()) + 5] ^= 0x01
+    return bytes(data)
+
+
+def test_flipped_byte_in_an_entry_fails_crc(demo):
+    report = verify_egg(flip_in_entry(demo[0], "soul.md"))
+    assert first_failure(report) == "zip.crc"
+    assert "soul.md" in report.by_id("zip.crc").detail
+    assert report.status_of("integrity") == "skip" and "zip.crc" in report.by_id("integrity").detail
+
+
+def test_flipped_byte_with_a_matching_crc_fails_integrity(demo):
+    egg = flip_in_entry(demo[0], "soul.md")
+    index = [n for n, _ in entries_of(demo[0])].index("soul.md")
+    offset = local_offsets(egg)[index] + 30 + len(b"soul.md")
+    size = struct.unpack_from("<I", egg, local_offsets(egg)[index] + 22)[0]
+    data = egg[offset : offset + size]
+    egg = patch(egg, index, CRC, "<I", zlib.crc32(data))
+    report = verify_egg(egg)
+    assert first_failure(report) == "integrity" and "soul.md" in report.by_id("integrity").detail
+
+
+def test_wrong_crc_fails_crc_and_a_central_only_change_fails_local(demo):
+    egg = demo[0]
+    assert first_failure(verify_egg(patch(egg, 2, CRC, "<I", 0x12345678))) == "zip.crc"
+    assert (
+        first_failure(verify_egg(patch(egg, 2, CRC, "<I", 0x12345678, local=False))) == "zip.local"
+    )
+
+
+def test_reordered_entries_fail_order(demo):
+    files = entries_of(demo[0])
+    manifest, rest = files[0], files[1:]
+    rest[1], rest[2] = rest[2], rest[1]
+    report = verify_egg(write_stored_zip([manifest, *rest]))
+    assert first_failure(report) == "zip.order"
+    moved = write_stored_zip([rest[0], manifest, *rest[1:]])
+    assert first_failure(verify_egg(moved)) == "zip.first"
+
+
+def test_trailing_bytes_fail_end(demo):
+    report = verify_egg(demo[0] + b"\0\0junk")
+    assert first_failure(report) == "zip.end" and "6 bytes follow" in report.by_id("zip.end").detail
+    assert first_failure(verify_egg(b"PK\0\0" + demo[0])) == "zip.directory"  # prepended
+    assert first_failure(verify_egg(b"junk" + demo[0])) == "json.canonical"  # not PK: a JSON egg
+
+
+def test_archive_comment_fails_end(demo):
+    egg = bytearray(demo[0])
+    struct.pack_into("<H", egg, len(egg) - 2, 7)
+    report = verify_egg(bytes(egg) + b"comment")
+    assert first_failure(report) == "zip.end" and "comment" in report.by_id("zip.end").detail
+    # the stdlib reader accepts it (that is why roost has its own)
+    assert zipfile.ZipFile(io.BytesIO(bytes(egg) + b"comment")).comment == b"comment"
+
+
+def test_zip64_markers_fail_zip64(demo):
+    egg = demo[0]
+    end = len(egg) - 22
+    locator = b"PK\x06\x07" + struct.pack("<IQI", 0, 0, 1)
+    assert first_failure(verify_egg(egg[:end] + locator + egg[end:])) == "zip.zip64"
+    marked = bytearray(egg)
+    struct.pack_into("<HH", marked, end + 8, 0xFFFF, 0xFFFF)
+    assert first_failure(verify_egg(bytes(marked))) == "zip.zip64"
+
+
+def test_deflated_entry_fails_stored(demo):
+    files = entries_of(demo[0])
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data in files:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.flag_bits = 0x0800
+            archive.writestr(
+                info,
+                data,
+                compress_type=zipfile.ZIP_DEFLATED if name == "soul.md" else zipfile.ZIP_STORED,
+            )
+    egg = out.getvalue()
+    for index in range(len(files)):  # zipfile clears the UTF-8 flag on ASCII names
+        egg = patch(egg, index, FLAGS, "<H", 0x0800)
+    report = verify_egg(egg)
+    assert first_failure(report) == "zip.stored" and "deflated" in report.by_id("zip.stored").detail
+
+
+def test_data_descriptor_flag_fails_fields(demo):
+    assert first_failure(verify_egg(patch(demo[0], 1, FLAGS, "<H", 0x0808))) == "zip.fields"
+
+
+@pytest.mark.parametrize("bad_name", ["../evil.py", "/etc/passwd", "a\\b", "C:x", "agents/../../x"])
+def test_traversal_and_absolute_names_fail_names(demo, bad_name):
+    def change(manifest, files):
+        files[bad_name] = files.pop("soul.md")
+
+    report = verify_egg(rebuilt(demo[0], change))
+    assert first_failure(report) == "zip.names"
+    assert repr(bad_name) in report.by_id("zip.names").detail
+
+
+def test_duplicate_name_fails_names(demo):
+    files = entries_of(demo[0])
+    manifest = json.loads(files[0][1])
+    manifest["contents"].append(manifest["contents"][-1])
+    report = verify_egg(repack(manifest, [*files[1:], files[-1]]))
+    assert first_failure(report) == "zip.names" and "duplicate" in report.by_id("zip.names").detail
+
+
+def test_symlink_entry_fails_names(demo):
+    egg = bytearray(demo[0])
+    struct.pack_into("<I", egg, central_offsets(demo[0])[4] + 38, 0o120777 << 16)
+    assert first_failure(verify_egg(bytes(egg))) == "zip.names"
+
+
+def test_noncanonical_manifest_fails_parse(demo):
+    files = entries_of(demo[0])
+    manifest = json.loads(files[0][1])
+    report = verify_egg(repack(json.dumps(manifest, indent=1).encode(), files[1:]))
+    assert (
+        first_failure(report) == "manifest.parse"
+        and "byte" in report.by_id("manifest.parse").detail
+    )
+    assert first_failure(verify_egg(repack(b'{"a":1,"a":1}', files[1:]))) == "manifest.parse"
+
+
+def test_extra_manifest_member_fails_members(demo):
+    report = verify_egg(rebuilt(demo[0], lambda m, f: m.update(extra=1)))
+    assert (
+        first_failure(report) == "manifest.members"
+        and "extra" in report.by_id("manifest.members").detail
+    )
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "check"),
+    [
+        ("rappid", "rappid:@Hive-Hub/x:" + "0" * 64, "manifest.rappid"),
+        ("created_utc", "2026-02-30T00:00:00.000Z", "manifest.utc"),
+        ("schema", "rapp/2-egg", "manifest.schema"),
+        ("variant", "egg", "manifest.variant"),
+        ("payload", [], "manifest.payload"),
+        ("sig", "not-a-jws", "manifest.sig"),
+    ],
+)
+def test_bad_manifest_members_fail_their_check(demo, member, value, check):
+    report = verify_egg(rebuilt(demo[0], lambda m, f: m.update({member: value})))
+    assert first_failure(report) == check
+    assert report.by_id(check).status == "fail"
+
+
+def test_unsorted_contents_fail_sorted(demo):
+    files = entries_of(demo[0])
+    manifest = json.loads(files[0][1])
+    rest = files[1:]
+    rest[0], rest[1] = rest[1], rest[0]
+    manifest["contents"] = [{"path": n, "hash": rapp.Hb("rapp/1:egg", d)} for n, d in rest]
+    assert first_failure(verify_egg(repack(manifest, rest))) == "manifest.sorted"
+
+
+def test_wrong_contents_hash_fails_integrity(demo):
+    files = entries_of(demo[0])
+    manifest = json.loads(files[0][1])
+    manifest["contents"][3]["hash"] = "0" * 64
+    assert first_failure(verify_egg(repack(manifest, files[1:]))) == "integrity"
+
+
+def test_missing_soul_fails_viability(demo):
+    report = verify_egg(rebuilt(demo[0], lambda m, f: f.pop("soul.md")))
+    assert first_failure(report) == "viability" and "soul.md" in report.by_id("viability").detail
+
+
+def test_rappid_json_mismatch_fails_viability(demo):
+    other = json.dumps({"rappid": "rappid:@hive-hub/other:" + "1" * 64}).encode()
+    report = verify_egg(rebuilt(demo[0], lambda m, f: f.update({"rappid.json": other})))
+    assert (
+        first_failure(report) == "viability" and "rappid.json" in report.by_id("viability").detail
+    )
+
+
+# --------------------------------------------------------------------------- against the record
+
+
+def with_record(demo, **egg_changes) -> dict:
+    record = copy.deepcopy(demo[1])
+    record["egg"].update(egg_changes)
+    return record
+
+
+def test_wrong_address_fails_record_address(demo):
+    report = verify_egg(demo[0], with_record(demo, address="0" * 64), hub_url=HUB)
+    assert first_failure(report) == "record.address" and report.failed() == ["record.address"]
+
+
+def test_size_and_sha_mismatch_with_the_record(demo):
+    report = verify_egg(demo[0], with_record(demo, bytes=demo[1]["egg"]["bytes"] + 1))
+    assert report.failed() == ["file.size"]
+    sha = "f" * 64
+    report = verify_egg(demo[0], with_record(demo, sha256=sha, ref=f"sha256:{sha}", path=f"api/hive-hub/v1/seed-boots/downloads/sha256/ff/{sha}.egg",
+                                             url=f"{HUB}/api/hive-hub/v1/seed-boots/downloads/sha256/ff/{sha}.egg"))  # fmt: skip
+    assert report.failed() == ["file.sha256"]
+
+
+def test_record_url_elsewhere_fails_record_url(demo):
+    report = verify_egg(demo[0], with_record(demo, url="https://evil.example/x.egg"), hub_url=HUB)
+    assert report.failed() == ["record.url"] and "evil.example" in report.by_id("record.url").detail
+
+
+@pytest.mark.parametrize(
+    ("where", "member", "value", "check"),
+    [
+        ("organ", "sha256", "0" * 64, "record.organ"),
+        ("seed", "recordSha256", "0" * 64, "record.seed-record"),
+        ("seed", "archiveSha256", "0" * 64, "record.seed-archive"),
+        (
+            "egg",
+            "rappid",
+            "rappid:@hive-hub/micro-manufacturing-company-boot:" + "0" * 64,
+            "record.rappid",
+        ),
+        ("egg", "utc", "2026-09-23T20:41:48.837Z", "record.utc"),
+    ],
+)
+def test_record_cross_checks(demo, where, member, value, check):
+    record = copy.deepcopy(demo[1])
+    record[where][member] = value
+    report = verify_egg(demo[0], record, hub_url=HUB)
+    assert report.failed() == [check]
+
+
+def test_container_failure_skips_what_cannot_run(demo):
+    report = verify_egg(demo[0] + b"x", demo[1], hub_url=HUB)
+    assert report.failed() == ["file.size", "file.sha256", "zip.end"]
+    later = report.checks[[c.id for c in report.checks].index("zip.end") + 1 :]
+    assert all(c.status == "skip" for c in later)
+    assert all("zip.end" in c.detail or c.id == "json.canonical" for c in later)
+    assert report.as_json()["ok"] is False
+    assert verify_egg(b"").first_failure[1].id == "json.canonical"
+    assert verify_egg(b"PK").first_failure[1].id == "zip.end"
+
+
+def test_layout_matches_the_published_micro_manufacturing_egg(demo):
+    # SPEC-egg.md §5.1 observed table for the real egg: manifest.json is 2,032 bytes and the organ
+    # starts at 2,075; rappid.json is 215 bytes and twin/profile.json 222 (same name and slug here).
+    egg, _ = demo
+    files = dict(entries_of(egg))
+    assert len(files["manifest.json"]) == 2032
+    assert local_offsets(egg)[1] == 2075
+    assert len(files["rappid.json"]) == 215
+    assert len(files["twin/profile.json"]) == 222

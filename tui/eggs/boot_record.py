@@ -1,0 +1,214 @@
+"""The published organization boot record (``hive-hub-organization-seed-boot/1``, SPEC-egg.md §1).
+
+The models refuse a record whose members are missing, mistyped or whose constants differ (such a
+document is not a boot record). Members a newer hub may add are kept and listed by
+:meth:`BootRecord.unknown_fields` so a screen can show them. The record-level boundary checks of
+§1.3 that relate members to each other are :func:`boundary_problems`: a record with problems is
+still shown, with the problems beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from tui.eggs import rapp
+
+__all__ = [
+    "BOOT_SCHEMA",
+    "EGG_PATH_PREFIX",
+    "PUBLIC_HUB_URL",
+    "BootRecord",
+    "boundary_problems",
+    "egg_path_for",
+    "egg_url_for",
+    "parse_boot_record",
+    "record_bytes",
+]
+
+BOOT_SCHEMA = "hive-hub-organization-seed-boot/1"
+PUBLIC_HUB_URL = "https://kody-w.github.io/rapp-hive-hub/"
+EGG_PATH_PREFIX = "api/hive-hub/v1/seed-boots/downloads/sha256/"
+_SLUG = re.compile(r"[a-z0-9-]+")
+_BOOT_RAPPID = re.compile(r"rappid:@hive-hub/[a-z0-9-]+:[0-9a-f]{64}")
+
+
+def _hex64(value: str) -> str:
+    if not rapp.is_hex64(value):
+        raise ValueError("must be 64 lowercase hex characters")
+    return value
+
+
+def _rappid(value: str) -> str:
+    if not rapp.is_rappid(value):
+        raise ValueError("must be a RAPP/1 rappid: rappid:@<owner>/<slug>:<64 hex>")
+    return value
+
+
+def _utc(value: str) -> str:
+    if not rapp.is_utc(value):
+        raise ValueError("must be a RAPP/1 timestamp YYYY-MM-DDTHH:MM:SS.mmmZ")
+    return value
+
+
+Hex64 = Annotated[StrictStr, AfterValidator(_hex64)]
+Rappid = Annotated[StrictStr, AfterValidator(_rappid)]
+Utc = Annotated[StrictStr, AfterValidator(_utc)]
+
+
+class _Part(BaseModel):
+    """Unknown members are kept (``extra="allow"``) and the model is read-only."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class SeedRef(_Part):
+    archiveSha256: Hex64  # noqa: N815 - the published member names
+    recordSha256: Hex64  # noqa: N815
+
+
+class EggDescriptor(_Part):
+    variant: Literal["organism"]
+    payloadKind: Literal["rapp-seed-boot/1"]  # noqa: N815
+    rappid: Rappid
+    utc: Utc
+    address: Hex64
+    sha256: Hex64
+    bytes: StrictInt
+    ref: StrictStr
+    path: StrictStr
+    url: StrictStr
+    mediaType: Literal["application/zip"]  # noqa: N815
+
+
+class Organ(_Part):
+    name: Literal["SeedRunner"]
+    path: StrictStr
+    sha256: Hex64
+
+
+class Hatcher(_Part):
+    path: StrictStr
+    sha256: Hex64
+
+
+class Brainstem(_Part):
+    hatcher: Hatcher
+    installer: StrictStr
+    minVersion: StrictStr  # noqa: N815
+
+
+class Hatch(_Part):
+    effects: list[StrictStr]
+    grantsAuthority: Literal[False]  # noqa: N815
+
+
+class BootRecord(_Part):
+    kind: Literal["organization-seed-boot"]
+    schema_: Literal["hive-hub-organization-seed-boot/1"] = Field(alias="schema")
+    classification: Literal["public-synthetic"]
+    status: Literal["boot-not-hatched"]
+    slug: StrictStr
+    name: StrictStr
+    seed: SeedRef
+    egg: EggDescriptor
+    organ: Organ
+    brainstem: Brainstem
+    hatch: Hatch
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+
+    def unknown_fields(self) -> dict[str, Any]:
+        """Members no published record has, by dotted path (``"egg.mirror"``), for display."""
+        found: dict[str, Any] = {}
+        stack: list[tuple[str, BaseModel]] = [("", self)]
+        while stack:
+            prefix, model = stack.pop()
+            for key, value in (model.model_extra or {}).items():
+                found[prefix + key] = value
+            for name in type(model).model_fields:
+                child = getattr(model, name)
+                if isinstance(child, BaseModel):
+                    stack.append((prefix + name.rstrip("_") + ".", child))
+        return dict(sorted(found.items()))
+
+    def as_value(self) -> dict[str, Any]:
+        """The record as the JSON value it was read from (unknown members included)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+def parse_boot_record(data: bytes | str | dict[str, Any]) -> BootRecord:
+    """Validate one record (raises :class:`pydantic.ValidationError` or ``ValueError``)."""
+    if not isinstance(data, dict):
+        data = json.loads(data)
+        if not isinstance(data, dict):
+            raise ValueError("a boot record is a JSON object")
+    return BootRecord.model_validate(dict(data))
+
+
+def record_bytes(value: dict[str, Any]) -> bytes:
+    """The published serialization: compact, key-sorted JSON plus one newline (§1.1)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return (text + "\n").encode("utf-8")
+
+
+def egg_path_for(sha256: str) -> str:
+    return f"{EGG_PATH_PREFIX}{sha256[:2]}/{sha256}.egg"
+
+
+def egg_url_for(hub_url: str, path: str) -> str:
+    """``{hub_url}/{path}`` with exactly one slash between them."""
+    return hub_url.rstrip("/") + "/" + path
+
+
+def boundary_problems(record: BootRecord, hub_url: str | None = None) -> list[str]:
+    """The §1.3 boundary checks that relate a record's members, as sentences (empty = clean).
+
+    ``hub_url`` pins where ``egg.url`` must point; without it any http(s) URL ending in
+    ``/`` + ``egg.path`` is accepted, so records of other hubs (the demo's) also validate.
+    """
+    problems: list[str] = []
+    egg = record.egg
+    if not _SLUG.fullmatch(record.slug):
+        problems.append(f"slug {record.slug!r} does not match ^[a-z0-9-]+$")
+    if not _BOOT_RAPPID.fullmatch(egg.rappid):
+        problems.append(f"egg.rappid {egg.rappid!r} is not a hive-hub rappid")
+    else:
+        parts = rapp.rappid_parts(egg.rappid)
+        if parts is not None and parts[1] != f"{record.slug}-boot":
+            problems.append(f"egg.rappid slug {parts[1]!r} is not {record.slug + '-boot'!r}")
+    problems.extend(egg_descriptor_problems(egg.ref, egg.sha256, egg.path, egg.url, hub_url))
+    if egg.bytes <= 0 or egg.bytes > 0xFFFFFFFE:
+        problems.append(f"egg.bytes {egg.bytes} is outside 1..4294967294")
+    return problems
+
+
+def egg_descriptor_problems(
+    ref: str, sha256: str, path: str, url: str, hub_url: str | None = None
+) -> list[str]:
+    """ref/path/url of an egg descriptor against its sha256 (shared by the verifier)."""
+    problems = []
+    if ref != f"sha256:{sha256}":
+        problems.append(f"egg.ref {ref!r} is not 'sha256:' + egg.sha256")
+    expected = egg_path_for(sha256)
+    if path != expected:
+        problems.append(f"egg.path {path!r} is not {expected!r}")
+    problems.extend(egg_url_problems(url, path, hub_url))
+    return problems
+
+
+def egg_url_problems(url: str, path: str, hub_url: str | None = None) -> list[str]:
+    if hub_url is not None:
+        expected = egg_url_for(hub_url, path)
+        if url != expected:
+            return [f"egg.url {url!r} is not {expected!r}"]
+        return []
+    if not url.startswith(("https://", "http://")) or not url.endswith("/" + path):
+        return [f"egg.url {url!r} is not an http(s) URL ending in '/' + egg.path"]
+    host = url.split("://", 1)[1].split("/", 1)[0]
+    if not host or "@" in host:
+        return [f"egg.url {url!r} has no host or carries credentials"]
+    return []

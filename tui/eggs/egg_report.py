@@ -1,0 +1,120 @@
+"""The verifier's answer: an ordered list of named checks, each pass / fail / skip with its reason.
+
+The order is SPEC-egg.md §7's checklist with the boot-record cross-checks of §1.3 around it, so
+"failed at check N" means the same thing in the Boots tab, the inspector and ``roost egg verify``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tui.eggs.zip_reader import RULES
+
+__all__ = ["CHECKS", "CONTAINER_CHECKS", "Check", "EggReport", "EntryResult", "Status"]
+
+Status = Literal["pass", "fail", "skip"]
+
+# (id, name) in report order.
+CHECKS: tuple[tuple[str, str], ...] = (
+    ("record.ref", "record: egg.ref is 'sha256:' + egg.sha256"),
+    ("record.path", "record: egg.path is the content-addressed download path"),
+    ("record.url", "record: egg.url is the hub URL + egg.path"),
+    ("file.size", "file length equals the record's egg.bytes"),
+    ("file.sha256", "file sha256 equals the record's egg.sha256"),
+    ("nesting", "egg nested at most 8 levels deep"),
+    *((rule, name) for rule, name in RULES.items()),
+    ("zip.first", "first entry is manifest.json"),
+    ("manifest.parse", "manifest is strict JSON and exactly its canonical form"),
+    ("manifest.shape", "contents is an array of {path, hash} string pairs"),
+    ("zip.order", "entry names are manifest.json + contents paths, in that order"),
+    ("json.canonical", "a JSON egg is exactly its canonical manifest"),
+    ("manifest.members", "manifest has exactly the 7 members"),
+    ("manifest.schema", "schema is rapp/1-egg"),
+    ("manifest.variant", "variant is a RAPP/1 variant"),
+    ("manifest.rappid", "rappid is a valid rappid"),
+    ("manifest.utc", "created_utc is a valid RAPP/1 timestamp"),
+    ("manifest.payload", "payload is a JSON object"),
+    ("manifest.sig", "sig is null or a well-formed detached JWS"),
+    ("manifest.contents", "contents items are exactly {path, hash} with 64-hex hashes"),
+    ("manifest.paths", "every contents path is a safe packed path"),
+    ("manifest.sorted", "contents sorted by the UTF-8 bytes of path"),
+    ("manifest.unique", "no duplicate path; manifest.json not listed"),
+    ("manifest.container", "container matches the variant (ZIP files = contents)"),
+    ("integrity", "every entry hashes to its contents hash"),
+    ("viability", "variant rules hold"),
+    ("signature", "signature verified (or the egg is unsigned)"),
+    ("record.address", "egg address equals the record's egg.address"),
+    ("record.rappid", "manifest rappid equals the record's egg.rappid"),
+    ("record.utc", "manifest created_utc equals the record's egg.utc"),
+    ("record.variant", "manifest variant equals the record's egg.variant"),
+    ("record.payload-kind", "payload kind equals the record's egg.payloadKind"),
+    ("record.organ", "the organ file hashes to organ.sha256 and is the payload's organ"),
+    ("record.seed-record", "seed/record.json hashes to seed.recordSha256"),
+    ("record.seed-archive", "payload seed archive_sha256 equals seed.archiveSha256"),
+)
+CHECK_NAMES = dict(CHECKS)
+CONTAINER_CHECKS = frozenset(
+    [*RULES, "zip.first", "manifest.parse", "manifest.shape", "zip.order", "json.canonical"]
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    name: str
+    status: Status
+    detail: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"id": self.id, "name": self.name, "status": self.status, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class EntryResult:
+    """One archive entry as the inspector lists it; ``hash_ok`` is None when not checked."""
+
+    name: str
+    size: int
+    data_offset: int
+    egg_hash: str | None
+    expected_hash: str | None
+    hash_ok: bool | None
+
+
+@dataclass
+class EggReport:
+    checks: list[Check] = field(default_factory=list)
+    size: int = 0
+    sha256: str | None = None
+    manifest: Any = None
+    address: str | None = None
+    entries: list[EntryResult] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed (skips are checks that did not apply, e.g. no record)."""
+        return bool(self.checks) and all(c.status != "fail" for c in self.checks)
+
+    @property
+    def first_failure(self) -> tuple[int, Check] | None:
+        """``(1-based position, check)`` of the first failed check, for "failed at check N"."""
+        for position, check in enumerate(self.checks, start=1):
+            if check.status == "fail":
+                return position, check
+        return None
+
+    def status_of(self, check_id: str) -> Status:
+        return self.by_id(check_id).status
+
+    def by_id(self, check_id: str) -> Check:
+        for check in self.checks:
+            if check.id == check_id:
+                return check
+        raise KeyError(check_id)
+
+    def failed(self) -> list[str]:
+        return [c.id for c in self.checks if c.status == "fail"]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [c.as_json() for c in self.checks]}

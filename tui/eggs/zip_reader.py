@@ -1,0 +1,465 @@
+"""A strict, streaming reader for RAPP/1 egg archives (SPEC-egg.md §5.1).
+
+The stdlib ``zipfile`` accepts what RAPP/1 forbids (comments, prepended or trailing bytes,
+deflate, data descriptors, ZIP64, duplicate names, ``../`` names), so eggs are read here from the
+raw structures. The reader never writes anything anywhere, holds at most the central directory
+plus one read buffer, and refuses by construction:
+
+* zip bombs: every entry must be stored with equal sizes, and entries must tile the file
+  contiguously, so no entry can claim more bytes than the archive has;
+* traversal, absolute names, backslashes, drive prefixes and links: every name must satisfy the
+  packed-path grammar and no entry may carry the Unix symlink mode;
+* duplicate names, ZIP64, comments, extra fields, trailing or prepended bytes.
+
+Rules are checked in phases, each over every entry before the next phase starts, so a failure
+names one rule and every rule before it has been fully checked (the verifier reports them so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from tui.eggs import rapp
+
+__all__ = [
+    "CHUNK",
+    "MAX_DIRECTORY_BYTES",
+    "RULES",
+    "EggSource",
+    "EntrySink",
+    "StrictZipReader",
+    "ZipEntry",
+    "ZipFormatError",
+]
+
+CHUNK = 1 << 20
+# roost's own bound on the central directory it holds in memory (65,534 entries with names of
+# up to 200 bytes fit); a larger directory is refused rather than buffered.
+MAX_DIRECTORY_BYTES = 16 << 20
+MAX_ENTRIES = 65_534
+MAX_SIZE = 0xFFFFFFFE
+
+_LOCAL = struct.Struct("<IHHHHHIIIHH")
+_CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
+_END = struct.Struct("<IHHHHIIH")
+_LOCAL_SIG, _CENTRAL_SIG, _END_SIG = 0x04034B50, 0x02014B50, 0x06054B50
+_ZIP64_LOCATOR = b"PK\x06\x07"
+_ZIP64_END = b"PK\x06\x06"
+_UTF8_FLAG = 0x0800
+_DOS_TIME, _DOS_DATE = 0x0000, 0x0021
+_S_IFMT, _S_IFLNK = 0o170000, 0o120000
+
+RULES: dict[str, str] = {
+    "zip.end": "end record is the last 22 bytes: no comment, no trailing bytes, one disk",
+    "zip.zip64": "no ZIP64 records or markers",
+    "zip.directory": "central directory is well formed and entries tile the file from byte 0",
+    "zip.fields": "every entry: flags 0x0800, time 0, date 0x0021, no extra field or comment",
+    "zip.stored": "every entry stored (method 0), compressed size = size",
+    "zip.names": "entry names are UTF-8 packed paths, unique, no links",
+    "zip.local": "local headers match the central directory",
+    "zip.crc": "every entry's CRC-32 matches its bytes",
+}
+
+
+class ZipFormatError(ValueError):
+    """The archive breaks a §5.1 rule; ``rule`` is the key of :data:`RULES` that failed."""
+
+    def __init__(self, rule: str, detail: str) -> None:
+        super().__init__(f"{rule}: {detail}")
+        self.rule = rule
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class ZipEntry:
+    index: int
+    name: str
+    raw_name: bytes
+    header_offset: int
+    data_offset: int
+    size: int
+    crc: int
+    version_made_by: int
+    version_needed: int
+    flags: int
+    method: int
+    time: int
+    date: int
+    compressed_size: int
+    extra_length: int
+    comment_length: int
+    disk: int
+    external_attr: int
+
+
+class EntrySink(Protocol):
+    def update(self, data: Any) -> None: ...
+
+
+class EggSource:
+    """Random and sequential access to an egg's bytes: an in-memory buffer or a file path.
+
+    Files are read in :data:`CHUNK`-sized pieces and never held whole; buffers are sliced
+    through ``memoryview`` so no copy of the egg is made.
+    """
+
+    def __init__(
+        self,
+        data: bytes | bytearray | memoryview | None = None,
+        path: Path | None = None,
+        base: int = 0,
+        size: int | None = None,
+    ) -> None:
+        self._view = memoryview(data).cast("B") if data is not None else None
+        self._path = path
+        whole = len(self._view) if self._view is not None else os.path.getsize(path)  # type: ignore[arg-type]
+        self._base = base
+        self.size = whole - base if size is None else size
+        self._file: Any = None
+
+    @classmethod
+    def of(cls, egg: bytes | bytearray | memoryview | str | Path) -> EggSource:
+        if isinstance(egg, (str, Path)):
+            return cls(path=Path(egg))
+        return cls(data=egg)
+
+    def window(self, offset: int, length: int) -> EggSource:
+        """The bytes ``[offset, offset+length)`` as a source of their own (a nested egg), no copy."""
+        if self._view is not None:
+            return EggSource(data=self._view[self._base + offset : self._base + offset + length])
+        return EggSource(path=self._path, base=self._base + offset, size=length)
+
+    def __enter__(self) -> EggSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def read(self, offset: int, length: int) -> bytes:
+        """The bytes in ``[offset, offset+length)``, clipped to the source."""
+        length = max(0, min(length, self.size - offset))
+        if self._view is not None:
+            start = self._base + offset
+            return bytes(self._view[start : start + length])
+        if self._file is None:
+            self._file = open(self._path, "rb")  # noqa: SIM115 - closed by close()
+        self._file.seek(self._base + offset)
+        return self._file.read(length)
+
+    def chunks(self, start: int, end: int, size: int = CHUNK) -> Iterator[memoryview | bytes]:
+        end = min(end, self.size)
+        if self._view is not None:
+            for offset in range(self._base + start, self._base + end, size):
+                yield self._view[offset : min(offset + size, self._base + end)]
+            return
+        with open(self._path, "rb") as handle:  # type: ignore[arg-type]
+            handle.seek(self._base + start)
+            remaining = end - start
+            while remaining > 0:
+                block = handle.read(min(size, remaining))
+                if not block:
+                    raise ZipFormatError("zip.crc", "the file ended while it was being read")
+                remaining -= len(block)
+                yield block
+
+    def sha256(self) -> str:
+        hasher = hashlib.sha256()
+        for block in self.chunks(0, self.size):
+            hasher.update(block)
+        return hasher.hexdigest()
+
+
+class StrictZipReader:
+    """Reads the directory (:meth:`read_directory`) then streams entry data (:meth:`stream`)."""
+
+    def __init__(self, source: EggSource) -> None:
+        self.source = source
+        self.entries: list[ZipEntry] = []
+        self.cd_offset = 0
+
+    # ---------------------------------------------------------------- directory phases
+
+    def read_directory(self) -> list[ZipEntry]:
+        """Check every rule except ``zip.crc``; raises :class:`ZipFormatError` at the first break."""
+        count, cd_size, cd_offset, end_at = self._end_record()
+        self._no_zip64(count, cd_size, cd_offset, end_at)
+        entries = self._directory(count, cd_size, cd_offset, end_at)
+        self._fields(entries)
+        self._stored(entries)
+        self._names(entries)
+        self._local_headers(entries)
+        self.entries = entries
+        self.cd_offset = cd_offset
+        return entries
+
+    def _end_record(self) -> tuple[int, int, int, int]:
+        size = self.source.size
+        if size < _END.size:
+            raise ZipFormatError(
+                "zip.end", f"the file is {size} bytes, too short for an end record"
+            )
+        end_at = size - _END.size
+        tail = self.source.read(end_at, _END.size)
+        sig, disk, cd_disk, on_disk, total, cd_size, cd_offset, comment = _END.unpack(tail)
+        if sig != _END_SIG:
+            raise ZipFormatError("zip.end", self._why_no_end_record())
+        if comment != 0:
+            raise ZipFormatError("zip.end", f"the end record declares a {comment}-byte comment")
+        if disk != 0 or cd_disk != 0:
+            raise ZipFormatError(
+                "zip.end", f"multi-disk archive (disk {disk}, directory disk {cd_disk})"
+            )
+        if on_disk != total:
+            raise ZipFormatError(
+                "zip.end", f"entries on this disk {on_disk} != total entries {total}"
+            )
+        return total, cd_size, cd_offset, end_at
+
+    def _why_no_end_record(self) -> str:
+        """Name what follows the real end record: an archive comment or appended bytes."""
+        size = self.source.size
+        start = max(0, size - (0xFFFF + _END.size))
+        window = self.source.read(start, size - start)
+        found = window.rfind(b"PK\x05\x06", 0, max(0, len(window) - _END.size + 1))
+        if found < 0:
+            return "no end-of-central-directory record at the end of the file"
+        after = len(window) - found - _END.size
+        (declared,) = struct.unpack_from("<H", window, found + 20)
+        if declared and declared == after:
+            return f"the archive has a {declared}-byte comment after the end record"
+        return f"{after} bytes follow the end-of-central-directory record"
+
+    def _no_zip64(self, count: int, cd_size: int, cd_offset: int, end_at: int) -> None:
+        if count == 0xFFFF or cd_size == 0xFFFFFFFF or cd_offset == 0xFFFFFFFF:
+            raise ZipFormatError(
+                "zip.zip64", "the end record carries a ZIP64 marker value (0xFFFF/0xFFFFFFFF)"
+            )
+        if end_at >= 20 and self.source.read(end_at - 20, 4) == _ZIP64_LOCATOR:
+            raise ZipFormatError(
+                "zip.zip64", "a ZIP64 end-of-directory locator precedes the end record"
+            )
+        if end_at >= 56 and cd_offset + cd_size != end_at:
+            probe = (
+                self.source.read(cd_offset + cd_size, 4) if cd_offset + cd_size < end_at else b""
+            )
+            if probe == _ZIP64_END:
+                raise ZipFormatError(
+                    "zip.zip64", "a ZIP64 end-of-directory record follows the directory"
+                )
+
+    def _directory(self, count: int, cd_size: int, cd_offset: int, end_at: int) -> list[ZipEntry]:
+        if count == 0:
+            raise ZipFormatError("zip.directory", "the archive has no entries")
+        if count > MAX_ENTRIES:
+            raise ZipFormatError("zip.directory", f"{count} entries, more than {MAX_ENTRIES}")
+        if cd_offset + cd_size != end_at:
+            raise ZipFormatError(
+                "zip.directory",
+                f"central directory ends at {cd_offset + cd_size}, the end record starts at {end_at}",
+            )
+        if cd_size > MAX_DIRECTORY_BYTES:
+            raise ZipFormatError(
+                "zip.directory",
+                f"central directory is {cd_size} bytes, more than {MAX_DIRECTORY_BYTES}",
+            )
+        directory = self.source.read(cd_offset, cd_size)
+        entries: list[ZipEntry] = []
+        pos = 0
+        cursor = 0
+        for index in range(count):
+            if pos + _CENTRAL.size > cd_size:
+                raise ZipFormatError("zip.directory", f"central header {index + 1} is cut short")
+            fields = _CENTRAL.unpack_from(directory, pos)
+            (sig, made_by, needed, flags, method, time, date, crc, csize, usize,
+             name_len, extra_len, comment_len, disk, _internal, external, offset) = fields  # fmt: skip
+            if sig != _CENTRAL_SIG:
+                raise ZipFormatError(
+                    "zip.directory", f"central header {index + 1} has signature {sig:#010x}"
+                )
+            if 0xFFFFFFFF in (csize, usize, offset):
+                raise ZipFormatError(
+                    "zip.directory", f"central header {index + 1} has a ZIP64 marker size/offset"
+                )
+            if disk != 0:
+                raise ZipFormatError(
+                    "zip.directory", f"central header {index + 1} starts on disk {disk}"
+                )
+            end = pos + _CENTRAL.size + name_len + extra_len + comment_len
+            if end > cd_size:
+                raise ZipFormatError(
+                    "zip.directory", f"central header {index + 1} runs past the directory"
+                )
+            raw_name = directory[pos + _CENTRAL.size : pos + _CENTRAL.size + name_len]
+            if offset != cursor:
+                raise ZipFormatError(
+                    "zip.directory",
+                    f"entry {index + 1} starts at {offset}, expected {cursor} (entries must be contiguous, in order)",
+                )
+            data_offset = offset + _LOCAL.size + name_len + extra_len
+            cursor = data_offset + csize
+            if cursor > cd_offset:
+                raise ZipFormatError(
+                    "zip.directory", f"entry {index + 1} runs into the central directory"
+                )
+            entries.append(
+                ZipEntry(
+                    index + 1,
+                    "",
+                    bytes(raw_name),
+                    offset,
+                    data_offset,
+                    usize,
+                    crc,
+                    made_by,
+                    needed,
+                    flags,
+                    method,
+                    time,
+                    date,
+                    csize,
+                    extra_len,
+                    comment_len,
+                    disk,
+                    external,
+                )  # fmt: skip
+            )
+            pos = end
+        if pos != cd_size:
+            raise ZipFormatError(
+                "zip.directory", f"{cd_size - pos} bytes follow the last central header"
+            )
+        if cursor != cd_offset:
+            raise ZipFormatError(
+                "zip.directory",
+                f"{cd_offset - cursor} bytes lie between the last entry and the directory",
+            )
+        return entries
+
+    def _fields(self, entries: list[ZipEntry]) -> None:
+        for e in entries:
+            where = f"entry {e.index} ({_show(e.raw_name)})"
+            if e.flags != _UTF8_FLAG:
+                why = (
+                    "data descriptor"
+                    if e.flags & 0x8
+                    else "encrypted"
+                    if e.flags & 0x1
+                    else "flags"
+                )
+                raise ZipFormatError(
+                    "zip.fields", f"{where} has flags {e.flags:#06x} ({why}), expected 0x0800"
+                )
+            if e.time != _DOS_TIME or e.date != _DOS_DATE:
+                raise ZipFormatError(
+                    "zip.fields",
+                    f"{where} has time/date {e.time:#06x}/{e.date:#06x}, expected 0x0000/0x0021",
+                )
+            if e.extra_length:
+                raise ZipFormatError(
+                    "zip.fields", f"{where} has a {e.extra_length}-byte extra field"
+                )
+            if e.comment_length:
+                raise ZipFormatError(
+                    "zip.fields", f"{where} has a {e.comment_length}-byte file comment"
+                )
+
+    def _stored(self, entries: list[ZipEntry]) -> None:
+        for e in entries:
+            where = f"entry {e.index} ({_show(e.raw_name)})"
+            if e.method != 0:
+                kind = "deflated" if e.method == 8 else f"method {e.method}"
+                raise ZipFormatError("zip.stored", f"{where} is {kind}; only stored (0) is allowed")
+            if e.compressed_size != e.size:
+                raise ZipFormatError(
+                    "zip.stored", f"{where} compressed size {e.compressed_size} != size {e.size}"
+                )
+
+    def _names(self, entries: list[ZipEntry]) -> None:
+        seen: set[bytes] = set()
+        for position, e in enumerate(entries):
+            try:
+                name = e.raw_name.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ZipFormatError(
+                    "zip.names", f"entry {e.index} name {_show(e.raw_name)} is not UTF-8"
+                ) from None
+            problem = rapp.path_problem(name)
+            if problem is not None:
+                raise ZipFormatError("zip.names", f"entry {e.index} name {name!r}: {problem}")
+            if e.raw_name in seen:
+                raise ZipFormatError("zip.names", f"entry {e.index} name {name!r} is a duplicate")
+            if (e.external_attr >> 16) & _S_IFMT == _S_IFLNK:
+                raise ZipFormatError("zip.names", f"entry {e.index} {name!r} is a symbolic link")
+            seen.add(e.raw_name)
+            entries[position] = _with_name(e, name)
+
+    def _local_headers(self, entries: list[ZipEntry]) -> None:
+        for e in entries:
+            raw = self.source.read(e.header_offset, _LOCAL.size + len(e.raw_name))
+            where = f"entry {e.index} ({e.name!r})"
+            if len(raw) < _LOCAL.size:
+                raise ZipFormatError("zip.local", f"{where}: local header cut short")
+            (sig, needed, flags, method, time, date, crc, csize, usize, name_len, extra_len) = (
+                _LOCAL.unpack_from(raw)
+            )
+            if sig != _LOCAL_SIG:
+                raise ZipFormatError(
+                    "zip.local", f"{where}: no local header at offset {e.header_offset}"
+                )
+            local = (needed, flags, method, time, date, crc, csize, usize, name_len, extra_len)
+            central = (e.version_needed, e.flags, e.method, e.time, e.date, e.crc, e.compressed_size,
+                       e.size, len(e.raw_name), e.extra_length)  # fmt: skip
+            if local != central:
+                names = ("version", "flags", "method", "time", "date", "crc", "compressed size", "size",
+                         "name length", "extra length")  # fmt: skip
+                which = next(n for n, a, b in zip(names, local, central, strict=True) if a != b)
+                raise ZipFormatError(
+                    "zip.local", f"{where}: local {which} differs from the central directory"
+                )
+            if raw[_LOCAL.size :] != e.raw_name:
+                raise ZipFormatError(
+                    "zip.local", f"{where}: local name {_show(raw[_LOCAL.size :])} differs"
+                )
+
+    # ---------------------------------------------------------------- data phase
+
+    def stream(self, sink_for: Callable[[ZipEntry], EntrySink | None]) -> None:
+        """Feed each entry's data, in order, to ``sink_for(entry)`` and check its CRC-32.
+
+        ``sink_for`` is called when an entry starts, after every earlier entry was fed, so a
+        caller can decide what to keep of entry n from what entry 1 (the manifest) said.
+        """
+        for e in self.entries:
+            sink = sink_for(e)
+            crc = 0
+            for block in self.source.chunks(e.data_offset, e.data_offset + e.size):
+                crc = zlib.crc32(block, crc)
+                if sink is not None:
+                    sink.update(block)
+            if crc != e.crc:
+                raise ZipFormatError(
+                    "zip.crc",
+                    f"entry {e.index} ({e.name!r}) CRC-32 is {crc:#010x}, the header says {e.crc:#010x}",
+                )
+
+
+def _with_name(entry: ZipEntry, name: str) -> ZipEntry:
+    values = dict(entry.__dict__)
+    values["name"] = name
+    return ZipEntry(**values)
+
+
+def _show(raw: bytes) -> str:
+    return repr(raw.decode("utf-8", "backslashreplace"))
