@@ -135,3 +135,28 @@ def test_egg_manifest_model():
     ):
         with pytest.raises(ValidationError):
             parse_manifest({**value, **bad})
+
+
+@pytest.mark.parametrize(
+    ("url", "ok"),
+    [
+        ("https://kody-w.github.io/rapp-hive-hub/P", True),
+        ("http://127.0.0.1:8765/P", True),
+        ("http://[::1]:8765/P", True),
+        ("https://user:pw@host/P", False),
+        ("https://user@host/P", False),
+        ("https://host/P?x=1", False),
+        ("https://host/x#/P", False),
+        ("ftp://host/P", False),
+        ("https:///P", False),
+        ("https://ho st/P", False),
+        ("https://host:0/P", False),
+        ("https://host:99999/P", False),
+        ("https://host/other", False),
+    ],
+)
+def test_egg_url_pattern_without_a_pinned_hub(url, ok):
+    from tui.eggs.boot_record import egg_url_problems
+
+    path = "api/hive-hub/v1/seed-boots/downloads/sha256/00/x.egg"
+    assert (egg_url_problems(url.replace("P", path), path) == []) is ok

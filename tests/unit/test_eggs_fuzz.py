@@ -98,3 +98,69 @@ def test_well_framed_archives_with_hostile_names_and_manifests(entries):
     read_all(data)
     report = verify_egg(data)
     assert [c.id for c in report.checks] == CHECK_IDS
+
+
+_MEMBER_NAMES = [
+    "runtime", "transcript", "target_rappid", "target_url", "target_kind", "members", "neighborhoods",
+    "schema", "cipher", "nonce", "plaintext_commitment", "plaintext_bytes", "media_type", "key_id",
+    "key_service_rappid", "key_service_url", "access", "aad_hash", "kind", "seed", "brainstem",
+]  # fmt: skip
+_RAPPID = "rappid:@me/thing:" + "ab" * 32
+_leaf = (
+    st.none() | st.booleans() | st.integers(-5, 2**31) | st.text(max_size=12)
+    | st.sampled_from([_RAPPID, "https://h.example/chat", "neighborhood", "A256GCM", "ab" * 32,
+                       "AAAAAAAAAAAAAAAA", "rapp-sealed-artifact/1", "scoped-key-release"])
+)  # fmt: skip
+_values = st.recursive(
+    _leaf,
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3),
+    max_leaves=8,
+)
+manifests = st.fixed_dictionaries(
+    {
+        "schema": st.sampled_from(["rapp/1-egg", "rapp/2-egg"]),
+        "variant": st.sampled_from(
+            [
+                "organism",
+                "rapplication",
+                "session",
+                "invite",
+                "neighborhood",
+                "estate",
+                "sealed",
+                "x",
+            ]
+        ),
+        "rappid": st.sampled_from([_RAPPID, "rappid:@x/y:1"]),
+        "created_utc": st.sampled_from(["2026-01-01T00:00:00.000Z", "2026-02-30T00:00:00.000Z"]),
+        "contents": st.just([]),
+        "payload": st.dictionaries(st.sampled_from(_MEMBER_NAMES), _values, max_size=11) | _values,
+        "sig": st.none() | st.text(max_size=10),
+    }
+)
+_files = st.dictionaries(
+    st.sampled_from(
+        ["rappid.json", "soul.md", "agent.py", "x.py", "ciphertext.bin", "me--thing.egg", "a/b"]
+    ),
+    st.binary(max_size=30) | st.just(b'{"rappid":"' + _RAPPID.encode() + b'"}'),
+    max_size=4,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(manifests, _files)
+def test_manifests_of_every_variant_never_crash_the_verifier(manifest, files):
+    from tui.eggs import rapp
+    from tui.eggs.canonical_json import CanonicalJsonError, canonical
+
+    manifest = dict(manifest)
+    paths = sorted(files, key=rapp.path_sort_key)
+    manifest["contents"] = [{"path": p, "hash": rapp.Hb("rapp/1:egg", files[p])} for p in paths]
+    try:
+        text = canonical(manifest)
+    except CanonicalJsonError:
+        return  # generated text with a noncharacter: no producer can write it
+    zipped = write_stored_zip([("manifest.json", text)] + [(p, files[p]) for p in paths])
+    for data in (zipped, canonical({**manifest, "contents": []})):
+        report = verify_egg(data)
+        assert [c.id for c in report.checks] == CHECK_IDS

@@ -204,3 +204,9 @@ def test_sig_grammar():
     ]
     for sig in bad:
         assert rapp.sig_problem(sig) is not None, sig
+
+
+def test_kind_grammar():
+    assert rapp.is_kind("twin.birth") and rapp.is_kind(f"{'a' * 64}.b-c")
+    for bad in ("twin", "twin.birth.x", "Twin.birth", f"{'a' * 65}.b", ".b", "a.", "a-.b", None):
+        assert not rapp.is_kind(bad), bad

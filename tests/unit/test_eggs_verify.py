@@ -14,8 +14,9 @@ import zlib
 import pytest
 
 from tui.eggs import rapp
-from tui.eggs.boot_record import parse_boot_record
+from tui.eggs.boot_record import boundary_problems, parse_boot_record
 from tui.eggs.canonical_json import canonical
+from tui.eggs.egg_manifest import parse_manifest
 from tui.eggs.egg_report import CHECKS
 from tui.eggs.verify import verify_egg
 from tui.sandbox.eggs import PackError, SeedBootSpec, build_seed_boot, pack_egg, write_stored_zip
@@ -111,7 +112,11 @@ def test_demo_egg_is_deterministic_and_hub_shaped(demo):
     egg, record = demo
     again, record_again = build_seed_boot(SPEC, HUB)
     assert again == egg and record_again == record
-    parse_boot_record(record)  # the record is a valid boot record
+    boot = parse_boot_record(record)  # the record is a valid boot record
+    assert boundary_problems(boot, HUB) == [] and boot.unknown_fields() == {}
+    manifest = parse_manifest(manifest_of(egg))
+    assert manifest.address == record["egg"]["address"]
+    assert manifest.payload_kind == record["egg"]["payloadKind"]
     names = [name for name, _ in entries_of(egg)]
     assert names == ["manifest.json", "agents/rapp_seed_runner_agent.py", "rappid.json",
                      "seed/record.json", "soul.md", "twin/profile.json"]  # fmt: skip
@@ -442,10 +447,14 @@ def test_record_cross_checks(demo, where, member, value, check):
 
 def test_container_failure_skips_what_cannot_run(demo):
     report = verify_egg(demo[0] + b"x", demo[1], hub_url=HUB)
-    assert report.failed() == ["file.size", "file.sha256", "zip.end"]
+    assert report.failed() == ["zip.end", "file.size", "file.sha256"]
+    assert first_failure(report) == "zip.end"
     later = report.checks[[c.id for c in report.checks].index("zip.end") + 1 :]
-    assert all(c.status == "skip" for c in later)
-    assert all("zip.end" in c.detail or c.id == "json.canonical" for c in later)
+    independent = {"record.ref", "record.path", "record.url", "file.size", "file.sha256"}
+    assert all(c.status == "skip" for c in later if c.id not in independent)
+    assert all(
+        "zip.end" in c.detail or c.id == "json.canonical" for c in later if c.id not in independent
+    )
     assert report.as_json()["ok"] is False
     assert verify_egg(b"").first_failure[1].id == "json.canonical"
     assert verify_egg(b"PK").first_failure[1].id == "zip.end"
@@ -460,3 +469,104 @@ def test_layout_matches_the_published_micro_manufacturing_egg(demo):
     assert local_offsets(egg)[1] == 2075
     assert len(files["rappid.json"]) == 215
     assert len(files["twin/profile.json"]) == 222
+
+
+def test_an_entry_claiming_more_bytes_than_the_archive_is_refused(demo):
+    # the zip-bomb shape: sizes that do not fit the file; entries must tile the archive exactly
+    big = patch(patch(demo[0], 3, CSIZE, "<I", 10**9), 3, CSIZE + 4, "<I", 10**9)
+    report = verify_egg(big)
+    assert first_failure(report) == "zip.directory"
+
+
+def test_many_entries_verify_and_are_listed():
+    files = {f"data/{i:05d}.txt": f"{i}\n".encode() for i in range(5000)}
+    files["rappid.json"] = json.dumps({"rappid": f"rappid:@me/big:{'ab' * 32}"}).encode()
+    files["soul.md"] = b"# big\n"
+    egg, manifest = pack_egg(variant="organism", rappid=f"rappid:@me/big:{'ab' * 32}",
+                             created_utc="2026-01-01T00:00:00.000Z", payload={}, files=files)  # fmt: skip
+    report = verify_egg(egg)
+    assert report.failed() == [] and len(report.entries) == 5003
+    assert report.address == rapp.egg_address(manifest)
+
+
+def test_a_deep_manifest_is_refused_not_crashed(demo):
+    deep: object = 0
+    for _ in range(70):
+        deep = [deep]
+    raw = b'{"contents":[],"payload":' + json.dumps(deep, separators=(",", ":")).encode() + b"}"
+    report = verify_egg(repack(raw, []))
+    assert (
+        first_failure(report) == "manifest.parse"
+        and "deeper" in report.by_id("manifest.parse").detail
+    )
+
+
+def test_details_quoting_hostile_values_are_safe_to_print(demo):
+    # a bidi override is legal in a packed path; the organ check's pass detail quotes the path
+    organ = "agents/\u202eyp.evil"
+    egg = rebuilt(demo[0], lambda m, f: f.update({organ: b"x"}))
+    record = with_record(demo, sha256=hashlib.sha256(egg).hexdigest())
+    record["organ"]["path"] = organ
+    record["organ"]["sha256"] = hashlib.sha256(b"x").hexdigest()
+    report = verify_egg(egg, record)
+    detail = report.by_id("record.organ").detail
+    assert "evil" in detail and "\u202e" not in detail
+    hostile = f"https://evil\x1b[2J.example/{demo[1]['egg']['path']}"
+    report = verify_egg(demo[0], with_record(demo, url=hostile))
+    assert report.failed() == ["record.url"] and "\x1b" not in report.by_id("record.url").detail
+    long_name = "x" * 5000
+    report = verify_egg(rebuilt(demo[0], lambda m, f: f.update({"a/\x1b" + long_name: b""})))
+    assert first_failure(report) == "zip.names"
+    assert len(report.by_id("zip.names").detail) <= 400
+
+
+@pytest.mark.parametrize(
+    ("tamper", "check"),
+    [
+        (lambda egg: flip_in_entry(egg, "seed/record.json"), "zip.crc"),
+        (lambda egg: egg + b"\0", "zip.end"),
+        (lambda egg: patch(egg, 1, METHOD, "<H", 8), "zip.stored"),
+        (lambda egg: rebuilt(egg, lambda m, f: m.update(extra=1)), "manifest.members"),
+        (lambda egg: rebuilt(egg, lambda m, f: f.pop("soul.md")), "viability"),
+    ],
+)
+def test_with_the_original_record_the_first_failure_still_names_the_tampering(demo, tamper, check):
+    egg, record = demo
+    report = verify_egg(tamper(egg), record, hub_url=HUB)
+    assert first_failure(report) == check
+    assert report.status_of("file.sha256") == "fail"  # and the record's promise is broken too
+
+
+def test_a_swapped_organ_breaks_the_records_promises(demo):
+    organ = {"agents/rapp_seed_runner_agent.py": b"# another organ\n"}
+    report = verify_egg(rebuilt(demo[0], lambda m, f: f.update(organ)), demo[1], hub_url=HUB)
+    assert report.failed() == ["file.size", "file.sha256", "record.address", "record.organ"]
+
+
+def test_an_entrys_bytes_are_read_where_the_report_says(demo, tmp_path):
+    from tui.eggs.zip_reader import EggSource
+
+    egg, _ = demo
+    path = tmp_path / "x.egg"
+    path.write_bytes(egg)
+    report = verify_egg(path)
+    soul = report.entry("soul.md")
+    assert soul is not None and soul.hash_ok and report.entry("nope") is None
+    with EggSource.of(path) as source:
+        data = b"".join(
+            bytes(b) for b in source.chunks(soul.data_offset, soul.data_offset + soul.size)
+        )
+    assert data == dict(entries_of(egg))["soul.md"]
+
+
+def test_concurrent_verifications_of_big_eggs_agree(demo):
+    from concurrent.futures import ThreadPoolExecutor
+
+    spec = SeedBootSpec("big-co", "Big Co", "t", "m", organ_padding=600_000)
+    egg, record = build_seed_boot(spec, HUB)
+    assert len(egg) > 256 << 10  # big enough for the worker-thread hashing
+    bad = flip_in_entry(egg, "agents/rapp_seed_runner_agent.py")
+    with ThreadPoolExecutor(4) as pool:
+        reports = list(pool.map(lambda data: verify_egg(data, record), [egg, bad] * 4))
+    assert all(r.ok for r in reports[0::2])
+    assert all(r.failed() == ["zip.crc", "file.sha256"] for r in reports[1::2])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
@@ -33,6 +34,7 @@ BOOT_SCHEMA = "hive-hub-organization-seed-boot/1"
 PUBLIC_HUB_URL = "https://kody-w.github.io/rapp-hive-hub/"
 EGG_PATH_PREFIX = "api/hive-hub/v1/seed-boots/downloads/sha256/"
 _SLUG = re.compile(r"[a-z0-9-]+")
+_HOST = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 _BOOT_RAPPID = re.compile(r"rappid:@hive-hub/[a-z0-9-]+:[0-9a-f]{64}")
 
 
@@ -201,14 +203,23 @@ def egg_descriptor_problems(
 
 
 def egg_url_problems(url: str, path: str, hub_url: str | None = None) -> list[str]:
+    """``egg.url`` is ``{hub_url}/{path}`` when the hub is known, else an http(s) URL with a plain
+    host, no credentials, query or fragment, ending in ``/`` + ``path``."""
     if hub_url is not None:
         expected = egg_url_for(hub_url, path)
-        if url != expected:
-            return [f"egg.url {url!r} is not {expected!r}"]
-        return []
-    if not url.startswith(("https://", "http://")) or not url.endswith("/" + path):
-        return [f"egg.url {url!r} is not an http(s) URL ending in '/' + egg.path"]
-    host = url.split("://", 1)[1].split("/", 1)[0]
-    if not host or "@" in host:
-        return [f"egg.url {url!r} has no host or carries credentials"]
+        return [] if url == expected else [f"egg.url {url!r} is not {expected!r}"]
+    try:
+        parts = urlsplit(url)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        return [f"egg.url {url!r} is not a URL"]
+    if (
+        parts.scheme not in ("http", "https")
+        or not _HOST.fullmatch(parts.netloc)
+        or not port_ok
+        or parts.query
+        or parts.fragment
+        or not url.endswith("/" + path)
+    ):
+        return [f"egg.url {url!r} is not an http(s) URL of a plain host ending in '/' + egg.path"]
     return []

@@ -1,7 +1,9 @@
 """The verifier's answer: an ordered list of named checks, each pass / fail / skip with its reason.
 
-The order is SPEC-egg.md §7's checklist with the boot-record cross-checks of §1.3 around it, so
-"failed at check N" means the same thing in the Boots tab, the inspector and ``roost egg verify``.
+The order is SPEC-egg.md §7's checklist, then the boot-record checks of §1.3 (the record's own
+descriptor, the file against it, the manifest and payload against it), so "failed at check N"
+means the same thing in the Boots tab, the inspector and ``roost egg verify``, and the first
+failure of a tampered egg names what was tampered even when its record is given.
 """
 
 from __future__ import annotations
@@ -11,17 +13,20 @@ from typing import Any, Literal
 
 from tui.eggs.zip_reader import RULES
 
-__all__ = ["CHECKS", "CONTAINER_CHECKS", "Check", "EggReport", "EntryResult", "Status"]
+__all__ = [
+    "CHECKS",
+    "CHECK_NAMES",
+    "CONTAINER_CHECKS",
+    "Check",
+    "EggReport",
+    "EntryResult",
+    "Status",
+]
 
 Status = Literal["pass", "fail", "skip"]
 
 # (id, name) in report order.
 CHECKS: tuple[tuple[str, str], ...] = (
-    ("record.ref", "record: egg.ref is 'sha256:' + egg.sha256"),
-    ("record.path", "record: egg.path is the content-addressed download path"),
-    ("record.url", "record: egg.url is the hub URL + egg.path"),
-    ("file.size", "file length equals the record's egg.bytes"),
-    ("file.sha256", "file sha256 equals the record's egg.sha256"),
     ("nesting", "egg nested at most 8 levels deep"),
     *((rule, name) for rule, name in RULES.items()),
     ("zip.first", "first entry is manifest.json"),
@@ -44,6 +49,11 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("integrity", "every entry hashes to its contents hash"),
     ("viability", "variant rules hold"),
     ("signature", "signature verified (or the egg is unsigned)"),
+    ("record.ref", "record: egg.ref is 'sha256:' + egg.sha256"),
+    ("record.path", "record: egg.path is the content-addressed download path"),
+    ("record.url", "record: egg.url is the hub URL + egg.path"),
+    ("file.size", "file length equals the record's egg.bytes"),
+    ("file.sha256", "file sha256 equals the record's egg.sha256"),
     ("record.address", "egg address equals the record's egg.address"),
     ("record.rappid", "manifest rappid equals the record's egg.rappid"),
     ("record.utc", "manifest created_utc equals the record's egg.utc"),
@@ -61,6 +71,9 @@ CONTAINER_CHECKS = frozenset(
 
 @dataclass(frozen=True)
 class Check:
+    """One line of the report; ``detail`` names the offending value, already passed through
+    :func:`tui.untrusted.clean_line` (it quotes hostile bytes) but still plain text, not markup."""
+
     id: str
     name: str
     status: Status
@@ -112,6 +125,11 @@ class EggReport:
             if check.id == check_id:
                 return check
         raise KeyError(check_id)
+
+    def entry(self, name: str) -> EntryResult | None:
+        """The archive entry called ``name``; read its bytes with
+        ``EggSource.of(egg).chunks(e.data_offset, e.data_offset + e.size)``."""
+        return next((e for e in self.entries if e.name == name), None)
 
     def failed(self) -> list[str]:
         return [c.id for c in self.checks if c.status == "fail"]

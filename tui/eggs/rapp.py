@@ -28,6 +28,7 @@ __all__ = [
     "Hb",
     "egg_address",
     "is_hex64",
+    "is_kind",
     "is_rappid",
     "is_utc",
     "path_problem",
@@ -129,6 +130,15 @@ def is_utc(value: Any) -> bool:
     leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
     days = 29 if month == 2 and leap else calendar.mdays[month]
     return 1 <= day <= days
+
+
+def is_kind(value: Any) -> bool:
+    """Frame kind (§4): ``lclabel "." lclabel``, each label 1-64 characters (``twin.birth``)."""
+    if not isinstance(value, str) or value.count(".") != 1:
+        return False
+    return all(
+        len(label) <= 64 and re.fullmatch(_LCLABEL, label) is not None for label in value.split(".")
+    )
 
 
 def path_problem(path: Any) -> str | None:

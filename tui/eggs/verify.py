@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -29,10 +30,12 @@ from tui.eggs.canonical_json import (
 )
 from tui.eggs.egg_report import CHECK_NAMES, CHECKS, CONTAINER_CHECKS, Check, EggReport, EntryResult
 from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
+from tui.untrusted import clean_line
 
 __all__ = ["MAX_NESTING", "verify_egg"]
 
 MAX_NESTING = 8
+_DETAIL_LIMIT = 400
 # Small files the variant rules read (rappid.json); anything larger fails those rules unread.
 _MAX_CAPTURE = MAX_CANONICAL_BYTES
 
@@ -43,15 +46,17 @@ _OFFLOAD_BLOCK = 1 << 16
 _PENDING_MAX = 4
 _FILE_POOL: ThreadPoolExecutor | None = None
 _PLAIN_POOL: ThreadPoolExecutor | None = None
+_POOLS_LOCK = threading.Lock()
 
 
 def _pools() -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
     """One worker for the whole-file sha256, one for plain entry hashes (FIFO keeps order)."""
     global _FILE_POOL, _PLAIN_POOL
-    if _FILE_POOL is None or _PLAIN_POOL is None:
-        _FILE_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-file-sha256")
-        _PLAIN_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-entry-sha256")
-    return _FILE_POOL, _PLAIN_POOL
+    with _POOLS_LOCK:
+        if _FILE_POOL is None or _PLAIN_POOL is None:
+            _FILE_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-file-sha256")
+            _PLAIN_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="egg-entry-sha256")
+        return _FILE_POOL, _PLAIN_POOL
 
 
 class _PlainHash:
@@ -103,7 +108,9 @@ class _Report:
         self.container_failure: str | None = None
 
     def set(self, check_id: str, status: str, detail: str) -> None:
-        self.results[check_id] = Check(check_id, CHECK_NAMES[check_id], status, detail)  # type: ignore[arg-type]
+        # details quote values from the egg and the record: made safe to print here, once
+        shown = clean_line(detail, _DETAIL_LIMIT)
+        self.results[check_id] = Check(check_id, CHECK_NAMES[check_id], status, shown)  # type: ignore[arg-type]
         if status == "fail" and check_id in CONTAINER_CHECKS and self.container_failure is None:
             self.container_failure = check_id
 

@@ -170,7 +170,7 @@ class EggSource:
             while remaining > 0:
                 block = handle.read(min(size, remaining))
                 if not block:
-                    raise ZipFormatError("zip.crc", "the file ended while it was being read")
+                    raise OSError(f"{self._path} changed while it was being read")
                 remaining -= len(block)
                 yield block
 
