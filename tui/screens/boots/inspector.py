@@ -25,7 +25,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Input, OptionList, Static, TabbedContent, TabPane, Tree
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent, TabPane, Tree
 from textual.widgets.option_list import Option
 
 from tui.eggs.boot_record import BootRecord
@@ -37,7 +38,7 @@ from tui.screens.boots.json_text import pretty_json, size_text
 from tui.untrusted import clean_line
 from tui.widgets.key_bar import KeyBar
 
-__all__ = ["PANES", "EggInspectorScreen", "EntryViewer", "hatch_lines"]
+__all__ = ["PANES", "EggInspectorScreen", "EntryViewer", "hatch_lines", "move_cursor"]
 
 PANES: tuple[tuple[str, str], ...] = (
     ("report", "Report"),
@@ -100,6 +101,14 @@ def hatch_lines(record: BootRecord | None, payload: Any) -> list[tuple[str, str]
             ("hatch", "no record and no seed-boot payload: nothing says what hatching does")
         )
     return lines
+
+
+def move_cursor(focused: Widget | None, delta: int) -> None:
+    """``j``/``k``: move the cursor of the focused list, table or tree, or scroll a pane."""
+    if isinstance(focused, OptionList | Tree | DataTable):
+        (focused.action_cursor_down if delta > 0 else focused.action_cursor_up)()
+    elif isinstance(focused, VerticalScroll):
+        focused.scroll_relative(y=delta, animate=False)
 
 
 @dataclass
@@ -446,11 +455,7 @@ class EggInspectorScreen(Screen[None]):
         tabbed.active = ids[(ids.index(tabbed.active) + delta) % len(ids)]
 
     def action_cursor(self, delta: int) -> None:
-        focused = self.focused
-        if isinstance(focused, OptionList | Tree):
-            (focused.action_cursor_down if delta > 0 else focused.action_cursor_up)()
-        elif isinstance(focused, VerticalScroll):
-            focused.scroll_relative(y=delta, animate=False)
+        move_cursor(self.focused, delta)
 
     def action_search(self) -> None:
         viewer = self.query_one(EntryViewer)
