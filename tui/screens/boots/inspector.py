@@ -48,6 +48,7 @@ PANES: tuple[tuple[str, str], ...] = (
     ("payload", "Payload"),
     ("hatch", "Hatch"),
 )
+_HASH_MARK = {True: ("✓", "green"), False: ("✗", "bold red"), None: ("·", "dim")}
 _MARK = {"pass": ("✓", "green"), "fail": ("✗", "bold red"), "skip": ("–", "dim")}
 
 
@@ -343,6 +344,7 @@ class EggInspectorScreen(Screen[None]):
         for label, value in hatch_lines(self.record, payload):
             prompt = Text.assemble((f"{label}: ", "bold"), clean_line(value))
             hatch.add_option(Option(prompt))
+        hatch.highlighted = 0
         if self.query_one(TabbedContent).active == "files":
             self._build_files()
 
@@ -385,9 +387,9 @@ class EggInspectorScreen(Screen[None]):
                         Text(clean_line(part) + "/", style="bold"), expand=True
                     )
                 parent = key
-            mark, style = {True: ("✓", "green"), False: ("✗", "bold red"), None: ("·", "dim")}[
-                entry.hash_ok
-            ]
+            mark, style = _HASH_MARK[entry.hash_ok]
+            if entry is self._entries[0] and entry.name == "manifest.json":
+                mark = "manifest (hashed by the address)"
             label = Text(clean_line(parts[-1]))
             label.append(f"  {size_text(entry.size)} ", style="dim")
             label.append(mark, style=style)
