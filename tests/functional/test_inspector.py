@@ -242,7 +242,7 @@ async def test_hostile_names_and_contents_stay_literal():
         assert "[@click=app.quit]x[bold red].md" in status
         assert viewer.pages is not None
         tree = screen.query_one(Tree)
-        folder = next(n for n in tree.root.children if str(n.label) == "docs/")
+        folder = next(n for n in tree.root.children if str(n.label).startswith("docs/"))
         assert str(folder.children[0].label).startswith("[@click=app.quit]x[bold red].md")
         # the screen still works: nothing was run (the app did not quit)
         await pilot.press("escape")
@@ -279,3 +279,24 @@ async def test_manifest_and_payload_panes_show_the_json(pane):
             assert record.egg.address in code
         else:
             assert '"kind": "rapp-seed-boot/1"' in code
+
+
+async def test_big_folders_start_closed_and_fill_when_opened():
+    files = {f"many/item_{n:03d}.txt": b"x%d\n" % n for n in range(70)}
+    egg, record = extra_files_egg(files)
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("tab", "tab")
+        await pilot.pause()
+        tree = screen.query_one(Tree)
+        many = next(n for n in tree.root.children if str(n.label).startswith("many/"))
+        small = next(n for n in tree.root.children if str(n.label).startswith("agents/"))
+        assert str(many.label) == "many/  70 entries"
+        assert not many.is_expanded and not many.children
+        assert small.is_expanded and len(small.children) == 1
+        tree.move_cursor(many)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert many.is_expanded and len(many.children) == 70
+        viewer = await open_entry(pilot, screen, "many/item_069.txt")
+        assert viewer.pages is not None and viewer.pages.name == "many/item_069.txt"

@@ -14,7 +14,7 @@ in the egg; nothing is extracted, imported or executed. Keys alone work at 80×2
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent, TabPane, Tree
 from textual.widgets.option_list import Option
+from textual.widgets.tree import TreeNode
 
 from tui.eggs.boot_record import BootRecord
 from tui.eggs.egg_report import Check, EggReport
@@ -48,6 +49,7 @@ PANES: tuple[tuple[str, str], ...] = (
     ("payload", "Payload"),
     ("hatch", "Hatch"),
 )
+_OPEN_FOLDER_UP_TO = 64  # entries under a folder shown open at first
 _HASH_MARK = {True: ("✓", "green"), False: ("✗", "bold red"), None: ("·", "dim")}
 _MARK = {"pass": ("✓", "green"), "fail": ("✗", "bold red"), "skip": ("–", "dim")}
 
@@ -118,6 +120,16 @@ class _Entry:
     size: int
     data_offset: int
     hash_ok: bool | None
+
+
+@dataclass
+class _Folder:
+    """A folder of the file tree: its sub-folders, its entries, and how many entries in all."""
+
+    folders: dict[str, _Folder] = field(default_factory=dict)
+    children: list[_Entry | str] = field(default_factory=list)  # entries and folder names, in order
+    total: int = 0
+    filled: bool = False
 
 
 class EntryViewer(Vertical):
@@ -375,27 +387,51 @@ class EggInspectorScreen(Screen[None]):
         if self._files_built or self.report is None:
             return
         self._files_built = True
-        tree = self.query_one(Tree)
-        folders: dict[str, Any] = {"": tree.root}
+        root = _Folder()
         for entry in self._entries:
-            parts = entry.name.split("/")
-            parent = ""
-            for part in parts[:-1]:
-                key = f"{parent}/{part}" if parent else part
-                if key not in folders:
-                    folders[key] = folders[parent].add(
-                        Text(clean_line(part) + "/", style="bold"), expand=True
-                    )
-                parent = key
-            mark, style = _HASH_MARK[entry.hash_ok]
-            if entry is self._entries[0] and entry.name == "manifest.json":
-                mark = "manifest (hashed by the address)"
-            label = Text(clean_line(parts[-1]))
-            label.append(f"  {size_text(entry.size)} ", style="dim")
-            label.append(mark, style=style)
-            folders[parent].add_leaf(label, data=entry)
+            *parents, _ = entry.name.split("/")
+            folder = root
+            root.total += 1
+            for part in parents:
+                if part not in folder.folders:
+                    folder.folders[part] = _Folder()
+                    folder.children.append(part)
+                folder = folder.folders[part]
+                folder.total += 1
+            folder.children.append(entry)
+        tree = self.query_one(Tree)
+        self._fill_folder(tree.root, root)
         tree.root.expand()
         tree.cursor_line = 0
+
+    def _fill_folder(self, node: TreeNode[Any], folder: _Folder) -> None:
+        """Add ``folder``'s children under ``node``; big sub-folders stay closed and are filled
+        when first opened, so an egg of thousands of entries opens its tree at once."""
+        for item in folder.children:
+            if isinstance(item, str):
+                child = folder.folders[item]
+                label = Text(clean_line(item) + "/", style="bold")
+                noun = "entry" if child.total == 1 else "entries"
+                label.append(f"  {child.total} {noun}", style="dim")
+                small = child.total <= _OPEN_FOLDER_UP_TO
+                sub = node.add(label, data=child, expand=small, allow_expand=True)
+                if small:
+                    self._fill_folder(sub, child)
+                continue
+            mark, style = _HASH_MARK[item.hash_ok]
+            if item is self._entries[0] and item.name == "manifest.json":
+                mark = "manifest (hashed by the address)"
+            label = Text(clean_line(item.name.rsplit("/", 1)[-1]))
+            label.append(f"  {size_text(item.size)} ", style="dim")
+            label.append(mark, style=style)
+            node.add_leaf(label, data=item)
+        folder.filled = True
+
+    @on(Tree.NodeExpanded, "#files-tree")
+    def _folder_opened(self, event: Tree.NodeExpanded) -> None:
+        folder = event.node.data
+        if isinstance(folder, _Folder) and not folder.filled:
+            self._fill_folder(event.node, folder)
 
     # ------------------------------------------------------------------ events
 
