@@ -36,6 +36,7 @@ from tui.eggs.verify import verify_egg
 from tui.eggs.zip_reader import EggSource
 from tui.screens.boots.entry_pages import EntryPages, language_for
 from tui.screens.boots.json_text import pretty_json, size_text
+from tui.stylesheets import sheets
 from tui.untrusted import clean_line
 from tui.widgets.key_bar import KeyBar
 
@@ -241,20 +242,36 @@ class EggInspectorScreen(Screen[None]):
     """Inspect one egg. ``report`` may be given (already verified); otherwise it is verified
     here, off the UI thread. ``escape`` returns to the screen that pushed this one."""
 
-    CSS_PATH = "inspector.tcss"
+    CSS_PATH = sheets("boots")
     AUTO_FOCUS = None
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "pane(1)", "Next pane", priority=True),
-        Binding("shift+tab", "pane(-1)", "Prev pane", show=False, priority=True),
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("slash", "search", "Search", key_display="/"),
-        Binding("n", "next_match", "Next match", show=False),
-        Binding("right_square_bracket", "page(1)", "Page", key_display="]"),
-        Binding("left_square_bracket", "page(-1)", "Prev page", show=False, key_display="["),
-        Binding("x", "hex", "Hex/text", show=False),
-        Binding("y", "copy", "Copy"),
-        Binding("escape", "back", "Back"),
+        Binding("tab", "pane(1)", "Next pane", priority=True, id="inspector.pane-next"),
+        Binding(
+            "shift+tab",
+            "pane(-1)",
+            "Prev pane",
+            show=False,
+            priority=True,
+            id="inspector.pane-prev",
+        ),
+        Binding("j", "cursor(1)", "Down", show=False, id="inspector.cursor-next"),
+        Binding("k", "cursor(-1)", "Up", show=False, id="inspector.cursor-prev"),
+        Binding("slash", "search", "Search", key_display="/", id="inspector.search"),
+        Binding("n", "next_match", "Next match", show=False, id="inspector.next-match"),
+        Binding(
+            "right_square_bracket", "page(1)", "Page", key_display="]", id="inspector.page-next"
+        ),
+        Binding(
+            "left_square_bracket",
+            "page(-1)",
+            "Prev page",
+            show=False,
+            key_display="[",
+            id="inspector.page-prev",
+        ),
+        Binding("x", "hex", "Hex/text", show=False, id="inspector.hex"),
+        Binding("y", "copy", "Copy", id="inspector.copy"),
+        Binding("escape", "back", "Back", id="inspector.back"),
     ]
 
     def __init__(

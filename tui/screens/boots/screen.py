@@ -27,6 +27,7 @@ from tui.screens.base import StateScreen
 from tui.screens.boots.boot_rows import BootsSource, DemoBoots, EggState, record_fields
 from tui.screens.boots.inspector import EggInspectorScreen, move_cursor
 from tui.screens.boots.json_text import size_text
+from tui.stylesheets import sheets
 from tui.untrusted import clean_line
 
 __all__ = ["BootsScreen"]
@@ -45,16 +46,16 @@ class BootsScreen(StateScreen, tab="boots"):
     """``enter`` opens the selected record's egg in the inspector; ``tab`` moves to the detail,
     where ``y`` copies the highlighted field (the installer line, the hatcher's sha256…)."""
 
-    CSS_PATH = "boots.tcss"
+    CSS_PATH = sheets("boots")
     AUTO_FOCUS = "#boots-table"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
         (0, "-narrow"),
         (110, "-wide"),
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "inspect", "Inspect egg", show=True),
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("enter", "inspect", "Inspect egg", show=True, id="boots.inspect"),
+        Binding("j", "cursor(1)", "Down", show=False, id="boots.cursor-next"),
+        Binding("k", "cursor(-1)", "Up", show=False, id="boots.cursor-prev"),
     ]
 
     def __init__(self) -> None:
