@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.widgets import DataTable, OptionList, Static
 
 from tui.eggs.boot_record import BootRecord
+from tui.eggs.egg_report import Check, EggReport
 from tui.sandbox.eggs import SeedBootSpec
 from tui.screens.boots.boot_rows import BootRow, DemoBoots, record_fields, sibling_warnings
 from tui.screens.boots.inspector import EggInspectorScreen
@@ -238,3 +239,34 @@ def test_cells_are_text_never_markup(text):
     row = BootRow("x", BootRecord.model_validate(value))
     name = screen._cells(row)[0]
     assert isinstance(name, Text) and not name.spans
+
+
+async def test_refusal_with_a_report_shows_failed_at_its_check():
+    source, records = boots()
+    record = records[0]
+
+    class Refused(Exception):
+        def __init__(self) -> None:
+            super().__init__("egg.url is not the hub's: not downloaded")
+            self.report = EggReport(
+                checks=[
+                    Check("record.ref", "ref", "pass", ""),
+                    Check("record.url", "record: egg.url is the hub URL + egg.path", "fail", "x"),
+                ]
+            )
+
+    async def refuse(_: BootRecord) -> bytes:
+        raise Refused()
+
+    source.egg = refuse  # type: ignore[method-assign]
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pilot.app.screen is screen
+        assert cells(screen, "state")[0] == "failed at check 2"
+        assert detail(screen)[0] == (
+            "egg state: failed at check 2: record: egg.url is the hub URL + egg.path"
+        )
+        assert record.slug == "org-0"

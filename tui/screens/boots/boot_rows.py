@@ -57,7 +57,10 @@ class BootsSource(Protocol):
         ...
 
     async def egg(self, record: BootRecord) -> EggBytes:
-        """Download (or read from the cache) the egg ``record`` promises; raises on failure."""
+        """Download (or read from the cache) the egg ``record`` promises; raises on failure.
+
+        An exception with a ``report`` attribute (an :class:`EggReport` naming the check the
+        download broke: URL, size, sha256) makes the row say "failed at check N"."""
         ...
 
 

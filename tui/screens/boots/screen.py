@@ -221,8 +221,12 @@ class BootsScreen(StateScreen, tab="boots"):
         try:
             egg = source.cached_egg(record) or await source.egg(record)
         except Exception as exc:  # noqa: BLE001 - a refused or failed download is shown
-            self.states[sha256] = EggState("error", clean_line(str(exc), 200))
-            self._update_row(sha256)
+            refused = getattr(exc, "report", None)  # a refusal that names its check
+            if isinstance(refused, EggReport):
+                self._verified(sha256, refused)
+            else:
+                self.states[sha256] = EggState("error", clean_line(str(exc), 200))
+                self._update_row(sha256)
             self.notify(
                 clean_line(str(exc), 300), title="Egg download", severity="error", markup=False
             )
