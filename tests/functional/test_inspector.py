@@ -300,3 +300,20 @@ async def test_big_folders_start_closed_and_fill_when_opened():
         assert many.is_expanded and len(many.children) == 70
         viewer = await open_entry(pilot, screen, "many/item_069.txt")
         assert viewer.pages is not None and viewer.pages.name == "many/item_069.txt"
+
+
+async def test_quick_key_presses_are_not_lost_and_a_click_on_a_tab_still_works():
+    from textual import events
+
+    egg, record = demo_egg()
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        for _ in range(2):  # as a terminal delivers "\t\t" typed fast, with no pause
+            pilot.app.post_message(events.Key("tab", "\t"))
+        await ready(pilot)
+        assert active(screen) == "files"
+        await pilot.click(f"#{screen.query_one(TabbedContent).get_tab('payload').id}")
+        await ready(pilot)
+        assert active(screen) == "payload"
+        await pilot.press("tab")
+        assert active(screen) == "hatch"

@@ -26,7 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent, TabPane, Tree
+from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent, TabPane, Tabs, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
@@ -69,7 +69,7 @@ def summary_text(report: EggReport | None) -> Text:
     """The one line over the panes: verified, or which check failed first."""
     if report is None:
         return Text("verifying…", style="dim")
-    size = f"{size_text(report.size)} · sha256 {report.sha256 or '?'}"
+    size = f"{size_text(report.size)} · sha256 {(report.sha256 or '?')[:12]}…"
     failure = report.first_failure
     if failure is None:
         passed = sum(1 for c in report.checks if c.status == "pass")
@@ -387,7 +387,10 @@ class EggInspectorScreen(Screen[None]):
         if isinstance(contents, list):
             shown["contents"] = f"[{len(contents)} items: see Files]"
         address = self.report.address if self.report is not None else None
-        header = f"// egg address (computed): {address or 'not computable'}\n"
+        header = (
+            f"// file sha256: {self.report.sha256 if self.report else '?'}\n"
+            f"// egg address (computed): {address or 'not computable'}\n"
+        )
         return Syntax(header + pretty_json(shown), "json", theme="ansi_dark", word_wrap=True)
 
     def _show_check(self, index: int) -> None:
@@ -459,6 +462,8 @@ class EggInspectorScreen(Screen[None]):
     @on(TabbedContent.TabActivated)
     def _pane_shown(self, event: TabbedContent.TabActivated) -> None:
         pane = event.pane.id
+        if pane != self.current_pane():
+            return  # queued behind a newer switch: focusing this pane would switch back to it
         if pane == "files":
             self._build_files()
         self._focus_pane(pane)
@@ -476,7 +481,7 @@ class EggInspectorScreen(Screen[None]):
             return False
         pages = EntryPages.open(self.source, entry.name, entry.data_offset, entry.size)
         self.query_one(EntryViewer).open(pages)
-        self.query_one(TabbedContent).active = "viewer"
+        self.show_pane("viewer")
         return True
 
     @on(Input.Submitted, "#viewer-search")
@@ -501,13 +506,22 @@ class EggInspectorScreen(Screen[None]):
         if target:
             self.query_one(target).focus()
 
+    def show_pane(self, pane: str) -> None:
+        """Switch panes through the tab strip, as a click does, so keys and clicks take one path."""
+        tabbed = self.query_one(TabbedContent)
+        tabbed.query_one(Tabs).active = tabbed.get_tab(pane).id or ""
+
+    def current_pane(self) -> str:
+        """The pane last asked for (key or click), even before the switch has been shown."""
+        tabbed = self.query_one(TabbedContent)
+        active = tabbed.query_one(Tabs).active
+        return next((p for p, _ in PANES if tabbed.get_tab(p).id == active), tabbed.active)
+
     def action_pane(self, delta: int) -> None:
-        search = self.query_one("#viewer-search", Input)
-        if search.has_focus:
+        if self.query_one("#viewer-search", Input).has_focus:
             return
         ids = [pane for pane, _ in PANES]
-        tabbed = self.query_one(TabbedContent)
-        tabbed.active = ids[(ids.index(tabbed.active) + delta) % len(ids)]
+        self.show_pane(ids[(ids.index(self.current_pane()) + delta) % len(ids)])
 
     def action_cursor(self, delta: int) -> None:
         move_cursor(self.focused, delta)
@@ -517,7 +531,7 @@ class EggInspectorScreen(Screen[None]):
         if viewer.pages is None:
             self.notify("Open an entry first (Files, enter)", severity="warning", markup=False)
             return
-        self.query_one(TabbedContent).active = "viewer"
+        self.show_pane("viewer")
         search = self.query_one("#viewer-search", Input)
         search.display = True
         search.value = viewer.needle
@@ -580,6 +594,6 @@ class EggInspectorScreen(Screen[None]):
             return
         tabbed = self.query_one(TabbedContent)
         if tabbed.active == "viewer":
-            tabbed.active = "files"
+            self.show_pane("files")
             return
         self.dismiss(None)
