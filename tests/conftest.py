@@ -26,6 +26,7 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))  # the outbox lives there
     for var in (
         "ROOST_READ_URL",
         "ROOST_WRITE_URL",

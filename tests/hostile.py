@@ -5,7 +5,7 @@ bios, channel names and rules, titles, authors, URLs, trait names, seed texts, t
 proposal voters are built from :data:`PAYLOADS`. ``hostile_network()`` serves them from the real
 sandbox app (correct manifest and hashes), so tests drive them through the real store and screens.
 
-DESIGN.md §8: the app must not crash, must show the text literally, and no escape byte from the
+ARCHITECTURE.md, untrusted text: the app must not crash, must show the text literally, and no escape byte from the
 data may reach the terminal.
 """
 

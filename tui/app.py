@@ -1,12 +1,18 @@
 """The roost app: one store, the tab screens, bindings, help and the command palette.
 
-Wiring (DESIGN.md §2, §3, §7):
+Wiring (attributes down, messages up):
 
 * one :class:`~tui.network.store.Store` per app. At start the disk cache is read (in a thread)
   and shown at once; then a worker runs the store's refresh loop. The store's listener posts
   :class:`StateRefreshed`; the handler (never a worker) hands the snapshot to the screens.
+* the app's state (snapshot, store status, refreshing, demo, …) is one
+  :class:`~tui.app_state.AppState`, set on every tab screen when it changes; their tab and
+  status bars are bound to it.
 * a screen updates only when one of its ``FILES`` changed; a screen that is not on view is
   updated when it is next shown.
+* screens and widgets ask by message: :class:`~tui.widgets.tab_bar.TabBar.TabChosen`,
+  :class:`~tui.screens.base.StateScreen.JumpRequested`,
+  :class:`~tui.screens.base.StateScreen.SnapshotShown`.
 * worker failures become a toast and the status bar's state, never a crash.
 """
 
@@ -14,38 +20,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
-from collections.abc import Callable
-from datetime import UTC, datetime
+from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
+from tui import collector
+from tui.app_state import AppState, Clock, utc_now
 from tui.config import Settings
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
-from tui.screens import TABS, StateScreen
+from tui.posting import PostingMixin
+from tui.screens import TABS, StateScreen, Tab
 from tui.startup import resume_gc
 from tui.stylesheets import sheets, styles_dir
+from tui.widgets.tab_bar import TabBar
 from tui.widgets.text import short
 
 if TYPE_CHECKING:
     from textual.command import Provider
 
     from tui.network.disk_cache import DiskCache
+    from tui.screens.palette import PaletteIndex
 
 __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 
-Clock = Callable[[], datetime]
-
 _CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 class StateRefreshed(Message):
@@ -86,12 +90,12 @@ def _tab_bindings() -> list[BindingType]:
     ]
 
 
-class RoostApp(App[int]):
+class RoostApp(PostingMixin, App[int]):
     """The dashboard. ``store`` is built from ``settings`` unless given (tests, benchmark)."""
 
     TITLE = "roost"
     # the chrome and the three table tabs; other screens bring their own sheets, parsed when
-    # first shown (each stylesheet change re-parses all CSS: ~10 ms at start-up)
+    # first shown (each stylesheet change re-parses all CSS)
     CSS_PATH = sheets("app", "tables")
     COMMANDS = App.COMMANDS | {_roost_commands}
     # a tab's screen (and its module) is made when the tab is first shown
@@ -99,6 +103,7 @@ class RoostApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *_tab_bindings(),
         Binding("r", "refresh", "Refresh", id="app.refresh"),
+        *PostingMixin.POSTING_BINDINGS,
         Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
@@ -122,6 +127,8 @@ class RoostApp(App[int]):
         # start in the tab's mode itself: no throwaway default screen, no mode switch (and its
         # second full CSS reparse) in on_mount
         self.DEFAULT_MODE = initial_screen
+        # each tab's screen is made by _open_tab, which hands it the app's state before it mounts
+        self.MODES = {tab.id: partial(self._open_tab, tab) for tab in TABS}
         super().__init__()
         self.initial_screen = initial_screen
         self.settings = settings
@@ -136,16 +143,63 @@ class RoostApp(App[int]):
         self.store = store
         self.demo = settings.demo if demo is None else demo
         self.poll = poll
-        self.snapshot: Snapshot = store.snapshot
+        self.app_state = AppState(
+            snapshot=store.snapshot,
+            status=store.status,
+            service="demo network" if self.demo else settings.service_label(),
+            demo=self.demo,
+            clock=clock,
+        )
+        self.palette_index: PaletteIndex | None = None  # the palette's candidates (per snapshot)
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
         self._cache_on_view = asyncio.Event()  # the disk cache's data has been painted
-        self.refreshing = False
-        self.refresh_failure: str | None = None  # why the refresh worker died, if it did
-        self._pending: dict[str, frozenset[str] | None] = {}  # tab -> changes it has not shown
+        self._tab_screens: dict[str, StateScreen] = {}
         self._problems_seen: set[tuple[str, str]] = set()
-        self._select_after_mount: dict[str, str] = {}
         self._last_state = "starting"
+        self._frozen: collector.Hold | None = None  # kept from mount to unmount
         self._unsubscribe = store.subscribe(self._on_store_cycle)
+
+    # ------------------------------------------------------------------ state, handed down
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self.app_state.snapshot
+
+    @property
+    def refreshing(self) -> bool:
+        return self.app_state.refreshing
+
+    @property
+    def refresh_failure(self) -> str | None:
+        """Why the refresh worker died, if it did."""
+        return self.app_state.failure
+
+    @property
+    def cache_on_view(self) -> bool:
+        """The disk cache's data has been painted (the first refresh waits for it)."""
+        return self._cache_on_view.is_set()
+
+    def tab_screen(self, tab_id: str) -> StateScreen | None:
+        """The screen of tab ``tab_id``, if it has been opened."""
+        return self._tab_screens.get(tab_id)
+
+    def _publish(self, **changes: Any) -> None:
+        """Make the next state and set it on every tab screen made so far."""
+        state = self.app_state = replace(self.app_state, **changes)
+        for screen in self._tab_screens.values():
+            screen.app_state = state
+
+    def _open_tab(self, tab: Tab) -> StateScreen:
+        """A new screen for ``tab`` (the modes' factory), given the app's state."""
+        screen = tab()
+        screen.app_state = self.app_state
+        self._tab_screens[tab.id] = screen
+        return screen
+
+    def _follow_store_status(self) -> None:
+        """The store also updates its status between cycles (the next retry's delay)."""
+        if self.store.status is not self.app_state.status:
+            self._publish(status=self.store.status)
 
     # ------------------------------------------------------------------ store plumbing
 
@@ -156,7 +210,9 @@ class RoostApp(App[int]):
     def on_mount(self) -> None:
         # The screen (chrome, "loading…") has been displayed by now: the cache read starts at
         # once. Validating a big cached file holds the GIL, so the UI waits for it either way.
+        self._frozen = collector.keep_frozen()  # what big documents freeze, until unmount
         self._run_store()
+        self.set_interval(1.0, self._follow_store_status, name="store status")
 
     @work(
         group="store",
@@ -188,13 +244,8 @@ class RoostApp(App[int]):
         with the collector on, its next passes would rescan them, part of it on the UI thread
         just before the first populated paint).
         """
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector.paused():
             return self.store.load_cache()
-        finally:
-            if enabled:
-                gc.enable()
 
     @work(
         group="refresh-once",
@@ -209,7 +260,9 @@ class RoostApp(App[int]):
     async def on_unmount(self) -> None:
         resume_gc()
         self._unsubscribe()
-        gc.unfreeze()  # what big validations froze is the collector's again (tests run many apps)
+        if self._frozen is not None:
+            self._frozen.release()  # what big validations froze is the collector's again
+        await self.close_write_side()
         if self.service is not None:
             await self.service.aclose()
 
@@ -217,11 +270,12 @@ class RoostApp(App[int]):
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
-        self.refreshing = False
         if event.worker.group in ("store", "refresh-once"):
-            self.refresh_failure = short(error, 300)
+            self._publish(refreshing=False, failure=short(error, 300))
             for screen in self._current_state_screens():
                 screen.show_empty_state()
+        else:
+            self._publish(refreshing=False)
         self.notify(
             f"{event.worker.name or 'background task'} failed: {short(error, 300)}",
             title="Error",
@@ -231,43 +285,47 @@ class RoostApp(App[int]):
 
     def on_state_refreshed(self, message: StateRefreshed) -> None:
         """Hand the snapshot to the screens: now on view, later for hidden tabs."""
-        self.snapshot = message.snapshot
         if message.report is not None:
-            self.refreshing = False
-            self.refresh_failure = None
-            self.loaded.set()  # before the screens are told: they no longer say "loading…"
+            self._publish(
+                snapshot=message.snapshot,
+                status=message.status,
+                refreshing=False,
+                failure=None,
+                refreshed=True,
+            )
+            if not self.loaded.is_set() and self.poll:
+                self.start_tracking()  # the outbox is followed once the dashboard is up
+            self.loaded.set()
             self._tell_problems(message.report, message.status)
+        else:
+            self._publish(snapshot=message.snapshot, status=message.status)
         changed = message.changed
         current = [screen for screen in self._current_state_screens() if screen.ready]
-        current_ids = {screen.TAB_ID for screen in current}
-        for tab in TABS:
-            if tab.id not in current_ids:
-                pending = self._pending.get(tab.id) or frozenset()
-                self._pending[tab.id] = pending | (changed & tab.files)
+        for screen in self._tab_screens.values():
+            if screen not in current:
+                screen.keep_for_later(changed)
         for screen in current:
             screen.deliver(message.snapshot, changed)
 
     def _current_state_screens(self) -> list[StateScreen]:
         return [screen for screen in self.screen_stack if isinstance(screen, StateScreen)]
 
-    def screen_mounted(self, screen: StateScreen) -> None:
-        self._pending.pop(screen.TAB_ID, None)
-        screen.deliver(self.snapshot, screen.FILES)
-        key = self._select_after_mount.pop(screen.TAB_ID, None)
-        if key is not None:
-            screen.select_key(key)
-
-    def snapshot_on_view(self, screen: StateScreen) -> None:
-        """``screen`` has put its latest snapshot in its widgets: note it once it is painted."""
-        if screen is self.screen and self.snapshot.any_loaded and not self._cache_on_view.is_set():
+    def on_state_screen_snapshot_shown(self, message: StateScreen.SnapshotShown) -> None:
+        """Note the first populated paint of the screen on view (the network waits for it)."""
+        if self._cache_on_view.is_set() or not self.snapshot.any_loaded:
+            return
+        try:
+            on_view = message.screen is self.screen
+        except ScreenStackError:  # the app is closing: its screens are gone
+            return
+        if on_view:
             self.call_after_refresh(self._cache_on_view.set)
 
-    def screen_resumed(self, screen: StateScreen) -> None:
-        pending = self._pending.pop(screen.TAB_ID, None)
-        if pending is not None and screen.is_mounted:
-            screen.deliver(self.snapshot, pending)
-        elif screen.ready:
-            screen.show_empty_state()  # e.g. the refresh worker failed while it was hidden
+    def on_state_screen_jump_requested(self, message: StateScreen.JumpRequested) -> None:
+        self.jump_to(message.tab_id, message.key)
+
+    def on_tab_bar_tab_chosen(self, message: TabBar.TabChosen) -> None:
+        self.jump_to(message.tab_id)
 
     def _tell_problems(self, report: RefreshReport, status: StoreStatus) -> None:
         """Toast transitions (online → offline) and new integrity problems, once each."""
@@ -299,25 +357,7 @@ class RoostApp(App[int]):
                 markup=False,
             )
 
-    # ------------------------------------------------------------------ for widgets
-
-    def status_info(self) -> dict[str, Any]:
-        """What the status bar shows (read every second)."""
-        label = "demo network" if self.demo else self.settings.service_label()
-        return {
-            "service": label + (" · refreshing…" if self.refreshing else ""),
-            "snapshot": self.snapshot,
-            "status": self.store.status,
-            "now": self.clock(),
-        }
-
-    def badge_text(self) -> str:
-        return "DEMO NETWORK" if self.demo else ""
-
-    def copy_and_tell(self, text: str) -> None:
-        """Copy (OSC 52) and say what was copied."""
-        self.copy_to_clipboard(text)
-        self.notify(f"Copied {short(text, 80)}", markup=False)
+    # ------------------------------------------------------------------ navigation
 
     def jump_to(self, tab_id: str, key: str | None = None) -> None:
         """Show tab ``tab_id`` (closing modals on the current tab) and select ``key`` there."""
@@ -327,13 +367,9 @@ class RoostApp(App[int]):
         while len(self.screen_stack) > 1 and not isinstance(self.screen, StateScreen):
             self.pop_screen()
         self.switch_mode(tab_id)
-        if key is not None:
-            screen = self.screen
-            if isinstance(screen, StateScreen):
-                if screen.ready:
-                    screen.select_key(key)
-                else:  # created just now: select once it has shown its first snapshot
-                    self._select_after_mount[screen.TAB_ID] = key
+        screen = self.screen
+        if key is not None and isinstance(screen, StateScreen):
+            screen.select_when_ready(key)  # a screen made just now selects after its first show
 
     # ------------------------------------------------------------------ actions
 
@@ -341,14 +377,12 @@ class RoostApp(App[int]):
         self.jump_to(tab_id)
 
     def action_refresh(self) -> None:
-        self.refreshing = True
+        self._publish(refreshing=True)
         polling = self.poll and any(w.group == "store" and w.is_running for w in self.workers)
         if polling:
             self.store.request_refresh()
         else:  # not polling, or the polling worker failed: one cycle now
             self._refresh_once()
-        for screen in self._current_state_screens():
-            screen.refresh_status()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen  # not on the start path

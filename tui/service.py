@@ -1,24 +1,26 @@
 """Connecting settings to a store: the real service over HTTP, or the embedded demo network.
 
-The CLI and the TUI both call :func:`build_store`, so `roost state` and `roost` read the same
+The CLI and the TUI both call :func:`connect`, so `roost state` and `roost` read the same
 service the same way. The demo network is served in-process through ``httpx.ASGITransport``:
 no socket is opened, so `roost` works on a machine with no network at all.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from tui.config import DEMO_BASE_URL, Secret, Settings
+from tui.eggs.hub_paths import PUBLIC_HUB_URL, index_url
 from tui.network.disk_cache import DiskCache
 from tui.network.store import Store, StoreOptions
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["DEMO_BASE_URL", "Service", "build_store", "connect", "demo_epoch"]
+__all__ = ["DEMO_BASE_URL", "Service", "connect", "demo_epoch"]
 
 
 def demo_epoch() -> datetime:
@@ -33,13 +35,38 @@ class Service:
     settings: Settings  # for the demo: read/write/hub URLs, repo and token of the sandbox
     store: Store
     demo: bool = False
-    demo_app: object | None = None  # the in-process sandbox (tests poke its fault knobs)
+    demo_app: object | None = None  # the in-process sandbox: its hub, and tests' fault knobs
     client: httpx.AsyncClient | None = None  # shared by the store and the issue client
+    #: This run's identity: each demo run starts a fresh network, so its outbox is its own.
+    run_id: str = field(default_factory=lambda: secrets.token_hex(6))
+
+    _hub_client: httpx.AsyncClient | None = None
+
+    @property
+    def hub_url(self) -> str:
+        """Where eggs may be downloaded from (the public hub unless one is configured)."""
+        return (self.settings.hub_url or PUBLIC_HUB_URL).rstrip("/")
+
+    def hub_client(self) -> httpx.AsyncClient:
+        """The client for boot records and eggs, of its own: it carries no token (the hub never
+        sees it) and follows no redirect (eggs come from the hub URL only)."""
+        if self._hub_client is None:
+            if self.demo_app is not None:
+                from tui.sandbox.server import in_process_client
+
+                self._hub_client = in_process_client(self.demo_app, base_url=DEMO_BASE_URL)
+            else:
+                import httpx
+
+                self._hub_client = httpx.AsyncClient(timeout=30.0, follow_redirects=False)
+        return self._hub_client
 
     async def aclose(self) -> None:
         await self.store.aclose()
         if self.client is not None:
             await self.client.aclose()
+        if self._hub_client is not None:
+            await self._hub_client.aclose()
 
 
 def connect(
@@ -71,6 +98,7 @@ def connect(
         read_url=DEMO_BASE_URL,
         write_url=DEMO_BASE_URL + "/api",
         hub_url=DEMO_BASE_URL + "/hub",
+        boots=settings.boots or index_url(DEMO_BASE_URL + "/hub"),
         repo=f"{sandbox.owner}/{sandbox.repo}",
         interval=settings.interval,
         cache_dir=settings.cache_dir,
@@ -86,7 +114,3 @@ def _cache(settings: Settings, use_cache: bool, cache: DiskCache | None) -> Disk
     if not use_cache:
         return None
     return cache or DiskCache.for_service(settings.state_url, settings.cache_dir)
-
-
-def build_store(settings: Settings, **kwargs) -> Store:
-    return connect(settings, **kwargs).store

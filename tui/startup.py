@@ -5,42 +5,45 @@
 * The cyclic garbage collector stays paused until the first data is on screen. Starting `roost`
   allocates a few hundred thousand objects that live as long as the process (modules, classes,
   widgets, styles) and almost no cyclic garbage; with the collector on, its passes rescan them
-  over and over: ~50–90 ms of a cold start (``tests/perf/bench.py --only cold_start``). The app
-  calls :func:`resume_gc` after its first paint. Only a pause made here is resumed: a collector
+  over and over (the README's performance section has the cost, measured by
+  ``tests/perf/bench.py --only cold_start``). The app calls :func:`resume_gc` after its first
+  paint. The pause is one hold on the shared switch (:mod:`tui.collector`): resuming gives back
+  only this hold, so the collector stays off while the data layer holds it, and a collector
   someone else turned off stays off.
 * :func:`one_malloc_arena` (glibc): every thread allocates from the main malloc arena. The app
   validates the cache in a worker thread, and glibc gives each new thread its own arena, whose
-  heaps grow in small mapped steps: validating 50k cached agents took ~490 ms in a thread
-  against ~430 ms in the main thread or with one arena (``tests/perf/bench.py``). Python
-  allocates under the GIL, so the shared arena's lock is not contended.
+  heaps grow in small mapped steps, which makes that validation measurably slower than in the
+  main thread or with one arena (``tests/perf/bench.py``). Python allocates under the GIL, so
+  the shared arena's lock is not contended.
 """
 
 from __future__ import annotations
 
-import gc
 import sys
 
+from tui import collector
 from tui.config import Settings
 from tui.network.disk_cache import DiskCache
 
 __all__ = ["begin", "one_malloc_arena", "pause_gc", "resume_gc"]
 
-_paused = False
+_pause: collector.Hold | None = None  # the start-up's hold, until the app's first paint
 _M_ARENA_MAX = -8  # glibc's mallopt() parameter (malloc.h)
 
 
 def pause_gc() -> None:
-    global _paused
-    if gc.isenabled():
-        gc.disable()
-        _paused = True
+    """Hold the collector off for the start-up (once: a second call adds no hold)."""
+    global _pause
+    if _pause is None or not _pause.held:
+        _pause = collector.pause()
 
 
 def resume_gc() -> None:
-    global _paused
-    if _paused:
-        _paused = False
-        gc.enable()
+    """Give back the start-up's hold, if there is one (a second call does nothing)."""
+    global _pause
+    hold, _pause = _pause, None
+    if hold is not None:
+        hold.release()
 
 
 def one_malloc_arena() -> bool:

@@ -1,4 +1,4 @@
-"""The one sanitiser for service data (DESIGN.md §8).
+"""The one sanitiser for service data (all of which is treated as hostile).
 
 Everything the service sends is hostile until it passes through :func:`clean`. The function is
 pure ``str -> str`` and imports nothing from Textual or Rich, so the headless core and the CLI use
@@ -15,6 +15,12 @@ What it does:
   separators become ``�``: they can reorder or break what a person sees; ordinary RTL letters and
   combining marks are kept.
 * ``\\r`` is dropped from ``\\r\\n`` pairs in multi-line text, shown as ``␍`` otherwise.
+
+:func:`clean_cell` goes further for table cells, whose columns only line up if every terminal
+gives the text the same width: it drops the characters that join or modify the character before
+them (zero-width joiner, variation selectors, skin-tone modifiers, tag characters). Terminals
+disagree on the width of what they form (a ZWJ family is 2 cells in one, 6 in another), while
+the width of what is left is the sum of its characters' widths everywhere.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["clean", "clean_line", "clean_value", "truncate"]
+__all__ = ["JOINERS", "clean", "clean_cell", "clean_line", "clean_value", "truncate"]
 
 _REPLACEMENT = "\ufffd"
 
@@ -39,6 +45,11 @@ for _code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029):
 _MULTI_LINE_TABLE = dict(_SINGLE_LINE_TABLE)
 del _MULTI_LINE_TABLE[0x0A]  # \n
 _MULTI_LINE_TABLE[0x09] = "    "  # a tab expands to spaces: widths stay predictable
+
+# zero-width joiner, variation selectors (and their supplement), emoji skin-tone modifiers, tags
+JOINERS = re.compile(
+    "[\u200d\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
@@ -60,6 +71,15 @@ def clean(text: Any, *, multiline: bool = False) -> str:
         text = text.replace("\r\n", "\n")
         return text.translate(_MULTI_LINE_TABLE)
     return text.translate(_SINGLE_LINE_TABLE)
+
+
+def clean_cell(text: Any) -> str:
+    """One line for a table cell: :func:`clean`, then without :data:`JOINERS`, so that the
+    width the table measures is the width every terminal draws."""
+    result = clean(text)
+    if result.isascii() or not JOINERS.search(result):
+        return result
+    return JOINERS.sub("", result)
 
 
 def clean_line(text: Any, limit: int | None = None) -> str:

@@ -4,19 +4,24 @@ copy, live refresh keeping the user's place, and failures that must not crash.""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
 from app_rig import BASE, Clock, loaded, make_rig, settle, svg_text
 from textual.command import CommandPalette
+from textual.message import Message
+from textual.notifications import Notification, Notify
 from textual.widgets import Input
 
 from tui.app import RoostApp, StateRefreshed, styles_dir
 from tui.config import Settings
 from tui.network.disk_cache import DiskCache
-from tui.network.store import Store
+from tui.network.store import Store, StoreStatus
+from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
+from tui.sandbox.server import in_process_client
 from tui.screens import SCREENS
 from tui.screens.agents import AgentsScreen
 from tui.screens.channels import ChannelsScreen
@@ -26,6 +31,19 @@ from tui.widgets.status_bar import StatusBar
 from tui.widgets.tab_bar import TabBar
 
 SIZE = (80, 24)
+
+
+class Toasts(list[Notification]):
+    """The notifications an app posts (pass as ``run_test(message_hook=...)``)."""
+
+    def __call__(self, message: Message) -> None:
+        if isinstance(message, Notify):
+            self.append(message.notification)
+
+
+def sandbox_client(rig) -> httpx.AsyncClient:
+    """Another client of the rig's demo network (in process)."""
+    return in_process_client(create_app(rig.network), BASE)
 
 
 def screen_text(app: RoostApp) -> str:
@@ -41,9 +59,30 @@ def status_line(app: RoostApp) -> str:
 # --------------------------------------------------------------------------- wiring
 
 
+async def test_the_bars_follow_the_state_the_app_hands_down():
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = rig.app.screen
+        assert "online" in status_line(rig.app)
+        assert "DEMO NETWORK" in screen_text(rig.app).splitlines()[0]
+        now = rig.clock()
+        status = StoreStatus(
+            state="backing-off", last_attempt=now, next_delay_s=90, last_error="boom"
+        )
+        screen.app_state = replace(screen.app_state, status=status, demo=False, refreshing=True)
+        await pilot.pause()
+        line = status_line(rig.app)
+        assert "refreshing" in line and "backing off, retry in 1m30s" in line
+        assert "DEMO NETWORK" not in screen_text(rig.app).splitlines()[0]
+
+
 def test_styles_are_found_and_have_no_colour_literals():
     folder = styles_dir()
-    sheets = sorted(folder.glob("*.tcss"))
+    import tui
+
+    # the shared sheets, and those of feature folders (beside their screen)
+    sheets = sorted(folder.glob("*.tcss")) + sorted(Path(tui.__file__).parent.glob("*/*/*.tcss"))
     assert {"app.tcss", "tables.tcss", "trending.tcss", "help.tcss"} <= {p.name for p in sheets}
     import re
 
@@ -53,10 +92,31 @@ def test_styles_are_found_and_have_no_colour_literals():
         text = re.sub(r"#[A-Za-z_-][\w-]*\s*[{,.:>]", "", text)  # id selectors
         assert not literal.search(text), f"{sheet.name} uses a colour literal"
     # every sheet is loaded by the app or by the screen that uses it (when first shown)
-    from tui.screens.help import HelpScreen
+    import importlib
+    import pkgutil
 
-    owners = [RoostApp, HelpScreen, *SCREENS]
-    assert {Path(p) for owner in owners for p in owner.CSS_PATH or ()} == set(sheets)
+    from textual.screen import Screen
+
+    import tui.screens
+
+    for module in pkgutil.walk_packages(tui.screens.__path__, "tui.screens."):
+        importlib.import_module(module.name)  # every screen and modal class, tabs or not
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    def paths(owner):
+        css = owner.CSS_PATH or ()
+        return [css] if isinstance(css, (str, Path)) else list(css)
+
+    owners = [
+        RoostApp,
+        *SCREENS,
+        *(c for c in subclasses(Screen) if c.__module__.startswith("tui.")),
+    ]
+    assert {Path(p) for owner in owners for p in paths(owner)} == set(sheets)
 
 
 def test_registry_lists_tabs_in_key_order():
@@ -86,13 +146,15 @@ async def test_every_tab_by_number_keys_at_80x24():
 
 async def test_tab_bar_click_switches_tabs():
     rig = make_rig()
-    async with rig.app.run_test(size=SIZE) as pilot:
+    posted: list[Message] = []
+    async with rig.app.run_test(size=SIZE, message_hook=posted.append) as pilot:
         await loaded(pilot)
-        bar = rig.app.screen.query_one(TabBar)
-        bar.render()
-        start, _end, _tab = next(span for span in bar._spans if span[2] == "channels")
-        await pilot.click(TabBar, offset=(start + 2, 0))
+        line = screen_text(rig.app).splitlines()[0]
+        await pilot.click(TabBar, offset=(line.index("3 Channels") + 2, 0))
         await settle(pilot)
+        # the bar asks (one message, seen again as it bubbles up), the app switches
+        chosen = {id(m): m.tab_id for m in posted if isinstance(m, TabBar.TabChosen)}
+        assert list(chosen.values()) == ["channels"]
         assert isinstance(rig.app.screen, ChannelsScreen)
 
 
@@ -258,12 +320,13 @@ async def test_wide_detail_follows_the_cursor():
 
 async def test_copy_selected_id_with_y():
     rig = make_rig()
-    async with rig.app.run_test(size=SIZE) as pilot:
+    toasts = Toasts()
+    async with rig.app.run_test(size=SIZE, message_hook=toasts) as pilot:
         await loaded(pilot)
         await pilot.press("down", "y")
         assert rig.app.clipboard == rig.app.screen.table.cursor_key
         await pilot.pause()
-        assert any("Copied" in str(n.message) for n in rig.app._notifications)
+        assert any("Copied" in str(n.message) for n in toasts)
 
 
 # --------------------------------------------------------------------------- trending, channels
@@ -276,7 +339,7 @@ async def test_trending_open_url_and_jumps(monkeypatch):
         monkeypatch.setattr(rig.app, "open_url", lambda url, **kw: opened.append(url))
         await loaded(pilot)
         screen: TrendingScreen = rig.app.screen
-        first = screen._models[screen.table.cursor_key]
+        first = screen.model(screen.table.cursor_key)
         await pilot.press("enter")
         assert screen.detail.key == screen.table.cursor_key
         await pilot.press("o")
@@ -290,12 +353,12 @@ async def test_trending_open_url_and_jumps(monkeypatch):
         await pilot.press("2")
         await settle(pilot)
         authors = set(rig.store.snapshot.agents.agents)
-        post_key = next(k for k, p in screen._models.items() if p.author in authors)
+        post_key = next(k for k in screen.table.visible_keys() if screen.model(k).author in authors)
         screen.select_key(post_key)
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(rig.app.screen, AgentsScreen)
-        assert rig.app.screen.table.cursor_key == screen._models[post_key].author
+        assert rig.app.screen.table.cursor_key == screen.model(post_key).author
 
 
 async def test_trending_panels_and_jump_from_top_agent():
@@ -486,12 +549,12 @@ async def test_live_refresh_keeps_cursor_and_marks_changed_rows():
         assert table.scroll_offset == scroll
         assert table.filter_query == "zion"
         assert table.row_count == visible + 1
-        assert poked in table._marked and "zion-newcomer-99" in table._marked
-        assert cursor not in table._marked
+        assert poked in table.marked and "zion-newcomer-99" in table.marked
+        assert cursor not in table.marked
         assert "highlighted: new or changed" in screen.query_one(".table-summary").render().plain
         # a cycle that changes nothing drops the marks
         await rig.publish(pilot)
-        assert not table._marked
+        assert not table.marked
         assert table.cursor_key == cursor
 
 
@@ -504,7 +567,7 @@ async def test_only_affected_screens_update_and_hidden_ones_catch_up():
         await settle(pilot)
         await pilot.press("1")
         await settle(pilot)
-        for screen in rig.app._screen_stacks["agents"] + rig.app._screen_stacks["trending"]:
+        for screen in (rig.app.tab_screen("agents"), rig.app.tab_screen("trending")):
             original = screen.show_snapshot
 
             def spy(snapshot, changed, _name=screen.TAB_ID, _original=original):
@@ -558,7 +621,7 @@ async def test_r_refreshes_now():
         assert len(messages) == cycles + 1
         assert messages[-1].report is not None and "agents.json" in messages[-1].changed
         assert rig.app.screen.table.total_count == before + 1
-        assert "late-agent" in rig.app.screen.table._marked
+        assert "late-agent" in rig.app.screen.table.marked
         assert not rig.app.refreshing
 
 
@@ -574,18 +637,19 @@ async def test_offline_start_from_disk_cache(tmp_path: Path):
     """Cold start with no network: the cached copy is shown at once, the bar says offline."""
     rig = make_rig()
     cache = DiskCache(tmp_path / "cache")
-    warm = Store(BASE, client=rig.store._client, cache=cache)
+    warm = Store(BASE, client=sandbox_client(rig), cache=cache)
     await warm.refresh()
     client = httpx.AsyncClient(transport=_Down(), base_url=BASE)
     store = Store(BASE, client=client, cache=cache, clock=Clock())
     app = RoostApp(Settings(read_url=BASE), store=store, clock=Clock(), poll=False)
-    async with app.run_test(size=SIZE) as pilot:
+    toasts = Toasts()
+    async with app.run_test(size=SIZE, message_hook=toasts) as pilot:
         await loaded(pilot)
         assert app.screen.table.total_count == 300
         line = status_line(app)
         assert "offline" in line and "cached" in line
         assert "DEMO" not in screen_text(app)
-        assert any("unreachable" in str(n.title).lower() for n in app._notifications)
+        assert any("unreachable" in str(n.title).lower() for n in toasts)
     await client.aclose()
 
 
@@ -595,13 +659,14 @@ async def test_worker_failure_becomes_a_toast_not_a_crash():
             raise RuntimeError("boom [bold]x[/italic]")
 
     rig = make_rig()
-    store = Broken(BASE, client=rig.store._client)
+    store = Broken(BASE, client=sandbox_client(rig))
     app = RoostApp(Settings(), store=store, clock=Clock(), poll=False, demo=True)
-    async with app.run_test(size=SIZE) as pilot:
+    toasts = Toasts()
+    async with app.run_test(size=SIZE, message_hook=toasts) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.is_running
-        notes = list(app._notifications)
+        notes = list(toasts)
         assert any("boom [bold]x[/italic]" in str(n.message) for n in notes)
         await pilot.press("2", "3", "1")
         await pilot.pause()
@@ -616,15 +681,15 @@ async def test_big_table_builds_in_a_thread_and_keeps_place():
         table = rig.app.screen.table
         assert table.total_count == 2500
         # lazy rows: once on screen, a background worker computed what "/" and "s" will read
-        rows = rig.app.screen._rows
-        assert all(hasattr(r, "_haystack") and hasattr(r, "_sort_values") for r in rows)
-        assert sum(hasattr(r, "_cells") for r in rows) < 100  # cells: the rows drawn so far
+        rows = rig.app.screen.rows
+        assert all({"haystack", "sort_values"} <= r.computed() for r in rows)
+        assert sum("cells" in r.computed() for r in rows) < 100  # cells: the rows drawn so far
         await pilot.press("pagedown", "down")
         cursor = table.cursor_key
         first = next(iter(rig.network.doc("agents.json")["agents"]))
         rig.network.apply("update_profile", {"bio": "x"}, first, rig.clock.advance(minutes=1))
         await rig.publish(pilot)
-        assert table.cursor_key == cursor and first in table._marked
+        assert table.cursor_key == cursor and first in table.marked
         # Channels counts subscribers over every agent: that build goes to a thread too
         await pilot.press("3")
         await settle(pilot)

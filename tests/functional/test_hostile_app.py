@@ -1,4 +1,4 @@
-"""Hostile data through the real store and screens (DESIGN.md §8).
+"""Hostile data through the real store and screens (ARCHITECTURE.md, untrusted text).
 
 The hostile network (tests/hostile.py) is served by the real sandbox app with a correct manifest;
 the tests visit every tab, open details and raw views, filter, sort, click, and search the

@@ -48,14 +48,14 @@ def painted_backgrounds(app: RoostApp) -> list[Color | None]:
 
 
 def span_of(bar: KeyBar, key: str) -> tuple[int, int]:
-    for start, end, item in bar._spans:
+    for start, end, item in bar.spans:
         if item.key == key:
             return start, end
-    raise AssertionError(f"{key!r} is not on the bar: {[i.key for _s, _e, i in bar._spans]}")
+    raise AssertionError(f"{key!r} is not on the bar: {[i.key for _s, _e, i in bar.spans]}")
 
 
 def shown_descriptions(bar: KeyBar) -> list[str]:
-    return [item.description for _start, _end, item in bar._spans]
+    return [item.description for _start, _end, item in bar.spans]
 
 
 def hidden_descriptions(app: RoostApp) -> set[str]:
@@ -77,7 +77,7 @@ def hidden_descriptions(app: RoostApp) -> set[str]:
 def check_spans_fit(bar: KeyBar, line: str, width: int) -> None:
     """Every key on the bar is drawn whole, inside the width, where its span says."""
     previous_end = 0
-    for start, end, item in bar._spans:
+    for start, end, item in bar.spans:
         assert previous_end <= start < end <= width, (start, end, width)
         drawn = line[start:end]
         assert drawn.strip() == f"{item.display} {item.description}", (drawn, item)
@@ -101,7 +101,7 @@ async def test_agents_bar_lists_shown_keys_and_the_palette_on_the_right():
             start, end = span_of(bar, "ctrl+p")
             assert end == width and line[start:end].strip() == PALETTE
             assert line[start - 1] == "\u258f"
-            keys_end = max(e for _s, e, item in bar._spans if item.key != "ctrl+p")
+            keys_end = max(e for _s, e, item in bar.spans if item.key != "ctrl+p")
             assert line[keys_end : start - 1].strip() == ""  # blank between keys and palette
             # bindings declared with show=False are not on the bar
             hidden = hidden_descriptions(rig.app)
@@ -151,7 +151,7 @@ async def test_clicking_between_keys_does_nothing():
         await loaded(pilot)
         screen = rig.app.screen
         bar = bar_of(rig.app)
-        keys_end = max(e for _s, e, item in bar._spans if item.key != "ctrl+p")
+        keys_end = max(e for _s, e, item in bar.spans if item.key != "ctrl+p")
         palette_start, _end = span_of(bar, "ctrl+p")
         assert keys_end < palette_start - 1
         assert bar.key_at(keys_end) is None and bar.key_at(palette_start - 1) is None
@@ -172,12 +172,12 @@ async def test_hover_highlights_the_key_under_the_mouse():
         bar = bar_of(rig.app)
         sort_start, sort_end = span_of(bar, "s")
         help_start, help_end = span_of(bar, "question_mark")
-        keys_end = max(e for _s, e, item in bar._spans if item.key != "ctrl+p")
+        keys_end = max(e for _s, e, item in bar.spans if item.key != "ctrl+p")
         plain = painted_backgrounds(rig.app)
 
         await pilot.hover(KeyBar, offset=(sort_start + 1, 0))
         await pilot.pause()
-        assert bar._hover == "s"
+        assert bar.hovered == "s"
         hovered = painted_backgrounds(rig.app)
         # the whole key is highlighted, not just the cell under the mouse, and nothing else
         highlight = {hovered[x] for x in range(sort_start, sort_end)}
@@ -187,7 +187,7 @@ async def test_hover_highlights_the_key_under_the_mouse():
 
         await pilot.hover(KeyBar, offset=(help_start + 1, 0))  # the mouse moves along the bar
         await pilot.pause()
-        assert bar._hover == "question_mark"
+        assert bar.hovered == "question_mark"
         moved = painted_backgrounds(rig.app)
         assert [x for x in range(SIZE[0]) if moved[x] != plain[x]] == list(
             range(help_start, help_end)
@@ -195,15 +195,15 @@ async def test_hover_highlights_the_key_under_the_mouse():
 
         await pilot.hover(KeyBar, offset=(keys_end + 1, 0))  # a blank part of the bar
         await pilot.pause()
-        assert bar._hover is None
+        assert bar.hovered is None
         assert painted_backgrounds(rig.app) == plain
 
         await pilot.hover(KeyBar, offset=(sort_start + 1, 0))
         await pilot.pause()
-        assert bar._hover == "s"
+        assert bar.hovered == "s"
         await pilot.hover(offset=(10, 5))  # off the bar, over the table
         await pilot.pause()
-        assert bar._hover is None
+        assert bar.hovered is None
         assert painted_backgrounds(rig.app) == plain
 
 

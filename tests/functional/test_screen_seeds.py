@@ -10,12 +10,14 @@ import asyncio
 import copy
 import html
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from app_rig import Clock  # the shared frozen clock
+from textual import events
+from textual.content import Content
 
 from tui.app import RoostApp
 from tui.config import Settings
@@ -26,7 +28,7 @@ from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
 from tui.screens.seeds import SeedsScreen
-from tui.widgets.seed_views import SeedsView, score_fraction, sorted_proposals
+from tui.screens.seeds.details import score_fraction, sorted_proposals
 
 BASE = "http://sandbox.invalid"
 SIZE = (80, 24)
@@ -38,10 +40,15 @@ class RecordingApp(RoostApp):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.jumps: list[tuple[str, str | None]] = []
+        self.notes: list[str] = []
 
     def jump_to(self, tab_id: str, key: str | None = None) -> None:
         self.jumps.append((tab_id, key))
         super().jump_to(tab_id, key)
+
+    def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
+        self.notes.append(message)
+        super().notify(message, *args, **kwargs)
 
 
 @dataclass
@@ -50,7 +57,6 @@ class Rig:
     network: DemoNetwork
     store: Store
     clock: Clock
-    notes: list[str] = field(default_factory=list)
 
     def seeds(self) -> dict[str, Any]:
         return self.network.doc("seeds.json")
@@ -62,8 +68,10 @@ class Rig:
         await pilot.pause()
 
     @property
-    def view(self) -> SeedsView:
-        return self.app.screen.query_one(SeedsView)
+    def view(self) -> SeedsScreen:
+        screen = self.app.screen
+        assert isinstance(screen, SeedsScreen)
+        return screen
 
 
 def demo_seeds() -> dict[str, Any]:
@@ -285,6 +293,20 @@ async def test_the_palette_path_selects_a_proposal() -> None:
         assert rig.view.list("proposals").table.cursor_key == target
 
 
+async def test_the_palette_path_finds_a_proposal_the_filter_hides() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket", "slash", *"no such text", "enter")
+        table = rig.view.list("proposals").table
+        assert table.row_count == 0
+        target = rig.seeds()["proposals"][-1]["id"]
+        rig.app.jump_to("seeds", target)
+        await pilot.pause()
+        assert table.cursor_key == target
+        assert table.filter_query == "" and not rig.view.filter_shown
+
+
 async def test_real_seeds_file(real_state_dir) -> None:
     seeds = json.loads((real_state_dir / "seeds.json").read_text())
     rig = make_rig(seeds)
@@ -384,6 +406,11 @@ async def test_hostile_seeds_render_literally() -> None:
             await pilot.pause()
             assert rig.app.is_running
             assert_no_escape_bytes(rig.app)
+            await pilot.press("J", "G")  # the raw JSON of a hostile record
+            assert_no_escape_bytes(rig.app)
+            await pilot.press("J", "slash", *"[b", "enter")  # a filter of markup-like text
+            assert_no_escape_bytes(rig.app)
+            await pilot.press("escape")
         await pilot.press("right_square_bracket")  # proposals
         table = rig.view.list("proposals").table
         assert table.visible_keys()[0] == HOSTILE[0][:40] + "#2"  # the duplicate, 99 votes
@@ -448,3 +475,282 @@ def test_snapshot_seeds_without_proposals_or_active(snap_compare) -> None:
     rig = make_rig(seeds)
     run_before = _open("right_square_bracket", rig=rig)
     assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)
+
+
+# --------------------------------------------------------------------------- keys (issue 12)
+
+
+def burst(app: RoostApp, *keys: str) -> None:
+    """Keys as a terminal delivers a fast burst: all queued before the app handles the first."""
+    for key in keys:
+        character = {
+            "right_square_bracket": "]",
+            "left_square_bracket": "[",
+            "slash": "/",
+            "enter": "\r",
+            "escape": "\x1b",
+        }.get(key, key)
+        app.post_message(events.Key(key, character if len(character) == 1 else None))
+
+
+async def test_every_key_of_a_fast_burst_moves_a_section() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        burst(rig.app, *["right_square_bracket"] * 4)
+        await pilot.pause()
+        await pilot.pause()
+        assert rig.view.section == "seeds-active"  # four sections on: round to the start
+        burst(rig.app, *["right_square_bracket"] * 3)
+        await pilot.pause()
+        await pilot.pause()
+        assert rig.view.section == "seeds-history"
+        assert rig.app.focused is rig.view.list("history").table
+        burst(rig.app, "left_square_bracket", "left_square_bracket")
+        await pilot.pause()
+        await pilot.pause()
+        assert rig.view.section == "seeds-proposals"
+        assert rig.app.focused is rig.view.list("proposals").table
+
+
+async def test_filter_and_sort_work_on_the_seeds_lists() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket")
+        screen = rig.view
+        table = screen.list("proposals").table
+        author = rig.seeds()["proposals"][0]["author"]
+        await pilot.press("slash", *author)
+        assert screen.filter_field.has_focus
+        assert 0 < table.row_count < 14
+        assert all(author in table.get_row(k).haystack for k in table.visible_keys())
+        await pilot.press("enter")  # back to the list, the filter kept and shown
+        assert rig.app.focused is table and screen.filter_shown
+        assert table.filter_query == author
+        await pilot.press("right_square_bracket")  # the queue has no filter: the line hides
+        assert not screen.filter_shown
+        await pilot.press("left_square_bracket")
+        assert screen.filter_shown and screen.filter_field.value == author
+        await pilot.click("#--content-tab-seeds-history")  # a click on a tab: the same
+        await pilot.pause()
+        assert screen.section == "seeds-history" and not screen.filter_shown
+        await pilot.click("#--content-tab-seeds-proposals")
+        await pilot.pause()
+        assert screen.filter_shown and screen.filter_field.value == author
+        screen.set_focus(table)
+        await pilot.press("escape")  # clears the filter
+        assert table.row_count == 14 and not screen.filter_shown
+        await pilot.press("s")
+        assert table.sort_column == "votes" and not table.sort_reverse
+        await pilot.press("s")
+        assert table.sort_column == "id"
+        await pilot.press("S")
+        assert table.sort_column == "id" and table.sort_reverse
+        ids = [table.get_row(k).cells[1] for k in table.visible_keys()]
+        assert ids == sorted(ids, reverse=True)
+
+
+async def test_a_burst_after_slash_lands_in_the_filter() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket")
+        burst(rig.app, "slash", "z", "i", "o", "n")
+        await pilot.pause()
+        await pilot.pause()
+        assert rig.view.filter_field.value == "zion"
+        table = rig.view.list("proposals").table
+        assert table.filter_query == "zion"
+        await pilot.press("escape")
+        # keys after enter / escape in the same burst act where the focus went
+        burst(rig.app, "slash", *"zion", "enter", "j", "j")
+        await pilot.pause()
+        await pilot.pause()
+        assert table.filter_query == "zion" and table.cursor_row == 2
+        assert rig.app.focused is table
+        chosen = table.cursor_key
+        burst(rig.app, "slash", "x", "escape", "k")
+        await pilot.pause()
+        await pilot.pause()
+        assert table.filter_query == "" and not rig.view.filter_shown
+        keys = table.visible_keys()
+        assert table.cursor_key == keys[keys.index(chosen) - 1]  # k: the row above, unfiltered
+        await pilot.press("enter")  # a find in the detail, then the next match, in one burst
+        burst(rig.app, "slash", *"e", "enter", "n")
+        await pilot.pause()
+        await pilot.pause()
+        pane = rig.view.list("proposals").detail
+        assert pane.find_query == "e" and pane.match_count > 1 and pane.current == 1
+        # keys bound elsewhere before "/" act first: escape ends the find, ] opens the queue
+        burst(rig.app, "escape", "escape", "right_square_bracket", "slash", *"user", "enter", "j")
+        await pilot.pause()
+        await pilot.pause()
+        queue = rig.view.list("queue").table
+        assert pane.find_query == "" and rig.view.section == "seeds-queue"
+        assert queue.filter_query == "user" and queue.cursor_row == 1
+        assert rig.app.focused is queue
+
+
+async def test_filter_and_sort_say_where_they_do_not_apply() -> None:
+    seeds = demo_seeds()
+    seeds["active"] = None
+    rig = make_rig(seeds)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("s", "a")
+        assert any("Sorting works on a list" in note for note in rig.app.notes)
+        assert any("Go to author works on a proposal" in note for note in rig.app.notes)
+        assert rig.app.jumps == []
+
+
+async def test_raw_json_of_the_record_on_view() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        active = rig.seeds()["active"]
+        await pilot.press("J")
+        text = rig.app.screen.query_one("#active-text").visual.plain
+        assert text.startswith(f"raw JSON \u00b7 seed {active['id']}")
+        assert '"convergence": {' in text
+        await pilot.press("J")
+        assert "raw JSON" not in rig.app.screen.query_one("#active-text").visual.plain
+        await pilot.press("right_square_bracket")
+        proposals = rig.view.list("proposals")
+        first = proposals.table.cursor_key
+        proposals.detail.scroll_to(y=3, animate=False, immediate=True)
+        await pilot.press("J")
+        text = proposals.detail_text.visual.plain
+        assert text.startswith(f"raw JSON \u00b7 proposal {first}")
+        assert '"vote_count":' in text
+        assert proposals.detail.scroll_y == 0  # opens at the top
+        await pilot.press("j")  # another proposal: its detail, not raw JSON
+        assert "raw JSON" not in proposals.detail_text.visual.plain
+        burst(rig.app, "j", "j", "J")  # every key counts: the raw view of the row moved to
+        await pilot.pause()
+        await pilot.pause()
+        third = proposals.table.visible_keys()[3]
+        assert proposals.table.cursor_key == third
+        assert proposals.detail_text.visual.plain.startswith(f"raw JSON \u00b7 proposal {third}")
+
+
+async def test_a_proposals_author_is_a_link() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=(120, 40)) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket", "down")
+        proposal = rig.view.selected_proposal()
+        assert proposal is not None and proposal.author
+        await pilot.press("a")
+        assert rig.app.jumps == [("agents", proposal.author)]
+        assert rig.app.screen.TAB_ID == "agents"
+        await pilot.press("5")
+        proposals = rig.view.list("proposals")
+        await pilot.press("enter", "tab")  # into the detail, then its "Go to" list
+        assert rig.app.focused is proposals.links
+        await pilot.press("enter")
+        assert rig.app.jumps[-1] == ("agents", proposal.author)
+        assert rig.app.screen.TAB_ID == "agents"
+
+
+async def test_vim_motion_in_lists_panes_and_sections() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("l")
+        assert rig.view.section == "seeds-proposals"
+        table = rig.view.list("proposals").table
+        await pilot.press("j", "j")
+        assert table.cursor_row == 2
+        await pilot.press("k")
+        assert table.cursor_row == 1
+        await pilot.press("G")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("g")
+        assert table.cursor_row == 0
+        await pilot.press("ctrl+d")
+        half = table.cursor_row
+        assert half >= 1
+        await pilot.press("ctrl+u")
+        assert table.cursor_row == 0
+        await pilot.press("h", "h")
+        assert rig.view.section == "seeds-history"
+        history = rig.view.list("history")
+        await pilot.press("enter")  # into the detail: the same keys scroll it
+        pane = history.detail
+        assert rig.app.focused is pane and pane.max_scroll_y > 2
+        await pilot.press("j")
+        assert pane.scroll_y == 1
+        await pilot.press("G")
+        assert pane.scroll_y == pane.max_scroll_y
+        await pilot.press("g")
+        assert pane.scroll_y == 0
+        await pilot.press("ctrl+d")
+        assert pane.scroll_y > 1
+        await pilot.press("ctrl+u")
+        assert pane.scroll_y == 0
+        await pilot.press("escape", "l")  # back to the list; l: the next section (Active)
+        assert rig.view.section == "seeds-active"
+
+
+def test_snapshot_seeds_filtered(snap_compare) -> None:
+    rig = make_rig()
+    run_before = _open("right_square_bracket", "slash", *"zion", "enter", rig=rig)
+    assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_snapshot_seeds_raw_json(snap_compare) -> None:
+    rig = make_rig()
+    run_before = _open("right_square_bracket", "right_square_bracket", "J", rig=rig)
+    assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_find_in_a_detail_and_in_the_raw_view() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("left_square_bracket", "enter")  # history: into the first detail
+        history = rig.view.list("history")
+        pane = history.detail
+        assert rig.app.focused is pane
+        label = rig.app.screen.query_one("#seeds-filter-label")
+        await pilot.press("slash", *"2026")  # injected, archived, evaluated
+        assert pane.match_count == 3 and pane.current == 0
+        assert label.visual.plain == f"find 1/{pane.match_count}"
+        assert history.table.filter_query == ""  # a find, not a filter
+        await pilot.press("enter")
+        assert rig.app.focused is pane
+        last = pane.match_count
+        await pilot.press("N")  # back from the first: the last match, scrolled into view
+        await pilot.pause()
+        assert pane.current == last - 1 and label.visual.plain == f"find {last}/{last}"
+        assert pane.scroll_y > 0
+        await pilot.press("n")
+        assert pane.current == 0
+        await pilot.press("J")  # the raw view: the find goes on in it
+        assert pane.match_count >= 1
+        marked = pane.text.visual
+        assert isinstance(marked, Content)
+        assert any(span.style == pane.CURRENT for span in marked.spans)
+        await pilot.press("escape")  # ends the find, focus stays in the text
+        assert pane.find_query == "" and not rig.view.filter_shown
+        assert rig.app.focused is pane
+        plain = pane.text.visual
+        assert isinstance(plain, Content)
+        assert not any(span.style in (pane.CURRENT, pane.MATCH) for span in plain.spans)
+        await pilot.press("escape")
+        assert rig.app.focused is history.table
+
+
+async def test_find_in_the_active_seed_and_no_match() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        pane = rig.view.active_seed.scroll
+        await pilot.press("slash", *"field guide")
+        assert pane.match_count == 1
+        await pilot.press("ctrl+a", "ctrl+k", *"zzzz-nothing")
+        label = rig.app.screen.query_one("#seeds-filter-label")
+        assert pane.match_count == 0 and label.visual.plain == "find: no match"
+        await pilot.press("enter", "right_square_bracket")  # another section: the find ends
+        assert pane.find_query == "" and rig.view.section == "seeds-proposals"

@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from app_rig import Clock  # the shared frozen clock
+from app_rig import Clock, svg_text  # the shared frozen clock
 
 from tui.app import RoostApp
 from tui.config import Settings
@@ -78,11 +78,7 @@ async def loaded(rig: Rig, pilot) -> None:
 
 def screen_text(app: RoostApp) -> str:
     """What the terminal shows, as text (the SVG export with its markup stripped)."""
-    lines = [
-        "".join(segment.text for segment in strip)
-        for strip in app.screen._compositor.render_strips()
-    ]
-    return "\n".join(lines)
+    return svg_text(app.export_screenshot())
 
 
 def assert_no_escape_bytes(app: RoostApp) -> None:
@@ -210,7 +206,7 @@ async def test_live_update_shows_deltas_and_trends_and_keeps_the_place() -> None
         row = panel.table.get_row("total_posts")
         assert row.cells[2].plain == "\u25b2+15"
         assert row.cells[3].plain.strip() == "\u2581\u2582\u2585\u2588"  # 1915 1920 1930 1945
-        assert panel.table._marked == {"total_posts", "total_pokes"}  # changed this cycle
+        assert panel.table.marked == {"total_posts", "total_pokes"}  # changed this cycle
         text = screen_text(rig.app)
         assert "first 1,915 \u00b7 last 1,945" in text
         assert "4 points over 30m" in text
@@ -219,7 +215,7 @@ async def test_live_update_shows_deltas_and_trends_and_keeps_the_place() -> None
         rig.clock.now += timedelta(minutes=1)
         await rig.store.refresh()
         await pilot.pause()
-        assert panel.table._marked == frozenset()
+        assert panel.table.marked == frozenset()
         assert panel.selected == "total_posts"
 
 

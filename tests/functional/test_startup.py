@@ -22,6 +22,8 @@ from tui.app import RoostApp, StateRefreshed
 from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache, service_folder_name
 from tui.network.store import Store
+from tui.sandbox.app import create_app
+from tui.sandbox.server import in_process_client
 from tui.screens import TABS, StateScreen
 from tui.tabs import tab
 
@@ -32,12 +34,13 @@ FETCHED_AT = "2026-01-01T00:00:00+00:00"
 
 @pytest.fixture
 def gc_restored(monkeypatch):
-    """Whatever a test does to the collector (and startup's own flag) is undone afterwards."""
+    """Whatever a test does to the collector (and startup's own hold) is undone afterwards."""
+    startup.resume_gc()
     was_enabled = gc.isenabled()
-    monkeypatch.setattr(startup, "_paused", False)
     try:
         yield
     finally:
+        startup.resume_gc()
         if was_enabled:
             gc.enable()
         else:
@@ -374,7 +377,7 @@ class _Recording(Store):
             self.first_refresh = {
                 "rows": app.screen.table.total_count,
                 "gc": gc.isenabled(),
-                "cache_on_view": app._cache_on_view.is_set(),
+                "cache_on_view": app.cache_on_view,
             }
         return await super().refresh()
 
@@ -393,9 +396,10 @@ class _NotingApp(RoostApp):
 async def test_first_refresh_waits_for_the_cached_paint(tmp_path, gc_restored):
     rig = make_rig()
     cache = DiskCache(tmp_path / "cache")
-    warm = Store(BASE, client=rig.store._client, cache=cache)
+    client = in_process_client(create_app(rig.network), BASE)  # the rig's demo network
+    warm = Store(BASE, client=client, cache=cache)
     await warm.refresh()
-    store = _Recording(BASE, client=rig.store._client, cache=cache, clock=rig.clock)
+    store = _Recording(BASE, client=client, cache=cache, clock=rig.clock)
     app = _NotingApp(Settings(), store=store, clock=rig.clock, poll=False, demo=True)
     app.gc_at_cache_delivery = []
     store.app = app

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from types import EllipsisType
 
 import pytest
-from rich.cells import cell_len
+from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
@@ -62,6 +62,18 @@ class TableApp(App[None]):
 
     def on_virtual_table_selected(self, message: VirtualTable.Selected) -> None:
         self.events.append(("selected", message.key))
+
+
+def full_width_rows(table: VirtualTable, count: int) -> list[str]:
+    """The text of the first ``count`` rows as drawn, each checked to fill the table's width."""
+    width = table.scrollable_content_region.width
+    texts = []
+    for y in range(1, count + 1):
+        strip = table.render_line(y)
+        text = "".join(segment.text for segment in strip)
+        assert strip.cell_length == cell_len(text) == width, (y, text)
+        texts.append(text)
+    return texts
 
 
 def screen_lines(table: VirtualTable) -> list[str]:
@@ -391,14 +403,9 @@ async def test_hostile_cells_render_literally() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         table = app.query_one(VirtualTable)
         await pilot.pause()
-        width = table.scrollable_content_region.width
-        for y in range(1, len(HOSTILE) + 1):
-            strip = table.render_line(y)
-            text = "".join(segment.text for segment in strip)
+        for text in full_width_rows(table, len(HOSTILE)):
             assert "\x1b" not in text and "\x9b" not in text and "\x00" not in text
-            assert strip.cell_length == width
-            assert cell_len(text) == width
-            assert text.endswith("     42 "), (y, text)  # the right column did not move
+            assert text.endswith("     42 "), text  # the right column did not move
         assert "yyy…" in table.render_line(1 + HOSTILE.index("y" * 10_000)).text
         screenshot = app.export_screenshot()
         assert "[@click=app.quit]quit[/]" in screenshot
@@ -591,3 +598,37 @@ def test_snapshot_small_table(snap_compare) -> None:
         await pilot.press("down")
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def terminal_width(text: str) -> int:
+    """The width a terminal that draws each character on its own gives ``text`` (no grapheme
+    clusters): what every terminal agrees on once joiners are gone."""
+    return sum(get_character_cell_size(char) for char in text)
+
+
+JOINED = [
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467 family",  # ZWJ sequence
+    "\u2764\ufe0f\u2764\ufe0f\u2764\ufe0f hearts",  # emoji presentation selector
+    "\U0001f44d\U0001f3fd\U0001f44d\U0001f3ff thumbs",  # skin tones
+    "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f flag",  # tags
+    "cafe\u0301 plain",  # a combining mark: zero width everywhere, kept
+]
+
+
+async def test_joined_emoji_do_not_move_the_columns() -> None:
+    rows = [
+        Row(f"j{i}", (f"j{i}", text, "active", "42"), (i, text, "active", 42), text)
+        for i, text in enumerate(JOINED)
+    ]
+    styled = Text.assemble(("\U0001f468\u200d\U0001f469", "bold"), " \u2764\ufe0f x")
+    rows.append(Row("rich", ("rich", styled, "active", "42"), (99, "", "", 42), ""))
+    app = TableApp(rows)
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.pause()
+        width = table.scrollable_content_region.width
+        for text in full_width_rows(table, len(rows)):
+            assert "\u200d" not in text and "\ufe0f" not in text, text
+            assert terminal_width(text) == width, text
+            assert text.endswith("active        42 "), text  # the columns did not move
+        assert "cafe\u0301" in table.render_line(len(JOINED)).text

@@ -48,6 +48,12 @@ EXPECTED_ACTIONS = {
     "vote_seed": {"proposal_id"},
     "unvote_seed": {"proposal_id"},
     "create_post": {"channel", "title", "body"},
+    "add_moderator": {"slug", "target_agent"},
+    "remove_moderator": {"slug", "target_agent"},
+    "recruit_agent": {"name", "framework", "bio"},
+    "verify_agent": {"github_username"},
+    "submit_media": {"channel", "title", "media_type", "source_url", "filename"},
+    "verify_media": {"submission_id", "decision"},
 }
 
 # A valid example payload per action, used by several tests (and mirrored by the processor tests).
@@ -72,6 +78,19 @@ EXAMPLES: dict[str, dict] = {
     "vote_seed": {"proposal_id": "prop-0001"},
     "unvote_seed": {"proposal_id": "prop-0001"},
     "create_post": {"channel": "general", "title": "Hello", "body": "First post."},
+    "add_moderator": {"slug": "general", "target_agent": "zion-coder-01"},
+    "remove_moderator": {"slug": "general", "target_agent": "zion-coder-01"},
+    "recruit_agent": {"name": "New Friend", "framework": "python", "bio": "Just arrived."},
+    "verify_agent": {"github_username": "octocat"},
+    "submit_media": {
+        "channel": "general",
+        "title": "A diagram",
+        "media_type": "image",
+        "source_url": "https://example.com/d.png",
+        "filename": "d.png",
+        "discussion_number": 4,
+    },
+    "verify_media": {"submission_id": "media-0001", "decision": "approve"},
 }
 
 
@@ -423,3 +442,42 @@ def test_catalog_is_headless():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- a deployment's own actions (config [actions.NAME]) ------------------------------------
+
+
+def test_config_adds_an_action_and_overrides_one():
+    from tui.actions.catalog import catalog_with_overrides
+
+    table = catalog_with_overrides(
+        {
+            "wave": {
+                "title": "Wave",
+                "fields": {"target_agent": {"type": "str", "required": True, "help": "Who"}},
+            },
+            "poke": {"description": "Poke, the deployment's way."},
+        }
+    )
+    assert table["wave"].label == "wave"
+    assert [f.name for f in table["wave"].required_fields] == ["target_agent"]
+    assert table["poke"].description == "Poke, the deployment's way."
+    assert table["poke"].fields == CATALOG["poke"].fields  # fields kept when not given
+    assert "wave" not in CATALOG
+
+
+@pytest.mark.parametrize(
+    ("overrides", "fragment"),
+    [
+        ({"Bad-Name": {}}, "lowercase words"),
+        ({"wave": {"colour": "red"}}, "unknown key(s) colour"),
+        ({"wave": {"fields": {"x": {"type": "float"}}}}, "unknown type"),
+        ({"wave": {"fields": {"x": {"pattern": "("}}}}, "actions.wave.fields.x"),
+        ({"wave": "nope"}, "must be a table"),
+    ],
+)
+def test_config_actions_errors_name_the_key(overrides, fragment):
+    from tui.actions.catalog import catalog_with_overrides
+
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        catalog_with_overrides(overrides)

@@ -459,8 +459,124 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
     ),
 )
 
+#: Actions the deployment's processor knows beyond the 15 above (ARCHITECTURE.md, the service).
+_DEPLOYMENT_EXTRAS: tuple[ActionSpec, ...] = (
+    ActionSpec(
+        "add_moderator",
+        title="Add moderator",
+        description="Make another agent a moderator of a channel you moderate.",
+        fields=(
+            _slug_field("Slug of the channel", refers_to="channel"),
+            _agent_field(help="Id of the agent who becomes a moderator"),
+        ),
+    ),
+    ActionSpec(
+        "remove_moderator",
+        title="Remove moderator",
+        description="Take moderation of a channel away from an agent.",
+        fields=(
+            _slug_field("Slug of the channel", refers_to="channel"),
+            _agent_field(help="Id of the moderator to remove"),
+        ),
+    ),
+    ActionSpec(
+        "recruit_agent",
+        title="Recruit agent",
+        description="Bring a new agent into the network; its id is made from the name.",
+        fields=_profile_fields(required=True),
+    ),
+    ActionSpec(
+        "verify_agent",
+        title="Verify agent",
+        description="Link your agent to a GitHub account, marking it verified.",
+        fields=(
+            FieldSpec(
+                "github_username",
+                "str",
+                required=True,
+                help="The GitHub account the agent belongs to",
+                max_length=39,
+                pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$",
+            ),
+        ),
+    ),
+    ActionSpec(
+        "submit_media",
+        title="Submit media",
+        description="Submit an image, video or other file for a channel; a reviewer verifies it.",
+        fields=(
+            FieldSpec(
+                "channel",
+                "str",
+                required=True,
+                help="Slug of the channel the media is for",
+                max_length=48,
+                pattern=SLUG_PATTERN,
+                refers_to="channel",
+            ),
+            FieldSpec("title", "str", required=True, help="Title of the media", max_length=300),
+            FieldSpec(
+                "media_type",
+                "str",
+                required=True,
+                help="Kind of media, e.g. image, video, audio, document",
+                max_length=32,
+                pattern=r"^[a-z][a-z0-9/+.-]{0,31}$",
+            ),
+            FieldSpec(
+                "source_url",
+                "str",
+                required=True,
+                help="Where the file can be downloaded",
+                max_length=500,
+                pattern=URL_PATTERN,
+            ),
+            FieldSpec(
+                "filename",
+                "str",
+                required=True,
+                help="File name to store it under",
+                max_length=200,
+                pattern=r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$",
+            ),
+            FieldSpec(
+                "discussion_number",
+                "int",
+                help="Discussion the media belongs to",
+                min_value=1,
+                max_value=10_000_000,
+                refers_to="discussion",
+            ),
+            FieldSpec("description", "text", help="What the media shows", max_length=2000),
+        ),
+    ),
+    ActionSpec(
+        "verify_media",
+        title="Verify media",
+        description="Approve or reject a media submission.",
+        fields=(
+            FieldSpec(
+                "submission_id",
+                "str",
+                required=True,
+                help="Id of the submission",
+                max_length=64,
+                pattern=PROPOSAL_ID_PATTERN,
+            ),
+            FieldSpec(
+                "decision",
+                "str",
+                required=True,
+                help="The reviewer's decision, e.g. approved or rejected",
+                max_length=32,
+                pattern=r"^[a-z][a-z_-]{0,31}$",
+            ),
+        ),
+    ),
+)
+
 #: Every known action, by name (the issue title).
-CATALOG: dict[str, ActionSpec] = {spec.name: spec for spec in _CATALOG_LIST}
+CATALOG: dict[str, ActionSpec] = {spec.name: spec for spec in (*_CATALOG_LIST, *_DEPLOYMENT_EXTRAS)}
 
 
 def get_action(name: str, catalog: Mapping[str, ActionSpec] | None = None) -> ActionSpec:
@@ -473,6 +589,89 @@ def get_action(name: str, catalog: Mapping[str, ActionSpec] | None = None) -> Ac
         known = ", ".join(sorted(table))
         raise KeyError(f"unknown action {name!r}; known actions: {known}")
     return spec
+
+
+# ---------------------------------------------------------------------------------------------
+# A deployment's own actions (the config file's ``[actions.NAME]`` tables)
+
+_FIELD_KEYS = {
+    "type",
+    "required",
+    "help",
+    "max_length",
+    "min_value",
+    "max_value",
+    "choices",
+    "pattern",
+    "max_items",
+    "nullable",
+    "refers_to",
+}
+
+
+def _field_from_config(action: str, name: str, table: Any) -> FieldSpec:
+    where = f"actions.{action}.fields.{name}"
+    if not isinstance(table, Mapping):
+        raise ValueError(f"{where} must be a table")
+    unknown = set(table) - _FIELD_KEYS
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    values = dict(table)
+    values.setdefault("type", "str")
+    if "choices" in values:
+        choices = values["choices"]
+        if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
+            raise ValueError(f"{where}.choices must be a list of strings")
+        values["choices"] = tuple(choices)
+    try:
+        return FieldSpec(name, **values)
+    except (TypeError, ValueError, re.error) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _action_from_config(name: str, table: Any, base: ActionSpec | None) -> ActionSpec:
+    where = f"actions.{name}"
+    if not isinstance(table, Mapping):
+        raise ValueError(f"{where} must be a table")
+    unknown = set(table) - {"label", "title", "description", "fields"}
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    fields_table = table.get("fields")
+    if fields_table is None:
+        fields = base.fields if base is not None else ()
+    elif isinstance(fields_table, Mapping):
+        fields = tuple(_field_from_config(name, k, v) for k, v in fields_table.items())
+    else:
+        raise ValueError(f"{where}.fields must be a table of fields")
+    for key in ("label", "title", "description"):
+        if key in table and not isinstance(table[key], str):
+            raise ValueError(f"{where}.{key} must be a string")
+    try:
+        return ActionSpec(
+            name,
+            label=table.get("label", base.label if base else ""),
+            title=table.get("title", base.title if base else ""),
+            description=table.get("description", base.description if base else ""),
+            fields=fields,
+        )
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def catalog_with_overrides(
+    overrides: Mapping[str, Any] | None, base: Mapping[str, ActionSpec] | None = None
+) -> dict[str, ActionSpec]:
+    """The catalog with a deployment's additions and replacements from its config file.
+
+    Each ``[actions.NAME]`` table adds the action NAME or overrides the built-in one: keys
+    ``label``, ``title``, ``description`` and ``fields`` (a table of field tables with the
+    :class:`FieldSpec` keys; given ``fields`` replace the built-in ones whole). Raises
+    ``ValueError`` naming the offending key.
+    """
+    table = dict(CATALOG if base is None else base)
+    for name, spec_table in (overrides or {}).items():
+        table[name] = _action_from_config(name, spec_table, table.get(name))
+    return table
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,6 +788,7 @@ __all__ = [
     "FieldSpec",
     "FieldType",
     "action_label",
+    "catalog_with_overrides",
     "get_action",
     "validate_field",
     "validate_payload",

@@ -1,4 +1,4 @@
-"""Typed models of the service's state files (DESIGN.md §1).
+"""Typed models of the service's state files (ARCHITECTURE.md, the service).
 
 The rules, learned from the published files:
 
@@ -18,7 +18,6 @@ path of the first errors.
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -27,6 +26,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tui import collector
 from tui.network.state_files import (
     AGENTS,
     CHANNELS,
@@ -370,29 +370,23 @@ _GC_PAUSE_THRESHOLD = 1 << 20
 @contextmanager
 def big_document(size: int) -> Iterator[None]:
     """Around building a document from ``size`` bytes: for a big one (over 1 MiB) the cyclic
-    collector is paused (re-enabled whatever happens) and, if the build succeeds, what it built
-    is frozen out of the collector's view.
+    collector is paused (a hold on the shared switch, :mod:`tui.collector`) and, if the build
+    succeeds, what it built is frozen out of the collector's view.
 
     Why: a 50k-agent agents.json is about a million container objects. While they are built the
-    collector would rescan the growing tree many times over (~40% of the time); afterwards its
-    next passes rescan all of them (in one measured refresh: 99 + 87 + 323 ms with the UI
-    frozen). The models hold no reference cycles and live until a refresh replaces them, when
-    reference counting frees them, so they are frozen (``gc.freeze``; RoostApp undoes it when it
-    unmounts). Young garbage is collected first so that little else is frozen with them; when
-    the collector is already off (roost's start-up) nothing is collected.
+    collector would rescan the growing tree many times over; afterwards its next passes rescan
+    all of them with the UI frozen. The models hold no reference cycles and live until a
+    refresh replaces them, when reference counting frees them, so they are frozen (RoostApp
+    gives them back to the collector when it unmounts). Young garbage is collected first so
+    that little else is frozen with them; when the collector is already off (roost's start-up)
+    nothing is collected.
     """
-    big = size > _GC_PAUSE_THRESHOLD
-    pause = big and gc.isenabled()
-    if pause:
-        gc.collect(1)
-        gc.disable()
-    try:
+    if size <= _GC_PAUSE_THRESHOLD:
         yield
-    finally:
-        if pause:
-            gc.enable()
-    if big:
-        gc.freeze()
+        return
+    with collector.paused(collect_young=True):
+        yield
+    collector.freeze()
 
 
 def _validate(model: type[_Model], file_name: str, data: bytes | str) -> _Model:

@@ -1,4 +1,4 @@
-"""The one home of the service's file names (DESIGN.md §1): every module that names a state file
+"""The one home of the service's file names (ARCHITECTURE.md, the service): every module that names a state file
 or the manifest imports it from here, so a new file or a renamed one is one edit.
 
 No imports beyond the standard library: the CLI, the sandbox and the tab registry use it without

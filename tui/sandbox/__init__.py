@@ -1,4 +1,4 @@
-"""The embedded demo network (DESIGN.md §6).
+"""The embedded demo network (ARCHITECTURE.md, the demo network).
 
 * ``generator``       deterministic state documents: ``generate_state``, ``serialize``,
   ``build_manifest``; its word pools live in ``words``

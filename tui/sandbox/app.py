@@ -4,7 +4,7 @@ URL layout, relative to the app's base URL (``http://127.0.0.1:<port>`` or an AS
 
 * read_url  = base          ``GET /state/<file>``                      (``read_interface``)
 * write_url = base + /api   GitHub-shaped issue API, auth, rate limits (``github_api``)
-* hub_url   = base + /hub   the hub, mounted when a ``hub`` ASGI app is given
+* hub_url   = base + /hub   the demo hub (``hub``: index, records, egg downloads) unless another is given
 * control   /_sandbox/...   fault knobs, manual processing, direct apply (``control``)
 
 What the app keeps is ``app.state.sandbox``, a ``SandboxState`` (``state``); every request
@@ -25,6 +25,7 @@ from tui.sandbox import control, github_api, read_interface
 from tui.sandbox.faults import Faults
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.github_api import API_VERSION, DEMO_LOGIN, DEMO_TOKEN, OAUTH_SCOPES
+from tui.sandbox.hub import create_hub
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.request_log import RequestLogMiddleware, RequestRecord
 from tui.sandbox.state import ProcessDueMiddleware, SandboxIssue, SandboxState
@@ -86,8 +87,7 @@ def create_app(
         *control.routes(),
     ]
     # The one place the hub joins the app.
-    if hub is not None:
-        routes.append(Mount(HUB_PATH, app=hub))
+    routes.append(Mount(HUB_PATH, app=hub if hub is not None else create_hub()))
     app = Starlette(routes=routes)
     app.state.sandbox = state
     app.add_middleware(ProcessDueMiddleware, get_state=lambda: state)

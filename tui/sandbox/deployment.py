@@ -1,4 +1,4 @@
-"""The deployment's rules, as the demo processor plays them (DESIGN.md §1).
+"""The deployment's rules, as the demo processor plays them (ARCHITECTURE.md, the service).
 
 The real processor runs on every opened issue, whatever its labels: it reads the first
 ```` ```json ```` fence of the body (or a body that is raw JSON), checks that ``action`` is one it

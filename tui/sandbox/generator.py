@@ -1,7 +1,7 @@
 """A deterministic generator of a believable demo network.
 
 ``generate_state(seed, agents, epoch)`` returns the five state documents, shaped like the files of
-a real deployment (DESIGN.md §1): agents with the optional-field variety real data has, channels
+a real deployment (ARCHITECTURE.md, the service): agents with the optional-field variety real data has, channels
 old and new (some without ``slug``/``rules``/``verified``), topic channels with tags and
 constitutions, trending posts with their leaderboards, counters that agree with the rest, and
 seeds with an active seed, proposals, a queue and a history.

@@ -1,31 +1,38 @@
 """The base of every tab screen: tab bar, body, status bar, footer, and snapshot delivery.
 
-Data flows one way (DESIGN.md §2): the app owns the single :class:`~tui.network.store.Store`,
-and when a refresh cycle ends it hands the new immutable snapshot to the screens. A screen
-only reacts: :meth:`StateScreen.show_snapshot` runs when one of the screen's ``FILES`` changed
-(at once when the screen is on view, otherwise when it is next shown) and must update widgets in
-place, keeping the user's cursor, scroll and filter.
+Data flows one way: the app owns the single :class:`~tui.network.store.Store`, and when a refresh
+cycle ends it hands the new immutable snapshot down to the screens. A screen only reacts:
+:meth:`StateScreen.show_snapshot` runs when one of the screen's ``FILES`` changed (at once when
+the screen is on view, otherwise when it is next shown) and must update widgets in place,
+keeping the user's cursor, scroll and filter.
+
+Attributes down, messages up: the app sets :attr:`StateScreen.app_state` (an
+:class:`~tui.app_state.AppState`) and calls :meth:`StateScreen.deliver`; the tab bar and the
+status bar are bound to that state. A screen asks the app for something only by a message
+(:class:`StateScreen.JumpRequested`, :class:`StateScreen.SnapshotShown`); it never imports or
+calls the app.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import var
 from textual.screen import Screen
 
 from tui import tabs
+from tui.app_state import AppState
 from tui.network.store import Snapshot
 from tui.screens.empty_state import not_loaded_text
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tab_bar import TabBar
-
-if TYPE_CHECKING:
-    from tui.app import RoostApp
+from tui.widgets.text import short
 
 __all__ = ["StateScreen"]
 
@@ -58,6 +65,27 @@ class StateScreen(Screen):
         Binding("escape", "back", "Back", show=False, id="screen.back"),
     ]
 
+    app_state: var[AppState] = var(AppState)
+    """What the app says about itself; set by the app (the tab and status bars are bound to it)."""
+    demo: var[bool] = var(False)
+    """On the demo network (computed from :attr:`app_state`; the tab bar's badge)."""
+
+    class JumpRequested(Message):
+        """Show tab ``tab_id`` and, with ``key``, select that row there (handled by the app)."""
+
+        def __init__(self, tab_id: str, key: str | None = None) -> None:
+            super().__init__()
+            self.tab_id = tab_id
+            self.key = key
+
+    class SnapshotShown(Message):
+        """``screen`` has put its latest snapshot in its widgets (the app notes the first
+        populated paint)."""
+
+        def __init__(self, screen: StateScreen) -> None:
+            super().__init__()
+            self.screen = screen
+
     def __init_subclass__(cls, tab: str | None = None, **kwargs: Any) -> None:
         """``class StatsScreen(StateScreen, tab="stats")``: id, key, title and files come from
         the tab registry (tui/tabs.py), their one source."""
@@ -74,14 +102,19 @@ class StateScreen(Screen):
     def __init__(self) -> None:
         super().__init__(id=f"screen-{self.TAB_ID}", classes="state-screen")
         self._shown_generation = -1
+        self._pending: frozenset[str] | None = None  # changes kept while not on view
+        self._select_when_ready: str | None = None
+
+    def compute_demo(self) -> bool:
+        return self.app_state.demo
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield TabBar(self.TAB_ID)
+        yield TabBar(self.TAB_ID, demo=self.demo).data_bind(StateScreen.demo)
         with Vertical(classes="screen-body", id=f"{self.TAB_ID}-body"):
             yield from self.compose_body()
-        yield StatusBar()
+        yield StatusBar(self.app_state).data_bind(StateScreen.app_state)
         yield KeyBar()
 
     def compose_body(self) -> ComposeResult:
@@ -91,26 +124,22 @@ class StateScreen(Screen):
     # ------------------------------------------------------------------ helpers for subclasses
 
     @property
-    def roost(self) -> RoostApp:
-        return cast("RoostApp", self.app)
-
-    @property
     def snapshot(self) -> Snapshot:
         """The latest snapshot the app holds."""
-        return self.roost.snapshot
+        return self.app_state.snapshot
 
     def clock(self) -> datetime:
         """The app's injectable clock: an aware UTC datetime (frozen in tests)."""
-        return self.roost.clock()
+        return self.app_state.clock()
 
     def not_loaded_text(self, name: str) -> str:
         """Why state file ``name`` has no loaded copy, and what the user can do (plain text)."""
-        app = self.roost
+        state = self.app_state
         return not_loaded_text(
-            self.snapshot.file(name),
-            status=app.store.status,
-            refreshed=app.loaded.is_set(),
-            failure=app.refresh_failure,
+            state.snapshot.file(name),
+            status=state.status,
+            refreshed=state.refreshed,
+            failure=state.failure,
         )
 
     def empty_text(self, name: str, noun: str) -> str:
@@ -120,8 +149,8 @@ class StateScreen(Screen):
         return self.not_loaded_text(name)
 
     def jump_to(self, tab_id: str, key: str | None = None) -> None:
-        """Switch to another tab and, with ``key``, select that row there."""
-        self.roost.jump_to(tab_id, key)
+        """Switch to another tab and, with ``key``, select that row there (asks the app)."""
+        self.post_message(self.JumpRequested(tab_id, key))
 
     # ------------------------------------------------------------------ hooks
 
@@ -151,7 +180,8 @@ class StateScreen(Screen):
         if not text:
             self.notify("Nothing selected to copy", severity="warning", markup=False)
             return
-        self.roost.copy_and_tell(text)
+        self.app.copy_to_clipboard(text)  # OSC 52
+        self.notify(f"Copied {short(text, 80)}", markup=False)
 
     def deliver(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
         """Called by the app: show the snapshot if it touches this screen's files."""
@@ -166,7 +196,23 @@ class StateScreen(Screen):
         self.show_empty_state()
         self.refresh_status()
         if not self.building:
-            self.roost.snapshot_on_view(self)
+            self.snapshot_shown()
+
+    def keep_for_later(self, changed: frozenset[str]) -> None:
+        """Called by the app while this screen is not on view: remember what changed, shown
+        when the screen is next resumed."""
+        self._pending = (self._pending or frozenset()) | (changed & self.FILES)
+
+    def select_when_ready(self, key: str) -> None:
+        """:meth:`select_key` now, or once the screen has shown its first snapshot."""
+        if self.ready:
+            self.select_key(key)
+        else:
+            self._select_when_ready = key
+
+    def snapshot_shown(self) -> None:
+        """Tell the app the latest snapshot is in the widgets (see :class:`SnapshotShown`)."""
+        self.post_message(self.SnapshotShown(self))
 
     @property
     def building(self) -> bool:
@@ -183,7 +229,15 @@ class StateScreen(Screen):
             bar.refresh()
 
     def on_mount(self) -> None:
-        self.roost.screen_mounted(self)
+        self._pending = None
+        self.deliver(self.snapshot, self.FILES)
+        key, self._select_when_ready = self._select_when_ready, None
+        if key is not None:
+            self.select_key(key)
 
     def on_screen_resume(self) -> None:
-        self.roost.screen_resumed(self)
+        pending, self._pending = self._pending, None
+        if pending is not None and self.is_mounted:
+            self.deliver(self.snapshot, pending)
+        elif self.ready:
+            self.show_empty_state()  # e.g. the refresh worker failed while it was hidden

@@ -13,18 +13,16 @@ import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from tui.network.store import Snapshot
+from tui.screens.base import StateScreen
 from tui.untrusted import clean, truncate
 
-if TYPE_CHECKING:
-    from textual.app import App
-
-__all__ = ["Candidate", "PaletteIndex", "RoostCommands", "fuzzy_match"]
+__all__ = ["Candidate", "IndexHolder", "PaletteIndex", "RoostCommands", "fuzzy_match"]
 
 CANDIDATE_CHARS = 72  # what is matched and shown of one candidate
 MAX_HITS = 40  # per search
@@ -73,9 +71,16 @@ def fuzzy_match(query: str, candidate: str) -> tuple[float, tuple[int, ...]]:
     return 0.1 + 0.4 * compact * (len(offsets) / (len(offsets) + 2)), tuple(offsets)
 
 
-def _candidate(kind: str, text: str, **kwargs: object) -> Candidate:
+def _candidate(
+    kind: str,
+    text: str,
+    *,
+    tab: str | None = None,
+    key: str | None = None,
+    run: Callable[[], object] | None = None,
+) -> Candidate:
     shown = truncate(clean(text), CANDIDATE_CHARS)
-    return Candidate(kind, shown, shown.lower(), **kwargs)  # type: ignore[arg-type]
+    return Candidate(kind, shown, shown.lower(), tab=tab, key=key, run=run)
 
 
 class PaletteIndex:
@@ -113,6 +118,13 @@ class PaletteIndex:
                 )
 
 
+@runtime_checkable
+class IndexHolder(Protocol):
+    """An app that keeps the palette's index between openings (RoostApp does)."""
+
+    palette_index: PaletteIndex | None
+
+
 _KIND_LABEL = {
     "screen": "screen  ",
     "action": "action  ",
@@ -140,17 +152,18 @@ def _display(candidate: Candidate, offsets: Sequence[int], match_style: str) -> 
 class RoostCommands(Provider):
     """Screens, actions, agents, channels and proposals by fuzzy name."""
 
+    def _tab_screen(self) -> StateScreen | None:
+        """The tab screen under the palette."""
+        return next(
+            (s for s in reversed(self.app.screen_stack) if isinstance(s, StateScreen)), None
+        )
+
     def _app_candidates(self) -> list[Candidate]:
         from tui.screens.help import key_sections
         from tui.tabs import TABS
 
-        app: App = self.app
         items = [_candidate("screen", f"{tab.title} ({tab.key})", tab=tab.id) for tab in TABS]
-        under = next(
-            (s for s in reversed(app.screen_stack) if hasattr(s, "TAB_ID")),
-            None,
-        )
-        for _title, entries in key_sections(app, under):
+        for _title, entries in key_sections(self.app, self._tab_screen()):
             for entry in entries:
                 action = entry.binding.action
                 if entry.node is None or action.startswith(("switch_tab", "command_palette")):
@@ -160,21 +173,25 @@ class RoostCommands(Provider):
         return items
 
     def _data_index(self) -> PaletteIndex:
-        app = self.app
-        snapshot: Snapshot = getattr(app, "snapshot", None) or Snapshot.empty()
-        index: PaletteIndex | None = getattr(app, "_palette_index", None)
+        under = self._tab_screen()
+        snapshot = under.snapshot if under is not None else Snapshot.empty()
+        holder = self.app if isinstance(self.app, IndexHolder) else None
+        index = holder.palette_index if holder is not None else None
         if index is None or index.generation != snapshot.generation:
             index = PaletteIndex(snapshot)
-            app._palette_index = index  # type: ignore[attr-defined]
+            if holder is not None:
+                holder.palette_index = index
         return index
 
     def _command(self, candidate: Candidate) -> Callable[[], object]:
         if candidate.run is not None:
             return candidate.run
-        jump = getattr(self.app, "jump_to", None)
-        if jump is None:
+        if candidate.tab is None:
             return lambda: None
-        return partial(jump, candidate.tab, candidate.key)
+        return partial(self._jump, candidate.tab, candidate.key)
+
+    def _jump(self, tab_id: str, key: str | None) -> None:
+        self.app.post_message(StateScreen.JumpRequested(tab_id, key))
 
     async def discover(self) -> Hits:
         for candidate in self._app_candidates():

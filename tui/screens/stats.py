@@ -1,5 +1,6 @@
 """Tab 4, Stats: every counter of stats.json, its change since the previous stats.json, and its
-trend over the history the store keeps (DESIGN.md §3, §7)."""
+trend over the history the store keeps (the store appends a point each time stats.json
+changes)."""
 
 from __future__ import annotations
 

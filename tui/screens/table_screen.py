@@ -20,8 +20,8 @@ owns the flow that keeps the user's place:
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -35,6 +35,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.worker import get_current_worker
 
+from tui import collector
 from tui.network.store import Snapshot
 from tui.widgets.detail_pane import DetailPane, Link, raw_json
 from tui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
@@ -91,7 +92,7 @@ class TableScreen(StateScreen):
         self._rows: Sequence[LazyRow] = []
         self._has_marks = False
         self._detail_open = False
-        # made on first use: together ~25 ms of every start (their CSS, mounting, layout)
+        # made on first use: their CSS, mounting and layout are otherwise paid on every start
         self._detail_pane: DetailPane | None = None
         self._filter_field: Input | None = None
         self._wanted_key: str | None = None
@@ -206,17 +207,12 @@ class TableScreen(StateScreen):
         # The rows themselves are made later (LazyRows), but prepare() and fingerprints() may
         # make an object per model (Channels: subscriber counts over every agent, a tuple per
         # channel); the cyclic collector would rescan them many times over. Paused for big
-        # builds only, re-enabled whatever happens (same rule as the store's validation).
-        pause = self.build_cost(snapshot, models) > THREAD_THRESHOLD and gc.isenabled()
-        if pause:
-            gc.disable()
-        try:
+        # builds only (a hold on the shared switch, like the store's validation).
+        big = self.build_cost(snapshot, models) > THREAD_THRESHOLD
+        with collector.paused() if big else nullcontext():
             context = self.prepare(snapshot)
             rows = LazyRows(self.ROW, models, context)
             prints = self.fingerprints(models, context)
-        finally:
-            if pause:
-                gc.enable()
         marked: set[str] = set()
         if previous is not None:
             get = previous.get
@@ -226,8 +222,8 @@ class TableScreen(StateScreen):
                     marked.add(key)
         return Built(snapshot.generation, rows, models, frozenset(marked), context, prints)
 
-    # An explicit description: by default @work repr()s the arguments (a 50k-agent snapshot:
-    # seconds on the UI thread).
+    # An explicit description: by default @work repr()s the arguments, and the repr of a big
+    # snapshot is made on the UI thread.
     @work(
         thread=True,
         exclusive=True,
@@ -282,7 +278,7 @@ class TableScreen(StateScreen):
             self._show_detail(self.detail.key)
         self.update_summary()
         if not self.building:
-            self.roost.snapshot_on_view(self)
+            self.snapshot_shown()
 
     @property
     def building(self) -> bool:
@@ -327,6 +323,15 @@ class TableScreen(StateScreen):
             self.clear_filters()
             table.move_cursor_to(key)
         self.open_detail(key)
+
+    @property
+    def rows(self) -> Sequence[LazyRow]:
+        """The rows on screen, in data order (made lazily: see the module docstring)."""
+        return self._rows
+
+    def model(self, key: str) -> Any | None:
+        """The model behind row ``key`` in the rows on screen, if there is one."""
+        return self._models.get(key)
 
     def clear_filters(self) -> None:
         """Remove every filter so any row can be shown (subclasses drop their own too)."""

@@ -1,7 +1,7 @@
 """The footer: the screen's shown key bindings on one line.
 
 Textual's ``Footer`` mounts one widget per key and recomposes them all whenever the bindings
-change (focus moves, a screen resumes). At start-up that was about 70 ms of roost's cold start.
+change (focus moves, a screen resumes), a noticeable part of roost's cold start.
 ``KeyBar`` is one widget that renders the same line: each shown binding as `` key Description ``,
 the command palette's key on the right, keys of disabled actions dimmed. A click on a key
 presses it; the key under the mouse is highlighted. Everything it shows comes from roost's own
@@ -139,6 +139,16 @@ class KeyBar(Widget, can_focus=False):
             line.append_text(tail)
         self._spans = spans
         return line
+
+    @property
+    def spans(self) -> tuple[tuple[int, int, _Key], ...]:
+        """Each key as last drawn: its cells [start, end) and the key."""
+        return tuple(self._spans)
+
+    @property
+    def hovered(self) -> str | None:
+        """The key under the mouse (highlighted), if any."""
+        return self._hover
 
     def key_at(self, x: int) -> _Key | None:
         for start, end, item in self._spans:

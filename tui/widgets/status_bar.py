@@ -1,17 +1,21 @@
-"""The status bar on every screen: service, freshness, connection and integrity (DESIGN.md §3).
+"""The status bar on every screen: service, freshness, connection and integrity.
 
-It reads the app's current snapshot and the store's status and redraws every second from the
-app's clock, so "updated 12s ago" keeps counting between refreshes.
+It shows its :attr:`StatusBar.app_state` (bound by the screen to the app's
+:class:`~tui.app_state.AppState`: the snapshot, the store's :class:`StoreStatus`, "refreshing…")
+and redraws every second from the state's clock, so "updated 12s ago" keeps counting between
+refreshes. Everything the store reports reaches :func:`status_parts` through that one binding.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.content import Content
+from textual.reactive import reactive
 from textual.widget import Widget
 
+from tui.app_state import AppState
 from tui.untrusted import clean
 from tui.widgets.text import age
 
@@ -95,22 +99,25 @@ class StatusBar(Widget):
     }
     """
 
-    def __init__(self) -> None:
+    app_state: reactive[AppState] = reactive(AppState)
+    """What is shown (the screen binds it to the app's state)."""
+
+    def __init__(self, app_state: AppState | None = None) -> None:
         super().__init__(classes="status-bar")
+        if app_state is not None:
+            self.set_reactive(StatusBar.app_state, app_state)
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self.refresh, name="status-bar tick")
-
-    def _source(self) -> dict[str, Any] | None:
-        info = getattr(self.app, "status_info", None)
-        return info() if callable(info) else None
+        self.set_interval(1.0, self.refresh, name="status-bar tick")  # the ages count on
 
     def render(self) -> Content:
-        source = self._source()
-        if source is None:
-            return Content("")
+        state = self.app_state
+        service = state.service + (" \u00b7 refreshing\u2026" if state.refreshing else "")
+        parts = status_parts(
+            service=service, snapshot=state.snapshot, status=state.status, now=state.clock()
+        )
         pieces: list[Content] = []
-        for text, kind in status_parts(**source):
+        for text, kind in parts:
             pieces.append(
                 Content(text).stylize(self.get_visual_style(f"status-bar--{kind}", partial=True))
             )

@@ -1,4 +1,8 @@
-"""The tab bar at the top of every screen: ``1 Agents  2 Trending …`` plus the network badge."""
+"""The tab bar at the top of every screen: ``1 Agents  2 Trending …`` plus the network badge.
+
+A click on a tab posts :class:`TabBar.TabChosen` (the app switches tabs); the badge follows the
+:attr:`TabBar.demo` reactive, which the screen binds to the app's state.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ from typing import ClassVar
 
 from textual import events
 from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui.tabs import TABS
@@ -39,14 +45,30 @@ class TabBar(Widget):
     }
     """
 
-    def __init__(self, active: str) -> None:
+    BADGE = "DEMO NETWORK"
+
+    demo: reactive[bool] = reactive(False)
+    """On the demo network: the badge is shown."""
+
+    class TabChosen(Message):
+        """The user clicked tab ``tab_id``."""
+
+        def __init__(self, tab_id: str) -> None:
+            super().__init__()
+            self.tab_id = tab_id
+
+    def __init__(self, active: str, *, demo: bool = False) -> None:
         super().__init__(classes="tab-bar")
         self.active = active
+        self.set_reactive(TabBar.demo, demo)
         self._spans: list[tuple[int, int, str]] = []  # (start, end, tab id)
 
-    def _badge(self) -> str:
-        label = getattr(self.app, "badge_text", None)
-        return label() if callable(label) else ""
+    def tab_at(self, x: int) -> str | None:
+        """The id of the tab drawn at column ``x``, if any."""
+        for start, end, tab_id in self._spans:
+            if start <= x < end:
+                return tab_id
+        return None
 
     def render(self) -> Content:
         parts: list[Content] = []
@@ -69,7 +91,7 @@ class TabBar(Widget):
             self._spans.append((x, x + piece.cell_length, tab.id))
             x += piece.cell_length
         tabs = Content("").join(parts)
-        badge = self._badge()
+        badge = self.BADGE if self.demo else ""
         if badge:
             badge_content = Content(f" {badge} ").stylize(self.get_visual_style("tab-bar--badge"))
             gap = self.size.width - tabs.cell_length - badge_content.cell_length
@@ -78,10 +100,7 @@ class TabBar(Widget):
         return tabs
 
     def on_click(self, event: events.Click) -> None:
-        for start, end, tab_id in self._spans:
-            if start <= event.x < end:
-                event.stop()
-                switch = getattr(self.app, "jump_to", None)
-                if switch is not None:
-                    switch(tab_id)
-                return
+        tab_id = self.tab_at(event.x)
+        if tab_id is not None:
+            event.stop()
+            self.post_message(self.TabChosen(tab_id))

@@ -1,7 +1,8 @@
 """Textual-side text helpers: service text in, safe ``rich.text.Text`` / ``Content`` out.
 
 Everything here goes through :func:`tui.untrusted.clean` first and never through markup, so a
-screen can pass any service string to these functions (DESIGN.md §8).
+screen can pass any service string to these functions (service text is hostile: it may carry
+terminal escapes or markup).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""A virtualised, keyboard-first table on Textual's Line API (DESIGN.md §7-§8).
+"""A virtualised, keyboard-first table on Textual's Line API: tens of thousands of rows, moved
+through by keys, with service text drawn as plain text.
 
-Why: the stock ``DataTable`` measures every cell on its first idle (~10 s at 50 000 rows) and a
-filter keystroke means clear-and-refill (~1 s). This table keeps rows as plain data, filters and
+Why: the stock ``DataTable`` measures every cell on its first idle and a filter keystroke means
+clear-and-refill, both in proportion to the number of rows (``tests/perf/bench.py --only table``
+compares the two; the README has the figures). This table keeps rows as plain data, filters and
 sorts lists of indices, and renders only the lines in view, so its cost per frame does not depend
 on the number of rows.
 
@@ -38,7 +40,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.untrusted import clean
+from tui.untrusted import JOINERS, clean, clean_cell
 
 __all__ = ["Column", "LazyRow", "LazyRows", "Row", "TableRow", "VirtualTable"]
 
@@ -143,6 +145,18 @@ class LazyRow:
             self._haystack = haystack = self.make_haystack()
             return haystack
 
+    def computed(self) -> frozenset[str]:
+        """Which of ``cells``, ``sort_values`` and ``haystack`` have been computed so far."""
+        return frozenset(
+            name
+            for name, slot in (
+                ("cells", "_cells"),
+                ("sort_values", "_sort_values"),
+                ("haystack", "_haystack"),
+            )
+            if hasattr(self, slot)
+        )
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.key!r})"
 
@@ -150,8 +164,8 @@ class LazyRow:
 class LazyRows(Sequence[LazyRow]):
     """The rows of a mapping of models, each made the first time it is read.
 
-    Why: making 50 000 row objects takes 15–30 ms, and the first paint reads only the rows in
-    view. The table keeps this sequence as it is (``set_rows``); a sort, a filter or a warming
+    Why: making tens of thousands of row objects is a noticeable part of the first build, and
+    the first paint reads only the rows in view. The table keeps this sequence as it is (``set_rows``); a sort, a filter or a warming
     thread makes the rest. Two threads making the same row at once is harmless: both rows are
     equal and one of them is kept.
     """
@@ -228,8 +242,30 @@ def fit_plain(text: str, width: int, align: str = "left") -> str:
     return padding + text if align == "right" else text + padding
 
 
+def _without_joiners(text: Text) -> Text:
+    """``text`` without :data:`~tui.untrusted.JOINERS` (see :func:`~tui.untrusted.clean_cell`),
+    its styles kept on the characters that remain."""
+    plain = text.plain
+    if plain.isascii() or not JOINERS.search(plain):
+        return text
+    kept: list[str] = []
+    where: list[int] = []  # old offset -> new offset
+    for char in plain:
+        where.append(len(kept))
+        if not JOINERS.match(char):
+            kept.append(char)
+    where.append(len(kept))
+    result = Text("".join(kept), style=text.style, end=text.end)
+    for span in text.spans:
+        start, end = where[min(span.start, len(plain))], where[min(span.end, len(plain))]
+        if start < end:
+            result.stylize(span.style, start, end)
+    return result
+
+
 def _fit_rich(text: Text, width: int, align: str) -> Text:
     """The ``Text`` counterpart of :func:`fit_plain` (a copy; spans kept)."""
+    text = _without_joiners(text)
     text = Text(" ").join(text.split("\n", allow_blank=True))  # a new Text, one line
     text.truncate(width, overflow="ellipsis")
     length = text.cell_len
@@ -425,6 +461,11 @@ class VirtualTable(ScrollView, can_focus=True):
     def empty_message(self) -> str:
         return self._empty_message
 
+    @property
+    def marked(self) -> frozenset[str]:
+        """Keys of the rows marked new or changed (drawn with the mark)."""
+        return self._marked
+
     def set_empty_message(self, message: str) -> None:
         """What the table says while it has no rows (why, and what to do); wrapped to the width.
 
@@ -466,7 +507,7 @@ class VirtualTable(ScrollView, can_focus=True):
         old_rows, old_visible, old_cursor = self._rows, self._visible, self._cursor
         old_key = self.cursor_key
         self._rows = rows if isinstance(rows, LazyRows) else list(rows)  # lazy rows stay lazy
-        self._key_index = None  # 50k rows: ~20 ms, not spent before the first paint
+        self._key_index = None  # built when first needed, not before the first paint
         self._haystacks = None
         self._marked = frozenset(marked)
         self._strip_cache.clear()
@@ -835,7 +876,9 @@ class VirtualTable(ScrollView, can_focus=True):
                     ]
                 )
             else:
-                cells.append([Segment(fit_plain(clean(value), width, column.align), row_style)])
+                cells.append(
+                    [Segment(fit_plain(clean_cell(value), width, column.align), row_style)]
+                )
         strip = self._line(cells, line_width, row_style)
         self._strip_cache[cache_key] = strip
         return strip

@@ -1,0 +1,248 @@
+"""`roost action`, `roost outbox`, `roost whoami` against the demo network on loopback.
+
+Exit codes, the exact request of a dry run, a kill -9 while sending, two processes sharing one
+outbox, and the token's reach: never in output, outbox files, or requests to the read URL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tui.actions.outbox import Outbox, outbox_root
+from tui.cli import main
+from tui.sandbox.server import running_sandbox
+
+TOKEN = "ghp_functionalSECRETtoken987"
+REGISTER = ["-f", "name=Demo", "-f", "framework=python", "-f", "bio=Hello there."]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def platform(monkeypatch):
+    with running_sandbox(agents=30, tokens={TOKEN: "demo-agent"}) as (info, app):
+        monkeypatch.setenv("ROOST_READ_URL", info.read_url)
+        monkeypatch.setenv("ROOST_WRITE_URL", info.write_url)
+        monkeypatch.setenv("ROOST_REPO", info.repo)
+        monkeypatch.setenv("ROOST_TOKEN", TOKEN)
+        yield info, app.state.sandbox
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert TOKEN not in out and TOKEN not in err
+    return code, out, err
+
+
+def entries(info) -> list[dict]:
+    folder = Outbox.for_service(info.write_url, info.repo, root=outbox_root()).folder
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+
+
+def test_action_list_and_show(capsys):
+    code, out, _ = run(capsys, "action", "list", "--json")
+    names = {a["name"] for a in json.loads(out)}
+    assert code == 0 and {"register_agent", "submit_media", "verify_media"} <= names
+    assert len(names) == 21
+    code, out, _ = run(capsys, "action", "show", "submit-media")
+    assert code == 0 and "source_url" in out and "required" in out
+    code, _, err = run(capsys, "action", "show", "no_such_action")
+    assert code == 2 and "unknown action" in err
+
+
+def test_config_file_adds_an_action(capsys, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[actions.wave]\ntitle = "Wave"\ndescription = "Wave at someone."\n'
+        '[actions.wave.fields.target_agent]\ntype = "str"\nrequired = true\nhelp = "Who"\n'
+    )
+    code, out, _ = run(capsys, "action", "show", "wave", "--config", str(config), "--json")
+    assert code == 0 and json.loads(out)["fields"][0]["name"] == "target_agent"
+
+
+def test_validation_error_exits_2_and_sends_nothing(capsys, platform):
+    info, sandbox = platform
+    code, _, err = run(capsys, "action", "submit", "transfer_karma", "-f", "amount=lots")
+    assert code == 2
+    assert "target_agent: is required" in err and "amount: must be an integer" in err
+    assert sandbox.paths("POST") == [] and entries(info) == []
+
+
+def test_dry_run_prints_the_exact_request_with_the_token_redacted(capsys, platform):
+    info, sandbox = platform
+    code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER, "--dry-run")
+    request = json.loads(out)
+    assert code == 0
+    assert request["method"] == "POST"
+    assert request["url"] == f"{info.write_url}/repos/{info.repo}/issues"
+    assert request["headers"]["Authorization"] == "Bearer ***"
+    assert request["headers"]["X-GitHub-Api-Version"] == "2022-11-28"
+    assert request["json"]["title"] == "register_agent"
+    assert request["json"]["labels"] == ["register-agent"]
+    assert '"framework": "python"' in request["json"]["body"]
+    assert sandbox.paths("POST") == [] and entries(info) == []
+
+
+def test_submit_wait_is_accepted_and_kept_in_the_outbox(capsys, platform):
+    info, sandbox = platform
+    code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER, "--wait")
+    assert code == 0 and out.startswith("accepted #1: register_agent")
+    code, out, _ = run(capsys, "outbox", "list", "--json")
+    (entry,) = json.loads(out)
+    assert (entry["state"], entry["number"], entry["author"]) == ("accepted", 1, "demo-agent")
+    code, out, _ = run(capsys, "whoami")
+    assert code == 0 and "acting as demo-agent" in out and "ROOST_TOKEN" in out
+
+
+def test_rejected_exits_1(capsys, platform):
+    code, out, _ = run(capsys, "action", "submit", "poke", "-f", "target_agent=zion-1", "--wait")
+    assert code == 1 and out.startswith("rejected #1") and "register_agent first" in out
+
+
+@pytest.mark.parametrize(
+    ("knobs", "fragment"),
+    [
+        ({"write_status": 401}, "token was rejected"),
+        ({"write_status": 403, "write_variant": "scope"}, "missing scope"),
+        ({"write_status": 404}, "not found"),
+        ({"write_status": 410}, "issues are disabled"),
+        ({"write_status": 422}, "body: body is invalid"),
+    ],
+)
+def test_refusals_exit_1_with_the_reason(capsys, platform, knobs, fragment):
+    info, sandbox = platform
+    sandbox.faults.update(knobs)
+    code, out, _ = run(capsys, "action", "submit", "heartbeat")
+    assert code == 1 and out.startswith("failed: heartbeat") and fragment in out
+    assert sandbox.issues == []
+
+
+def test_label_dropped_is_a_notice(capsys, platform):
+    info, sandbox = platform
+    sandbox.faults.update({"drop_labels": True})
+    code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER)
+    assert code == 0 and "notice: label register-agent was dropped" in out
+
+
+def test_5xx_after_recording_is_found_without_a_second_issue(capsys, platform):
+    info, sandbox = platform
+    sandbox.faults.update({"write_status": 502})
+    code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER)
+    # the sandbox refuses a 502 before recording: the retry creates exactly one issue
+    assert code == 0 and out.startswith("queued #1") and len(sandbox.issues) == 1
+
+
+def service_env(monkeypatch, read_url: str, write_url: str) -> None:
+    for var, value in (
+        ("ROOST_READ_URL", read_url),
+        ("ROOST_WRITE_URL", write_url),
+        ("ROOST_REPO", "o/r"),
+        ("ROOST_TOKEN", TOKEN),
+    ):
+        monkeypatch.setenv(var, value)
+
+
+def test_unreachable_exits_3(capsys, monkeypatch):
+    service_env(monkeypatch, "http://127.0.0.1:9", "http://127.0.0.1:9")
+    code, out, _ = run(capsys, "action", "submit", "heartbeat")
+    assert code == 3 and "cannot reach" in out
+
+
+def test_plain_http_to_a_remote_host_is_refused(capsys, monkeypatch):
+    service_env(monkeypatch, "https://raw.example.test", "http://api.example.test")
+    code, _, err = run(capsys, "action", "submit", "heartbeat")
+    assert code == 2 and "plain http" in err
+
+
+def test_demo_network_in_process_without_settings(capsys):
+    code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER, "--wait")
+    assert code == 0 and out.startswith("accepted #1")
+
+
+def _cli(*argv: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *argv],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
+
+
+def _until(predicate, limit: float = 60.0) -> None:
+    end = time.monotonic() + limit
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError("the condition never came true")
+        time.sleep(0.05)
+
+
+def test_kill_during_send_keeps_the_entry_and_resolves_it_without_a_duplicate(capsys, platform):
+    info, sandbox = platform
+    sandbox.faults.update({"write_latency": 5})  # created at once, answered seconds later
+    proc = _cli("action", "submit", "register_agent", *REGISTER)
+    try:
+        _until(
+            lambda: len(sandbox.issues) == 1 and [e["state"] for e in entries(info)] == ["sending"]
+        )
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+    (entry,) = entries(info)
+    assert entry["state"] == "sending"
+    sandbox.faults.update({"write_latency": 0})
+    code, out, _ = run(capsys, "outbox", "retry", entry["id"][:12])
+    assert code == 0 and out.startswith("queued #1")
+    assert len(sandbox.issues) == 1
+    assert sandbox.paths("POST") == []  # the retry looked the issue up and sent nothing
+    _until(lambda: sandbox.paths("POST"))  # the killed request's answer, for a quiet shutdown
+    assert len(sandbox.issues) == 1
+
+
+def test_two_processes_one_outbox_send_an_entry_once(capsys, platform):
+    info, sandbox = platform
+    outbox = Outbox.for_service(info.write_url, info.repo, root=outbox_root())
+    entry = outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    sandbox.faults.update({"write_latency": 3})
+    first = _cli("outbox", "retry", entry.id)
+    _until(lambda: outbox.load(entry.id).state == "sending")
+    second = _cli("outbox", "retry", entry.id)
+    second_out, second_err = second.communicate(timeout=120)
+    first_out, _ = first.communicate(timeout=120)
+    assert second.returncode == 4 and "being sent by another roost" in second_err
+    assert first.returncode == 0 and first_out.startswith("queued #1")
+    assert len(sandbox.issues) == 1
+    for text in (first_out, second_out, second_err):
+        assert TOKEN not in text
+
+
+def test_the_token_reaches_only_the_write_interface(capsys, platform, caplog):
+    info, sandbox = platform
+    run(capsys, "state")
+    run(capsys, "action", "submit", "register_agent", *REGISTER, "--wait")
+    run(capsys, "action", "submit", "heartbeat", "--json")
+    run(capsys, "whoami", "--json")
+    run(capsys, "outbox", "list", "--json")
+    run(capsys, "state")
+    reads = [r for r in sandbox.requests if r.path.startswith("/state")]
+    writes = [r for r in sandbox.requests if r.path.startswith("/api")]
+    assert reads and writes
+    assert all(r.header("authorization") is None for r in reads)
+    assert all(r.header("authorization") == "<redacted>" for r in writes)
+    assert all(TOKEN.encode() not in r.body for r in sandbox.requests)
+    assert TOKEN not in caplog.text
+    for root, _dirs, files in os.walk(os.environ["XDG_DATA_HOME"]):
+        for name in files:
+            assert TOKEN not in (Path(root) / name).read_text("utf-8", errors="replace")
+    for root, _dirs, files in os.walk(os.environ["XDG_CACHE_HOME"]):
+        for name in files:
+            assert TOKEN.encode() not in (Path(root) / name).read_bytes()

@@ -1,0 +1,127 @@
+"""tui/widgets/text.py: service text to safe Text/Content, ages, counts, bars, stamps."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from rich.text import Text
+from textual.content import Content
+
+from tui.widgets.text import (
+    age,
+    age_seconds,
+    bar,
+    content,
+    count,
+    epoch_seconds,
+    labelled,
+    plain,
+    short,
+    stamp,
+    when,
+)
+
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+
+def test_plain_and_content_keep_markup_literal_and_show_controls():
+    hostile = "[bold]x[/] \x1b[31m"
+    assert isinstance(plain(hostile), Text)
+    assert plain(hostile).plain == "[bold]x[/] \u241b[31m"
+    assert plain(hostile).spans == []  # nothing was parsed as markup
+    assert isinstance(content(hostile), Content)
+    assert content(hostile).plain == "[bold]x[/] \u241b[31m"
+    assert content(hostile).spans == []
+
+
+def test_plain_and_content_multiline():
+    assert plain("a\nb", multiline=True).plain == "a\nb"
+    assert plain("a\nb").plain == "a\u240ab"
+    assert content("a\tb", multiline=True).plain == "a    b"
+
+
+def test_plain_carries_the_style_and_no_line_end():
+    text = plain("x", style="bold")
+    assert text.style == "bold"
+    assert text.end == ""
+
+
+def test_short_is_one_clean_line():
+    assert short("a\nb" * 100, 5) == "a\u240aba\u2026"
+    assert short(ValueError("bad\x1b")) == "bad\u241b"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "expected"),
+    [
+        (0, "0s"),
+        (59.9, "59s"),
+        (60, "1m"),
+        (3599, "59m"),
+        (3600, "1h"),
+        (86399, "23h"),
+        (86400, "1d"),
+        (365 * 86400 - 1, "364d"),
+        (365 * 86400, "1y"),
+        (-30, "0s"),  # clock skew
+        (-300, "+5m"),
+        (None, "\u2014"),
+    ],
+)
+def test_age_seconds(seconds, expected):
+    assert age_seconds(seconds) == expected
+
+
+def test_age_and_when():
+    assert age(None, NOW) == "\u2014"
+    assert age(NOW - timedelta(hours=3), NOW) == "3h"
+    assert when(NOW - timedelta(hours=3), NOW) == "2026-11-01 09:00Z (3h ago)"
+    assert when(NOW + timedelta(minutes=5), NOW) == "2026-11-01 12:05Z (in 5m)"
+    assert when(None, NOW) == "\u2014"
+
+
+def test_epoch_seconds():
+    assert epoch_seconds("2026-11-01T12:00:00Z") == NOW.timestamp()
+    assert epoch_seconds("2026-11-01T12:00:00") == NOW.timestamp()  # naive means UTC
+    assert epoch_seconds("2026-11-01T13:00:00+01:00") == NOW.timestamp()
+    assert epoch_seconds("not a date") is None
+    assert epoch_seconds(None) is None
+    assert epoch_seconds("") is None
+
+
+def test_count():
+    assert count(None) == "\u2014"
+    assert count(1234567) == "1,234,567"
+    assert count(12.0) == "12"
+    assert count(1234.5) == "1,234.50"
+
+
+@pytest.mark.parametrize(
+    ("fraction", "width", "expected"),
+    [
+        (0.0, 4, "\u00b7\u00b7\u00b7\u00b7"),
+        (1.0, 4, "\u2588\u2588\u2588\u2588"),
+        (0.5, 4, "\u2588\u2588\u00b7\u00b7"),
+        (1 / 16, 2, "\u258f\u00b7"),  # one eighth of a cell
+        (0.25, 2, "\u258c\u00b7"),  # half a cell
+        (2.0, 3, "\u2588\u2588\u2588"),  # clamped
+        (-1.0, 2, "\u00b7\u00b7"),
+        (float("nan"), 2, "\u00b7\u00b7"),
+        (0.5, 0, ""),
+    ],
+)
+def test_bar(fraction, width, expected):
+    assert bar(fraction, width) == expected
+    assert len(bar(fraction, width)) == width
+
+
+def test_labelled_pads_the_label_and_cleans_the_value():
+    line = labelled("name", "[b]x\x07", width=6)
+    assert line.plain == "name   [b]x\u2407"
+
+
+def test_stamp():
+    assert stamp(None, NOW) == "\u2014"
+    assert stamp("2026-11-01T11:00:00Z", NOW) == "2026-11-01 11:00Z (1h ago)"
+    assert stamp("yesterday\x1b", NOW) == "yesterday\u241b (not a date)"

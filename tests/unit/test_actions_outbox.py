@@ -1,0 +1,312 @@
+"""The outbox and outcome tracking against the in-process demo network.
+
+Every catalog action goes form-free through the whole write side — outbox entry, issue client,
+the sandbox's processor, tracking, the store's next snapshot — and its effect is found in the
+state. Entries are written before their request leaves, never hold the token, are sent under a
+lock, and an entry left in "sending" is resolved by lookup without a second issue.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from tui.actions.catalog import CATALOG
+from tui.actions.connection import write_side
+from tui.actions.outbox import Entry, EntryBusy, Outbox, service_key
+from tui.actions.tracking import SHOWN_IN_STATE, effect_seen, follow
+from tui.config import Settings
+from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN
+from tui.service import connect
+
+Snap = Any
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1_900_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+async def demo(tmp_path):
+    service = connect(Settings(), use_cache=False, agents=40)
+    clock = FakeClock()
+    side = write_side(service, outbox_root=tmp_path, clock=clock, sleep=clock.sleep)
+    yield service, side
+    await side.aclose()
+    await service.aclose()
+
+
+def sandbox(service):
+    return service.demo_app.state.sandbox
+
+
+async def submit(side, action: str, payload: dict) -> Entry:
+    entry = side.outbox.draft(action, payload)
+    entry = await side.outbox.send(entry.id, side.client)
+    assert entry.state == "queued", (action, entry.reason)
+    assert await follow(entry, side.client, now=0)
+    side.outbox.save(entry)
+    assert entry.state == "accepted", (action, entry.comment)
+    return entry
+
+
+async def snapshot(service) -> Snap:
+    await service.store.refresh()
+    return service.store.snapshot
+
+
+def _target(snap: Snap) -> str:
+    return next(a for a in sorted(snap.agents.agents) if a != DEMO_LOGIN)
+
+
+def _fixed(payload: dict) -> Callable[[Snap], dict]:
+    return lambda snap: payload
+
+
+def _last_proposal(snap: Snap) -> dict:
+    return {"proposal_id": snap.seeds.proposals[-1].id}
+
+
+ROOM = {"slug": "demo-room", "name": "Demo room", "description": "For tests."}
+TRIPS: dict[str, tuple[Callable[[Snap], dict], tuple[tuple[str, Callable[[Snap], dict]], ...]]] = {
+    "register_agent": (_fixed({"name": "Demo", "framework": "python", "bio": "Hi."}), ()),
+    "heartbeat": (_fixed({"status_message": "busy"}), ()),
+    "poke": (lambda s: {"target_agent": _target(s)}, ()),
+    "follow_agent": (lambda s: {"target_agent": _target(s)}, ()),
+    "unfollow_agent": (
+        lambda s: {"target_agent": _target(s)},
+        (("follow_agent", lambda s: {"target_agent": _target(s)}),),
+    ),
+    "update_profile": (_fixed({"display_name": "The Demo"}), ()),
+    "create_channel": (_fixed(ROOM), ()),
+    "update_channel": (
+        _fixed({"slug": "demo-room", "rules": "None."}),
+        (("create_channel", _fixed(ROOM)),),
+    ),
+    "create_topic": (
+        _fixed({"slug": "ask-demo", "name": "Ask", "description": "Q", "constitution": "Ask."}),
+        (),
+    ),
+    "moderate": (
+        lambda s: {"discussion_number": s.trending.trending[0].number, "reason": "spam"},
+        (),
+    ),
+    "transfer_karma": (lambda s: {"target_agent": _target(s), "amount": 1}, ()),
+    "propose_seed": (_fixed({"text": "Chart the channels", "tags": ["maps"]}), ()),
+    "vote_seed": (_last_proposal, (("propose_seed", _fixed({"text": "Vote me"})),)),
+    "unvote_seed": (
+        _last_proposal,
+        (("propose_seed", _fixed({"text": "Vote me"})), ("vote_seed", _last_proposal)),
+    ),
+    "create_post": (_fixed({"channel": "general", "title": "Hi all", "body": "Hello"}), ()),
+    "add_moderator": (
+        lambda s: {"slug": "demo-room", "target_agent": _target(s)},
+        (("create_channel", _fixed(ROOM)),),
+    ),
+    "remove_moderator": (
+        lambda s: {"slug": "demo-room", "target_agent": _target(s)},
+        (
+            ("create_channel", _fixed(ROOM)),
+            ("add_moderator", lambda s: {"slug": "demo-room", "target_agent": _target(s)}),
+        ),
+    ),
+    "recruit_agent": (_fixed({"name": "Nova Scout", "framework": "python", "bio": "New."}), ()),
+    "verify_agent": (_fixed({"github_username": "demo-agent"}), ()),
+    "submit_media": (
+        _fixed(
+            {
+                "channel": "general",
+                "title": "A sketch",
+                "media_type": "image",
+                "source_url": "https://media.example.test/sketch.png",
+                "filename": "sketch.png",
+            }
+        ),
+        (),
+    ),
+    "verify_media": (_fixed({"submission_id": "media-1", "decision": "approved"}), ()),
+}
+
+
+def test_the_round_trips_cover_the_catalog():
+    assert set(TRIPS) == set(CATALOG)
+
+
+@pytest.mark.parametrize("action", sorted(TRIPS))
+async def test_every_catalog_action_round_trips_to_the_state(demo, action):
+    service, side = demo
+    payload_of, setup = TRIPS[action]
+    if action != "register_agent":
+        await submit(side, "register_agent", {"name": "Demo", "framework": "py", "bio": "Hi."})
+    for name, make in setup:
+        await submit(side, name, make(await snapshot(service)))
+    before = await snapshot(service)
+    payload = payload_of(before)
+    if action in ("register_agent", "follow_agent", "create_channel", "vote_seed"):
+        assert (
+            effect_seen(
+                Entry("20270101T000000Z-00000000", action, payload, "n", author=DEMO_LOGIN), before
+            )
+            is False
+        )
+    entry = await submit(side, action, payload)
+    assert entry.author == DEMO_LOGIN
+    inbox = sandbox(service).inbox[-1]
+    assert (inbox.issue, inbox.action, inbox.payload) == (entry.number, action, payload)
+    seen = effect_seen(entry, await snapshot(service))
+    assert seen is (True if action in SHOWN_IN_STATE else None)
+
+
+async def test_entry_is_on_disk_in_sending_before_the_request_leaves(demo, tmp_path):
+    service, side = demo
+    seen: list[dict] = []
+
+    async def hook(request: httpx.Request) -> None:
+        if request.method == "POST":
+            (path,) = side.outbox.folder.glob("*.json")
+            seen.append(json.loads(path.read_text()))
+
+    service.client.event_hooks["request"].append(hook)
+    entry = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    await side.outbox.send(entry.id, side.client)
+    assert [s["state"] for s in seen] == ["sending"]
+    assert seen[0]["nonce"] == entry.nonce and seen[0]["request"]["title"] == "register_agent"
+
+
+async def test_the_token_is_never_in_an_outbox_file(demo):
+    service, side = demo
+    sandbox(service).faults.update({"write_status": 401})
+    await side.outbox.send(side.outbox.draft("heartbeat", {}).id, side.client)
+    await submit(side, "register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    files = list(side.outbox.folder.iterdir())
+    assert files
+    for path in files:
+        assert DEMO_TOKEN not in path.read_text("utf-8", errors="replace")
+
+
+async def test_a_locked_entry_is_not_sent_twice(demo):
+    service, side = demo
+    entry = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    with side.outbox.locked(entry.id), pytest.raises(EntryBusy):
+        await side.outbox.send(entry.id, side.client)
+    assert sandbox(service).issues == []
+
+
+async def test_entry_left_sending_is_resolved_by_lookup_without_a_duplicate(demo):
+    service, side = demo
+    entry = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    # a process sent it, the platform recorded it, and the process died before the answer
+    entry.state = "sending"
+    side.outbox.save(entry)
+    await side.client.request("POST", side.client.issues_url, json=entry.request)
+    assert len(sandbox(service).issues) == 1
+    resolved = await side.outbox.send(entry.id, side.client)
+    assert (resolved.state, resolved.number) == ("queued", 1)
+    assert len(sandbox(service).issues) == 1
+
+
+async def test_entry_left_sending_with_nothing_recorded_is_sent_once(demo):
+    service, side = demo
+    entry = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    entry.state = "sending"
+    side.outbox.save(entry)
+    resolved = await side.outbox.send(entry.id, side.client)
+    assert resolved.state == "queued" and len(sandbox(service).issues) == 1
+    again = await side.outbox.send(entry.id, side.client)  # queued: nothing to send
+    assert again.state == "queued" and len(sandbox(service).issues) == 1
+
+
+async def test_a_refusal_is_recorded_with_the_reason_and_retry_safety(demo):
+    service, side = demo
+    sandbox(service).faults.update({"write_status": 410})
+    entry = await side.outbox.send(side.outbox.draft("heartbeat", {}).id, side.client)
+    assert entry.state == "failed" and entry.retry_safe is False
+    assert "issues are disabled" in entry.reason
+    assert not entry.can_send
+
+
+async def test_rejection_keeps_the_processors_comment_cleaned(demo):
+    service, side = demo
+    entry = await side.outbox.send(
+        side.outbox.draft("poke", {"target_agent": "zion-coder-01"}).id, side.client
+    )
+    assert await follow(entry, side.client, now=0)
+    assert entry.state == "rejected"
+    assert entry.comment.startswith("❌") and "register_agent first" in entry.comment
+
+
+async def test_follow_is_paced_and_uses_conditional_requests(demo):
+    service, side = demo
+    sandbox(service).faults.update({"process_delay": 600})
+    entry = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    entry = await side.outbox.send(entry.id, side.client)
+    assert await follow(entry, side.client, now=0) and entry.state == "queued"
+    assert not await follow(entry, side.client, now=1)  # not due yet: no request
+    sandbox(service).clear_log()
+    assert await follow(entry, side.client, now=1000) and entry.state == "queued"
+    statuses = [r.status for r in sandbox(service).requests]
+    assert statuses == [304]  # the issue did not change, so its comments are not asked for
+    assert all(r.header("if-none-match") for r in sandbox(service).requests)
+
+
+def test_drafts_survive_a_new_process(tmp_path):
+    outbox = Outbox(tmp_path / "svc")
+    entry = outbox.draft("heartbeat", {"status_message": "half typed"})
+    again = Outbox(tmp_path / "svc").load(entry.id)
+    assert (again.state, again.payload) == ("draft", {"status_message": "half typed"})
+    assert [e.id for e in Outbox(tmp_path / "svc").entries()] == [entry.id]
+
+
+def test_service_keys_separate_services_and_demo_runs():
+    a = service_key("https://api.github.com", "o/r")
+    assert a != service_key("https://api.github.com", "o/other")
+    assert service_key("http://x.invalid/api", "o/r", "run1") != service_key(
+        "http://x.invalid/api", "o/r", "run2"
+    )
+    assert "/" not in a
+
+
+async def test_the_outbox_is_followed_to_accepted_then_applied(demo):
+    from tui.actions.tracking import follow_queued, settle_applied
+
+    service, side = demo
+    sandbox(service).faults.update({"process_delay": 600})
+    register = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    media = side.outbox.draft("verify_media", {"submission_id": "m-1", "decision": "approved"})
+    for entry in (register, media):
+        await side.outbox.send(entry.id, side.client)
+    assert await follow_queued(side.outbox, side.client, now=0) == []
+    assert settle_applied(side.outbox, await snapshot(service)) == []
+    sandbox(service).process_pending()
+    changed = await follow_queued(side.outbox, side.client, now=10_000)
+    assert sorted(e.state for e in changed) == ["accepted", "accepted"]
+    (applied,) = settle_applied(side.outbox, await snapshot(service))
+    assert (applied.id, applied.state) == (register.id, "applied")
+    states = {e.id: e.state for e in side.outbox.entries()}
+    assert states == {register.id: "applied", media.id: "accepted"}
+
+
+async def test_resume_interrupted_settles_dead_senders_and_skips_live_ones(demo):
+    service, side = demo
+    dead = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    live = side.outbox.draft("heartbeat", {})
+    for entry in (dead, live):
+        entry.state = "sending"
+        side.outbox.save(entry)
+    await side.client.request("POST", side.client.issues_url, json=dead.request)
+    with side.outbox.locked(live.id):
+        settled = await side.outbox.resume_interrupted(side.client)
+    assert [(e.id, e.state, e.number) for e in settled] == [(dead.id, "queued", 1)]
+    assert side.outbox.load(live.id).state == "sending"
+    assert len(sandbox(service).issues) == 1

@@ -1,0 +1,136 @@
+"""The collector switch: counted holds across nesting and threads, coordinated freezing."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import pytest
+
+from tui import collector, startup
+from tui.network import models
+
+
+@pytest.fixture(autouse=True)
+def collector_restored():
+    """Each test starts with the collector on and no hold; whatever it did is undone."""
+    startup.resume_gc()
+    assert collector.holders() == 0
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        yield
+    finally:
+        startup.resume_gc()
+        assert collector.holders() == 0, "a test left a hold behind"
+        if was_enabled:
+            gc.enable()
+        else:
+            gc.disable()
+
+
+def test_nested_holds_turn_it_back_on_only_when_the_last_leaves():
+    with collector.paused():
+        assert not gc.isenabled()
+        with collector.paused():
+            assert collector.holders() == 2
+        assert not gc.isenabled()  # the outer hold is still there
+    assert gc.isenabled()
+
+
+def test_a_hold_is_released_when_the_block_raises():
+    with pytest.raises(ValueError), collector.paused():
+        raise ValueError("boom")
+    assert gc.isenabled()
+    assert collector.holders() == 0
+
+
+def test_a_collector_turned_off_by_someone_else_stays_off():
+    gc.disable()
+    with collector.paused():
+        pass
+    assert not gc.isenabled()
+
+
+def test_a_handle_released_twice_counts_once():
+    outer = collector.pause()
+    inner = collector.pause()
+    inner.release()
+    inner.release()
+    assert not gc.isenabled()  # the second release did not take the outer hold
+    outer.release()
+    assert gc.isenabled()
+
+
+def test_two_threads_holding_at_once():
+    first_in = threading.Event()
+    second_in = threading.Event()
+    first_may_leave = threading.Event()
+    seen: dict[str, bool] = {}
+
+    def first() -> None:
+        with collector.paused():
+            first_in.set()
+            first_may_leave.wait(10)
+        seen["after first left"] = gc.isenabled()
+        second_in.wait(10)
+
+    def second() -> None:
+        first_in.wait(10)
+        with collector.paused():
+            second_in.set()
+            first_may_leave.set()
+            one.join(10)  # the first thread has left its block by now
+            seen["second still inside"] = gc.isenabled()
+
+    one = threading.Thread(target=first)
+    two = threading.Thread(target=second)
+    one.start()
+    two.start()
+    two.join(10)
+    one.join(10)
+    assert seen == {"after first left": False, "second still inside": False}
+    assert gc.isenabled()
+
+
+def test_the_app_does_not_turn_it_on_under_a_data_layer_hold():
+    startup.pause_gc()  # roost's start-up
+    entered = threading.Event()
+    leave = threading.Event()
+    during: list[bool] = []
+
+    def validate_big_document() -> None:
+        with models.big_document(2 << 20):
+            entered.set()
+            leave.wait(10)
+            during.append(gc.isenabled())
+
+    worker = threading.Thread(target=validate_big_document)
+    worker.start()
+    entered.wait(10)
+    startup.resume_gc()  # what the app does after its first paint
+    assert not gc.isenabled()
+    leave.set()
+    worker.join(10)
+    assert during == [False]
+    assert gc.isenabled()
+    gc.unfreeze()
+
+
+def test_a_small_document_takes_no_hold():
+    with models.big_document(100):
+        assert gc.isenabled()
+        assert collector.holders() == 0
+
+
+def test_frozen_objects_are_given_back_when_the_last_keeper_leaves():
+    gc.unfreeze()
+    first = collector.keep_frozen()
+    second = collector.keep_frozen()
+    kept = [[] for _ in range(100)]
+    collector.freeze()
+    assert gc.get_freeze_count() >= len(kept)
+    first.release()
+    assert gc.get_freeze_count() >= len(kept)  # the second keeper still relies on them
+    second.release()
+    assert gc.get_freeze_count() == 0

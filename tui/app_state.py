@@ -1,0 +1,39 @@
+"""What the app tells its screens about itself: the one value handed down to every tab.
+
+The app makes a new :class:`AppState` whenever one of its parts changes (a refresh cycle, the
+store's status, "refreshing…") and sets it on each tab screen; the screens bind their tab bar
+and status bar to it. Widgets and screens therefore never reach into the app for its state.
+No Textual import: it is plain data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from tui.network.store import Snapshot, StoreStatus
+
+__all__ = ["AppState", "Clock", "utc_now"]
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+# eq=False: a new state is a change (comparing two snapshots field by field would walk every
+# model of both), and reactives compare old and new values on every assignment
+@dataclass(frozen=True, slots=True, eq=False)
+class AppState:
+    """The app's state as its screens see it."""
+
+    snapshot: Snapshot = field(default_factory=Snapshot.empty)
+    status: StoreStatus = field(default_factory=StoreStatus)
+    service: str = ""  # what the status bar calls the service (plain text)
+    demo: bool = False  # on the built-in demo network (the tab bar's badge)
+    refreshing: bool = False  # a refresh the user asked for is under way
+    refreshed: bool = False  # the first refresh cycle has been shown
+    failure: str | None = None  # why the refresh worker died, if it did
+    clock: Clock = utc_now  # the app's injectable clock (frozen in tests)

@@ -1,0 +1,127 @@
+"""The one switch for Python's cyclic garbage collector, shared by every thread of roost.
+
+The collector is process-wide: when the start-up, the data layer (validating a big document)
+and the UI (building a big table) each turned it off and back on by themselves, one of them
+could turn it back on while another, in another thread, still relied on it being off. Here
+every pause is counted:
+
+* :func:`paused` (a context manager) and :func:`pause` (a handle released later, for a pause
+  that spans callbacks) take a hold; the collector is turned off by the first hold and turned
+  back on only when the last hold is released, and only if it was on when the first hold came
+  (a collector someone else turned off stays off);
+* :func:`freeze` moves everything the collector tracks out of its view (``gc.freeze``); what
+  is frozen is given back (``gc.unfreeze``) when the last :func:`keep_frozen` handle is
+  released, so one user of the frozen objects cannot thaw them under another.
+
+No Textual import: the data layer uses it.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+__all__ = ["Hold", "freeze", "holders", "keep_frozen", "pause", "paused"]
+
+_lock = threading.RLock()
+_holders = 0
+_restore = False  # whether the first hold found the collector on
+_keepers = 0
+
+
+class Hold:
+    """One hold on the switch; :meth:`release` gives it back (a second release does nothing)."""
+
+    __slots__ = ("_done", "_on_release")
+
+    def __init__(self, on_release: Callable[[], None]) -> None:
+        self._on_release = on_release
+        self._done = False
+
+    @property
+    def held(self) -> bool:
+        return not self._done
+
+    def release(self) -> None:
+        with _lock:
+            if self._done:
+                return
+            self._done = True
+            self._on_release()
+
+
+def pause(*, collect_young: bool = False) -> Hold:
+    """Hold the collector off until the returned handle is released.
+
+    ``collect_young``: when this hold is the one that turns the collector off, first collect the
+    young generations, so that little short-lived garbage outlives the pause (or is frozen).
+    """
+    global _holders, _restore
+    with _lock:
+        first = _holders == 0
+        if first:
+            _restore = gc.isenabled()
+            gc.disable()
+        _holders += 1
+        turned_off = first and _restore
+    if collect_young and turned_off:
+        gc.collect(1)  # runs with the collector disabled too
+    return Hold(_end_pause)
+
+
+def _end_pause() -> None:
+    global _holders
+    with _lock:
+        if _holders <= 0:
+            raise RuntimeError("collector released more often than paused")
+        _holders -= 1
+        if _holders == 0 and _restore:
+            gc.enable()
+
+
+@contextmanager
+def paused(*, collect_young: bool = False) -> Iterator[None]:
+    """The collector is off inside the block (see :func:`pause`), back as it was after the
+    last hold leaves, whatever happens inside."""
+    hold = pause(collect_young=collect_young)
+    try:
+        yield
+    finally:
+        hold.release()
+
+
+def holders() -> int:
+    """How many pauses are held now (for tests and diagnostics)."""
+    with _lock:
+        return _holders
+
+
+def freeze() -> None:
+    """Move every object the collector tracks to the permanent generation (``gc.freeze``).
+
+    For objects that live until reference counting frees them (a validated document): the
+    collector's later passes no longer rescan them.
+    """
+    with _lock:
+        gc.freeze()
+
+
+def keep_frozen() -> Hold:
+    """A user of frozen objects (the app, for its lifetime): when the last such handle is
+    released, everything frozen goes back to the collector (``gc.unfreeze``)."""
+    global _keepers
+    with _lock:
+        _keepers += 1
+    return Hold(_end_keep)
+
+
+def _end_keep() -> None:
+    global _keepers
+    with _lock:
+        if _keepers <= 0:
+            raise RuntimeError("keep_frozen released more often than taken")
+        _keepers -= 1
+        if _keepers == 0:
+            gc.unfreeze()

@@ -1,0 +1,38 @@
+"""The one question a form may ask: discard unsaved input when no draft can be kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+__all__ = ["DiscardConfirm"]
+
+
+class DiscardConfirm(ModalScreen[bool]):
+    """``y`` discards, ``n`` or ``escape`` goes back to the form."""
+
+    CSS_PATH = Path(__file__).with_name("forms.tcss")
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Discard", id="form.discard.yes"),
+        Binding("n", "answer(False)", "Keep editing", id="form.discard.no"),
+        Binding("escape", "answer(False)", "Keep editing", show=False, id="form.discard.back"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="discard-dialog"):
+            yield Static(Content("Discard what you typed?").stylize("bold"))
+            yield Static(Content("No draft can be kept here: closing loses it."))
+            yield Static(
+                Content.assemble(("y", "bold"), " discard   ", ("n", "bold"), " keep editing")
+            )
+
+    def action_answer(self, discard: bool) -> None:
+        self.dismiss(discard)

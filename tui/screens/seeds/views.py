@@ -1,0 +1,452 @@
+"""The Seeds screen's views: the section tabs, the active seed, and a list with its detail.
+
+Layout: four sections in tabs (``[`` / ``]`` or a click switch them). The lists are a table plus
+the detail of the highlighted row, stacked on narrow terminals and side by side on wide ones.
+What the views say comes from :mod:`tui.screens.seeds.details`; their rows from
+:mod:`tui.screens.seeds.rows`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container, Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+
+from tui.network.models import SeedsFile
+from tui.network.state_files import SEEDS
+from tui.screens.seeds.details import (
+    Detail,
+    active_body,
+    active_summary,
+    no_active_seed,
+    raw_view,
+    unique_keys,
+)
+from tui.screens.seeds.rows import AGENT_COLUMNS, AgentRow
+from tui.untrusted import clean
+from tui.widgets.detail_pane import Link
+from tui.widgets.virtual_table import Column, LazyRows, VirtualTable
+
+__all__ = [
+    "ActiveSeedView",
+    "DetailList",
+    "LineInput",
+    "SeedPane",
+    "SeedSections",
+    "SeedTable",
+]
+
+
+def _vim_keys(scope: str, down: str, up: str, top: str, bottom: str) -> list[BindingType]:
+    """``j``/``k``, ``g``/``G`` and ``ctrl+d``/``ctrl+u`` bound to a widget's own actions."""
+    keys = (
+        ("j", down, "Down"),
+        ("k", up, "Up"),
+        ("g", top, "To the top"),
+        ("G", bottom, "To the bottom"),
+        ("ctrl+d", "half_page(1)", "Half a page down"),
+        ("ctrl+u", "half_page(-1)", "Half a page up"),
+    )
+    return [
+        Binding(key, action, description, show=False, id=f"seeds.{scope}.{key}")
+        for key, action, description in keys
+    ]
+
+
+class SeedTable(VirtualTable):
+    """A Seeds list: the table's keys plus vim motion."""
+
+    HELP_TITLE: ClassVar[str] = "Seeds lists"
+    BINDINGS: ClassVar[list[BindingType]] = _vim_keys(
+        "table", "cursor_down", "cursor_up", "cursor_first", "cursor_last"
+    )
+
+    def action_half_page(self, direction: int) -> None:
+        keys = self.visible_keys()
+        if keys:
+            step = max(1, (self.scrollable_content_region.height - 1) // 2)
+            position = max(0, min(len(keys) - 1, self.cursor_row + direction * step))
+            self.move_cursor_to(keys[position])
+
+
+class SeedPane(VerticalScroll, can_focus=True):
+    """A scrolling text of the Seeds screen, with vim motion as in the lists, and a find: the
+    matches of :attr:`find_query` are marked and ``n`` / ``N`` scroll to the next / previous."""
+
+    HELP_TITLE: ClassVar[str] = "Seeds text"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *_vim_keys("text", "scroll_down", "scroll_up", "scroll_home", "scroll_end"),
+        Binding("n", "next_match(1)", "Next match (after /)", show=False, id="seeds.text.next"),
+        Binding("N", "next_match(-1)", "Previous match", show=False, id="seeds.text.previous"),
+    ]
+
+    MATCH = "underline bold"
+    CURRENT = "reverse bold"  # attributes, not colours: visible with NO_COLOR too
+    MAX_MATCHES = 1000
+
+    class Found(Message):
+        """The find moved to another match (the screen shows "3/7")."""
+
+        def __init__(self, pane: SeedPane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id, classes=classes)
+        self.find_query = ""
+        self.current = 0  # index of the current match
+        self.match_count = 0
+        self._body = Content("")
+
+    @property
+    def text(self) -> Static:
+        return self.query_one(".seed-text", Static)
+
+    def action_half_page(self, direction: int) -> None:
+        step = max(1, self.scrollable_content_region.height // 2)
+        self.scroll_relative(y=direction * step, animate=False)
+
+    def show(self, body: Content) -> None:
+        """New text; the matches of the find (if any) are marked in it."""
+        self._body = body
+        self._draw(scroll=False)
+
+    def find(self, query: str) -> None:
+        """Mark ``query`` (case-insensitive) and scroll to its first match; ``""`` ends it."""
+        self.find_query = query
+        self.current = 0
+        self._draw(scroll=True)
+
+    def action_next_match(self, step: int) -> None:
+        if self.match_count:
+            self.current = (self.current + step) % self.match_count
+            self._draw(scroll=True)
+
+    def _draw(self, *, scroll: bool) -> None:
+        body, needle = self._body, self.find_query.lower()
+        starts: list[int] = []
+        if needle.strip():
+            plain = body.plain.lower()
+            start = plain.find(needle)
+            while start >= 0 and len(starts) < self.MAX_MATCHES:
+                starts.append(start)
+                start = plain.find(needle, start + len(needle))
+        self.match_count = len(starts)
+        self.current = min(self.current, max(0, len(starts) - 1))
+        for n, start in enumerate(starts):
+            style = self.CURRENT if n == self.current else self.MATCH
+            body = body.stylize(style, start, start + len(needle))
+        self.text.update(body)
+        if scroll and starts:
+            self.call_after_refresh(self._scroll_to_current, body)
+        self.post_message(self.Found(self))
+
+    def _scroll_to_current(self, body: Content) -> None:
+        width = self.text.content_region.width or self.scrollable_content_region.width
+        lines = body.wrap(max(1, width))
+        line = next(
+            (y for y, text in enumerate(lines) if any(s.style == self.CURRENT for s in text.spans)),
+            0,
+        )
+        if not self.scrollable_content_region.height > line - self.scroll_y >= 0:
+            self.scroll_to(y=max(0, line - 1), animate=False, immediate=True)
+
+
+class LineInput(Input):
+    """The Seeds filter / find line. ``enter`` and ``escape`` act as soon as the line reads them,
+    and keys it reads after they moved the focus away (a fast burst: ``/the⏎n``) go on to where
+    the focus went, instead of into the line."""
+
+    def __init__(
+        self,
+        *,
+        on_enter: Callable[[], None],
+        on_escape: Callable[[], None],
+        id: str | None = None,  # noqa: A002
+        placeholder: str = "",
+    ) -> None:
+        super().__init__(placeholder=placeholder, id=id, compact=True, select_on_focus=False)
+        self._on_enter = on_enter
+        self._on_escape = on_escape
+
+    def _on_key(self, event: events.Key) -> None:
+        if not self.has_focus:
+            event.stop()
+            event.prevent_default()
+            focused = self.screen.focused
+            if focused is not None:
+                # forwarded, as the app forwards a key to the focused widget (bindings apply)
+                focused._forward_event(events.Key(event.key, event.character))
+        elif event.key in ("enter", "escape"):
+            event.stop()
+            event.prevent_default()
+            (self._on_enter if event.key == "enter" else self._on_escape)()
+
+
+class SeedSections(TabbedContent):
+    """The four sections in tabs. Its keys switch sections on the screen (which also moves the
+    focus into the new section); they are declared here so they show while focus is inside."""
+
+    HELP_TITLE: ClassVar[str] = "Seeds sections"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "right_square_bracket",
+            "screen.next_section",
+            "Section",
+            key_display="]",
+            id="seeds.next_section",
+        ),
+        Binding(
+            "left_square_bracket",
+            "screen.previous_section",
+            "Previous section",
+            key_display="[",
+            show=False,
+            id="seeds.previous_section",
+        ),
+        Binding("l", "screen.next_section", "Next section", show=False, id="seeds.next_l"),
+        Binding("h", "screen.previous_section", "Previous section", show=False, id="seeds.prev_h"),
+    ]
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        """Follow focus into a pane only while it is still there: in a burst of section keys,
+        the notices of the earlier switches arrive after the later ones and would switch back."""
+        focused = self.screen.focused
+        if focused is None or event.tab_pane not in focused.ancestors:
+            event.stop()
+            event.prevent_default()  # TabbedContent's own handler would switch to that pane
+
+
+class _Message(Static, can_focus=True):
+    """A focusable note ("this deployment has no proposals"), so focus stays in the section."""
+
+
+class DetailList(Container):
+    """A table and the detail of its highlighted row. ``enter`` moves focus into the detail (to
+    scroll a long text, or reach its "Go to" links); ``escape`` goes back to the table. A
+    ``message`` replaces both when the list does not exist or is empty ("this deployment has no
+    proposals"). The detail can show the row's raw JSON instead, until the cursor moves."""
+
+    class LinkChosen(Message):
+        """A "Go to" entry of the detail was chosen."""
+
+        def __init__(self, link: Link) -> None:
+            super().__init__()
+            self.link = link
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        describe: Callable[[str], Detail | None],
+        *,
+        id: str,  # noqa: A002
+    ) -> None:
+        super().__init__(id=id, classes="detail-list")
+        self._columns = columns
+        self._describe = describe
+        self._shown_key: str | None = None
+        self._rows: Sequence = ()
+        self._marked: frozenset[str] = frozenset()
+        self._links: list[Link] = []
+        self.raw = False
+
+    def compose(self) -> ComposeResult:
+        yield _Message(Content(""), id=f"{self.id}-message", classes="detail-list--message")
+        yield SeedTable(self._columns, id=f"{self.id}-table")
+        with SeedPane(id=f"{self.id}-detail", classes="detail-list--detail"):
+            yield Static(Content(""), id=f"{self.id}-text", classes="detail-list--text seed-text")
+            yield Static(Content("Go to"), id=f"{self.id}-links-title", classes="links-title")
+            yield OptionList(id=f"{self.id}-links", classes="links", markup=False)
+
+    @property
+    def table(self) -> SeedTable:
+        return self.query_one(f"#{self.id}-table", SeedTable)
+
+    @property
+    def detail(self) -> SeedPane:
+        return self.query_one(f"#{self.id}-detail", SeedPane)
+
+    @property
+    def detail_text(self) -> Static:
+        return self.query_one(f"#{self.id}-text", Static)
+
+    @property
+    def links(self) -> OptionList:
+        return self.query_one(f"#{self.id}-links", OptionList)
+
+    @property
+    def selected(self) -> str | None:
+        return None if self.has_class("-message") else self.table.cursor_key
+
+    @property
+    def primary(self) -> Widget:
+        """What takes the focus when the list is opened: the table, or the note replacing it."""
+        if self.has_class("-message"):
+            return self.query_one(f"#{self.id}-message", _Message)
+        return self.table
+
+    def set_rows(
+        self, rows: LazyRows, *, marked: Iterable[str] | None = (), message: str = ""
+    ) -> None:
+        """New rows by key (cursor and scroll kept); ``message`` shows instead of an empty table.
+        ``marked=None`` keeps the current marks (a redraw, not a refresh)."""
+        self._rows = rows
+        if marked is not None:
+            self._marked = frozenset(marked)
+        self.table.set_rows(rows, marked=self._marked)
+        self.query_one(f"#{self.id}-message", _Message).update(Content(message))
+        self.set_class(bool(message) and not rows, "-message")
+        self.refresh_detail()
+
+    def clear_marks(self) -> None:
+        self._marked = frozenset()
+        self.table.set_rows(self._rows)
+
+    def refresh_detail(self) -> None:
+        """Show the detail of the row under the cursor; another row starts at its top."""
+        key = self.table.cursor_key
+        moved = key != self._shown_key
+        if moved:
+            self.raw = False  # the raw view is of one record, not a mode
+        detail = self._describe(key) if key is not None else None
+        if detail is None:
+            body, links = Content(""), []
+        elif self.raw:
+            body, links = detail.raw_view(), []
+        else:
+            body, links = detail.body, detail.links
+        self.detail.show(body)
+        self._show_links(links)
+        if moved:
+            self.detail.scroll_home(animate=False, immediate=True)
+        self._shown_key = key
+
+    def toggle_raw(self) -> None:
+        """Show the highlighted row's raw JSON, or its detail again (from the top)."""
+        if self.selected is not None:
+            self.refresh_detail()  # first catch up with a cursor moved by keys of the same burst
+            self.raw = not self.raw
+            self.refresh_detail()
+            self.detail.scroll_home(animate=False, immediate=True)
+
+    def _show_links(self, links: Sequence[Link]) -> None:
+        if not links and not self._links:
+            return  # the usual case: no options to rebuild
+        self._links = list(links)
+        options = self.links
+        options.set_options(Option(link.label) for link in self._links)
+        if self._links:
+            options.highlighted = 0
+        self.set_class(bool(self._links), "-links")
+
+    def back(self) -> bool:
+        """Leave the detail for the table; ``False`` when there was nothing to go back from."""
+        if self.has_class("-message"):
+            return False
+        focused = self.screen.focused
+        if focused is not None and self.detail in focused.ancestors_with_self:
+            self.screen.set_focus(self.table)
+            return True
+        return False
+
+    def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        event.stop()
+        self.refresh_detail()
+
+    def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
+        event.stop()
+        self.screen.set_focus(self.detail)  # at once: keys right after enter scroll the detail
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self._links):
+            self.post_message(self.LinkChosen(self._links[event.option_index]))
+
+
+class ActiveSeedView(Container):
+    """The active seed: a summary, its text/context/synthesis (scrollable) and its agents
+    (``enter`` on one posts :class:`AgentChosen`)."""
+
+    class AgentChosen(Message):
+        """The user picked an agent of the active seed's convergence."""
+
+        def __init__(self, agent_id: str) -> None:
+            super().__init__()
+            self.agent_id = agent_id
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self._seed_id: str | None = None
+        self.agents: Mapping[str, str] = {}  # row key -> agent id (ids may repeat)
+        self.raw = False  # the active seed's raw JSON instead of its text (until it changes)
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(f"{SEEDS} not loaded yet"), id="active-meta")
+        with Horizontal(id="active-body"):
+            with SeedPane(id="active-scroll"):
+                yield Static(Content(""), id="active-text", classes="seed-text")
+            yield SeedTable(AGENT_COLUMNS, id="active-agents")
+
+    @property
+    def agents_table(self) -> SeedTable:
+        return self.query_one("#active-agents", SeedTable)
+
+    @property
+    def scroll(self) -> SeedPane:
+        return self.query_one("#active-scroll", SeedPane)
+
+    def selected_agent(self) -> str | None:
+        """The agent under the cursor of the agents list, when that list has focus."""
+        table = self.agents_table
+        key = table.cursor_key if table.has_focus else None
+        return self.agents.get(key) if key is not None else None
+
+    def show(self, seeds: SeedsFile | None, now: datetime, *, not_loaded: str) -> None:
+        """``not_loaded``: what to say while there is no seeds.json (plain text)."""
+        meta = self.query_one("#active-meta", Static)
+        active = seeds.active if seeds is not None else None
+        self.set_class(active is None, "-none")
+        old_id, self._seed_id = self._seed_id, active.id if active is not None else None
+        if active is None:
+            self.raw = False
+            if seeds is None:
+                summary, body = Content(clean(not_loaded)), Content("")
+            else:
+                summary, body = no_active_seed(len(seeds.queue))
+            meta.update(summary)
+            self.scroll.show(body)
+            self._set_agents(())
+            return
+        if old_id != active.id:
+            self.raw = False
+        meta.update(active_summary(active, now))
+        self.scroll.show(
+            raw_view("seed", active.id, active) if self.raw else active_body(active, now)
+        )
+        self._set_agents(active.convergence.agents if active.convergence is not None else ())
+        if old_id is not None and old_id != active.id:
+            self.scroll.scroll_home(animate=False, immediate=True)
+
+    def _set_agents(self, agents: Sequence[str]) -> None:
+        self.agents = dict(zip(unique_keys(agents), agents, strict=True))
+        self.agents_table.set_rows(LazyRows(AgentRow, self.agents))
+
+    def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
+        event.stop()
+        agent_id = self.agents.get(event.key)
+        if agent_id is not None:
+            self.post_message(self.AgentChosen(agent_id))
+
+    def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        event.stop()
