@@ -89,6 +89,7 @@ class FixedBoots:
     records: Sequence[dict[str, Any] | BootRecord]
     eggs: dict[str, bytes]
     hub_url: str | None = HUB
+    label: str = "test source"
     broken: Sequence[BootRow] = ()
     downloads: list[str] = field(default_factory=list)
     cache: dict[str, bytes] = field(default_factory=dict)

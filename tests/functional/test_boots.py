@@ -17,6 +17,7 @@ from tui.eggs.boot_record import BootRecord
 from tui.eggs.egg_report import Check, EggReport
 from tui.sandbox.eggs import SeedBootSpec
 from tui.screens.boots.boot_rows import BootRow, DemoBoots, record_fields, sibling_warnings
+from tui.screens.boots.hub_boots import HubBoots
 from tui.screens.boots.inspector import EggInspectorScreen
 from tui.screens.boots.screen import BootsScreen
 
@@ -270,3 +271,31 @@ async def test_refusal_with_a_report_shows_failed_at_its_check():
             "egg state: failed at check 2: record: egg.url is the hub URL + egg.path"
         )
         assert record.slug == "org-0"
+
+
+async def test_hub_source_reads_the_demo_hub_and_downloads_into_the_egg_cache(tmp_path):
+    from tui.config import Settings
+    from tui.service import connect
+
+    service = connect(Settings(cache_dir=tmp_path), use_cache=False, agents=300)
+    try:
+        assert service.demo and service.settings.boots
+        source = HubBoots(service)
+        rows = list(await source.rows())
+        assert len(rows) == 11 and all(r.record is not None for r in rows)
+        record = rows[0].record
+        assert source.cached_egg(record) is None
+        path = await source.egg(record)
+        assert path.is_file() and tmp_path in path.parents
+        assert source.cached_egg(record) == path
+        rig = await start(source)
+        async with rig.app.run_test(size=SIZE) as pilot:
+            screen = await shown(pilot)
+            for _ in range(5):
+                await settle(pilot)
+            assert cells(screen, "state")[0] == "verified"  # the cached egg, verified at load
+            assert cells(screen, "state")[1] == "not downloaded"
+            inspector = await open_and_back(pilot, 1)
+            assert inspector.report is not None and inspector.report.ok
+    finally:
+        await service.aclose()

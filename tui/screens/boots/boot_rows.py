@@ -47,6 +47,8 @@ class BootsSource(Protocol):
 
     #: The hub the records' ``egg.url`` must point at (the verifier's ``hub_url``), if known.
     hub_url: str | None
+    #: What the tab says the records come from (a location with no credentials in it).
+    label: str
 
     async def rows(self) -> Sequence[Any]:
         """Every record of the source, in source order (``BootRow`` or anything shaped so)."""
@@ -161,6 +163,7 @@ class DemoBoots:
     """
 
     hub_url: str | None = "http://demo-hub.invalid/hub"
+    label: str = "demo packer (no hub connected)"
     eggs: dict[str, bytes] | None = None
     records: list[BootRecord] | None = None
     downloaded: set[str] | None = None

@@ -25,6 +25,7 @@ from tui.eggs.egg_report import EggReport
 from tui.eggs.verify import verify_egg
 from tui.screens.base import StateScreen
 from tui.screens.boots.boot_rows import BootsSource, DemoBoots, EggState, record_fields
+from tui.screens.boots.hub_boots import HubBoots
 from tui.screens.boots.inspector import EggInspectorScreen, move_cursor
 from tui.screens.boots.json_text import size_text
 from tui.stylesheets import sheets
@@ -75,8 +76,12 @@ class BootsScreen(StateScreen, tab="boots"):
     @property
     def source(self) -> BootsSource | None:
         source = getattr(self.app, "boots_source", None)
-        if source is None and getattr(self.app, "demo", False):
-            source = DemoBoots()
+        if source is None:
+            service = getattr(self.app, "service", None)
+            if service is not None and service.settings.boots:
+                source = HubBoots(service)
+            elif getattr(self.app, "demo", False):
+                source = DemoBoots()  # a demo app without a service (tests, benchmarks)
             self.app.boots_source = source  # type: ignore[attr-defined]
         return source
 
@@ -109,7 +114,7 @@ class BootsScreen(StateScreen, tab="boots"):
                 self.states[record.egg.sha256] = EggState("absent")
                 if cached is not None:
                     self._verify(record, cached)
-        origin = "demo packer (no hub connected)" if isinstance(source, DemoBoots) else "source"
+        origin = clean_line(getattr(source, "label", "source"), 60)
         bad = sum(1 for r in rows if r.record is None)
         note.update(
             Text(
