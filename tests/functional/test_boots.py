@@ -39,16 +39,17 @@ def boots(*, tamper: int | None = None, edit: Any = None) -> tuple[FixedBoots, l
 
 
 async def start(source: Any = None, *, demo: bool = True):
-    rig = make_rig(screen="boots", demo=demo)
-    if source is not None:
-        rig.app.boots_source = source  # type: ignore[attr-defined]
-    return rig
+    return make_rig(screen="boots", demo=demo)
 
 
-async def shown(pilot) -> BootsScreen:
+async def shown(pilot, source: Any = None) -> BootsScreen:
+    """The Boots screen once settled; ``source`` is handed down to it as the app would."""
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, BootsScreen)
+    if source is not None:
+        screen.boots_source = source
+        await settle(pilot)
     return screen
 
 
@@ -81,7 +82,7 @@ async def test_table_lists_records_not_downloaded_then_verified_after_enter():
     source, records = boots()
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
-        screen = await shown(pilot)
+        screen = await shown(pilot, source)
         assert cells(screen, "slug") == [s.slug for s in SPECS]
         assert cells(screen, "name") == [s.name for s in SPECS]
         assert cells(screen, "state") == ["not downloaded"] * 3
@@ -102,7 +103,7 @@ async def test_tampered_egg_shows_failed_at_check_n_and_the_inspector_opens_on_i
     source, _ = boots(tamper=0)
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
-        screen = await shown(pilot)
+        screen = await shown(pilot, source)
         inspector = await open_and_back(pilot, 0)
         assert inspector.report is not None
         position, check = inspector.report.first_failure
@@ -123,7 +124,7 @@ async def test_detail_shows_every_field_with_unknown_ones_and_sibling_warnings()
     source, records = boots(edit=edit)
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
-        screen = await shown(pilot)
+        screen = await shown(pilot, source)
         first = detail(screen)
         for label, value in record_fields(records[0]):
             assert f"{label}: {value}" in first
@@ -144,7 +145,7 @@ async def test_y_copies_the_highlighted_field_and_the_egg_url_from_the_table():
     source, records = boots()
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
-        screen = await shown(pilot)
+        screen = await shown(pilot, source)
         await pilot.press("y")
         assert pilot.app.clipboard == records[0].egg.url
         await pilot.press("tab")
@@ -166,7 +167,7 @@ async def test_hostile_record_text_stays_literal():
     source, _ = boots(edit=edit)
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
-        screen = await shown(pilot)
+        screen = await shown(pilot, source)
         assert cells(screen, "name")[0] == "[bold red]Evil[/] ␛…"  # cut to the column
         assert "name: [bold red]Evil[/] ␛[31mCo�" in detail(screen)
         assert "evil (unknown field): [@click=app.quit]x␛[2J" in detail(screen)
@@ -178,7 +179,7 @@ async def test_refused_download_is_shown_on_the_row():
     source.eggs.pop("org-0")
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
-        screen = await shown(pilot)
+        screen = await shown(pilot, source)
         await pilot.press("enter")
         await settle(pilot)
         assert pilot.app.screen is screen
@@ -191,7 +192,7 @@ async def test_unreadable_records_get_a_row_with_their_problem():
     source.broken = [BootRow("test:broken.json", None, ("not a boot record: kind",))]
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
-        screen = await shown(pilot)
+        screen = await shown(pilot, source)
         assert cells(screen, "name")[-1] == "test:broken.json"
         note = screen.query_one("#boots-source", Static).content
         assert "1 unreadable" in str(note)
@@ -204,7 +205,7 @@ async def test_demo_network_without_a_source_uses_the_demo_packer():
     rig = await start()
     async with rig.app.run_test(size=SIZE) as pilot:
         screen = await shown(pilot)
-        assert isinstance(rig.app.boots_source, DemoBoots)  # type: ignore[attr-defined]
+        assert isinstance(screen.source, DemoBoots)
         assert len(cells(screen, "slug")) >= 3
         assert "demo packer" in str(screen.query_one("#boots-source", Static).content)
         inspector = await open_and_back(pilot, 0)
@@ -262,7 +263,7 @@ async def test_refusal_with_a_report_shows_failed_at_its_check():
     source.egg = refuse  # type: ignore[method-assign]
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
-        screen = await shown(pilot)
+        screen = await shown(pilot, source)
         await pilot.press("enter")
         await settle(pilot)
         assert pilot.app.screen is screen
@@ -290,7 +291,7 @@ async def test_hub_source_reads_the_demo_hub_and_downloads_into_the_egg_cache(tm
         assert source.cached_egg(record) == path
         rig = await start(source)
         async with rig.app.run_test(size=SIZE) as pilot:
-            screen = await shown(pilot)
+            screen = await shown(pilot, source)
             for _ in range(5):
                 await settle(pilot)
             assert cells(screen, "state")[0] == "verified"  # the cached egg, verified at load

@@ -2,8 +2,9 @@
 every field of the selected record; ``enter`` fetches the egg, verifies it and opens the
 inspector (issue 11 item 6).
 
-The records come from the app's ``boots_source`` (a :class:`~tui.screens.boots.boot_rows.BootsSource`);
-on the demo network without one, eggs packed in memory by the demo packer stand in. Record
+The records come from :attr:`BootsScreen.boots_source` (a
+:class:`~tui.screens.boots.boot_rows.BootsSource`, set from outside: the app hands down
+``HubBoots(service)``); on the demo network without one, eggs packed in memory stand in. Record
 fields are hostile: drawn as ``Text`` after :mod:`tui.untrusted`, never markup, and the
 installer line is text that ``y`` copies — roost never runs it.
 """
@@ -17,6 +18,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.reactive import var
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -25,7 +27,6 @@ from tui.eggs.egg_report import EggReport
 from tui.eggs.verify import verify_egg
 from tui.screens.base import StateScreen
 from tui.screens.boots.boot_rows import BootsSource, DemoBoots, EggState, record_fields
-from tui.screens.boots.hub_boots import HubBoots
 from tui.screens.boots.inspector import EggInspectorScreen, move_cursor
 from tui.screens.boots.json_text import size_text
 from tui.stylesheets import sheets
@@ -59,8 +60,14 @@ class BootsScreen(StateScreen, tab="boots"):
         Binding("k", "cursor(-1)", "Up", show=False, id="boots.cursor-prev"),
     ]
 
+    boots_source: var[Any] = var(None, init=False)
+    """Where records and eggs come from (a ``BootsSource``), set by the app — e.g.
+    ``HubBoots(service)`` when the service has a boot-record source — or by tests."""
+
     def __init__(self) -> None:
         super().__init__()
+        self._demo_source: DemoBoots | None = None
+        self._columns_added = False
         self.rows: list[Any] = []
         self.states: dict[str, EggState] = {}
         self.reports: dict[str, EggReport] = {}
@@ -75,22 +82,28 @@ class BootsScreen(StateScreen, tab="boots"):
 
     @property
     def source(self) -> BootsSource | None:
-        source = getattr(self.app, "boots_source", None)
-        if source is None:
-            service = getattr(self.app, "service", None)
-            if service is not None and service.settings.boots:
-                source = HubBoots(service)
-            elif getattr(self.app, "demo", False):
-                source = DemoBoots()  # a demo app without a service (tests, benchmarks)
-            self.app.boots_source = source  # type: ignore[attr-defined]
-        return source
+        """The source set from outside, else (on the demo network) eggs packed in memory."""
+        if self.boots_source is not None:
+            return self.boots_source
+        if self.demo:
+            if self._demo_source is None:
+                self._demo_source = DemoBoots()
+            return self._demo_source
+        return None
+
+    def watch_boots_source(self) -> None:
+        if self._columns_added:
+            self.states.clear()
+            self.reports.clear()
+            self._load()
 
     def on_mount(self) -> None:
         super().on_mount()
         table = self.query_one(DataTable)
         for key, label, width in COLUMNS:
             table.add_column(label, key=key, width=width)
-        self._load()
+        self._columns_added = True
+        self.call_after_refresh(self._load)  # once the app has said whether this is the demo
 
     @work(exclusive=True, group="boots-load")
     async def _load(self) -> None:
