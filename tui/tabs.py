@@ -74,6 +74,7 @@ _ALL: tuple[Tab, ...] = (
     ),
     Tab("stats", "4", "Stats", frozenset({STATS}), "tui.screens.stats:StatsScreen"),
     Tab("seeds", "5", "Seeds", frozenset({SEEDS}), "tui.screens.seeds:SeedsScreen"),
+    Tab("boots", "6", "Boots", frozenset(), "tui.screens.boots:BootsScreen"),
 )
 TABS: tuple[Tab, ...] = _present(_ALL)
 TAB_IDS: tuple[str, ...] = tuple(t.id for t in TABS)

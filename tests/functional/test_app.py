@@ -123,7 +123,7 @@ def test_registry_lists_tabs_in_key_order():
     keys = [screen.TAB_KEY for screen in SCREENS]
     assert keys == sorted(keys)
     assert [s.TAB_ID for s in SCREENS][:3] == ["agents", "trending", "channels"]
-    assert "boots" not in RoostApp.MODES  # tab 6 does not exist until the egg issue fills it
+    assert SCREENS[-1].TAB_ID == "boots" and SCREENS[-1].TAB_KEY == "6"
 
 
 async def test_every_tab_by_number_keys_at_80x24():
@@ -165,7 +165,7 @@ async def test_initial_screen_and_unknown_screen():
         assert isinstance(rig.app.screen, TrendingScreen)
         assert rig.app.screen.table.total_count > 0
     with pytest.raises(ValueError, match="no screen"):
-        RoostApp(Settings(), store=rig.store, initial_screen="boots")
+        RoostApp(Settings(), store=rig.store, initial_screen="nests")
 
 
 # --------------------------------------------------------------------------- agents

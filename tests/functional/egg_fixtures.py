@@ -1,0 +1,115 @@
+"""Eggs for the inspector and Boots tab tests: demo seed boots, tampered and hostile ones."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+
+from tui.eggs.boot_record import BootRecord, parse_boot_record
+from tui.eggs.verify import verify_egg
+from tui.eggs.zip_reader import EggSource, StrictZipReader
+from tui.sandbox.eggs import SeedBootSpec, build_seed_boot, pack_egg
+from tui.screens.boots.boot_rows import BootRow, with_sibling_warnings
+from tui.screens.boots.inspector import EggInspectorScreen
+
+HUB = "http://hub.invalid/hub"
+SPEC = SeedBootSpec(
+    slug="micro-manufacturing-company",
+    name="The Micro-Manufacturing Company",
+    tagline="Small batches, made right.",
+    mission="Run a tiny factory that ships on time.",
+)
+HOSTILE_NAME = "[bold red]Evil[/] \x1b[31mCo\u202e"
+MARKUP_PATH = "docs/[@click=app.quit]x[bold red].md"
+ESCAPE_TEXT = "before \x1b[2J [@click=app.quit]quit[/] after\n"
+
+
+def demo_egg(spec: SeedBootSpec = SPEC) -> tuple[bytes, BootRecord]:
+    egg, record = build_seed_boot(spec, HUB)
+    return egg, parse_boot_record(record)
+
+
+def entry_span(egg: bytes, name: str) -> tuple[int, int]:
+    """``(data_offset, size)`` of entry ``name``, found by the strict reader."""
+    entries = StrictZipReader(EggSource.of(egg)).read_directory()
+    entry = next(e for e in entries if e.name == name)
+    return entry.data_offset, entry.size
+
+
+def flip_byte(egg: bytes, name: str, at: int = 0) -> bytes:
+    """The egg with one byte of entry ``name`` changed (CRC and hash no longer match)."""
+    offset, _ = entry_span(egg, name)
+    data = bytearray(egg)
+    data[offset + at] ^= 0x01
+    return bytes(data)
+
+
+def extra_files_egg(files: dict[str, bytes]) -> tuple[bytes, BootRecord]:
+    """A seed-boot-shaped organism egg with ``files`` added (the record then no longer matches
+    its size and sha256; the tests that use it look at the files, not the record checks)."""
+    base, record = demo_egg()
+    manifest_files = {}
+    for entry in StrictZipReader(EggSource.of(base)).read_directory()[1:]:
+        manifest_files[entry.name] = base[entry.data_offset : entry.data_offset + entry.size]
+    manifest_files.update(files)
+    egg, _ = pack_egg(
+        variant="organism",
+        rappid=record.egg.rappid,
+        created_utc=record.egg.utc,
+        payload=_payload(base),
+        files=manifest_files,
+    )
+    return egg, record
+
+
+def _payload(egg: bytes) -> dict[str, Any]:
+    return verify_egg(egg).manifest["payload"]
+
+
+class InspectorApp(App[None]):
+    """A bare app that pushes the inspector at once: the inspector alone, no dashboard."""
+
+    def __init__(self, egg: bytes | Path, record: BootRecord | None = None, **kwargs: Any):
+        super().__init__()
+        self.inspector = EggInspectorScreen(egg, record, **kwargs)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.inspector)
+
+
+@dataclass
+class FixedBoots:
+    """A boots source over given records and eggs; counts the downloads it was asked for."""
+
+    records: Sequence[dict[str, Any] | BootRecord]
+    eggs: dict[str, bytes]
+    hub_url: str | None = HUB
+    label: str = "test source"
+    broken: Sequence[BootRow] = ()
+    downloads: list[str] = field(default_factory=list)
+    cache: dict[str, bytes] = field(default_factory=dict)
+
+    async def rows(self) -> Sequence[BootRow]:
+        parsed = [r if isinstance(r, BootRecord) else parse_boot_record(r) for r in self.records]
+        rows = [BootRow(f"test:{r.slug}", r) for r in parsed]
+        return [*with_sibling_warnings(rows), *self.broken]
+
+    def cached_egg(self, record: BootRecord) -> bytes | None:
+        return self.cache.get(record.egg.sha256)
+
+    async def egg(self, record: BootRecord) -> bytes:
+        self.downloads.append(record.slug)
+        data = self.eggs.get(record.slug)
+        if data is None:
+            raise LookupError(f"hub refused {record.slug}")
+        self.cache[record.egg.sha256] = data
+        return data
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,302 @@
+"""The Boots tab (6) in the real app, keys only: the records table and its verified states,
+every record field (unknown ones too), sibling warnings, ``enter`` → the inspector and back,
+``y`` copies a field, hostile record text stays literal, and a refused download is shown."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from app_rig import make_rig, settle
+from egg_fixtures import HOSTILE_NAME, FixedBoots, demo_egg, flip_byte
+from rich.text import Text
+from textual.widgets import DataTable, OptionList, Static
+
+from tui.eggs.boot_record import BootRecord
+from tui.eggs.egg_report import Check, EggReport
+from tui.sandbox.eggs import SeedBootSpec
+from tui.screens.boots.boot_rows import BootRow, DemoBoots, record_fields, sibling_warnings
+from tui.screens.boots.hub_boots import HubBoots
+from tui.screens.boots.inspector import EggInspectorScreen
+from tui.screens.boots.screen import BootsScreen
+
+SIZE = (80, 24)
+SPECS = [SeedBootSpec(slug=f"org-{n}", name=f"Org {n}", tagline="t", mission="m") for n in range(3)]
+
+
+def boots(*, tamper: int | None = None, edit: Any = None) -> tuple[FixedBoots, list[BootRecord]]:
+    records, eggs, values = [], {}, []
+    for n, spec in enumerate(SPECS):
+        egg, record = demo_egg(spec)
+        value = record.as_value()
+        if edit is not None:
+            edit(n, value)
+        values.append(value)
+        records.append(record)
+        eggs[spec.slug] = flip_byte(egg, "soul.md") if n == tamper else egg
+    return FixedBoots(values, eggs), records
+
+
+async def start(source: Any = None, *, demo: bool = True):
+    return make_rig(screen="boots", demo=demo)
+
+
+async def shown(pilot, source: Any = None) -> BootsScreen:
+    """The Boots screen once settled; ``source`` is handed down to it as the app would."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, BootsScreen)
+    if source is not None:
+        screen.boots_source = source
+        await settle(pilot)
+    return screen
+
+
+def cells(screen: BootsScreen, column: str) -> list[str]:
+    table = screen.query_one(DataTable)
+    return [str(c) for c in table.get_column(column)]
+
+
+def detail(screen: BootsScreen) -> list[str]:
+    listing = screen.query_one("#boots-detail", OptionList)
+    return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+
+async def open_and_back(pilot, row: int) -> EggInspectorScreen:
+    screen = pilot.app.screen
+    table = screen.query_one(DataTable)
+    while table.cursor_row < row:
+        await pilot.press("j")
+    await pilot.press("enter")
+    for _ in range(5):
+        await settle(pilot)
+        if isinstance(pilot.app.screen, EggInspectorScreen):
+            break
+    inspector = pilot.app.screen
+    assert isinstance(inspector, EggInspectorScreen)
+    return inspector
+
+
+async def test_table_lists_records_not_downloaded_then_verified_after_enter():
+    source, records = boots()
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        assert cells(screen, "slug") == [s.slug for s in SPECS]
+        assert cells(screen, "name") == [s.name for s in SPECS]
+        assert cells(screen, "state") == ["not downloaded"] * 3
+        assert all(size.endswith("kB") for size in cells(screen, "size"))
+        inspector = await open_and_back(pilot, 1)
+        assert source.downloads == ["org-1"]
+        assert inspector.report is not None and inspector.report.ok
+        await pilot.press("escape")
+        await settle(pilot)
+        assert pilot.app.screen is screen
+        assert cells(screen, "state") == ["not downloaded", "verified", "not downloaded"]
+        # a second look uses the egg at hand: no second download
+        await open_and_back(pilot, 1)
+        assert source.downloads == ["org-1"]
+
+
+async def test_tampered_egg_shows_failed_at_check_n_and_the_inspector_opens_on_it():
+    source, _ = boots(tamper=0)
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        inspector = await open_and_back(pilot, 0)
+        assert inspector.report is not None
+        position, check = inspector.report.first_failure
+        assert inspector.query_one("#report-list", OptionList).highlighted == position - 1
+        await pilot.press("escape")
+        await settle(pilot)
+        assert cells(screen, "state")[0] == f"failed at check {position}"
+        assert detail(screen)[0] == f"egg state: failed at check {position}: {check.name}"
+
+
+async def test_detail_shows_every_field_with_unknown_ones_and_sibling_warnings():
+    def edit(n: int, value: dict[str, Any]) -> None:
+        if n == 2:
+            value["mirror"] = "https://elsewhere.invalid/"
+            value["egg"]["note"] = "extra"
+            value["hatch"]["effects"] = [*value["hatch"]["effects"], "Also mines coins"]
+
+    source, records = boots(edit=edit)
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        first = detail(screen)
+        for label, value in record_fields(records[0]):
+            assert f"{label}: {value}" in first
+        assert "brainstem.installer: " + records[0].brainstem.installer in first
+        assert not screen.query_one("#boots-warnings", Static).display
+        await pilot.press("j", "j")
+        third = detail(screen)
+        assert "mirror (unknown field): https://elsewhere.invalid/" in third
+        assert "egg.note (unknown field): extra" in third
+        assert "hatch.effects[5]: Also mines coins" in third
+        warning = screen.query_one("#boots-warnings", Static)
+        assert warning.display
+        assert "hatch differs from its sibling records'" in str(warning.content)
+        assert cells(screen, "name")[2].endswith("⚠")
+
+
+async def test_y_copies_the_highlighted_field_and_the_egg_url_from_the_table():
+    source, records = boots()
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        await pilot.press("y")
+        assert pilot.app.clipboard == records[0].egg.url
+        await pilot.press("tab")
+        assert screen.focused is screen.query_one("#boots-detail")
+        lines = detail(screen)
+        target = next(i for i, line in enumerate(lines) if line.startswith("brainstem.installer"))
+        listing = screen.query_one("#boots-detail", OptionList)
+        while listing.highlighted != target:
+            await pilot.press("j")
+        await pilot.press("y")
+        assert pilot.app.clipboard == records[0].brainstem.installer
+
+
+async def test_hostile_record_text_stays_literal():
+    def edit(n: int, value: dict[str, Any]) -> None:
+        value["name"] = HOSTILE_NAME
+        value["evil"] = "[@click=app.quit]x\x1b[2J"
+
+    source, _ = boots(edit=edit)
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        assert cells(screen, "name")[0] == "[bold red]Evil[/] ␛…"  # cut to the column
+        assert "name: [bold red]Evil[/] ␛[31mCo�" in detail(screen)
+        assert "evil (unknown field): [@click=app.quit]x␛[2J" in detail(screen)
+        assert pilot.app.is_running
+
+
+async def test_refused_download_is_shown_on_the_row():
+    source, _ = boots()
+    source.eggs.pop("org-0")
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pilot.app.screen is screen
+        assert cells(screen, "state")[0] == "download failed"
+        assert detail(screen)[0].startswith("egg state: hub refused org-0")
+
+
+async def test_unreadable_records_get_a_row_with_their_problem():
+    source, _ = boots()
+    source.broken = [BootRow("test:broken.json", None, ("not a boot record: kind",))]
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        assert cells(screen, "name")[-1] == "test:broken.json"
+        note = screen.query_one("#boots-source", Static).content
+        assert "1 unreadable" in str(note)
+        await pilot.press("j", "j", "j", "enter")
+        await settle(pilot)
+        assert pilot.app.screen is screen
+
+
+async def test_demo_network_without_a_source_uses_the_demo_packer():
+    rig = await start()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot)
+        assert isinstance(screen.source, DemoBoots)
+        assert len(cells(screen, "slug")) >= 3
+        assert "demo packer" in str(screen.query_one("#boots-source", Static).content)
+        inspector = await open_and_back(pilot, 0)
+        assert inspector.report is not None and inspector.report.ok
+
+
+async def test_no_source_off_the_demo_network_says_how_to_give_one():
+    rig = await start(demo=False)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot)
+        note = str(screen.query_one("#boots-source", Static).content)
+        assert "--boots" in note
+        assert cells(screen, "slug") == []
+
+
+def test_sibling_warnings_name_the_differing_block_only():
+    records = [demo_egg(spec)[1] for spec in SPECS]
+    assert sibling_warnings(records) == {}
+    value = copy.deepcopy(records[1].as_value())
+    value["organ"]["sha256"] = "0" * 64
+    odd = BootRecord.model_validate(value)
+    found = sibling_warnings([records[0], odd, records[2]])
+    assert list(found) == ["org-1"]
+    assert found["org-1"] == ["organ differs from its sibling records' (identical on a real hub)"]
+
+
+@pytest.mark.parametrize("text", ["plain", HOSTILE_NAME])
+def test_cells_are_text_never_markup(text):
+    screen = BootsScreen()
+    _, record = demo_egg()
+    value = record.as_value()
+    value["name"] = text
+    row = BootRow("x", BootRecord.model_validate(value))
+    name = screen._cells(row)[0]
+    assert isinstance(name, Text) and not name.spans
+
+
+async def test_refusal_with_a_report_shows_failed_at_its_check():
+    source, records = boots()
+    record = records[0]
+
+    class Refused(Exception):
+        def __init__(self) -> None:
+            super().__init__("egg.url is not the hub's: not downloaded")
+            self.report = EggReport(
+                checks=[
+                    Check("record.ref", "ref", "pass", ""),
+                    Check("record.url", "record: egg.url is the hub URL + egg.path", "fail", "x"),
+                ]
+            )
+
+    async def refuse(_: BootRecord) -> bytes:
+        raise Refused()
+
+    source.egg = refuse  # type: ignore[method-assign]
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pilot.app.screen is screen
+        assert cells(screen, "state")[0] == "failed at check 2"
+        assert detail(screen)[0] == (
+            "egg state: failed at check 2: record: egg.url is the hub URL + egg.path"
+        )
+        assert record.slug == "org-0"
+
+
+async def test_hub_source_reads_the_demo_hub_and_downloads_into_the_egg_cache(tmp_path):
+    from tui.config import Settings
+    from tui.service import connect
+
+    service = connect(Settings(cache_dir=tmp_path), use_cache=False, agents=300)
+    try:
+        assert service.demo and service.settings.boots
+        source = HubBoots(service)
+        rows = list(await source.rows())
+        assert len(rows) == 11 and all(r.record is not None for r in rows)
+        record = rows[0].record
+        assert source.cached_egg(record) is None
+        path = await source.egg(record)
+        assert path.is_file() and tmp_path in path.parents
+        assert source.cached_egg(record) == path
+        rig = await start(source)
+        async with rig.app.run_test(size=SIZE) as pilot:
+            screen = await shown(pilot, source)
+            for _ in range(5):
+                await settle(pilot)
+            assert cells(screen, "state")[0] == "verified"  # the cached egg, verified at load
+            assert cells(screen, "state")[1] == "not downloaded"
+            inspector = await open_and_back(pilot, 1)
+            assert inspector.report is not None and inspector.report.ok
+    finally:
+        await service.aclose()

@@ -1,0 +1,319 @@
+"""The egg inspector on its own, driven by keys: the report first (a tampered egg's failing check
+highlighted and focused), the panes in order, the file tree, the viewer (text, hex, pages,
+search), hatch lines copied with ``y``, hostile names and contents shown literally."""
+
+from __future__ import annotations
+
+import pytest
+from egg_fixtures import (
+    ESCAPE_TEXT,
+    MARKUP_PATH,
+    InspectorApp,
+    demo_egg,
+    extra_files_egg,
+    flip_byte,
+)
+from rich.text import Text
+from textual.widgets import Input, OptionList, Static, TabbedContent, Tree
+
+from tui.screens.boots.entry_pages import TEXT_PAGE
+from tui.screens.boots.inspector import PANES, EggInspectorScreen, EntryViewer
+
+SIZE = (80, 24)
+
+
+async def ready(pilot) -> EggInspectorScreen:
+    app = pilot.app
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert isinstance(app.screen, EggInspectorScreen)
+    return app.screen
+
+
+def plain(widget: Static) -> str:
+    """The text a Static was given (Text, or the code of a Syntax)."""
+    content = widget.content
+    if isinstance(content, Text):
+        return content.plain
+    return str(getattr(content, "code", content))
+
+
+def report_lines(screen: EggInspectorScreen) -> list[str]:
+    listing = screen.query_one("#report-list", OptionList)
+    return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+
+def active(screen: EggInspectorScreen) -> str:
+    return screen.query_one(TabbedContent).active
+
+
+async def open_entry(pilot, screen: EggInspectorScreen, name: str) -> EntryViewer:
+    """Go to Files with keys, walk the tree with j until ``name`` is under the cursor, enter."""
+    while active(screen) != "files":
+        await pilot.press("tab")
+    await pilot.pause()
+    tree = screen.query_one(Tree)
+    for _ in range(tree.last_line + 2):
+        node = tree.cursor_node
+        if node is not None and getattr(node.data, "name", None) == name:
+            break
+        await pilot.press("j")
+    await pilot.press("enter")
+    await pilot.pause()
+    assert active(screen) == "viewer"
+    return screen.query_one(EntryViewer)
+
+
+async def test_demo_egg_shows_every_check_passing():
+    egg, record = demo_egg()
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.report is not None and screen.report.ok
+        summary = plain(screen.query_one("#inspector-summary", Static))
+        assert summary.startswith("VERIFIED")
+        lines = report_lines(screen)
+        assert len(lines) == len(screen.report.checks)
+        assert not any("✗ fail" in line for line in lines)
+        assert sum("✓ pass" in line for line in lines) >= 30
+        assert active(screen) == "report"
+        assert screen.focused is screen.query_one("#report-list")
+        await pilot.press("tab", "tab")
+        await pilot.pause()
+        tree = screen.query_one(Tree)
+        leaves = [n for n in tree.root.children if not n.children] + [
+            c for n in tree.root.children for c in n.children
+        ]
+        names = {getattr(n.data, "name", None) for n in leaves}
+        assert {"soul.md", "rappid.json", "agents/rapp_seed_runner_agent.py"} <= names
+        assert all(
+            str(n.label).endswith("✓") for n in leaves if n.data and n.data.name != "manifest.json"
+        )
+
+
+async def test_tampered_egg_highlights_and_focuses_the_first_failing_check():
+    egg, record = demo_egg()
+    tampered = flip_byte(egg, "soul.md", 3)
+    async with InspectorApp(tampered, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        report = screen.report
+        assert report is not None and report.first_failure is not None
+        position, check = report.first_failure
+        listing = screen.query_one("#report-list", OptionList)
+        assert screen.focused is listing
+        assert listing.highlighted == position - 1
+        assert "first failure" in report_lines(screen)[position - 1]
+        summary = plain(screen.query_one("#inspector-summary", Static))
+        assert summary.startswith(f"FAILED at check {position}: {check.name}")
+        detail = plain(screen.query_one("#report-detail", Static))
+        assert detail.startswith(f"{check.id} · fail")
+        # the CRC failed, so no entry's hash was checked: the tree says so ("·"), not "✓"
+        await pilot.press("tab", "tab")
+        await pilot.pause()
+        labels = [str(n.label) for n in screen.query_one(Tree).root.children]
+        soul = next(label for label in labels if label.startswith("soul.md"))
+        assert soul.endswith("·")
+
+
+async def test_inspector_verifies_the_egg_itself_when_given_no_report():
+    egg, record = demo_egg()
+    app = InspectorApp(egg, record)
+    assert app.inspector.report is None
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.report is not None and screen.report.ok
+
+
+async def test_tab_and_shift_tab_walk_the_panes_in_order_and_escape_returns():
+    egg, record = demo_egg()
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        seen = [active(screen)]
+        for _ in PANES[1:]:
+            await pilot.press("tab")
+            await pilot.pause()
+            seen.append(active(screen))
+        assert seen == [pane for pane, _ in PANES]
+        await pilot.press("tab")
+        assert active(screen) == "report"
+        await pilot.press("shift+tab")
+        assert active(screen) == "hatch"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert pilot.app.screen is not screen
+
+
+async def test_enter_opens_an_entry_and_escape_goes_back_to_files():
+    egg, record = demo_egg()
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        viewer = await open_entry(pilot, screen, "rappid.json")
+        assert viewer.pages is not None and viewer.pages.name == "rappid.json"
+        status = plain(screen.query_one("#viewer-status", Static))
+        assert "rappid.json" in status and "json" in status
+        assert "seed-boot-organism" in plain(screen.query_one("#viewer-body", Static))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert active(screen) == "files"
+        assert isinstance(pilot.app.screen, EggInspectorScreen)
+
+
+async def test_hex_view_for_binary_entries():
+    binary = bytes(range(256)) * 4
+    egg, record = extra_files_egg({"blob.bin": binary})
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        viewer = await open_entry(pilot, screen, "blob.bin")
+        assert viewer.pages is not None and viewer.pages.binary
+        body = plain(screen.query_one("#viewer-body", Static))
+        assert body.splitlines()[0] == (
+            "00000000  00 01 02 03 04 05 06 07  08 09 0a 0b 0c 0d 0e 0f  |................|"
+        )
+        assert "|@ABCDEFGHIJKLMNO|" in body
+        assert "hex" in plain(screen.query_one("#viewer-status", Static))
+        # x shows the same bytes as text and back
+        await pilot.press("x")
+        assert not viewer.pages.binary
+        await pilot.press("x")
+        assert viewer.pages.binary
+
+
+async def test_large_entry_is_paged_and_search_jumps_to_the_page_of_the_match():
+    lines = b"".join(b"line %06d of a long log\n" % n for n in range(10_000))
+    lines += b"the NEEDLE is here\n"
+    egg, record = extra_files_egg({"big.log": lines})
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        viewer = await open_entry(pilot, screen, "big.log")
+        assert viewer.pages is not None and viewer.pages.page_count() > 5
+        first = plain(screen.query_one("#viewer-body", Static))
+        assert first.startswith("line 000000") and len(first.encode()) <= TEXT_PAGE
+        assert "NEEDLE" not in first
+        await pilot.press("right_square_bracket")
+        second = plain(screen.query_one("#viewer-body", Static))
+        assert viewer.page == 1 and second.startswith("line ")
+        assert second.splitlines()[0] != first.splitlines()[0]
+        assert first.endswith("\n")  # pages end on a line break
+        await pilot.press("left_square_bracket")
+        assert viewer.page == 0
+        await pilot.press("slash")
+        search = screen.query_one("#viewer-search", Input)
+        assert search.has_focus
+        await pilot.press(*"NEEDLE", "enter")
+        await pilot.pause()
+        assert viewer.match == lines.index(b"NEEDLE")
+        assert viewer.pages.last_page(viewer.page) and viewer.page > 1
+        assert "NEEDLE is here" in plain(screen.query_one("#viewer-body", Static))
+        assert "match at byte" in plain(screen.query_one("#viewer-status", Static))
+        assert not search.display
+
+
+async def test_search_next_match_wraps_and_reports_no_match():
+    text = b"alpha beta\n" * 3
+    egg, record = extra_files_egg({"notes.txt": text})
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        viewer = await open_entry(pilot, screen, "notes.txt")
+        await pilot.press("slash", *"beta", "enter")
+        assert viewer.match == 6
+        await pilot.press("n")
+        assert viewer.match == 17
+        await pilot.press("n", "n")
+        assert viewer.match == 6  # wrapped
+        await pilot.press("slash", "ctrl+a", *"zzz", "enter")
+        await pilot.pause()
+        assert viewer.match is None
+        assert "no match" in plain(screen.query_one("#viewer-status", Static))
+
+
+async def test_hostile_names_and_contents_stay_literal():
+    egg, record = extra_files_egg({MARKUP_PATH: ESCAPE_TEXT.encode()})
+    async with InspectorApp(egg, record, title="[b]title[/b]\x1b]0;x\x07").run_test(
+        size=SIZE
+    ) as pilot:
+        screen = await ready(pilot)
+        title = plain(screen.query_one("#inspector-title", Static))
+        assert "[b]title[/b]␛]0;x␇" in title
+        viewer = await open_entry(pilot, screen, MARKUP_PATH)
+        body = plain(screen.query_one("#viewer-body", Static))
+        assert body == "before ␛[2J [@click=app.quit]quit[/] after\n"
+        status = plain(screen.query_one("#viewer-status", Static))
+        assert "[@click=app.quit]x[bold red].md" in status
+        assert viewer.pages is not None
+        tree = screen.query_one(Tree)
+        folder = next(n for n in tree.root.children if str(n.label).startswith("docs/"))
+        assert str(folder.children[0].label).startswith("[@click=app.quit]x[bold red].md")
+        # the screen still works: nothing was run (the app did not quit)
+        await pilot.press("escape")
+        assert pilot.app.is_running
+
+
+async def test_y_copies_the_installer_line_as_text():
+    egg, record = demo_egg()
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("shift+tab")
+        assert active(screen) == "hatch"
+        hatch = screen.query_one("#hatch-list", OptionList)
+        lines = [str(hatch.get_option_at_index(i).prompt) for i in range(hatch.option_count)]
+        installer = next(i for i, line in enumerate(lines) if line.startswith("installer: "))
+        assert any(line.startswith("grantsAuthority: false") for line in lines)
+        assert any(line.startswith("hatcher sha256: 49b210e0") for line in lines)
+        for _ in range(installer):
+            await pilot.press("j")
+        await pilot.press("y")
+        assert pilot.app.clipboard == record.brainstem.installer
+
+
+@pytest.mark.parametrize("pane", ["manifest", "payload"])
+async def test_manifest_and_payload_panes_show_the_json(pane):
+    egg, record = demo_egg()
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        while active(screen) != pane:
+            await pilot.press("tab")
+        code = plain(screen.query_one(f"#{pane}-body", Static))
+        if pane == "manifest":
+            assert '"schema": "rapp/1-egg"' in code and "items: see Files" in code
+            assert record.egg.address in code
+        else:
+            assert '"kind": "rapp-seed-boot/1"' in code
+
+
+async def test_big_folders_start_closed_and_fill_when_opened():
+    files = {f"many/item_{n:03d}.txt": b"x%d\n" % n for n in range(70)}
+    egg, record = extra_files_egg(files)
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("tab", "tab")
+        await pilot.pause()
+        tree = screen.query_one(Tree)
+        many = next(n for n in tree.root.children if str(n.label).startswith("many/"))
+        small = next(n for n in tree.root.children if str(n.label).startswith("agents/"))
+        assert str(many.label) == "many/  70 entries"
+        assert not many.is_expanded and not many.children
+        assert small.is_expanded and len(small.children) == 1
+        tree.move_cursor(many)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert many.is_expanded and len(many.children) == 70
+        viewer = await open_entry(pilot, screen, "many/item_069.txt")
+        assert viewer.pages is not None and viewer.pages.name == "many/item_069.txt"
+
+
+async def test_quick_key_presses_are_not_lost_and_a_click_on_a_tab_still_works():
+    from textual import events
+
+    egg, record = demo_egg()
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        for _ in range(2):  # as a terminal delivers "\t\t" typed fast, with no pause
+            pilot.app.post_message(events.Key("tab", "\t"))
+        await ready(pilot)
+        assert active(screen) == "files"
+        await pilot.click(f"#{screen.query_one(TabbedContent).get_tab('payload').id}")
+        await ready(pilot)
+        assert active(screen) == "payload"
+        await pilot.press("tab")
+        assert active(screen) == "hatch"

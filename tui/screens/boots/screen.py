@@ -1,0 +1,281 @@
+"""Tab 6, Boots: the organization boot records of a source, each egg's verified state, and
+every field of the selected record; ``enter`` fetches the egg, verifies it and opens the
+inspector (issue 11 item 6).
+
+The records come from :attr:`BootsScreen.boots_source` (a
+:class:`~tui.screens.boots.boot_rows.BootsSource`, set from outside: the app hands down
+``HubBoots(service)``); on the demo network without one, eggs packed in memory stand in. Record
+fields are hostile: drawn as ``Text`` after :mod:`tui.untrusted`, never markup, and the
+installer line is text that ``y`` copies — roost never runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.reactive import var
+from textual.widgets import DataTable, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.eggs.boot_record import BootRecord
+from tui.eggs.egg_report import EggReport
+from tui.eggs.verify import verify_egg
+from tui.screens.base import StateScreen
+from tui.screens.boots.boot_rows import BootsSource, DemoBoots, EggState, record_fields
+from tui.screens.boots.inspector import EggInspectorScreen, move_cursor
+from tui.screens.boots.json_text import size_text
+from tui.stylesheets import sheets
+from tui.untrusted import clean_line
+
+__all__ = ["BootsScreen"]
+
+_STATE_STYLE = {"absent": "dim", "verified": "green", "failed": "bold red", "error": "red"}
+# (key, label, width): the four fit 80 columns with the table's cell padding
+COLUMNS = (
+    ("name", "Name", 20),
+    ("slug", "Slug", 22),
+    ("size", "Egg size", 8),
+    ("state", "Verified", 18),
+)
+
+
+class BootsScreen(StateScreen, tab="boots"):
+    """``enter`` opens the selected record's egg in the inspector; ``tab`` moves to the detail,
+    where ``y`` copies the highlighted field (the installer line, the hatcher's sha256…)."""
+
+    CSS_PATH = sheets("boots")
+    AUTO_FOCUS = "#boots-table"
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (110, "-wide"),
+    ]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "inspect", "Inspect egg", show=True, id="boots.inspect"),
+        Binding("j", "cursor(1)", "Down", show=False, id="boots.cursor-next"),
+        Binding("k", "cursor(-1)", "Up", show=False, id="boots.cursor-prev"),
+    ]
+
+    boots_source: var[Any] = var(None, init=False)
+    """Where records and eggs come from (a ``BootsSource``), set by the app — e.g.
+    ``HubBoots(service)`` when the service has a boot-record source — or by tests."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._demo_source: DemoBoots | None = None
+        self._columns_added = False
+        self.rows: list[Any] = []
+        self.states: dict[str, EggState] = {}
+        self.reports: dict[str, EggReport] = {}
+        self._loaded = False
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(Text("Loading boot records…"), id="boots-source")
+        table: DataTable[Text] = DataTable(id="boots-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="boots-warnings", markup=False)
+        yield OptionList(id="boots-detail")
+
+    @property
+    def source(self) -> BootsSource | None:
+        """The source set from outside, else (on the demo network) eggs packed in memory."""
+        if self.boots_source is not None:
+            return self.boots_source
+        if self.demo:
+            if self._demo_source is None:
+                self._demo_source = DemoBoots()
+            return self._demo_source
+        return None
+
+    def watch_boots_source(self) -> None:
+        if self._columns_added:
+            self.states.clear()
+            self.reports.clear()
+            self._load()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        table = self.query_one(DataTable)
+        for key, label, width in COLUMNS:
+            table.add_column(label, key=key, width=width)
+        self._columns_added = True
+        self.call_after_refresh(self._load)  # once the app has said whether this is the demo
+
+    @work(exclusive=True, group="boots-load")
+    async def _load(self) -> None:
+        source = self.source
+        note = self.query_one("#boots-source", Static)
+        if source is None:
+            note.update(
+                Text("No boot-record source: start roost with --boots PATH|URL (or ROOST_BOOTS).")
+            )
+            return
+        try:
+            rows = list(await source.rows())
+        except Exception as exc:  # noqa: BLE001 - any source failure is shown, not raised
+            note.update(Text(f"Boot records unreadable: {clean_line(str(exc), 200)}"))
+            return
+        self.rows = rows
+        for row in rows:
+            record = row.record
+            if record is not None and record.egg.sha256 not in self.states:
+                cached = source.cached_egg(record)
+                self.states[record.egg.sha256] = EggState("absent")
+                if cached is not None:
+                    self._verify(record, cached)
+        origin = clean_line(getattr(source, "label", "source"), 60)
+        bad = sum(1 for r in rows if r.record is None)
+        note.update(
+            Text(
+                f"{len(rows)} boot records · {origin}"
+                + (f" · {bad} unreadable" if bad else "")
+                + " · enter: inspect egg"
+            )
+        )
+        self._fill()
+        self._loaded = True
+
+    def _fill(self) -> None:
+        table = self.query_one(DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for index, row in enumerate(self.rows):
+            table.add_row(*self._cells(row), key=str(index))
+        if self.rows:
+            table.move_cursor(row=min(keep, len(self.rows) - 1))
+            self._show_detail(table.cursor_row)
+
+    def _cells(self, row: Any) -> list[Text]:
+        record: BootRecord | None = row.record
+        if record is None:
+            problem = row.problems[0] if row.problems else "not a boot record"
+            return [
+                Text(clean_line(row.origin, 20), style="red"),
+                Text("—"),
+                Text("—"),
+                Text(clean_line(problem, 18), style="red"),
+            ]
+        state = self.states.get(record.egg.sha256, EggState("absent"))
+        name = Text(clean_line(record.name, 18 if row.warnings else 20))
+        if row.warnings:
+            name.append(" ⚠", style="bold yellow")
+        return [
+            name,
+            Text(clean_line(record.slug, 22)),
+            Text(size_text(record.egg.bytes), justify="right"),
+            Text(state.label, style=_STATE_STYLE[state.kind]),
+        ]
+
+    def _update_row(self, sha256: str) -> None:
+        table = self.query_one(DataTable)
+        for index, row in enumerate(self.rows):
+            if row.record is not None and row.record.egg.sha256 == sha256:
+                table.update_cell(str(index), "state", self._cells(row)[3])
+        if self.rows:
+            self._show_detail(table.cursor_row)
+
+    # ------------------------------------------------------------------ detail
+
+    def _show_detail(self, index: int) -> None:
+        if not 0 <= index < len(self.rows):
+            return
+        row = self.rows[index]
+        warnings = [*row.warnings, *row.problems]
+        self.query_one("#boots-warnings", Static).update(
+            Text("\n".join("⚠ " + clean_line(w, 200) for w in warnings), style="bold yellow")
+        )
+        self.query_one("#boots-warnings", Static).display = bool(warnings)
+        detail = self.query_one("#boots-detail", OptionList)
+        detail.clear_options()
+        for label, value in self.detail_lines(row):
+            style = "bold yellow" if "(unknown field)" in label else "bold"
+            prompt = Text.assemble((f"{clean_line(label)}: ", style), clean_line(value))
+            detail.add_option(Option(prompt))
+
+    def detail_lines(self, row: Any) -> list[tuple[str, str]]:
+        """``(field, raw value)`` lines of the detail: the egg's state, then every field."""
+        if row is None:
+            return []
+        if row.record is None:
+            return [("origin", row.origin), *(("problem", p) for p in row.problems)]
+        state = self.states.get(row.record.egg.sha256, EggState("absent"))
+        return [("egg state", state.detail or state.label), *record_fields(row.record)]
+
+    def selected_row(self) -> Any:
+        index = self.query_one(DataTable).cursor_row
+        return self.rows[index] if 0 <= index < len(self.rows) else None
+
+    @on(DataTable.RowHighlighted, "#boots-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_cursor(self, delta: int) -> None:
+        move_cursor(self.focused, delta)
+
+    @on(DataTable.RowSelected, "#boots-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_inspect()
+
+    def action_inspect(self) -> None:
+        row = self.selected_row()
+        if row is None or row.record is None:
+            self.notify("No boot record here to inspect", severity="warning", markup=False)
+            return
+        self._fetch(row.record)
+
+    @work(exclusive=True, group="boots-fetch")
+    async def _fetch(self, record: BootRecord) -> None:
+        source = self.source
+        if source is None:
+            return
+        sha256 = record.egg.sha256
+        try:
+            egg = source.cached_egg(record) or await source.egg(record)
+        except Exception as exc:  # noqa: BLE001 - a refused or failed download is shown
+            refused = getattr(exc, "report", None)  # a refusal that names its check
+            if isinstance(refused, EggReport):
+                self._verified(sha256, refused)
+            else:
+                self.states[sha256] = EggState("error", clean_line(str(exc), 200))
+                self._update_row(sha256)
+            self.notify(
+                clean_line(str(exc), 300), title="Egg download", severity="error", markup=False
+            )
+            return
+        report = self.reports.get(sha256)
+        if report is None:
+            report = await asyncio.to_thread(verify_egg, egg, record, hub_url=source.hub_url)
+            self._verified(sha256, report)
+        self.app.push_screen(EggInspectorScreen(egg, record, report=report, hub_url=source.hub_url))
+
+    @work(thread=True, group="boots-verify")
+    def _verify(self, record: BootRecord, egg: Any) -> None:
+        source = self.source
+        report = verify_egg(egg, record, hub_url=source.hub_url if source else None)
+        self.app.call_from_thread(self._verified, record.egg.sha256, report)
+
+    def _verified(self, sha256: str, report: EggReport) -> None:
+        self.reports[sha256] = report
+        self.states[sha256] = EggState.of(report)
+        self._update_row(sha256)
+
+    def copy_text(self) -> str | None:
+        if self.focused is self.query_one("#boots-detail", OptionList):
+            index = self.query_one("#boots-detail", OptionList).highlighted
+            lines = self.detail_lines(self.selected_row())
+            if index is not None and index < len(lines):
+                return lines[index][1]
+        row = self.selected_row()
+        return row.record.egg.url if row is not None and row.record is not None else None
+
+    def select_key(self, key: str) -> None:
+        for index, row in enumerate(self.rows):
+            if row.record is not None and row.record.slug == key:
+                self.query_one(DataTable).move_cursor(row=index)
