@@ -198,6 +198,10 @@ class RoostApp(PostingMixin, App[int]):
         """A new screen for ``tab`` (the modes' factory), given the app's state."""
         screen = tab()
         screen.app_state = self.app_state
+        if tab.id == "boots" and self.service is not None and self.service.settings.boots:
+            from tui.screens.boots.hub_boots import HubBoots
+
+            screen.boots_source = HubBoots(self.service)  # records and eggs: attributes down
         self._tab_screens[tab.id] = screen
         return screen
 
