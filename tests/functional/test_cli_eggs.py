@@ -211,3 +211,38 @@ def test_verify_by_url_alone_or_with_its_record(capsys, demo_egg):
     assert {c["status"] for c in document["checks"] if c["id"] == "record.address"} == {"pass"}
     code, _, err = run(capsys, "egg", "verify", url + "x", "--record", str(record_path))
     assert code == 2 and "is not the record's egg.url" in err
+
+
+async def test_inspect_opens_the_inspector_on_the_verified_egg(demo_egg):
+    """`roost egg inspect` runs InspectorApp on what `_obtain` verified; escape leaves it."""
+    from tui.eggs.boot_record import parse_boot_record
+    from tui.eggs.verify import verify_egg
+    from tui.screens.boots.inspector import EggInspectorScreen
+    from tui.screens.boots.inspector_app import InspectorApp
+
+    egg_path, record_path, _ = demo_egg
+    record = parse_boot_record(record_path.read_bytes())
+    report = verify_egg(egg_path, record, hub_url=DEMO_HUB)
+    app = InspectorApp(egg_path, record, report=report, hub_url=DEMO_HUB)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, EggInspectorScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+def test_inspect_refuses_an_egg_the_hub_lied_about(capsys, tmp_path):
+    with running_sandbox(agents=20) as (info, app):
+        hub_state(app).faults.tampered.add(SLUG)
+        code, _, err = run(
+            capsys, "egg", "inspect", "--slug", SLUG, *_hub_args(info),
+            "--cache-dir", str(tmp_path / "cache"),
+        )  # fmt: skip
+    assert code == 1 and "file.sha256" in err and "nothing to inspect" in err
+
+
+def test_inspect_needs_a_target(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["egg", "inspect"])
+    assert stop.value.code == 2

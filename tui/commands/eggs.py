@@ -91,6 +91,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     cat.add_argument("entry", metavar="PATH-IN-EGG", help="the file inside the egg")
     _target_options(cat)
     cat.set_defaults(handler=_run(_cat), parser=cat)
+    inspect = actions.add_parser(
+        "inspect",
+        help="open the egg inspector on one egg (report, files, viewer, hatch; keys only)",
+        epilog="exit: 0 the egg verified · 1 a check failed · 2 usage · 3 unreachable",
+    )
+    _target_options(inspect)
+    inspect.set_defaults(handler=_run(_inspect), parser=inspect)
 
 
 def _target_options(parser: argparse.ArgumentParser) -> None:
@@ -366,3 +373,19 @@ def _write_entry(data: bytes, name: str, out: Any) -> int:
     if not text.endswith("\n"):
         out.write("\n")
     return EXIT_OK
+
+
+async def _inspect(args: argparse.Namespace, service: Service, out: TextIO) -> int:
+    """The inspector on the egg: verified first (the report opens it), nothing run."""
+    egg = await _obtain(args, service)
+    if egg.path is None:
+        _print_report(egg.report, sys.stderr)
+        raise _Stop(
+            EXIT_PROBLEMS, "the egg was refused before it could be read: nothing to inspect"
+        )
+    from tui.screens.boots.inspector_app import InspectorApp
+
+    hub_url = service.hub_url if egg.record is not None else None
+    app = InspectorApp(egg.path, egg.record, report=egg.report, hub_url=hub_url)
+    await app.run_async()
+    return EXIT_OK if egg.report.ok else EXIT_PROBLEMS
