@@ -82,6 +82,20 @@ SHOTS: tuple[Shot, ...] = (
     Shot("action-form-wide", "agents", _REGISTER, title="Register form, preview beside it"),
     Shot("outbox", "agents", (*_REGISTER, "ctrl+s", "o"), title="Outbox"),
     Shot("outbox-detail", "agents", (*_REGISTER, "ctrl+s", "o", "enter"), title="Outbox entry"),
+    Shot("boots", "boots", title="Boots: the hub's boot records"),
+    Shot("boots-80x24", "boots", size=(80, 24), title="Boots at 80×24"),
+    Shot("inspector", "boots", ("down", "down", "enter"), title="Egg inspector: the report"),
+    Shot(
+        "inspector-80x24", "boots", ("down", "down", "enter"), size=(80, 24), title="Egg inspector"
+    ),
+    Shot("inspector-files", "boots", ("enter", "tab", "tab"), title="Egg inspector: files"),
+    Shot(
+        "inspector-viewer",
+        "boots",
+        ("enter", "tab", "tab", "down", "down", "down", "down", "down", "down", "enter"),
+        title="Egg inspector: a file",
+    ),
+    Shot("inspector-hatch", "boots", ("enter", "shift+tab"), title="Egg inspector: hatching"),
 )
 
 
