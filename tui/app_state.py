@@ -8,19 +8,12 @@ No Textual import: it is plain data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
+from tui.clock import Clock, utc_now
 from tui.network.store import Snapshot, StoreStatus
 
 __all__ = ["AppState", "Clock", "utc_now"]
-
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 # eq=False: a new state is a change (comparing two snapshots field by field would walk every

@@ -148,7 +148,7 @@ def _read_config(path: Path, required: bool = False) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
-    import tomllib  # only when there is a file (~10 ms of every start otherwise)
+    import tomllib  # only when there is a file: not on every start's path
 
     with handle:
         try:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
+from tui.clock import utc_now
 from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.eggs.hub_paths import PUBLIC_HUB_URL, index_url
 from tui.network.disk_cache import DiskCache
@@ -26,7 +27,7 @@ __all__ = ["DEMO_BASE_URL", "Service", "connect", "demo_epoch"]
 
 def demo_epoch() -> datetime:
     """The demo network's "now": the current hour, so ages look alive yet stay stable for an hour."""
-    return datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+    return utc_now().replace(minute=0, second=0, microsecond=0)
 
 
 @dataclass

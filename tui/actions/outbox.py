@@ -27,7 +27,6 @@ import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -36,6 +35,7 @@ import platformdirs
 
 from tui.actions.issue_body import IssueRequest, compose_issue, new_nonce
 from tui.actions.issue_client import IssueClient, SendResult
+from tui.clock import utc_now
 from tui.network.disk_cache import _atomic_write  # the one fsync-then-rename writer
 
 __all__ = [
@@ -99,12 +99,12 @@ def service_key(write_url: str, repo: str, run_id: str | None = None) -> str:
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return utc_now().isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def new_entry_id() -> str:
     """Sortable by creation: ``20261123T214100Z-1a2b3c4d``."""
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(4)
+    return utc_now().strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(4)
 
 
 @dataclass

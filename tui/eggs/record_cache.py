@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
+from tui.clock import utc_now
 from tui.network.disk_cache import CachedMeta, DiskCache, default_cache_root, service_folder_name
 
 __all__ = ["LastGood", "RecordCache"]
@@ -51,7 +51,7 @@ class RecordCache:
             meta = CachedMeta(
                 sha256=sha256,
                 size=len(raw),
-                fetched_at=datetime.now(UTC).isoformat(),
+                fetched_at=utc_now().isoformat(),
                 verified=True,
             )
             self.disk.store(f"{sha256}.json", raw, meta)

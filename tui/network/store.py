@@ -29,10 +29,11 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from tui.clock import utc_now
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache
 from tui.network.fetch import FetchError, FetchResult, TooLarge, fetch
 from tui.network.keyed import Keyed, parse_keyed
@@ -89,10 +90,6 @@ def state_base_url(read_url: str) -> str:
     if base.endswith("/state"):
         base = base[: -len("/state")]
     return base + "/state/"
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 # --------------------------------------------------------------------------- value objects
@@ -312,14 +309,14 @@ class Store:
         client: httpx.AsyncClient | None = None,
         cache: DiskCache | None = None,
         options: StoreOptions | None = None,
-        clock: Callable[[], datetime] = _now,
+        clock: Callable[[], datetime] = utc_now,
         files: Iterable[str] = STATE_FILE_NAMES,
     ):
         self.read_url = read_url
         self.base_url = state_base_url(read_url)
         self.options = options or StoreOptions()
         # httpx is imported (and the client made) on the first refresh, not at start: it costs
-        # ~0.1 s of imports that the first paint from the disk cache does not need
+        # imports that the first paint from the disk cache does not need (README, performance)
         self._http: httpx.AsyncClient | None = client
         self._own_client = client is None
         self.cache = cache
@@ -380,8 +377,8 @@ class Store:
             return self._snapshot
         files = dict(self._snapshot.files)
         found = [cached for cached in map(self._load_cached, self.file_names) if cached]
-        # Smallest first: validating a small file right after a big agents.json took ~25 ms
-        # instead of ~1 ms (pydantic-core tidies up after the big document); with the big one
+        # Smallest first: validating a small file right after a big agents.json is much slower
+        # (pydantic-core tidies up after the big document); with the big one
         # last, that happens at the next refresh instead of before the first paint.
         for cached in sorted(found, key=lambda cached: len(cached.body)):
             name = cached.name

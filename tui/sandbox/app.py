@@ -15,12 +15,13 @@ request the processor handles the issues that are due (the ``process_delay`` kno
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp
 
+from tui.clock import utc_now
 from tui.sandbox import control, github_api, read_interface
 from tui.sandbox.faults import Faults
 from tui.sandbox.generator import DEFAULT_EPOCH
@@ -44,10 +45,6 @@ __all__ = [
 
 #: Where the hub is mounted: ``hub_url = base + HUB_PATH``.
 HUB_PATH = "/hub"
-
-
-def _wall_clock() -> datetime:
-    return datetime.now(UTC)
 
 
 def create_app(
@@ -79,7 +76,7 @@ def create_app(
         owner=owner,
         repo=repo,
         auto_process=auto_process,
-        clock=clock or _wall_clock,
+        clock=clock or utc_now,
     )
     routes: list[BaseRoute] = [
         *read_interface.routes(),

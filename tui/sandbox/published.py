@@ -11,10 +11,11 @@ import copy
 import hashlib
 import threading
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
+from tui.clock import utc_now
 from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES
 from tui.sandbox.generator import (
     DEFAULT_EPOCH,
@@ -122,7 +123,7 @@ class DemoNetwork:
         """Swap one whole document (for tests that need a specific state)."""
         with self._lock:
             self._docs[name] = doc
-            self._republish({name}, now or datetime.now(UTC))
+            self._republish({name}, now or utc_now())
 
     def _republish(self, changed: set[str], now: datetime) -> None:
         if not changed:

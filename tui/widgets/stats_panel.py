@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import ClassVar
 
 from rich.style import Style
@@ -28,6 +28,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tui.clock import utc_now
 from tui.network.models import StatsFile, as_utc
 from tui.network.store import StatsPoint
 from tui.untrusted import clean, truncate
@@ -310,7 +311,7 @@ class StatsPanel(Container):
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock or utc_now
         self._stats: StatsFile | None = None
         self._history: tuple[StatsPoint, ...] = ()
         self._series: dict[str, CounterSeries] = {}
