@@ -253,10 +253,11 @@ async def test_agent_detail_raw_json_and_jump_to_channel():
         agent = agents[agent_id]
         assert agent.name in body and "traits" in body and "\u2588" in body
         assert "subscribed to" in body
-        await pilot.press("j")
+        await pilot.press("J")
         raw = screen.detail.query_one("#detail-body").render().plain
         assert '"heartbeat_last"' in raw
-        await pilot.press("j")
+        assert raw.startswith(f"raw JSON of agent {agent_id}")
+        await pilot.press("J")
         # keys only: tab to the channel list, enter jumps to the first subscribed channel
         await pilot.press("tab", "enter")
         await settle(pilot)

@@ -145,7 +145,7 @@ def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, l
         Link(Content.assemble(("#", "$text-muted"), truncate(clean(slug), 60)), "channels", slug)
         for slug in channels
     ]
-    lines.append(Content("j raw JSON · tab then enter: go to a channel").stylize("$text-muted"))
+    lines.append(Content("J raw JSON · tab then enter: go to a channel").stylize("$text-muted"))
     return Content("\n").join(lines), links
 
 

@@ -217,7 +217,7 @@ class TrendingScreen(TableScreen, tab="trending"):
             lines.append(_line(truncate(clean(name), 9), truncate(clean(value), 500)))
         lines.append(Content(""))
         lines.append(
-            Content("a author · c channel · o open URL · j raw JSON").stylize("$text-muted")
+            Content("a author · c channel · o open URL · J raw JSON").stylize("$text-muted")
         )
         links = []
         if model.author:

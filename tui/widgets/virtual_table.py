@@ -300,6 +300,17 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("home", "cursor_first", "First row", show=False, id="virtual_table.first"),
         Binding("end", "cursor_last", "Last row", show=False, id="virtual_table.last"),
         Binding("enter", "select_cursor", "Open", id="virtual_table.select"),
+        # vim motion, as in k9s and lazygit
+        Binding("j", "cursor_down", "Down", show=False, id="virtual_table.vim_down"),
+        Binding("k", "cursor_up", "Up", show=False, id="virtual_table.vim_up"),
+        Binding("g", "cursor_first", "First row", show=False, id="virtual_table.vim_first"),
+        Binding("G", "cursor_last", "Last row", show=False, id="virtual_table.vim_last"),
+        Binding(
+            "ctrl+d", "half_page(1)", "Half a page down", show=False, id="virtual_table.half_down"
+        ),
+        Binding(
+            "ctrl+u", "half_page(-1)", "Half a page up", show=False, id="virtual_table.half_up"
+        ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -715,6 +726,10 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def action_cursor_page_down(self) -> None:
         self._move_cursor(self._cursor + self._page_height)
+
+    def action_half_page(self, direction: int) -> None:
+        """``ctrl+d`` / ``ctrl+u``: half a page down (1) or up (-1), as in vim."""
+        self._move_cursor(self._cursor + direction * max(1, self._page_height // 2))
 
     def action_cursor_first(self) -> None:
         self._move_cursor(0)

@@ -1,0 +1,100 @@
+"""The keys k9s and lazygit users reach for, on the table tabs (issue 12): vim motion, raw JSON
+on ``J`` that opens at its top under a heading and does not stick, a find in the detail."""
+
+from __future__ import annotations
+
+from app_rig import loaded, make_rig, settle
+
+from tui.screens.agents import AgentsScreen
+
+WIDE = (140, 40)
+
+
+def body_text(screen: AgentsScreen) -> str:
+    return screen.detail.query_one("#detail-body").render().plain
+
+
+def summary_text(screen: AgentsScreen) -> str:
+    return screen.query_one(".table-summary").render().plain
+
+
+async def test_vim_motion_in_the_table() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        table = screen.table
+        keys = table.visible_keys()
+        await pilot.press("j", "j")
+        assert table.cursor_key == keys[2]
+        await pilot.press("k")
+        assert table.cursor_key == keys[1]
+        await pilot.press("G")
+        assert table.cursor_key == keys[-1]
+        await pilot.press("g")
+        assert table.cursor_key == keys[0]
+        await pilot.press("ctrl+d")
+        half = table.cursor_row
+        assert half >= 5
+        await pilot.press("ctrl+d", "ctrl+u")
+        assert table.cursor_row == half
+        assert not screen.detail.display if screen._detail_pane else True  # j no longer raw
+
+
+async def test_raw_json_opens_at_its_top_with_a_heading_and_does_not_stick() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=(140, 14)) as pilot:  # short: the texts scroll
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        first = screen.table.cursor_key
+        await pilot.press("enter", "l")
+        assert screen.detail.has_focus
+        await pilot.press("G")  # the detail scrolled to its end
+        await settle(pilot)
+        await pilot.press("J")
+        await pilot.pause()
+        assert body_text(screen).startswith(f"raw JSON of agent {first}")
+        assert screen.detail.scroll_y == 0
+        await settle(pilot)
+        await pilot.press("G")
+        await settle(pilot)
+        assert screen.detail.scroll_y > 0
+        await pilot.press("home")
+        await settle(pilot)
+        assert screen.detail.scroll_y == 0
+        await pilot.press("h")
+        assert screen.table.has_focus
+        await pilot.press("escape")  # closes the detail: the raw mode ends with it
+        await pilot.press("j", "enter")
+        assert screen.detail.key != first
+        assert '"heartbeat_last"' not in body_text(screen)
+        await pilot.press("J")
+        assert '"heartbeat_last"' in body_text(screen)
+        # a palette jump (select_key) opens the record's detail, never its raw JSON
+        screen.select_key(first)
+        await settle(pilot)
+        assert screen.detail.key == first
+        assert '"heartbeat_last"' not in body_text(screen)
+
+
+async def test_find_in_the_detail_and_its_raw_view() -> None:
+    rig = make_rig()
+    async with rig.app.run_test(size=WIDE) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        await pilot.press("enter", "l", "J", "slash", *"karma", "enter")
+        await pilot.pause()
+        detail = screen.detail
+        assert detail.has_focus
+        assert detail.match_count >= 2  # "karma" and "karma_balance"
+        assert f"find 1/{detail.match_count}" in summary_text(screen)
+        assert screen.table.row_count == screen.table.total_count  # the table is not filtered
+        await pilot.press("n")
+        assert detail.current == 1
+        assert f"find 2/{detail.match_count}" in summary_text(screen)
+        await pilot.press("N", "N")
+        assert detail.current == detail.match_count - 1
+        await pilot.press("escape")  # ends the find, the detail stays
+        assert detail.match_count == 0 and detail.display
+        await pilot.press("h", "slash", *"zzzz-no-such", "enter")
+        assert screen.table.row_count == 0  # on the table "/" still filters
