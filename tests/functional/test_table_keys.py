@@ -98,3 +98,30 @@ async def test_find_in_the_detail_and_its_raw_view() -> None:
         assert detail.match_count == 0 and detail.display
         await pilot.press("h", "slash", *"zzzz-no-such", "enter")
         assert screen.table.row_count == 0  # on the table "/" still filters
+
+
+async def test_columns_fit_their_content_ids_whole_free_text_yields_first() -> None:
+    """Issue 12 item 1: ids are whole at 80 and 120 columns, the name (free text) yields, and
+    the sort arrow does not crush a title that fits."""
+    for size in ((80, 24), (120, 40)):
+        rig = make_rig()
+        async with rig.app.run_test(size=size) as pilot:
+            await loaded(pilot)
+            screen: AgentsScreen = rig.app.screen
+            table = screen.table
+            await pilot.press("s", "s", "s", "g")  # sorted by framework, from the top
+            await settle(pilot)
+            ids = table.visible_keys()[:20]
+            lines = ["".join(segment.text for segment in table.render_line(y)) for y in range(21)]
+            assert "framework" in lines[0] and "\u2026" not in lines[0], lines[0]
+            for key, line in zip(ids, lines[1:], strict=True):
+                assert f" {key} " in line, (size, line)
+            if size == (80, 24):
+                assert any("\u2026" in line.split(ids[0])[-1] for line in lines[1:])
+
+
+async def test_vim_keys_on_the_shared_table_have_stable_ids() -> None:
+    from tui.widgets.virtual_table import VirtualTable
+
+    keys = {binding.key: binding.id for binding in VirtualTable.BINDINGS}
+    assert keys["j"] == "virtual_table.vim_down" and keys["ctrl+d"] == "virtual_table.half_down"

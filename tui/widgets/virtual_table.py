@@ -49,17 +49,21 @@ _SORT_UP = "\u25b2"
 _SORT_DOWN = "\u25bc"
 _EDGE = 1  # blank cells at each end of a line
 _GAP = 1  # blank cells between two columns
+_SAMPLE = 256  # rows measured for the content width of the columns
 
 
 @dataclass(frozen=True)
 class Column:
-    """A column: ``width`` is fixed, or the minimum when ``flex`` takes the remaining width."""
+    """A column: ``width`` is its minimum. It grows to fit its content (up to ``max_width``)
+    when the terminal has room; a ``flex`` column (long free text) takes what is left over and
+    is the first to yield when room is short."""
 
     key: str
     label: str
     width: int
     flex: bool = False
     align: Literal["left", "right"] = "left"
+    max_width: int = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +431,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._sort_reverse = False
         self._strip_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
         self._widths: tuple[int, list[int]] = (-1, [])  # (line width, column widths)
+        self._wanted: list[int] | None = None  # widths the content asks for (per set_rows)
         self._empty_message = "no data yet"
         self._update_virtual_size()
 
@@ -522,6 +527,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self._haystacks = None
         self._marked = frozenset(marked)
         self._strip_cache.clear()
+        self._wanted = None
+        self._widths = (-1, [])
         self._sort()
         self._filter(narrowing=False)
 
@@ -763,14 +770,62 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ rendering
 
+    def _wanted_widths(self) -> list[int]:
+        """Per column, the width its header (with room for the sort arrow) and its content ask
+        for: the widest cell of the rows in view when first drawn (made once per ``set_rows``;
+        only rows that are drawn anyway are read, so lazy rows stay lazy)."""
+        if self._wanted is not None:
+            return self._wanted
+        rows = self._rows
+        top = max(0, round(self.scroll_y))
+        height = max(1, self.scrollable_content_region.height)
+        wanted = [cell_len(clean(column.label)) + 2 for column in self._columns]
+        for index in self._visible[top : top + min(height, _SAMPLE)]:
+            for n, value in enumerate(rows[index].cells[: len(wanted)]):
+                plain = value.plain if isinstance(value, Text) else clean_cell(value)
+                length = cell_len(plain[:200])
+                if length > wanted[n]:
+                    wanted[n] = length
+        self._wanted = [
+            max(column.width, want if column.flex else min(want, column.max_width))
+            for column, want in zip(self._columns, wanted, strict=True)
+        ]
+        return self._wanted
+
     def _column_widths(self, line_width: int) -> list[int]:
+        """Widths from the content and the room: every column gets what its content asks for
+        when that fits, free text (``flex``) yields first, then the others shrink evenly
+        towards their minimum; room left over goes to the free text."""
         if self._widths[0] == line_width:
             return self._widths[1]
-        widths = [column.width for column in self._columns]
-        spare = line_width - self._min_line_width
-        flex = [i for i, column in enumerate(self._columns) if column.flex]
-        if spare > 0 and flex:
-            share, extra = divmod(spare, len(flex))
+        columns = self._columns
+        widths = list(self._wanted_widths())
+        room = line_width - 2 * _EDGE - _GAP * (len(columns) - 1)
+        over = sum(widths) - room
+        flex = [i for i, column in enumerate(columns) if column.flex]
+        others = [i for i, column in enumerate(columns) if not column.flex]
+        # who yields, in turn, and down to what: free text to its minimum, the other columns
+        # (not the first, the row's id) to theirs, free text further to its label, then the id
+        stages = (
+            (flex, [column.width for column in columns]),
+            (others[1:], [column.width for column in columns]),
+            (flex, [max(6, cell_len(column.label)) for column in columns]),
+            (others[:1], [column.width for column in columns]),
+        )
+        for group, floors in stages:
+            while over > 0:
+                shrinkable = [i for i in group if widths[i] > floors[i]]
+                if not shrinkable:
+                    break
+                for i in shrinkable:
+                    if over > 0 and widths[i] > floors[i]:
+                        widths[i] -= 1
+                        over -= 1
+        if over > 0:  # even the minimums do not fit: the line scrolls sideways
+            widths = [column.width for column in columns]
+            over = sum(widths) - room
+        if over < 0 and flex:
+            share, extra = divmod(-over, len(flex))
             for n, i in enumerate(flex):
                 widths[i] += share + (1 if n < extra else 0)
         self._widths = (line_width, widths)
@@ -840,7 +895,13 @@ class VirtualTable(ScrollView, can_focus=True):
             label = clean(column.label)
             if column.key == self._sort_column:
                 arrow = _SORT_DOWN if self._sort_reverse else _SORT_UP
-                label = fit_plain(label, max(0, width - 2), "left").rstrip() + " " + arrow
+                length = cell_len(label)
+                if length + 2 <= width:
+                    label = f"{label} {arrow}"
+                elif length + 1 <= width:
+                    label += arrow
+                else:
+                    label = fit_plain(label, max(0, width - 1), "left").rstrip() + arrow
             cells.append([Segment(fit_plain(label, width, column.align), style)])
         strip = self._line(cells, line_width, style)
         self._strip_cache[cache_key] = strip
