@@ -125,3 +125,44 @@ async def test_vim_keys_on_the_shared_table_have_stable_ids() -> None:
 
     keys = {binding.key: binding.id for binding in VirtualTable.BINDINGS}
     assert keys["j"] == "virtual_table.vim_down" and keys["ctrl+d"] == "virtual_table.half_down"
+
+
+async def test_no_marks_after_a_start_from_the_disk_cache(tmp_path) -> None:
+    """Issue 12 item 9: the first refresh after a start from an older disk cache marks nothing;
+    the next one marks what it changed."""
+    from app_rig import BASE
+    from test_app import sandbox_client
+
+    from tui.app import RoostApp
+    from tui.config import Settings
+    from tui.network.disk_cache import DiskCache
+    from tui.network.store import Store
+
+    rig = make_rig()
+    cache = DiskCache(tmp_path / "cache")
+    warm = Store(BASE, client=sandbox_client(rig), cache=cache, clock=rig.clock)
+    await warm.refresh()
+    agents = list(rig.network.doc("agents.json")["agents"])
+    for target in agents[:5]:  # the service moved on since the cache was written
+        rig.network.apply(
+            "poke", {"target_agent": target}, agents[-1], rig.clock.advance(minutes=1)
+        )
+    store = Store(BASE, client=sandbox_client(rig), cache=cache, clock=rig.clock)
+    app = RoostApp(Settings(read_url=BASE), store=store, clock=rig.clock, poll=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        for _ in range(50):
+            if store.snapshot.file("agents.json").integrity != "cached":
+                break
+            await pilot.pause(0.05)
+        await settle(pilot)
+        screen: AgentsScreen = app.screen
+        assert screen.table.total_count == len(agents)
+        assert store.snapshot.file("agents.json").integrity == "verified"
+        assert not screen.table.marked
+        rig.network.apply(
+            "poke", {"target_agent": agents[7]}, agents[-1], rig.clock.advance(minutes=1)
+        )
+        await store.refresh()
+        await settle(pilot)
+        assert agents[7] in screen.table.marked

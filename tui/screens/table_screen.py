@@ -57,6 +57,7 @@ class Built:
     marked: frozenset[str]
     context: Any
     fingerprints: Mapping[str, Any]
+    from_cache: bool = False  # built from the disk cache's copy, not yet confirmed by the service
 
 
 class TableScreen(StateScreen):
@@ -100,6 +101,7 @@ class TableScreen(StateScreen):
         self._wanted_key: str | None = None
         self._built_generation = -1
         self._finding = False  # the line finds in the detail pane instead of filtering
+        self._from_cache = False  # the rows on view are the disk cache's copy
 
     # ------------------------------------------------------------------ layout
 
@@ -191,7 +193,13 @@ class TableScreen(StateScreen):
         models = self.models(snapshot)
         if models is None:
             models = {}
-        previous = self._fingerprints if self._built_generation >= 0 and self._models else None
+        # Marks say what changed since the user last saw live data: the disk cache's copy is only
+        # on view while the first refresh runs, so what that refresh brings is not marked.
+        previous = (
+            self._fingerprints
+            if self._built_generation >= 0 and self._models and not self._from_cache
+            else None
+        )
         if self.build_cost(snapshot, models) > THREAD_THRESHOLD:
             # A refresh's rows replace rows the table may be sorting or filtering: they get their
             # search texts and sort values here, in the thread, not in set_rows on the UI thread.
@@ -223,7 +231,10 @@ class TableScreen(StateScreen):
                 old = get(key)
                 if old is not value and old != value:
                     marked.add(key)
-        return Built(snapshot.generation, rows, models, frozenset(marked), context, prints)
+        from_cache = bool(self.SOURCE) and snapshot.file(self.SOURCE).integrity == "cached"
+        return Built(
+            snapshot.generation, rows, models, frozenset(marked), context, prints, from_cache
+        )
 
     # An explicit description: by default @work repr()s the arguments, and the repr of a big
     # snapshot is made on the UI thread.
@@ -270,6 +281,7 @@ class TableScreen(StateScreen):
         self._built_generation = built.generation
         self._models = built.models
         self._fingerprints = built.fingerprints
+        self._from_cache = built.from_cache
         self._row_context = built.context
         self._rows = built.rows
         self._has_marks = bool(built.marked)
