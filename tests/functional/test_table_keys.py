@@ -166,3 +166,46 @@ async def test_no_marks_after_a_start_from_the_disk_cache(tmp_path) -> None:
         await store.refresh()
         await settle(pilot)
         assert agents[7] in screen.table.marked
+
+
+async def test_table_ages_count_on_between_refreshes() -> None:
+    """Issue 12 item 15: the heartbeat ages re-tick with the clock, as Stats does."""
+    rig = make_rig()
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        table = screen.table
+        key = table.cursor_key
+        before = table.get_row(key).cells[-1]
+        rig.clock.advance(days=400)
+        screen.tick_ages()
+        await pilot.pause()
+        after = table.get_row(key).cells[-1]
+        assert after != before and after.endswith(("y", "d")), (before, after)
+        line = "".join(segment.text for segment in table.render_line(1))
+        assert after in line
+
+
+async def test_trending_panels_mark_changed_rows() -> None:
+    """Issue 12 item 15: the top panels mark what changed, as the main table does."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    rig = make_rig(screen="trending")
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen = rig.app.screen
+        panel = screen.query_one("#top-agents")
+        snapshot = rig.store.snapshot
+        trending = snapshot.trending
+        first = trending.top_agents[0]
+        changed = first.model_copy(update={"posts": first.posts + 5})
+        model = trending.model_copy(update={"top_agents": [changed, *trending.top_agents[1:]]})
+        files = dict(snapshot.files)
+        files["trending.json"] = replace(files["trending.json"], model=model)
+        newer = replace(snapshot, files=MappingProxyType(files), generation=snapshot.generation + 1)
+        screen.show_snapshot(newer, frozenset({"trending.json"}))
+        await settle(pilot)
+        assert panel.marked == {first.agent_id}
+        screen.clear_marks()
+        assert not panel.marked

@@ -173,6 +173,9 @@ class AgentsScreen(TableScreen, tab="agents"):
     def prepare(self, snapshot: Snapshot) -> float:
         return self.clock().timestamp()
 
+    def retimed_context(self, context: Any) -> float:
+        return self.clock().timestamp()
+
     def detail_view(self, key: str, model: Agent) -> tuple[Content, list[Link]]:
         return agent_detail(key, model, self.clock())
 

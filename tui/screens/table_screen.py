@@ -45,6 +45,7 @@ from .base import StateScreen
 __all__ = ["Built", "TableScreen"]
 
 THREAD_THRESHOLD = 2000  # rows: above this the rows are built in a thread
+AGE_TICK_S = 30  # how often the ages in a table ("3m" since a heartbeat) count on
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,7 @@ class Built:
     context: Any
     fingerprints: Mapping[str, Any]
     from_cache: bool = False  # built from the disk cache's copy, not yet confirmed by the service
+    compared: bool = False  # ``marked`` compares with rows the user saw (else nothing is marked)
 
 
 class TableScreen(StateScreen):
@@ -157,6 +159,7 @@ class TableScreen(StateScreen):
         columns = self.COLUMNS
         self.table.styles.min_width = 2 + sum(c.width for c in columns) + len(columns) - 1 + 2
         self.set_focus(self.table)
+        self.set_interval(AGE_TICK_S, self.tick_ages, name="table ages")
 
     # ------------------------------------------------------------------ hooks for subclasses
 
@@ -171,6 +174,24 @@ class TableScreen(StateScreen):
     def build_cost(self, snapshot: Snapshot, models: Mapping[str, Any]) -> int:
         """Roughly how many items a build touches; above THREAD_THRESHOLD it runs in a thread."""
         return len(models)
+
+    def retimed_context(self, context: Any) -> Any | None:
+        """The rows' ``context`` at the clock's new "now" when the cells show ages (None: the
+        cells do not depend on the clock)."""
+        return None
+
+    def tick_ages(self) -> None:
+        """Ages count on between refreshes, as on Stats: cells are redrawn at the new "now"."""
+        rows = self._rows
+        if not isinstance(rows, LazyRows) or not len(rows):
+            return
+        context = self.retimed_context(self._row_context)
+        if context is not None:
+            self._row_context = context
+            rows.retime(context)
+            self.table.redraw_rows()
+            if self._detail_open:
+                self._show_detail(self.detail.key)
 
     def fingerprints(self, models: Mapping[str, Any], context: Any) -> Mapping[str, Any]:
         """Per key, what must differ for a row to count as changed (default: its model)."""
@@ -233,7 +254,14 @@ class TableScreen(StateScreen):
                     marked.add(key)
         from_cache = bool(self.SOURCE) and snapshot.file(self.SOURCE).integrity == "cached"
         return Built(
-            snapshot.generation, rows, models, frozenset(marked), context, prints, from_cache
+            snapshot.generation,
+            rows,
+            models,
+            frozenset(marked),
+            context,
+            prints,
+            from_cache,
+            previous is not None,
         )
 
     # An explicit description: by default @work repr()s the arguments, and the repr of a big

@@ -213,6 +213,17 @@ class LazyRows(Sequence[LazyRow]):
     def __iter__(self) -> Iterator[LazyRow]:
         return iter(self.all())
 
+    def retime(self, context: Any) -> None:
+        """A new shared ``context`` (a new clock reading): rows made so far drop their cells,
+        which are computed again from it when next drawn; sort values and search texts stay
+        (they must not depend on the clock)."""
+        self._context = context
+        for row in self._rows:
+            if row is not None:
+                row.context = context
+                if hasattr(row, "_cells"):
+                    del row._cells
+
     def all(self) -> list[LazyRow]:
         """Every row, made now where missing."""
         if not self._complete:
@@ -481,6 +492,11 @@ class VirtualTable(ScrollView, can_focus=True):
     def marked(self) -> frozenset[str]:
         """Keys of the rows marked new or changed (drawn with the mark)."""
         return self._marked
+
+    def redraw_rows(self) -> None:
+        """Draw every row again from its cells (after :meth:`LazyRows.retime`)."""
+        self._strip_cache.clear()
+        self.refresh()
 
     def set_empty_message(self, message: str) -> None:
         """What the table says while it has no rows (why, and what to do); wrapped to the width.
