@@ -598,14 +598,22 @@ class VirtualTable(ScrollView, can_focus=True):
         self._changed()
         self.post_message(self.Sorted(self, column_key, reverse))
 
+    def first_direction(self, column_key: str) -> bool:
+        """``reverse`` for the first sort by a column: numbers (right-aligned columns) largest
+        first, as in htop and k9s; text A to Z."""
+        return self._columns[self._column_index[column_key]].align == "right"
+
     def cycle_sort(self) -> None:
-        """Sort by the next column, ascending; after the last column, back to the data order."""
+        """Sort by the next column (numbers largest first); after the last, the data order."""
         keys = [column.key for column in self._columns]
         if self._sort_column is None:
-            self.sort_by(keys[0])
+            self.sort_by(keys[0], self.first_direction(keys[0]))
         else:
             position = keys.index(self._sort_column) + 1
-            self.sort_by(keys[position] if position < len(keys) else None)
+            if position < len(keys):
+                self.sort_by(keys[position], self.first_direction(keys[position]))
+            else:
+                self.sort_by(None)
 
     def toggle_sort_direction(self) -> None:
         self.sort_by(self._sort_column, not self._sort_reverse)
@@ -774,7 +782,8 @@ class VirtualTable(ScrollView, can_focus=True):
             column = self._column_at(offset.x + round(self.scroll_x))
             if column is not None:
                 same = column.key == self._sort_column
-                self.sort_by(column.key, reverse=not self._sort_reverse if same else False)
+                first = self.first_direction(column.key)
+                self.sort_by(column.key, reverse=not self._sort_reverse if same else first)
             return
         position = round(self.scroll_y) + offset.y - 1
         if 0 <= position < len(self._visible):
