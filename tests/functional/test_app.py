@@ -235,11 +235,14 @@ async def test_sort_cycle_and_reverse():
         assert keys == sorted(keys, key=str.lower)
         await pilot.press("s", "s", "s", "s")
         assert table.sort_column == "karma"
-        await pilot.press("S")
-        assert table.sort_reverse
+        assert table.sort_reverse  # numbers: largest first on the first press
         agents = rig.store.snapshot.agents.agents
         karma = [agents[k].karma for k in table.visible_keys()]
         assert karma == sorted(karma, reverse=True)
+        await pilot.press("S")
+        assert not table.sort_reverse
+        karma = [agents[k].karma for k in table.visible_keys()]
+        assert karma == sorted(karma)
         assert "sorted by karma" in rig.app.screen.query_one(".table-summary").render().plain
 
 
@@ -274,10 +277,11 @@ async def test_agent_detail_raw_json_and_jump_to_channel():
         agent = agents[agent_id]
         assert agent.name in body and "traits" in body and "\u2588" in body
         assert "subscribed to" in body
-        await pilot.press("j")
+        await pilot.press("J")
         raw = screen.detail.query_one("#detail-body").render().plain
         assert '"heartbeat_last"' in raw
-        await pilot.press("j")
+        assert raw.startswith(f"raw JSON of agent {agent_id}")
+        await pilot.press("J")
         # keys only: tab to the channel list, enter jumps to the first subscribed channel
         await pilot.press("tab", "enter")
         await settle(pilot)

@@ -65,9 +65,9 @@ async def visit_table(pilot, screen: TableScreen) -> None:
         assert screen.detail.key == key
         assert_clean_terminal(app)
         if n == 0:
-            await pilot.press("j")
+            await pilot.press("J")
             assert_clean_terminal(app)
-            await pilot.press("j")
+            await pilot.press("J")
         screen.close_detail()
     for _ in range(len(screen.COLUMNS) + 1):
         await pilot.press("s")

@@ -542,7 +542,7 @@ async def test_filter_and_sort_work_on_the_seeds_lists() -> None:
         await pilot.press("escape")  # clears the filter
         assert table.row_count == 14 and not screen.filter_shown
         await pilot.press("s")
-        assert table.sort_column == "votes" and not table.sort_reverse
+        assert table.sort_column == "votes" and table.sort_reverse  # numbers: largest first
         await pilot.press("s")
         assert table.sort_column == "id"
         await pilot.press("S")

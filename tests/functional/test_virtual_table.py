@@ -215,16 +215,16 @@ async def test_header_click_sorts_by_that_column_and_announces_it() -> None:
         table = app.query_one(VirtualTable)
         header = screen_lines(table)[0]
         await pilot.click(VirtualTable, offset=(header.index("Karma"), 0))
-        assert (table.sort_column, table.sort_reverse) == ("karma", False)
+        assert (table.sort_column, table.sort_reverse) == ("karma", True)  # numbers: largest first
         await pilot.click(VirtualTable, offset=(header.index("Karma"), 0))
-        assert (table.sort_column, table.sort_reverse) == ("karma", True)
+        assert (table.sort_column, table.sort_reverse) == ("karma", False)
         table.cycle_sort()  # past the last column: back to the data order
         await pilot.pause()
         assert not [m for m in captured if isinstance(m, VirtualTable.Selected)]
     sorted_messages = dict.fromkeys(m for m in captured if isinstance(m, VirtualTable.Sorted))
     assert [(m.column_key, m.reverse) for m in sorted_messages] == [
-        ("karma", False),
         ("karma", True),
+        ("karma", False),
         (None, False),
     ]
 

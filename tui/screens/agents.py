@@ -145,7 +145,7 @@ def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, l
         Link(Content.assemble(("#", "$text-muted"), truncate(clean(slug), 60)), "channels", slug)
         for slug in channels
     ]
-    lines.append(Content("j raw JSON · tab then enter: go to a channel").stylize("$text-muted"))
+    lines.append(Content("J raw JSON · tab then enter: go to a channel").stylize("$text-muted"))
     return Content("\n").join(lines), links
 
 
@@ -171,6 +171,9 @@ class AgentsScreen(TableScreen, tab="agents"):
         return None if agents is None else agents.agents
 
     def prepare(self, snapshot: Snapshot) -> float:
+        return self.clock().timestamp()
+
+    def retimed_context(self, context: Any) -> float:
         return self.clock().timestamp()
 
     def detail_view(self, key: str, model: Agent) -> tuple[Content, list[Link]]:

@@ -149,7 +149,7 @@ class ChannelsScreen(TableScreen, tab="channels"):
             for name, value in extras.items():
                 lines.append(_line(truncate(clean(name), 10), truncate(clean(value), 500)))
         lines.append(Content(""))
-        lines.append(Content("j raw JSON · tab then enter: go to an agent").stylize("$text-muted"))
+        lines.append(Content("J raw JSON · tab then enter: go to an agent").stylize("$text-muted"))
         links = []
         people = [model.created_by] if model.created_by else []
         people += [m for m in model.moderators or () if m not in people]

@@ -45,6 +45,7 @@ from .base import StateScreen
 __all__ = ["Built", "TableScreen"]
 
 THREAD_THRESHOLD = 2000  # rows: above this the rows are built in a thread
+AGE_TICK_S = 30  # how often the ages in a table ("3m" since a heartbeat) count on
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,8 @@ class Built:
     marked: frozenset[str]
     context: Any
     fingerprints: Mapping[str, Any]
+    from_cache: bool = False  # built from the disk cache's copy, not yet confirmed by the service
+    compared: bool = False  # ``marked`` compares with rows the user saw (else nothing is marked)
 
 
 class TableScreen(StateScreen):
@@ -74,7 +77,9 @@ class TableScreen(StateScreen):
         Binding("slash", "filter", "Filter", key_display="/", id="table.filter"),
         Binding("s", "sort", "Sort", id="table.sort"),
         Binding("S", "reverse", "Reverse sort", show=False, id="table.reverse"),
-        Binding("j", "raw", "Raw JSON", show=False, id="table.raw"),
+        Binding("J", "raw", "Raw JSON", show=False, id="table.raw"),
+        Binding("l", "pane(1)", "To the detail pane", show=False, id="table.pane_right"),
+        Binding("h", "pane(-1)", "To the table", show=False, id="table.pane_left"),
     ]
 
     class RowsBuilt(Message):
@@ -97,6 +102,8 @@ class TableScreen(StateScreen):
         self._filter_field: Input | None = None
         self._wanted_key: str | None = None
         self._built_generation = -1
+        self._finding = False  # the line finds in the detail pane instead of filtering
+        self._from_cache = False  # the rows on view are the disk cache's copy
 
     # ------------------------------------------------------------------ layout
 
@@ -152,6 +159,7 @@ class TableScreen(StateScreen):
         columns = self.COLUMNS
         self.table.styles.min_width = 2 + sum(c.width for c in columns) + len(columns) - 1 + 2
         self.set_focus(self.table)
+        self.set_interval(AGE_TICK_S, self.tick_ages, name="table ages")
 
     # ------------------------------------------------------------------ hooks for subclasses
 
@@ -166,6 +174,24 @@ class TableScreen(StateScreen):
     def build_cost(self, snapshot: Snapshot, models: Mapping[str, Any]) -> int:
         """Roughly how many items a build touches; above THREAD_THRESHOLD it runs in a thread."""
         return len(models)
+
+    def retimed_context(self, context: Any) -> Any | None:
+        """The rows' ``context`` at the clock's new "now" when the cells show ages (None: the
+        cells do not depend on the clock)."""
+        return None
+
+    def tick_ages(self) -> None:
+        """Ages count on between refreshes, as on Stats: cells are redrawn at the new "now"."""
+        rows = self._rows
+        if not isinstance(rows, LazyRows) or not len(rows):
+            return
+        context = self.retimed_context(self._row_context)
+        if context is not None:
+            self._row_context = context
+            rows.retime(context)
+            self.table.redraw_rows()
+            if self._detail_open:
+                self._show_detail(self.detail.key)
 
     def fingerprints(self, models: Mapping[str, Any], context: Any) -> Mapping[str, Any]:
         """Per key, what must differ for a row to count as changed (default: its model)."""
@@ -188,7 +214,13 @@ class TableScreen(StateScreen):
         models = self.models(snapshot)
         if models is None:
             models = {}
-        previous = self._fingerprints if self._built_generation >= 0 and self._models else None
+        # Marks say what changed since the user last saw live data: the disk cache's copy is only
+        # on view while the first refresh runs, so what that refresh brings is not marked.
+        previous = (
+            self._fingerprints
+            if self._built_generation >= 0 and self._models and not self._from_cache
+            else None
+        )
         if self.build_cost(snapshot, models) > THREAD_THRESHOLD:
             # A refresh's rows replace rows the table may be sorting or filtering: they get their
             # search texts and sort values here, in the thread, not in set_rows on the UI thread.
@@ -220,7 +252,17 @@ class TableScreen(StateScreen):
                 old = get(key)
                 if old is not value and old != value:
                     marked.add(key)
-        return Built(snapshot.generation, rows, models, frozenset(marked), context, prints)
+        from_cache = bool(self.SOURCE) and snapshot.file(self.SOURCE).integrity == "cached"
+        return Built(
+            snapshot.generation,
+            rows,
+            models,
+            frozenset(marked),
+            context,
+            prints,
+            from_cache,
+            previous is not None,
+        )
 
     # An explicit description: by default @work repr()s the arguments, and the repr of a big
     # snapshot is made on the UI thread.
@@ -267,6 +309,7 @@ class TableScreen(StateScreen):
         self._built_generation = built.generation
         self._models = built.models
         self._fingerprints = built.fingerprints
+        self._from_cache = built.from_cache
         self._row_context = built.context
         self._rows = built.rows
         self._has_marks = bool(built.marked)
@@ -318,6 +361,8 @@ class TableScreen(StateScreen):
                 )
             return
         self._wanted_key = None
+        if self._detail_pane is not None:
+            self._detail_pane.raw = False  # a jump shows the record's detail, not its JSON
         table = self.table
         if not table.move_cursor_to(key):
             self.clear_filters()
@@ -360,8 +405,11 @@ class TableScreen(StateScreen):
     def close_detail(self) -> None:
         self._detail_open = False
         self.remove_class("-detail-open")
+        if self._finding:
+            self._end_find()
         if self._detail_pane is not None:
             self._detail_pane.display = False
+            self._detail_pane.raw = False  # the next detail opens as a detail
         self.set_focus(self.table)
 
     def _show_detail(self, key: str | None) -> None:
@@ -371,7 +419,13 @@ class TableScreen(StateScreen):
             detail.show(key, Content(f"This {self.NOUN.rstrip('s')} is gone from the latest data."))
             return
         body, links = self.detail_view(key, model)
-        detail.show(key, body, links, raw=raw_json(model) if detail.raw else None)
+        detail.show(
+            key,
+            body,
+            links,
+            raw=raw_json(model) if detail.raw else None,
+            heading=f"{self.NOUN.rstrip('s')} {key}",
+        )
 
     @on(VirtualTable.Selected, ".main-table")
     def _table_selected(self, event: VirtualTable.Selected) -> None:
@@ -393,15 +447,39 @@ class TableScreen(StateScreen):
     @on(Input.Changed, ".table-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.table.set_filter(event.value)
+        if self._finding:
+            self.detail.find(event.value)
+        else:
+            self.table.set_filter(event.value)
         self.update_summary()
 
     @on(Input.Submitted, ".table-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if self._finding:
+            if not event.value.strip():
+                self._end_find()
+            self.set_focus(self.detail)
+            return
         if not event.value.strip():
             self.filter_input.display = False
         self.set_focus(self.table)
+
+    def on_detail_pane_found(self, event: DetailPane.Found) -> None:
+        event.stop()
+        self.update_summary()
+
+    def _end_find(self) -> None:
+        """Stop finding in the detail: the marks go, the line goes back to the table's filter."""
+        self._finding = False
+        if self._detail_pane is not None:
+            self._detail_pane.find("")
+        field = self._filter_field
+        if field is not None:
+            with field.prevent(Input.Changed):
+                field.value = self.table.filter_query
+            field.placeholder = f"filter {self.NOUN}…"
+            field.display = bool(field.value)
 
     def update_summary(self) -> None:
         table = self.table
@@ -415,7 +493,15 @@ class TableScreen(StateScreen):
         extra = self.summary_extra()
         if extra.plain:
             parts.append(extra)
-        if table.filter_query and not self._filter_shown():
+        if self._finding:
+            pane = self.detail
+            if not pane.find_query.strip():
+                parts.append(Content("find in the detail"))
+            elif pane.match_count:
+                parts.append(Content(f"find {pane.current + 1}/{pane.match_count} · n/N"))
+            else:
+                parts.append(Content("find: no match"))
+        if table.filter_query and not (self._filter_shown() and not self._finding):
             parts.append(Content.assemble("filter: ", (table.filter_query, "bold")))
         if self._has_marks:
             parts.append(Content("highlighted: new or changed").stylize("$text-accent"))
@@ -424,7 +510,14 @@ class TableScreen(StateScreen):
     # ------------------------------------------------------------------ actions
 
     def action_filter(self) -> None:
+        """``/``: in the detail pane (or its raw JSON), find in it; elsewhere, filter the table."""
         field = self.filter_input
+        in_detail = self._detail_open and self.focused is self.detail
+        if in_detail != self._finding:
+            self._finding = in_detail
+            with field.prevent(Input.Changed):
+                field.value = self.detail.find_query if in_detail else self.table.filter_query
+            field.placeholder = "find in this text…" if in_detail else f"filter {self.NOUN}…"
         field.display = True
         field.cursor_position = len(field.value)
         self.set_focus(field)
@@ -461,6 +554,13 @@ class TableScreen(StateScreen):
             table.toggle_sort_direction()
         self.update_summary()
 
+    def action_pane(self, direction: int) -> None:
+        """``l`` / ``h``: from the table to the open detail pane and back."""
+        if direction > 0 and self._detail_open:
+            self.set_focus(self.detail)
+        elif direction < 0:
+            self.set_focus(self.table)
+
     def action_raw(self) -> None:
         if not self._detail_open:
             self.open_detail(self.table.cursor_key)
@@ -470,10 +570,15 @@ class TableScreen(StateScreen):
 
     def action_back(self) -> None:
         field = self._filter_field
-        if field is not None and self.focused is field:
+        if field is not None and self.focused is field and self._finding:
+            self._end_find()
+            self.set_focus(self.detail)
+        elif field is not None and self.focused is field:
             field.value = ""
             field.display = False
             self.set_focus(self.table)
+        elif self._finding:
+            self._end_find()
         elif self._detail_open:
             self.close_detail()
         elif self.table.filter_query:

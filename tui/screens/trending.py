@@ -157,6 +157,18 @@ class TrendingScreen(TableScreen, tab="trending"):
         keys = post_keys(trending.trending) if trending is not None else []
         return trending, {key: rank for rank, key in enumerate(keys, 1)}
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._panel_cells: dict[str, dict[str, tuple[Any, ...]]] = {}
+        self._panel_rows: dict[str, list[Row]] = {}
+
+    def clear_marks(self) -> None:
+        super().clear_marks()
+        for panel_id, rows in self._panel_rows.items():
+            panel = self.query_one(f"#{panel_id}", VirtualTable)
+            if panel.marked:
+                panel.set_rows(rows)
+
     def after_rows(self, built: Built) -> None:
         trending: TrendingFile | None = built.context[0]
         boards = (
@@ -180,7 +192,12 @@ class TrendingScreen(TableScreen, tab="trending"):
                         name.lower(),
                     )
                 )
-            self.query_one(f"#{panel_id}", VirtualTable).set_rows(rows)
+            # marked as the main table is: what changed since the rows the user saw
+            old = self._panel_cells.get(panel_id, {})
+            marked = [row.key for row in rows if built.compared and old.get(row.key) != row.cells]
+            self._panel_cells[panel_id] = {row.key: row.cells for row in rows}
+            self._panel_rows[panel_id] = rows
+            self.query_one(f"#{panel_id}", VirtualTable).set_rows(rows, marked=marked)
 
     def show_empty_state(self) -> None:
         super().show_empty_state()
@@ -217,7 +234,7 @@ class TrendingScreen(TableScreen, tab="trending"):
             lines.append(_line(truncate(clean(name), 9), truncate(clean(value), 500)))
         lines.append(Content(""))
         lines.append(
-            Content("a author · c channel · o open URL · j raw JSON").stylize("$text-muted")
+            Content("a author · c channel · o open URL · J raw JSON").stylize("$text-muted")
         )
         links = []
         if model.author:

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.untrusted import clean
+from tui.widgets.find_text import FindScroll
 
 __all__ = ["DetailPane", "Link", "raw_json"]
 
@@ -42,10 +42,15 @@ def raw_json(model: Any) -> str:
     return clean(text, multiline=True)
 
 
-class DetailPane(VerticalScroll, can_focus=True):
-    """Shows one row's details; ``links`` jump to related rows on other tabs."""
+class DetailPane(FindScroll):
+    """Shows one row's details; ``links`` jump to related rows on other tabs. Vim motion and
+    the find (``/`` on the screen, then ``n`` / ``N``) come from :class:`FindScroll`."""
 
     HELP_TITLE: ClassVar[str] = "Detail pane"
+    TEXT_SELECTOR: ClassVar[str] = "#detail-body"
+
+    class Found(FindScroll.Found):
+        """The find moved to another match (the screen shows "3/7")."""
 
     DEFAULT_CSS = """
     DetailPane {
@@ -71,7 +76,8 @@ class DetailPane(VerticalScroll, can_focus=True):
         self.key: str | None = None
         self.raw = False
         self._links: list[Link] = []
-        self._pending: tuple[str | None, Content, tuple[Link, ...], str | None] | None = None
+        self._pending: tuple[str | None, Content, tuple[Link, ...], str | None, str] | None = None
+        self._showing_raw = False
         self._composed = False  # its children exist (set in on_mount, after compose)
 
     def compose(self) -> ComposeResult:
@@ -86,27 +92,38 @@ class DetailPane(VerticalScroll, can_focus=True):
         links: Sequence[Link] = (),
         *,
         raw: str | None = None,
+        heading: str = "",
     ) -> None:
-        """Fill the pane; with ``raw`` (when the raw view is on) the JSON replaces the body.
+        """Fill the pane; with ``raw`` (when the raw view is on) the JSON replaces the body,
+        under a heading that names the record (``heading``, e.g. "agent zion-1").
 
+        A different record, or a switch between the body and the raw view, starts at the top.
         Before the pane has composed its children (it was just mounted) the content is kept and
         shown when it mounts."""
         if not self._composed:
             self.key = key
-            self._pending = (key, body, tuple(links), raw)
+            self._pending = (key, body, tuple(links), raw, heading)
             return
-        if key != self.key:
-            self.scroll_home(animate=False)
+        showing_raw = self.raw and raw is not None
+        if key != self.key or showing_raw != self._showing_raw:
+            self.scroll_home(animate=False, immediate=True)
         self.key = key
-        shown = Content(raw) if self.raw and raw is not None else body
-        self.query_one("#detail-body", Static).update(shown)
+        self._showing_raw = showing_raw
+        if showing_raw:
+            title = f"raw JSON of {clean(heading or str(key))}"
+            shown = Content.assemble(
+                (title, "bold"), ("  J: back to the detail", "$text-muted"), "\n\n", raw or ""
+            )
+        else:
+            shown = body
+        self.show_text(shown)
         self._links = list(links)
         options = self.query_one("#detail-links", OptionList)
         highlighted = options.highlighted
         options.set_options(Option(link.label) for link in self._links)
         if self._links:
             options.highlighted = min(highlighted or 0, len(self._links) - 1)
-        visible = bool(self._links) and not (self.raw and raw is not None)
+        visible = bool(self._links) and not showing_raw
         options.display = visible
         self.query_one("#detail-links-title", Static).display = visible
 
@@ -114,8 +131,8 @@ class DetailPane(VerticalScroll, can_focus=True):
         self._composed = True
         pending, self._pending = self._pending, None
         if pending is not None:
-            key, body, links, raw = pending
-            self.show(key, body, links, raw=raw)
+            key, body, links, raw, heading = pending
+            self.show(key, body, links, raw=raw, heading=heading)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

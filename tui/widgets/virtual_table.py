@@ -49,17 +49,21 @@ _SORT_UP = "\u25b2"
 _SORT_DOWN = "\u25bc"
 _EDGE = 1  # blank cells at each end of a line
 _GAP = 1  # blank cells between two columns
+_SAMPLE = 256  # rows measured for the content width of the columns
 
 
 @dataclass(frozen=True)
 class Column:
-    """A column: ``width`` is fixed, or the minimum when ``flex`` takes the remaining width."""
+    """A column: ``width`` is its minimum. It grows to fit its content (up to ``max_width``)
+    when the terminal has room; a ``flex`` column (long free text) takes what is left over and
+    is the first to yield when room is short."""
 
     key: str
     label: str
     width: int
     flex: bool = False
     align: Literal["left", "right"] = "left"
+    max_width: int = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +213,17 @@ class LazyRows(Sequence[LazyRow]):
     def __iter__(self) -> Iterator[LazyRow]:
         return iter(self.all())
 
+    def retime(self, context: Any) -> None:
+        """A new shared ``context`` (a new clock reading): rows made so far drop their cells,
+        which are computed again from it when next drawn; sort values and search texts stay
+        (they must not depend on the clock)."""
+        self._context = context
+        for row in self._rows:
+            if row is not None:
+                row.context = context
+                if hasattr(row, "_cells"):
+                    del row._cells
+
     def all(self) -> list[LazyRow]:
         """Every row, made now where missing."""
         if not self._complete:
@@ -300,6 +315,17 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("home", "cursor_first", "First row", show=False, id="virtual_table.first"),
         Binding("end", "cursor_last", "Last row", show=False, id="virtual_table.last"),
         Binding("enter", "select_cursor", "Open", id="virtual_table.select"),
+        # vim motion, as in k9s and lazygit
+        Binding("j", "cursor_down", "Down", show=False, id="virtual_table.vim_down"),
+        Binding("k", "cursor_up", "Up", show=False, id="virtual_table.vim_up"),
+        Binding("g", "cursor_first", "First row", show=False, id="virtual_table.vim_first"),
+        Binding("G", "cursor_last", "Last row", show=False, id="virtual_table.vim_last"),
+        Binding(
+            "ctrl+d", "half_page(1)", "Half a page down", show=False, id="virtual_table.half_down"
+        ),
+        Binding(
+            "ctrl+u", "half_page(-1)", "Half a page up", show=False, id="virtual_table.half_up"
+        ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -416,6 +442,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._sort_reverse = False
         self._strip_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
         self._widths: tuple[int, list[int]] = (-1, [])  # (line width, column widths)
+        self._wanted: list[int] | None = None  # widths the content asks for (per set_rows)
         self._empty_message = "no data yet"
         self._update_virtual_size()
 
@@ -466,6 +493,11 @@ class VirtualTable(ScrollView, can_focus=True):
         """Keys of the rows marked new or changed (drawn with the mark)."""
         return self._marked
 
+    def redraw_rows(self) -> None:
+        """Draw every row again from its cells (after :meth:`LazyRows.retime`)."""
+        self._strip_cache.clear()
+        self.refresh()
+
     def set_empty_message(self, message: str) -> None:
         """What the table says while it has no rows (why, and what to do); wrapped to the width.
 
@@ -511,6 +543,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self._haystacks = None
         self._marked = frozenset(marked)
         self._strip_cache.clear()
+        self._wanted = None
+        self._widths = (-1, [])
         self._sort()
         self._filter(narrowing=False)
 
@@ -564,14 +598,22 @@ class VirtualTable(ScrollView, can_focus=True):
         self._changed()
         self.post_message(self.Sorted(self, column_key, reverse))
 
+    def first_direction(self, column_key: str) -> bool:
+        """``reverse`` for the first sort by a column: numbers (right-aligned columns) largest
+        first, as in htop and k9s; text A to Z."""
+        return self._columns[self._column_index[column_key]].align == "right"
+
     def cycle_sort(self) -> None:
-        """Sort by the next column, ascending; after the last column, back to the data order."""
+        """Sort by the next column (numbers largest first); after the last, the data order."""
         keys = [column.key for column in self._columns]
         if self._sort_column is None:
-            self.sort_by(keys[0])
+            self.sort_by(keys[0], self.first_direction(keys[0]))
         else:
             position = keys.index(self._sort_column) + 1
-            self.sort_by(keys[position] if position < len(keys) else None)
+            if position < len(keys):
+                self.sort_by(keys[position], self.first_direction(keys[position]))
+            else:
+                self.sort_by(None)
 
     def toggle_sort_direction(self) -> None:
         self.sort_by(self._sort_column, not self._sort_reverse)
@@ -716,6 +758,10 @@ class VirtualTable(ScrollView, can_focus=True):
     def action_cursor_page_down(self) -> None:
         self._move_cursor(self._cursor + self._page_height)
 
+    def action_half_page(self, direction: int) -> None:
+        """``ctrl+d`` / ``ctrl+u``: half a page down (1) or up (-1), as in vim."""
+        self._move_cursor(self._cursor + direction * max(1, self._page_height // 2))
+
     def action_cursor_first(self) -> None:
         self._move_cursor(0)
 
@@ -736,7 +782,8 @@ class VirtualTable(ScrollView, can_focus=True):
             column = self._column_at(offset.x + round(self.scroll_x))
             if column is not None:
                 same = column.key == self._sort_column
-                self.sort_by(column.key, reverse=not self._sort_reverse if same else False)
+                first = self.first_direction(column.key)
+                self.sort_by(column.key, reverse=not self._sort_reverse if same else first)
             return
         position = round(self.scroll_y) + offset.y - 1
         if 0 <= position < len(self._visible):
@@ -748,14 +795,62 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ rendering
 
+    def _wanted_widths(self) -> list[int]:
+        """Per column, the width its header (with room for the sort arrow) and its content ask
+        for: the widest cell of the rows in view when first drawn (made once per ``set_rows``;
+        only rows that are drawn anyway are read, so lazy rows stay lazy)."""
+        if self._wanted is not None:
+            return self._wanted
+        rows = self._rows
+        top = max(0, round(self.scroll_y))
+        height = max(1, self.scrollable_content_region.height)
+        wanted = [cell_len(clean(column.label)) + 2 for column in self._columns]
+        for index in self._visible[top : top + min(height, _SAMPLE)]:
+            for n, value in enumerate(rows[index].cells[: len(wanted)]):
+                plain = value.plain if isinstance(value, Text) else clean_cell(value)
+                length = cell_len(plain[:200])
+                if length > wanted[n]:
+                    wanted[n] = length
+        self._wanted = [
+            max(column.width, want if column.flex else min(want, column.max_width))
+            for column, want in zip(self._columns, wanted, strict=True)
+        ]
+        return self._wanted
+
     def _column_widths(self, line_width: int) -> list[int]:
+        """Widths from the content and the room: every column gets what its content asks for
+        when that fits, free text (``flex``) yields first, then the others shrink evenly
+        towards their minimum; room left over goes to the free text."""
         if self._widths[0] == line_width:
             return self._widths[1]
-        widths = [column.width for column in self._columns]
-        spare = line_width - self._min_line_width
-        flex = [i for i, column in enumerate(self._columns) if column.flex]
-        if spare > 0 and flex:
-            share, extra = divmod(spare, len(flex))
+        columns = self._columns
+        widths = list(self._wanted_widths())
+        room = line_width - 2 * _EDGE - _GAP * (len(columns) - 1)
+        over = sum(widths) - room
+        flex = [i for i, column in enumerate(columns) if column.flex]
+        others = [i for i, column in enumerate(columns) if not column.flex]
+        # who yields, in turn, and down to what: free text to its minimum, the other columns
+        # (not the first, the row's id) to theirs, free text further to its label, then the id
+        stages = (
+            (flex, [column.width for column in columns]),
+            (others[1:], [column.width for column in columns]),
+            (flex, [max(6, cell_len(column.label)) for column in columns]),
+            (others[:1], [column.width for column in columns]),
+        )
+        for group, floors in stages:
+            while over > 0:
+                shrinkable = [i for i in group if widths[i] > floors[i]]
+                if not shrinkable:
+                    break
+                for i in shrinkable:
+                    if over > 0 and widths[i] > floors[i]:
+                        widths[i] -= 1
+                        over -= 1
+        if over > 0:  # even the minimums do not fit: the line scrolls sideways
+            widths = [column.width for column in columns]
+            over = sum(widths) - room
+        if over < 0 and flex:
+            share, extra = divmod(-over, len(flex))
             for n, i in enumerate(flex):
                 widths[i] += share + (1 if n < extra else 0)
         self._widths = (line_width, widths)
@@ -825,7 +920,13 @@ class VirtualTable(ScrollView, can_focus=True):
             label = clean(column.label)
             if column.key == self._sort_column:
                 arrow = _SORT_DOWN if self._sort_reverse else _SORT_UP
-                label = fit_plain(label, max(0, width - 2), "left").rstrip() + " " + arrow
+                length = cell_len(label)
+                if length + 2 <= width:
+                    label = f"{label} {arrow}"
+                elif length + 1 <= width:
+                    label += arrow
+                else:
+                    label = fit_plain(label, max(0, width - 1), "left").rstrip() + arrow
             cells.append([Segment(fit_plain(label, width, column.align), style)])
         strip = self._line(cells, line_width, style)
         self._strip_cache[cache_key] = strip

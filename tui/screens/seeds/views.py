@@ -15,7 +15,7 @@ from typing import ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Container, Horizontal, VerticalScroll
+from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
@@ -35,6 +35,7 @@ from tui.screens.seeds.details import (
 from tui.screens.seeds.rows import AGENT_COLUMNS, AgentRow
 from tui.untrusted import clean
 from tui.widgets.detail_pane import Link
+from tui.widgets.find_text import FindScroll
 from tui.widgets.virtual_table import Column, LazyRows, VirtualTable
 
 __all__ = [
@@ -47,119 +48,23 @@ __all__ = [
 ]
 
 
-def _vim_keys(scope: str, down: str, up: str, top: str, bottom: str) -> list[BindingType]:
-    """``j``/``k``, ``g``/``G`` and ``ctrl+d``/``ctrl+u`` bound to a widget's own actions."""
-    keys = (
-        ("j", down, "Down"),
-        ("k", up, "Up"),
-        ("g", top, "To the top"),
-        ("G", bottom, "To the bottom"),
-        ("ctrl+d", "half_page(1)", "Half a page down"),
-        ("ctrl+u", "half_page(-1)", "Half a page up"),
-    )
-    return [
-        Binding(key, action, description, show=False, id=f"seeds.{scope}.{key}")
-        for key, action, description in keys
-    ]
-
-
 class SeedTable(VirtualTable):
-    """A Seeds list: the table's keys plus vim motion."""
+    """A Seeds list: the table's keys (vim motion included) under the Seeds help title."""
 
     HELP_TITLE: ClassVar[str] = "Seeds lists"
-    BINDINGS: ClassVar[list[BindingType]] = _vim_keys(
-        "table", "cursor_down", "cursor_up", "cursor_first", "cursor_last"
-    )
-
-    def action_half_page(self, direction: int) -> None:
-        keys = self.visible_keys()
-        if keys:
-            step = max(1, (self.scrollable_content_region.height - 1) // 2)
-            position = max(0, min(len(keys) - 1, self.cursor_row + direction * step))
-            self.move_cursor_to(keys[position])
 
 
-class SeedPane(VerticalScroll, can_focus=True):
-    """A scrolling text of the Seeds screen, with vim motion as in the lists, and a find: the
-    matches of :attr:`find_query` are marked and ``n`` / ``N`` scroll to the next / previous."""
+class SeedPane(FindScroll):
+    """A scrolling text of the Seeds screen: vim motion as in the lists, and a find."""
 
     HELP_TITLE: ClassVar[str] = "Seeds text"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        *_vim_keys("text", "scroll_down", "scroll_up", "scroll_home", "scroll_end"),
-        Binding("n", "next_match(1)", "Next match (after /)", show=False, id="seeds.text.next"),
-        Binding("N", "next_match(-1)", "Previous match", show=False, id="seeds.text.previous"),
-    ]
+    TEXT_SELECTOR: ClassVar[str] = ".seed-text"
 
-    MATCH = "underline bold"
-    CURRENT = "reverse bold"  # attributes, not colours: visible with NO_COLOR too
-    MAX_MATCHES = 1000
-
-    class Found(Message):
+    class Found(FindScroll.Found):
         """The find moved to another match (the screen shows "3/7")."""
 
-        def __init__(self, pane: SeedPane) -> None:
-            super().__init__()
-            self.pane = pane
-
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
-        super().__init__(id=id, classes=classes)
-        self.find_query = ""
-        self.current = 0  # index of the current match
-        self.match_count = 0
-        self._body = Content("")
-
-    @property
-    def text(self) -> Static:
-        return self.query_one(".seed-text", Static)
-
-    def action_half_page(self, direction: int) -> None:
-        step = max(1, self.scrollable_content_region.height // 2)
-        self.scroll_relative(y=direction * step, animate=False)
-
     def show(self, body: Content) -> None:
-        """New text; the matches of the find (if any) are marked in it."""
-        self._body = body
-        self._draw(scroll=False)
-
-    def find(self, query: str) -> None:
-        """Mark ``query`` (case-insensitive) and scroll to its first match; ``""`` ends it."""
-        self.find_query = query
-        self.current = 0
-        self._draw(scroll=True)
-
-    def action_next_match(self, step: int) -> None:
-        if self.match_count:
-            self.current = (self.current + step) % self.match_count
-            self._draw(scroll=True)
-
-    def _draw(self, *, scroll: bool) -> None:
-        body, needle = self._body, self.find_query.lower()
-        starts: list[int] = []
-        if needle.strip():
-            plain = body.plain.lower()
-            start = plain.find(needle)
-            while start >= 0 and len(starts) < self.MAX_MATCHES:
-                starts.append(start)
-                start = plain.find(needle, start + len(needle))
-        self.match_count = len(starts)
-        self.current = min(self.current, max(0, len(starts) - 1))
-        for n, start in enumerate(starts):
-            style = self.CURRENT if n == self.current else self.MATCH
-            body = body.stylize(style, start, start + len(needle))
-        self.text.update(body)
-        if scroll and starts:
-            self.call_after_refresh(self._scroll_to_current, body)
-        self.post_message(self.Found(self))
-
-    def _scroll_to_current(self, body: Content) -> None:
-        width = self.text.content_region.width or self.scrollable_content_region.width
-        lines = body.wrap(max(1, width))
-        line = next(
-            (y for y, text in enumerate(lines) if any(s.style == self.CURRENT for s in text.spans)),
-            0,
-        )
-        if not self.scrollable_content_region.height > line - self.scroll_y >= 0:
-            self.scroll_to(y=max(0, line - 1), animate=False, immediate=True)
+        self.show_text(body)
 
 
 class LineInput(Input):
