@@ -102,7 +102,7 @@ class ReferenceIndex:
         entries."""
         if limit <= 0:
             return []
-        needle = clean(query).lower().strip()[:QUERY_CHARS]
+        needle = clean(query.strip()).lower().strip()[:QUERY_CHARS]  # ends trimmed as typed
         if not needle:
             return [self._entry(index) for index in range(min(limit, len(self._keys)))]
         found: list[int] = []
