@@ -7,11 +7,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from tui import __version__
-from tui.commands import COMMANDS, EXIT_USAGE, service_options
+from tui.commands import (
+    COMMANDS,
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERNAL,
+    EXIT_USAGE,
+    service_options,
+)
 from tui.commands.dashboard import run_dashboard
 from tui.config import ConfigError
 from tui.tabs import TAB_IDS
@@ -53,12 +60,34 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.handler(args)
+        code = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit flush
+        return code
     except ConfigError as exc:
         print(f"roost: {clean_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _stdout_closed()
+    except Exception as exc:
+        if os.environ.get("ROOST_DEBUG"):
+            raise
+        print(
+            f"roost: internal error: {clean_line(f'{type(exc).__name__}: {exc}', 300)}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def _stdout_closed() -> int:
+    """The reader went away (``| head``): stop quietly, and keep the exit flush from complaining."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,6 +18,7 @@ is only unwrapped by the issue client when it sends a request to the write URL's
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from tui.network.urls import check_url, redact_url
 
 __all__ = [
     "DEMO_BASE_URL",
@@ -114,13 +117,17 @@ class Settings:
             return self
         return replace(self, read_url=None, write_url=None, repo=None, hub_url=None)
 
+    @property
+    def display_url(self) -> str:
+        """The read URL as it may be shown or written out: credentials replaced by ``***``."""
+        return "demo network" if self.demo else redact_url(self.read_url or "")
+
     def service_label(self) -> str:
+        """Host and path of the read URL for a status bar, credentials removed."""
         if self.demo:
             return "demo network"
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(self.read_url or "")
-        return (parts.netloc + parts.path).rstrip("/") or (self.read_url or "")
+        shown = self.display_url
+        return shown.split("://", 1)[-1].removeprefix("***@").rstrip("/") or shown
 
 
 def config_path(env: Mapping[str, str] | None = None) -> Path:
@@ -132,10 +139,12 @@ def config_path(env: Mapping[str, str] | None = None) -> Path:
     return root / "roost" / "config.toml"
 
 
-def _read_config(path: Path) -> dict[str, Any]:
+def _read_config(path: Path, required: bool = False) -> dict[str, Any]:
     try:
         handle = path.open("rb")
     except FileNotFoundError:
+        if required:
+            raise ConfigError(f"{path}: config file not found") from None
         return {}
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
@@ -146,11 +155,16 @@ def _read_config(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8"
+            ) from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
 _KEYS = {f.name for f in fields(Settings)} - {"profile", "token_source", "config_file"}
+_URL_KEYS = ("read_url", "write_url", "hub_url")
 
 
 def _coerce(key: str, value: Any, origin: str) -> Any:
@@ -158,49 +172,75 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
         return None
     if key == "interval":
         try:
+            if isinstance(value, bool):
+                raise TypeError
             number = float(value)
         except (TypeError, ValueError):
             raise ConfigError(
-                f"{origin}: interval must be a number of seconds, got {value!r}"
+                f"{origin}: interval must be a number of seconds, got {_shown(value)}"
             ) from None
-        if number < 1:
-            raise ConfigError(f"{origin}: interval must be at least 1 second")
+        if not math.isfinite(number) or number < 1:
+            raise ConfigError(
+                f"{origin}: interval must be a finite number of seconds, at least 1 "
+                f"(got {_shown(value)})"
+            )
         return number
-    if key == "cache_dir":
-        return Path(str(value)).expanduser()
     if key == "token":
-        return Secret(str(value)) if value else None
+        if not isinstance(value, str):
+            raise ConfigError(f"{origin}: token must be a string")
+        return Secret(value) if value else None
     if key == "actions":
         if not isinstance(value, Mapping):
             raise ConfigError(f"{origin}: [actions] must be a table of [actions.NAME] tables")
         return dict(value)
     if not isinstance(value, str):
         raise ConfigError(f"{origin}: {key} must be a string, got {type(value).__name__}")
+    if key == "cache_dir":
+        if not value.strip() or "\x00" in value:
+            raise ConfigError(f"{origin}: cache_dir must be a folder path")
+        return Path(value).expanduser()
     value = value.strip()
     if key == "repo" and value and value.count("/") != 1:
-        raise ConfigError(f"{origin}: repo must look like OWNER/NAME, got {value!r}")
+        raise ConfigError(f"{origin}: repo must look like OWNER/NAME, got {_shown(value)}")
+    if key in _URL_KEYS and value and (why := check_url(value)):
+        raise ConfigError(f"{origin}: {key} {why}: {redact_url(value)}")
     return value or None
+
+
+def _shown(value: Any) -> str:
+    """A setting's value for an error message: one line, control characters escaped."""
+    return ascii(value)[:80]
 
 
 def load_settings(
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     path: Path | None = None,
+    *,
+    required: bool = False,
 ) -> Settings:
-    """Merge the four layers. ``flags`` holds only options the user actually gave."""
+    """Merge the four layers. ``flags`` holds only options the user actually gave.
+
+    ``required``: ``path`` was named by the user (``--config``), so a missing file is an error;
+    so is a missing ``ROOST_CONFIG``. Every wrong setting raises :class:`ConfigError` whose
+    message names the file (and profile), the environment variable or the option.
+    """
     flags = {k: v for k, v in (flags or {}).items() if v is not None}
     env = os.environ if env is None else env
-    path = path or (Path(env["ROOST_CONFIG"]) if env.get("ROOST_CONFIG") else config_path(env))
-    document = _read_config(path)
+    if path is None and env.get("ROOST_CONFIG"):
+        path, required = Path(env["ROOST_CONFIG"]), True
+    path = path or config_path(env)
+    document = _read_config(path, required)
 
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
 
-    def layer(mapping: Mapping[str, Any], origin: str) -> None:
+    def layer(mapping: Mapping[str, Any], origin: str | Mapping[str, str]) -> None:
         for key, raw in mapping.items():
             if key in _KEYS:
-                values[key] = _coerce(key, raw, origin)
-                sources[key] = origin
+                where = origin if isinstance(origin, str) else origin[key]
+                values[key] = _coerce(key, raw, where)
+                sources[key] = where
 
     top = {k: v for k, v in document.items() if k not in ("profiles", "profile")}
     unknown = set(top) - _KEYS
@@ -212,18 +252,32 @@ def load_settings(
     if not isinstance(profiles, dict):
         raise ConfigError(f"{path}: [profiles] must be a table of named profiles")
     profile = flags.get("profile") or env.get("ROOST_PROFILE") or document.get("profile")
+    if profile is not None and not isinstance(profile, str):
+        raise ConfigError(f"{path}: profile must be the name of a profile, a string")
     if profile:
         if profile not in profiles:
-            known = ", ".join(sorted(profiles)) or "none defined"
-            raise ConfigError(f"profile {profile!r} is not in {path} (profiles: {known})")
-        layer(profiles[profile], f"{path} [profiles.{profile}]")
+            known = ", ".join(sorted(map(str, profiles))) or "none defined"
+            raise ConfigError(f"profile {_shown(profile)} is not in {path} (profiles: {known})")
+        chosen = profiles[profile]
+        where = f"{path} [profiles.{profile}]"
+        if not isinstance(chosen, dict):
+            raise ConfigError(f"{where}: must be a table of settings")
+        if unknown := set(chosen) - _KEYS:
+            raise ConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))}")
+        layer(chosen, where)
 
-    layer({key: env[var] for key, var in ENV_VARS.items() if env.get(var)}, "environment")
+    layer(
+        {key: env[var] for key, var in ENV_VARS.items() if env.get(var)},
+        {key: f"environment {var}" for key, var in ENV_VARS.items()},
+    )
     token_var = next((var for var in TOKEN_ENV_VARS if env.get(var)), None)
     if token_var:
         values["token"] = Secret(env[token_var])
         sources["token"] = token_var
-    layer({k: v for k, v in flags.items() if k in _KEYS}, "command line")
+    layer(
+        {k: v for k, v in flags.items() if k in _KEYS},
+        {key: "--" + key.replace("_", "-") for key in _KEYS},
+    )
 
     token_source = sources.get("token")
     if token_source and token_source not in TOKEN_ENV_VARS:

@@ -88,3 +88,50 @@ def test_xdg_config_home_is_honoured(tmp_path):
     settings = load_settings({}, env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
     assert settings.read_url == "https://xdg.example"
     assert settings.config_file == folder / "config.toml"
+
+
+def test_display_url_and_label_hide_credentials(tmp_path):
+    settings = load_settings(
+        {"read_url": "http://alice:s3cretpw@host.example/base/"}, env={}, path=tmp_path / "x"
+    )
+    assert settings.display_url == "http://***@host.example/base/"
+    assert settings.service_label() == "host.example/base"
+    assert "s3cretpw" not in repr(settings.display_url + settings.service_label())
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('profile = "p"\n[profiles]\np = "x"\n', "must be a table"),
+        ('profile = ["a"]\n', "profile must be the name"),
+        ('profile = "p"\n[profiles.p]\nreed_url = "x"\n', "unknown setting(s) reed_url"),
+        ("cache_dir = 5\n", "cache_dir must be a string"),
+        ("interval = nan\n", "finite"),
+        ("interval = inf\n", "finite"),
+        ("interval = -3\n", "at least 1"),
+        ("interval = true\n", "number of seconds"),
+        ('read_url = "http://h:99999"\n', "Port out of range"),
+        ('read_url = "ftp://h/"\n', "http:// or https://"),
+        ('hub_url = "http://[::1"\n', "not a valid URL"),
+    ],
+)
+def test_bad_settings_are_config_errors_naming_the_file(tmp_path, text, says):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_settings({}, env={}, path=path)
+    assert says in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_non_utf8_config_is_a_config_error(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"read_url = '\xff'\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_settings({}, env={}, path=path)
+
+
+def test_named_config_must_exist(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_settings({}, env={"ROOST_CONFIG": str(tmp_path / "nope.toml")})
+    with pytest.raises(ConfigError, match="not found"):
+        load_settings({}, env={}, path=tmp_path / "nope.toml", required=True)

@@ -297,7 +297,9 @@ def test_damaged_cache_entries_are_ignored(tmp_path):
 
     body = b'{"total_agents": 1}'
     cache.store(
-        "stats.json", body, CachedMeta(hashlib.sha256(body).hexdigest(), len(body), "x", True)
+        "stats.json",
+        body,
+        CachedMeta(hashlib.sha256(body).hexdigest(), len(body), "2026-01-01T00:00:00", True),
     )
     assert cache.load("stats.json").body == body
     assert not list(tmp_path.glob("*.tmp"))  # atomic writes leave no temporaries

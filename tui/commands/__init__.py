@@ -5,6 +5,12 @@ A command module has ``register(subparsers)``: it adds its parser and sets
 ``handler=<function(args) -> exit code>`` with ``set_defaults``. :data:`COMMANDS` lists the
 modules in the order ``roost --help`` shows them; ``tui/cli.py`` dispatches on ``args.handler``.
 A new command is one module here and one line in :data:`COMMANDS`.
+
+Exit codes (every command): 0 ok; 1 some file failed integrity or validation (reported, the last
+good copy kept); 2 usage or a settings error (one line naming the file, variable or option);
+3 nothing loadable; 70 an internal error (one line, no traceback; ``ROOST_DEBUG=1`` shows it);
+130 interrupted; 141 stdout was closed early (``roost state | head``): quiet, as when a command-line
+tool is ended by SIGPIPE.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from tui.config import Settings, load_settings
 
 __all__ = [
     "COMMANDS",
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INTERNAL",
     "EXIT_NOTHING",
     "EXIT_OK",
     "EXIT_PROBLEMS",
@@ -25,6 +33,8 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 3
+EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 # module names under tui.commands, in help order
 COMMANDS: tuple[str, ...] = ("dashboard", "state", "action", "sandbox")
@@ -74,4 +84,4 @@ def settings_from(args: argparse.Namespace) -> Settings:
     from pathlib import Path
 
     config = getattr(args, "config", None)
-    return load_settings(_flags(args), path=Path(config) if config else None)
+    return load_settings(_flags(args), path=Path(config) if config else None, required=bool(config))

@@ -1,7 +1,12 @@
 """`roost state`: refresh once (or N cycles) through the store and print a summary or JSON.
 
 Exit codes: 0 every file verified; 1 some file failed integrity or validation (the last good copy
-was kept and is reported); 2 usage or configuration error; 3 nothing loadable.
+was kept and is reported); 2 usage or configuration error; 3 nothing loadable (see
+``tui/commands/__init__.py`` for the rest).
+
+``--json`` is always valid JSON: a number the service sent as ``NaN`` or ``Infinity`` (which JSON
+does not have) leaves as ``null``. The document is made by one ``json.dumps`` (the C encoder) and
+written at once.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import sys
 from typing import Any, TextIO
 
@@ -56,6 +62,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         args.parser.error("--cycles must be at least 1")
+    if args.cycle_interval is not None and not (
+        math.isfinite(args.cycle_interval) and args.cycle_interval >= 0
+    ):
+        args.parser.error("--interval must be a finite number of seconds, 0 or more")
     return asyncio.run(cmd_state(args, settings_from(args)))
 
 
@@ -83,19 +93,40 @@ async def cmd_state(args: argparse.Namespace, settings: Settings) -> int:
     code = state_exit_code(snapshot, reports)
     if args.json:
         document = {
-            "service": "demo network" if service.demo else settings.read_url,
+            "service": "demo network" if service.demo else settings.display_url,
             "snapshot": snapshot_as_json(snapshot),
             "reports": [report.as_dict() for report in reports],
             "files": {name: _file_summary(state) for name, state in snapshot.files.items()},
             "integrity": snapshot.integrity_summary(),
             "exit_code": code,
         }
-        # ensure_ascii: every control or non-ASCII character of the data leaves as a \u escape
-        json.dump(document, out, ensure_ascii=True, indent=1)
-        out.write("\n")
+        out.write(as_json(document) + "\n")
     else:
         _print_summary(settings, service.demo, snapshot, out)
     return code
+
+
+def as_json(document: Any) -> str:
+    """Valid JSON in one C-encoder pass; non-finite numbers (only if present) become null.
+
+    ensure_ascii: every control or non-ASCII character of the data leaves as a \\u escape.
+    """
+    try:
+        return json.dumps(document, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except ValueError:
+        return json.dumps(
+            _finite(document), ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        )
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def state_exit_code(snapshot, reports) -> int:
@@ -136,7 +167,7 @@ def _print_report(report, out: TextIO) -> None:
 
 
 def _print_summary(settings: Settings, demo: bool, snapshot, out: TextIO) -> None:
-    service = "demo network (in-process)" if demo else clean_line(settings.read_url)
+    service = "demo network (in-process)" if demo else clean_line(settings.display_url)
     print(f"\nroost {__version__} — {service}", file=out)
     for name, state in snapshot.files.items():
         fetched = state.fetched_at.strftime("%Y-%m-%d %H:%M:%S") if state.fetched_at else "—"

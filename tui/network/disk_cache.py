@@ -5,6 +5,11 @@ the platform cache directory (``platformdirs``, which honours ``XDG_CACHE_HOME``
 the raw bytes and a small JSON meta (hash, etag, last-modified, fetched_at, verified) are written
 atomically (temp file in the same folder, fsync, ``os.replace``), so a crash leaves either the old
 or the new copy, never half of one. Only data that passed the store's checks is written here.
+
+What is read back is not trusted either: a file that is not a regular file (a FIFO, a device) is
+never read (it is opened non-blocking and checked with ``fstat``), and an entry whose meta does not
+validate, whose size or hash does not match, is dropped from disk and listed once in
+:attr:`DiskCache.damaged` for the store to report; it never stops roost.
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -26,6 +33,8 @@ import platformdirs
 __all__ = ["CachedFile", "CachedMeta", "DiskCache", "default_cache_root", "service_folder_name"]
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+READ_LIMIT = 1 << 30  # a cached file bigger than any cap the store allows is damage
 
 
 def default_cache_root() -> Path:
@@ -33,9 +42,18 @@ def default_cache_root() -> Path:
 
 
 def service_folder_name(read_url: str) -> str:
-    """``raw.example.org-1a2b3c4d``: readable, and distinct for two services on one host."""
-    host = urlsplit(read_url).netloc or "local"
-    digest = hashlib.sha256(read_url.rstrip("/").encode()).hexdigest()[:10]
+    """``raw.example.org-1a2b3c4d``: readable, and distinct for two services on one host.
+
+    The readable part is the host and port only: credentials in the URL never name a folder.
+    """
+    try:
+        parts = urlsplit(read_url)
+        host = parts.netloc.rpartition("@")[2] or "local"
+        named = read_url.replace(parts.netloc, host, 1) if "@" in parts.netloc else read_url
+    except ValueError:
+        host, named = "local", read_url
+    # nor a hash of them: a short hash of a URL with a password in it can be guessed back
+    digest = hashlib.sha256(named.rstrip("/").encode()).hexdigest()[:10]
     return f"{_SAFE.sub('_', host)[:60]}-{digest}"
 
 
@@ -47,6 +65,28 @@ class CachedMeta:
     verified: bool  # the bytes matched the manifest when they were fetched
     etag: str | None = None
     last_modified: str | None = None
+
+    @classmethod
+    def from_json(cls, raw: object) -> CachedMeta:
+        """The meta of a cache file, or ValueError saying what is wrong with it."""
+        from tui.network.fetch import header_token
+
+        if not isinstance(raw, dict) or set(raw) - {f for f in cls.__slots__}:
+            raise ValueError("meta is not an object of the known fields")
+        sha, size, at = raw.get("sha256"), raw.get("size"), raw.get("fetched_at")
+        if not isinstance(sha, str) or not _SHA256.fullmatch(sha):
+            raise ValueError("sha256 is not a hex digest")
+        if type(size) is not int or size < 0:
+            raise ValueError("size is not a count of bytes")
+        if not isinstance(at, str):
+            raise ValueError("fetched_at is not a time")
+        datetime.fromisoformat(at)  # ValueError when it is not one
+        if not isinstance(raw.get("verified"), bool):
+            raise ValueError("verified is not true/false")
+        for key in ("etag", "last_modified"):
+            if raw.get(key) is not None and header_token(raw[key]) != raw[key]:
+                raise ValueError(f"{key} is not a header value")
+        return cls(**raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +104,7 @@ class DiskCache:
     def __init__(self, folder: Path):
         self.folder = Path(folder)
         self._prefetched: dict[str, Future[CachedFile | None]] = {}
+        self.damaged: list[tuple[str, str]] = []  # (name, why) of entries dropped since asked
 
     @classmethod
     def for_service(cls, read_url: str, root: Path | None = None) -> DiskCache:
@@ -108,18 +149,33 @@ class DiskCache:
             return future.result()
         return self._read(name)
 
+    def take_damaged(self) -> list[tuple[str, str]]:
+        """The entries dropped since the last call (each is reported once)."""
+        damaged, self.damaged = self.damaged, []
+        return damaged
+
     def _read(self, name: str) -> CachedFile | None:
         body_path = self._path(name)
         meta_path = self._path(name + self.META_SUFFIX)
         try:
-            body = body_path.read_bytes()
-            raw_meta = json.loads(meta_path.read_text("utf-8"))
-            meta = CachedMeta(**raw_meta)
-        except (OSError, ValueError, TypeError):
+            body = _read_regular(body_path)
+            meta = CachedMeta.from_json(json.loads(_read_regular(meta_path)))
+        except FileNotFoundError:
             return None
-        if hashlib.sha256(body).hexdigest() != meta.sha256:
-            return None  # damaged on disk: ignore it rather than show it
+        except (OSError, ValueError, TypeError, RecursionError) as exc:
+            self.drop(name, str(exc) or type(exc).__name__)
+            return None
+        if meta.size != len(body) or hashlib.sha256(body).hexdigest() != meta.sha256:
+            self.drop(name, "bytes do not match their recorded size and hash")
+            return None
         return CachedFile(name, body, meta)
+
+    def drop(self, name: str, why: str) -> None:
+        """Forget a damaged entry: remove its files and remember it for one report."""
+        self.damaged.append((name, why))
+        for path in (self._path(name), self._path(name + self.META_SUFFIX)):
+            with contextlib.suppress(OSError):
+                path.unlink()
 
     def store(self, name: str, body: bytes, meta: CachedMeta) -> None:
         """Write body then meta; a reader never sees a meta whose body is not complete."""
@@ -136,8 +192,8 @@ class DiskCache:
 
     def load_json(self, name: str) -> object | None:
         try:
-            return json.loads(self._path(name).read_text("utf-8"))
-        except (OSError, ValueError):
+            return json.loads(_read_regular(self._path(name)))
+        except (OSError, ValueError, RecursionError):
             return None
 
     def store_json(self, name: str, value: object) -> None:
@@ -148,6 +204,21 @@ class DiskCache:
         if "/" in name or "\\" in name or name.startswith("."):
             raise ValueError(f"not a cache entry name: {name!r}")
         return self.folder / name
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of a regular file; a FIFO, device or directory is an error, never waited on."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        if info.st_size > READ_LIMIT:
+            raise ValueError("larger than any cached file can be")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(READ_LIMIT + 1)
+    finally:
+        os.close(fd)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -1,28 +1,121 @@
-"""One conditional, size-capped, hashing GET (DESIGN.md §3 step 2).
+"""One hardened GET: conditional, deadlined, size-capped after decoding, hashed while read.
 
-The body is streamed and hashed while it is read; the read stops as soon as it passes the cap,
-so a hostile or runaway file costs at most ``cap`` bytes of memory and bandwidth.
+Every request roost makes to a server it does not control (state files, the manifest, eggs, the
+issue API's reads) goes through :func:`fetch`, because a hostile server can trickle, lie about
+lengths, compress a bomb or send headers that crash a client that trusts them. The API::
+
+    result = await fetch(client, url, cap=1 << 20, etag=..., last_modified=...,
+                         deadline_s=120, min_rate=1024, rate_grace_s=10, on_progress=None)
+
+returns a :class:`FetchResult` (``status``, ``body``, ``sha256`` of the decoded body,
+``bytes_read`` from the wire, and the ``etag`` / ``last_modified`` / ``retry_after`` headers, each
+kept only when it is visible ASCII, so it can be sent back safely), or raises a
+:class:`FetchError` — and only a FetchError (cancellation aside):
+
+* :class:`TooLarge` — the decoded body passed ``cap`` (counted as bytes are produced, so memory
+  stays near ``cap``), ``Content-Length`` declared more, or the decoded/wire ratio passed
+  :data:`MAX_RATIO` (a compression bomb);
+* :class:`TooSlow` — no complete reply within ``deadline_s``, or, after ``rate_grace_s``, fewer
+  than ``min_rate`` bytes per second on average (headers included: one timer covers both);
+* :class:`BadEncoding` — a ``Content-Encoding`` that is stacked (``gzip, gzip``), unknown, or
+  whose data does not decode;
+* :class:`NetworkError` — connection, protocol or TLS trouble (httpx's errors, described);
+* :class:`BadReply` — anything else the reply did that a client cannot use.
+
+Every error has ``kind`` (a short word for reports), ``reason`` (one readable line), ``url``
+(credentials redacted) and ``bytes_read`` (from the wire before it gave up); ``str(error)`` is
+``"<url>: <reason>"``. Non-200 replies are not errors:
+the caller reads ``status`` (their bodies are read up to 64 KiB, not decoded, not kept).
+``on_progress(wire_bytes, declared_length)`` is called after each chunk (egg downloads draw a
+progress bar with it). Only gzip and deflate are asked for and accepted.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import re
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["FetchResult", "TooLarge", "fetch"]
+__all__ = [
+    "MAX_RATIO",
+    "BadEncoding",
+    "BadReply",
+    "FetchError",
+    "FetchResult",
+    "NetworkError",
+    "TooLarge",
+    "TooSlow",
+    "fetch",
+    "header_token",
+]
+
+DEADLINE_S = 120.0
+MIN_RATE = 1024.0  # bytes per second, averaged from the start of the request
+RATE_GRACE_S = 10.0
+MAX_RATIO = 100  # decoded bytes per wire byte; real state files compress about 5:1
+RATIO_SLACK = 1 << 20  # below this many decoded bytes the ratio is not checked
+ERROR_BODY_CAP = 64 * 1024
+_PIECE = 64 * 1024  # the most a decoder produces before the cap is checked again
+_ACCEPTED_ENCODINGS = ("gzip", "x-gzip", "deflate")
+_VISIBLE_ASCII = re.compile(rb"[\x21-\x7e](?:[\x20-\x7e]{0,1022}[\x21-\x7e])?")
 
 
-class TooLarge(Exception):
-    """The response passed its size cap (declared by Content-Length or while reading)."""
+class FetchError(Exception):
+    """A request that did not give a usable reply; ``reason`` says why in one line."""
 
-    def __init__(self, cap: int, seen: int):
+    kind = "network"
+    bytes_read = 0  # bytes that came over the wire before the request was given up
+
+    def __init__(self, url: str, reason: str):
+        self.url = redact_url(url)
+        self.reason = reason.replace(url, self.url)
+        super().__init__(f"{self.url}: {self.reason}")
+
+
+class TooLarge(FetchError):
+    """The decoded body passed its cap (or a compression ratio that only a bomb reaches)."""
+
+    kind = "too-large"
+
+    def __init__(self, url: str, cap: int, seen: int, why: str = ""):
         self.cap = cap
         self.seen = seen
-        super().__init__(f"larger than the {cap:,}-byte cap (stopped after {seen:,} bytes)")
+        super().__init__(
+            url, why or f"larger than the {cap:,}-byte cap (stopped after {seen:,} bytes)"
+        )
+
+
+class TooSlow(FetchError):
+    """The reply missed the deadline or the minimum transfer rate."""
+
+    kind = "too-slow"
+
+
+class BadEncoding(FetchError):
+    """A Content-Encoding that is stacked, unknown or does not decode."""
+
+    kind = "encoding"
+
+
+class NetworkError(FetchError):
+    """Connection, TLS or HTTP protocol trouble."""
+
+    kind = "network"
+
+
+class BadReply(FetchError):
+    """A reply the client cannot use for any other reason."""
+
+    kind = "bad-reply"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +125,28 @@ class FetchResult:
     sha256: str = ""
     etag: str | None = None
     last_modified: str | None = None
-    bytes_read: int = 0
+    bytes_read: int = 0  # from the wire, before decoding
     retry_after: str | None = None
 
     @property
     def not_modified(self) -> bool:
         return self.status == 304
+
+
+def header_token(value: object) -> str | None:
+    """``value`` if it is a header value safe to send back (visible ASCII, ≤1 KiB), else None.
+
+    ETag and Last-Modified come from the server and from the disk cache; anything else (non-ASCII,
+    controls, a number from a damaged meta file) is dropped rather than replayed.
+    """
+    if isinstance(value, str):
+        try:
+            value = value.encode("ascii")
+        except UnicodeEncodeError:
+            return None
+    if not isinstance(value, bytes) or not _VISIBLE_ASCII.fullmatch(value):
+        return None
+    return value.decode("ascii")
 
 
 async def fetch(
@@ -47,40 +156,218 @@ async def fetch(
     cap: int,
     etag: str | None = None,
     last_modified: str | None = None,
+    deadline_s: float = DEADLINE_S,
+    min_rate: float = MIN_RATE,
+    rate_grace_s: float = RATE_GRACE_S,
+    accept: str = "application/json",
+    on_progress: Callable[[int, int | None], None] | None = None,
 ) -> FetchResult:
-    """GET ``url`` conditionally. Raises TooLarge past ``cap``; httpx errors propagate."""
-    headers = {"Accept": "application/json"}
-    if etag:
+    """GET ``url`` (conditionally when validators are given). See the module docstring."""
+    import httpx
+
+    headers = {"Accept": accept, "Accept-Encoding": "gzip, deflate"}
+    if etag := header_token(etag):
         headers["If-None-Match"] = etag
-    if last_modified:
+    if last_modified := header_token(last_modified):
         headers["If-Modified-Since"] = last_modified
-    async with client.stream("GET", url, headers=headers) as response:
+    request = _Request(url, cap, deadline_s, min_rate, rate_grace_s, on_progress)
+    try:
+        return await request.run(client, headers)
+    except FetchError:
+        raise
+    except httpx.TimeoutException as exc:
+        raise TooSlow(url, _describe(exc)) from None
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:
+        raise NetworkError(url, _describe(exc)) from None
+    except (OSError, ValueError, LookupError, TypeError, AttributeError, zlib.error) as exc:
+        # A reply that trips something below httpx (h11, the socket, the header codec) is the
+        # server's fault: it becomes a reported problem, never a crash of the refresh.
+        raise BadReply(url, _describe(exc)) from None
+
+
+class _Request:
+    """One fetch's state: the timer, the counters, the decoder."""
+
+    def __init__(
+        self,
+        url: str,
+        cap: int,
+        deadline_s: float,
+        min_rate: float,
+        rate_grace_s: float,
+        on_progress: Callable[[int, int | None], None] | None,
+    ):
+        self.url = url
+        self.cap = cap
+        self.deadline_s = deadline_s
+        self.min_rate = min_rate
+        self.rate_grace_s = rate_grace_s
+        self.on_progress = on_progress
+        self.wire = 0
+        self.decoded = 0
+
+    async def run(self, client: httpx.AsyncClient, headers: dict[str, str]) -> FetchResult:
+        loop = asyncio.get_running_loop()
+        self.started = loop.time()
+        self.deadline_at = self.started + self.deadline_s
+        try:
+            async with asyncio.timeout_at(self._due()) as self.timer:
+                async with client.stream("GET", self.url, headers=headers) as response:
+                    return await self._read(response)
+        except FetchError as exc:
+            exc.bytes_read = self.wire
+            raise
+        except TimeoutError:
+            if loop.time() >= self.deadline_at - 0.001:
+                reason = f"no complete reply within {self.deadline_s:g} s"
+            else:
+                reason = (
+                    f"slower than {self.min_rate:,.0f} bytes/s "
+                    f"({self.wire:,} bytes in {loop.time() - self.started:.0f} s)"
+                )
+            error = TooSlow(self.url, reason)
+            error.bytes_read = self.wire
+            raise error from None
+
+    def _due(self) -> float:
+        """When the timer fires: the deadline, or when the average rate falls below the floor."""
+        if self.min_rate <= 0:
+            return self.deadline_at
+        rate_due = self.started + self.rate_grace_s + self.wire / self.min_rate
+        return min(self.deadline_at, rate_due)
+
+    def _got(self, raw: bytes, declared: int | None) -> None:
+        self.wire += len(raw)
+        self.timer.reschedule(self._due())
+        if self.on_progress is not None:
+            self.on_progress(self.wire, declared)
+
+    async def _read(self, response: httpx.Response) -> FetchResult:
+        raw_headers = response.headers.raw
         meta = dict(
             status=response.status_code,
-            etag=response.headers.get("etag"),
-            last_modified=response.headers.get("last-modified"),
-            retry_after=response.headers.get("retry-after"),
+            etag=header_token(_header(raw_headers, b"etag")),
+            last_modified=header_token(_header(raw_headers, b"last-modified")),
+            retry_after=header_token(_header(raw_headers, b"retry-after")),
         )
         if response.status_code != 200:
-            # Error bodies are small; read a bounded amount so the byte count stays honest.
-            seen = 0
-            async for chunk in response.aiter_raw():
-                seen += len(chunk)
-                if seen > 65536:
+            async for chunk in _wire(response):
+                self._got(chunk, None)
+                if self.wire > ERROR_BODY_CAP:
                     break
-            return FetchResult(bytes_read=seen, **meta)
-        declared = response.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > cap:
-            raise TooLarge(cap, 0)
+            return FetchResult(bytes_read=self.wire, **meta)
+        # a response built in memory by a test transport arrives already read and decoded
+        decoder = None if response.is_stream_consumed else _decoder(self.url, raw_headers)
+        declared = _content_length(raw_headers)
+        if declared is not None and decoder is None and declared > self.cap:
+            raise TooLarge(self.url, self.cap, 0)
         digest = hashlib.sha256()
         chunks: list[bytes] = []
-        seen = 0
-        # aiter_bytes decodes any Content-Encoding; the hash is of the file's own bytes.
-        async for chunk in response.aiter_bytes():
-            seen += len(chunk)
-            if seen > cap:
-                raise TooLarge(cap, seen)
-            digest.update(chunk)
-            chunks.append(chunk)
+        async for raw in _wire(response):
+            self._got(raw, declared)
+            pieces = (raw,) if decoder is None else decoder.feed(raw)
+            for piece in pieces:
+                self.decoded += len(piece)
+                if self.decoded > self.cap:
+                    raise TooLarge(self.url, self.cap, self.decoded)
+                if self.decoded > RATIO_SLACK and self.decoded > MAX_RATIO * self.wire:
+                    raise TooLarge(
+                        self.url,
+                        self.cap,
+                        self.decoded,
+                        f"larger than a {MAX_RATIO}:1 compression ratio allows ({self.wire:,} "
+                        f"bytes on the wire gave {self.decoded:,}): refused as a compression bomb",
+                    )
+                digest.update(piece)
+                chunks.append(piece)
+        if decoder is not None:
+            decoder.finish()
         body = b"".join(chunks)
-        return FetchResult(body=body, sha256=digest.hexdigest(), bytes_read=seen, **meta)
+        return FetchResult(body=body, sha256=digest.hexdigest(), bytes_read=self.wire, **meta)
+
+
+async def _wire(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body as it came over the wire (undecoded)."""
+    if response.is_stream_consumed:
+        yield response.content
+        return
+    async for chunk in response.aiter_raw():
+        yield chunk
+
+
+def _header(raw: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
+    return next((value for key, value in raw if key.lower() == name), None)
+
+
+def _content_length(raw: list[tuple[bytes, bytes]]) -> int | None:
+    value = _header(raw, b"content-length")
+    return int(value) if value is not None and value.strip().isdigit() else None
+
+
+def _decoder(url: str, raw: list[tuple[bytes, bytes]]) -> _Decoder | None:
+    """The decoder for the reply's Content-Encoding; stacked or unknown codings are refused."""
+    values = [value for key, value in raw if key.lower() == b"content-encoding"]
+    try:
+        names = [
+            name.strip().lower()
+            for value in values
+            for name in value.decode("ascii").split(",")
+            if name.strip() and name.strip().lower() != "identity"
+        ]
+    except UnicodeDecodeError:
+        raise BadEncoding(url, "Content-Encoding is not ASCII") from None
+    if not names:
+        return None
+    if len(names) > 1:
+        raise BadEncoding(url, f"stacked Content-Encoding {', '.join(names)!r} refused")
+    if names[0] not in _ACCEPTED_ENCODINGS:
+        raise BadEncoding(url, f"Content-Encoding {names[0]!r} was not asked for")
+    return _Decoder(url, names[0])
+
+
+class _Decoder:
+    """gzip/deflate that yields at most :data:`_PIECE` bytes at a time, so caps hold mid-chunk."""
+
+    def __init__(self, url: str, coding: str):
+        self.url = url
+        self.gzip = coding != "deflate"
+        self.pending = b""  # deflate: the first bytes, until the zlib header can be recognised
+        self.engine: zlib._Decompress | None = (
+            zlib.decompressobj(zlib.MAX_WBITS | 16) if self.gzip else None
+        )
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        if self.engine is None:
+            self.pending += data
+            if len(self.pending) < 2:
+                return
+            first, second = self.pending[0], self.pending[1]
+            zlib_wrapped = first & 0x0F == 8 and ((first << 8) | second) % 31 == 0
+            self.engine = zlib.decompressobj(zlib.MAX_WBITS if zlib_wrapped else -zlib.MAX_WBITS)
+            data, self.pending = self.pending, b""
+        try:
+            while True:
+                piece = self.engine.decompress(data, _PIECE)
+                if piece:
+                    yield piece
+                data = self.engine.unconsumed_tail
+                if self.engine.eof and self.engine.unused_data:
+                    if not self.gzip:
+                        raise BadEncoding(self.url, "data after the end of the deflate stream")
+                    data = self.engine.unused_data  # another gzip member follows
+                    self.engine = zlib.decompressobj(zlib.MAX_WBITS | 16)
+                    continue
+                if not data and len(piece) < _PIECE:
+                    return
+        except zlib.error as exc:
+            raise BadEncoding(self.url, f"compressed body does not decode ({exc})") from None
+
+    def finish(self) -> None:
+        if self.engine is None or not self.engine.eof:
+            raise BadEncoding(self.url, "compressed body ends early")
+
+
+def _describe(exc: BaseException) -> str:
+    name = type(exc).__name__
+    message = str(exc) or name
+    return f"{name}: {message}" if message != name else name

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import math
 import random
 import sys
 import time
@@ -32,8 +33,8 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from tui.network.disk_cache import CachedMeta, DiskCache
-from tui.network.fetch import FetchResult, TooLarge, fetch
+from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache
+from tui.network.fetch import FetchError, FetchResult, TooLarge, fetch
 from tui.network.keyed import Keyed, parse_keyed
 from tui.network.models import (
     MANIFEST_FILE,
@@ -80,6 +81,7 @@ STATE_FILE_NAMES: tuple[str, ...] = tuple(STATE_FILES)
 MANIFEST_CAP = 1 << 20  # 1 MiB: the manifest is a few hundred bytes
 STATS_HISTORY_FILE = "stats-history.json"
 STATS_HISTORY_LIMIT = 500
+OFFLINE_KINDS = frozenset({"network", "too-slow"})  # problems that mean "the service is not there"
 
 
 def state_base_url(read_url: str) -> str:
@@ -100,7 +102,9 @@ def _now() -> datetime:
 @dataclass(frozen=True, slots=True)
 class Problem:
     file: str
-    kind: str  # mismatch | invalid | too-large | http | network | missing | unverified | manifest
+    # mismatch | invalid | missing | unverified | http | cache | internal, or a FetchError's kind:
+    # too-large | too-slow | encoding | network | bad-reply
+    kind: str
     detail: str
 
     def as_dict(self) -> dict[str, str]:
@@ -240,17 +244,30 @@ class RefreshReport:
 class StoreStatus:
     """Connection health for the status bar."""
 
-    state: Literal["starting", "online", "offline", "backing-off"] = "starting"
+    state: Literal["starting", "online", "offline", "backing-off", "failed"] = "starting"
     last_success: datetime | None = None
     last_attempt: datetime | None = None
     consecutive_failures: int = 0
     next_delay_s: float | None = None
     last_error: str | None = None
+    loop_error: str | None = None  # the refresh itself broke (a bug, not the service); retried
+
+    def describe(self) -> str:
+        """One line for a status bar: e.g. 'refresh loop failed: TypeError: …, retrying in 40s'."""
+        retry = f", retrying in {self.next_delay_s:.0f}s" if self.next_delay_s is not None else ""
+        if self.state == "failed":
+            return f"refresh loop failed: {self.loop_error}{retry}"
+        if self.state in ("offline", "backing-off"):
+            return f"{self.state}: {self.last_error or 'no reply'}{retry}"
+        return self.state
 
 
 @dataclass(frozen=True, slots=True)
 class StoreOptions:
+    """Polling and limits. ``interval_s`` must be finite and positive (settings check it first)."""
+
     interval_s: float = 60.0
+    min_interval_s: float = 5.0  # floor between automatic refreshes, whatever the interval
     jitter: float = 0.1  # ± fraction of the interval
     backoff_cap_s: float = 600.0
     retry_delay_s: float = 0.75  # before re-fetching a file whose hash did not match
@@ -258,16 +275,26 @@ class StoreOptions:
     size_slack: float = 0.25  # allowed growth over the manifest size (the uploads race)
     size_slack_min: int = 64 * 1024
     hard_cap: int = 128 << 20  # for files the manifest does not size
-    timeout_s: float = 30.0
+    timeout_s: float = 30.0  # per read (connect, each chunk); the deadline bounds the whole
+    deadline_s: float = 120.0  # whole request, see tui/network/fetch.py; plus the time below
+    deadline_rate: float = 256 * 1024  # bytes/s a big file's expected size adds to its deadline
+    min_rate: float = 1024.0  # bytes/s averaged over a request, after its grace period
+
+    def __post_init__(self) -> None:
+        for name in ("interval_s", "min_interval_s", "deadline_s"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a finite number of seconds above 0: {value!r}")
 
 
 def backoff_delay(failures: int, options: StoreOptions, rng: random.Random | None = None) -> float:
     """Seconds until the next cycle: the interval, doubling per consecutive failure, capped."""
     rng = rng or random
-    base = options.interval_s if failures <= 0 else options.interval_s * (2 ** min(failures, 20))
-    base = min(base, options.backoff_cap_s) if failures > 0 else base
+    interval = max(options.interval_s, options.min_interval_s)
+    base = interval if failures <= 0 else interval * (2 ** min(failures, 20))
+    base = min(base, max(options.backoff_cap_s, interval)) if failures > 0 else base
     spread = base * options.jitter
-    return max(0.0, base + rng.uniform(-spread, spread))
+    return max(options.min_interval_s, base + rng.uniform(-spread, spread))
 
 
 Listener = Callable[[Snapshot, RefreshReport], None]
@@ -306,6 +333,7 @@ class Store:
         self._keyed: dict[str, Keyed] = {}  # per big keyed file: entries' text and models
         self._rejected: dict[str, str] = {}  # name -> manifest hash of a copy found invalid
         self._etags: dict[str, tuple[str | None, str | None]] = {}  # name -> (etag, last-mod)
+        self._cache_problems: list[Problem] = []  # damaged cache entries not yet reported
         self._manifest: ManifestFile | None = None
         self._manifest_validators: tuple[str | None, str | None] = (None, None)
         self._lock = asyncio.Lock()
@@ -342,12 +370,17 @@ class Store:
             self._http = httpx.AsyncClient(timeout=self.options.timeout_s, follow_redirects=True)
         return self._http
 
+    def _limits(self, size: int | None = None) -> dict[str, float]:
+        """Deadline and rate floor of one request; a big file gets time for its size."""
+        extra = (size or 0) / self.options.deadline_rate if self.options.deadline_rate > 0 else 0
+        return {"deadline_s": self.options.deadline_s + extra, "min_rate": self.options.min_rate}
+
     def load_cache(self) -> Snapshot:
         """Instant start: the last good copies from disk, marked ``cached`` until confirmed."""
         if self.cache is None:
             return self._snapshot
         files = dict(self._snapshot.files)
-        found = [cached for cached in map(self.cache.load, self.file_names) if cached is not None]
+        found = [cached for cached in map(self._load_cached, self.file_names) if cached]
         # Smallest first: validating a small file right after a big agents.json took ~25 ms
         # instead of ~1 ms (pydantic-core tidies up after the big document); with the big one
         # last, that happens at the next refresh instead of before the first paint.
@@ -355,7 +388,9 @@ class Store:
             name = cached.name
             try:
                 model = parse_state(name, cached.body)
-            except (StateValidationError, KeyError):
+            except Exception as exc:  # noqa: BLE001 — damage on disk is dropped, never fatal
+                detail = _validation_detail(exc) if isinstance(exc, StateValidationError) else ""
+                self.cache.drop(name, detail or _describe_bug(exc))
                 continue
             fetched_at = _parse_time(cached.meta.fetched_at)
             files[name] = FileState(
@@ -368,6 +403,7 @@ class Store:
             )
             self._etags[name] = (cached.meta.etag, cached.meta.last_modified)
         history = self._load_history()
+        self._take_cache_damage()
         self._snapshot = Snapshot(
             MappingProxyType(files), self._snapshot.generation + 1, stats_history=history
         )
@@ -383,6 +419,9 @@ class Store:
             started = time.perf_counter()
             try:
                 await self._refresh(report)
+            except Exception as exc:  # a bug met by some reply: reported, the loop goes on
+                report.online = False
+                report.problems.append(Problem("refresh", "internal", _describe_bug(exc)))
             finally:
                 report.duration_s = time.perf_counter() - started
                 self._after_cycle(report)
@@ -392,7 +431,16 @@ class Store:
         """Poll forever (or ``cycles`` times): interval with jitter, backoff on failure."""
         done = 0
         while cycles is None or done < cycles:
-            await self.refresh()
+            try:
+                await self.refresh()
+            except Exception as exc:  # e.g. a listener's bug: the loop must not die of it
+                failures = self.status.consecutive_failures + 1
+                self.status = replace(
+                    self.status,
+                    state="failed",
+                    consecutive_failures=failures,
+                    loop_error=_describe_bug(exc),
+                )
             done += 1
             if cycles is not None and done >= cycles:
                 break
@@ -404,7 +452,25 @@ class Store:
 
     # ------------------------------------------------------------------ the cycle
 
+    def _load_cached(self, name: str) -> CachedFile | None:
+        assert self.cache is not None
+        try:
+            return self.cache.load(name)
+        except Exception as exc:  # noqa: BLE001 — the cache is an optimisation, never fatal
+            self.cache.drop(name, _describe_bug(exc))
+            return None
+
+    def _take_cache_damage(self) -> None:
+        if self.cache is not None:
+            self._cache_problems.extend(
+                Problem(name, "cache", f"damaged cache entry dropped ({why})")
+                for name, why in self.cache.take_damaged()
+            )
+
     async def _refresh(self, report: RefreshReport) -> None:
+        self._take_cache_damage()
+        report.problems.extend(self._cache_problems)  # each reported once
+        self._cache_problems = []
         manifest_ok = await self._refresh_manifest(report)
         if manifest_ok is None:  # the service is unreachable: nothing more to try this cycle
             report.online = False
@@ -441,7 +507,12 @@ class Store:
 
         async def bounded(name: str) -> tuple[str, FileState | None]:
             async with limit:
-                return name, await self._refresh_file(name, report)
+                try:
+                    return name, await self._refresh_file(name, report)
+                except Exception as exc:  # one file's surprise must not sink the others
+                    self._pending_bodies.pop(name, None)
+                    problem = Problem(name, "internal", _describe_bug(exc))
+                    return name, self._failed(self._snapshot.file(name), problem, report, "error")
 
         results = await asyncio.gather(*(bounded(name) for name in to_fetch))
         # fetches finish in any order; the report lists files in the store's order
@@ -452,8 +523,6 @@ class Store:
 
     async def _refresh_manifest(self, report: RefreshReport) -> bool | None:
         """True: a manifest is in force; False: no usable manifest; None: service unreachable."""
-        import httpx
-
         etag, last_modified = self._manifest_validators
         if self._manifest is None:
             etag = last_modified = None
@@ -465,15 +534,18 @@ class Store:
                 cap=MANIFEST_CAP,
                 etag=etag,
                 last_modified=last_modified,
+                **self._limits(),
             )
         except TooLarge as exc:
+            report.bytes_downloaded += exc.bytes_read
             report.manifest = "invalid"
-            report.problems.append(Problem(MANIFEST_FILE, "too-large", str(exc)))
+            report.problems.append(Problem(MANIFEST_FILE, exc.kind, exc.reason))
             self._manifest = None
             return False
-        except httpx.HTTPError as exc:
+        except FetchError as exc:
+            report.bytes_downloaded += exc.bytes_read
             report.manifest = "error"
-            report.problems.append(Problem(MANIFEST_FILE, "network", _describe_http_error(exc)))
+            report.problems.append(Problem(MANIFEST_FILE, exc.kind, exc.reason))
             return None
         report.bytes_downloaded += result.bytes_read
         if result.not_modified and self._manifest is not None:
@@ -497,7 +569,8 @@ class Store:
             self._manifest = parse_manifest(result.body)
         except StateValidationError as exc:
             report.manifest = "invalid"
-            report.problems.append(Problem(MANIFEST_FILE, "invalid", _validation_detail(exc)))
+            detail = _validation_detail(exc) + "; files are fetched unverified"
+            report.problems.append(Problem(MANIFEST_FILE, "invalid", detail))
             self._manifest = None
             return False
         self._manifest_validators = (result.etag, result.last_modified)
@@ -506,8 +579,6 @@ class Store:
 
     async def _refresh_file(self, name: str, report: RefreshReport) -> FileState | None:
         """Fetch/verify/validate one file; returns its new FileState, or None if unchanged."""
-        import httpx
-
         current = self._snapshot.file(name)
         entry = self._manifest.entry(name) if self._manifest else None
         expected = entry.hash.lower() if entry else None
@@ -529,17 +600,23 @@ class Store:
                 try:
                     report.requests += 1
                     result = await fetch(
-                        self._client, url, cap=cap, etag=etag, last_modified=last_modified
+                        self._client,
+                        url,
+                        cap=cap,
+                        etag=etag,
+                        last_modified=last_modified,
+                        **self._limits(entry.size if entry is not None else current.size),
                     )
-                except TooLarge as exc:
-                    report.bytes_downloaded += exc.seen
+                except FetchError as exc:
+                    report.bytes_downloaded += exc.bytes_read
                     return self._failed(
-                        current, Problem(name, "too-large", str(exc)), report, "error"
+                        current, Problem(name, exc.kind, exc.reason), report, "error"
                     )
-                except httpx.HTTPError as exc:
-                    problem = Problem(name, "network", _describe_http_error(exc))
-                    return self._failed(current, problem, report, "error")
                 report.bytes_downloaded += result.bytes_read
+                if result.not_modified and current.sha256 is None:
+                    # nothing was asked conditionally: a 304 here has no copy to point at
+                    problem = Problem(name, "http", "HTTP 304 for a file never loaded")
+                    return self._failed(current, problem, report, "error")
                 if result.not_modified:
                     body_hash = current.sha256
                 elif result.status == 200:
@@ -556,10 +633,7 @@ class Store:
                     await asyncio.sleep(self.options.retry_delay_s)
                     etag = last_modified = None  # ask for the bytes themselves this time
                     continue
-                detail = (
-                    f"sha256 {body_hash[:12]}… ≠ manifest {expected[:12]}… "
-                    "(after one retry); keeping the last good copy"
-                )
+                detail = f"sha256 {body_hash[:12]}… ≠ manifest {expected[:12]}… (after one retry)"
                 return self._failed(current, Problem(name, "mismatch", detail), report, "mismatch")
             integrity: Integrity = "verified" if expected is not None else "unverified"
             if result.not_modified:
@@ -610,6 +684,10 @@ class Store:
     def _failed(
         self, current: FileState, problem: Problem, report: RefreshReport, integrity: Integrity
     ) -> FileState:
+        if integrity in ("mismatch", "invalid"):
+            # say "keeping the last good copy" only when there is one
+            kept = "keeping the last good copy" if current.loaded else "no good copy yet"
+            problem = replace(problem, detail=f"{problem.detail}; {kept}")
         report.problems.append(problem)
         return replace(current, integrity=integrity, problem=problem)
 
@@ -685,7 +763,7 @@ class Store:
             counters = {
                 str(k): v
                 for k, v in item["counters"].items()
-                if isinstance(v, int | float) and not isinstance(v, bool)
+                if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
             }
             points.append(StatsPoint(str(item.get("at", "")), MappingProxyType(counters)))
         return tuple(points)
@@ -693,17 +771,19 @@ class Store:
     def _after_cycle(self, report: RefreshReport) -> None:
         self._pending_bodies = {}
         now = self.clock()
-        if report.online and not any(p.kind == "network" for p in report.problems):
+        if report.online and not any(p.kind in OFFLINE_KINDS for p in report.problems):
             self.status = StoreStatus(state="online", last_success=now, last_attempt=now)
         else:
             failures = self.status.consecutive_failures + 1
             error = next((p.detail for p in report.problems), None)
+            bug = next((p.detail for p in report.problems if p.kind == "internal"), None)
             self.status = StoreStatus(
-                state="offline" if failures == 1 else "backing-off",
+                state="failed" if bug else "offline" if failures == 1 else "backing-off",
                 last_success=self.status.last_success,
                 last_attempt=now,
                 consecutive_failures=failures,
                 last_error=error,
+                loop_error=bug,
             )
         self.last_report = report
         for listener in list(self._listeners):
@@ -722,6 +802,11 @@ def _parse_time(value: str | None) -> datetime | None:
         return None
 
 
+def _describe_bug(exc: Exception) -> str:
+    """A bug's one-line description: its type and message, never a traceback."""
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
 def _describe_status(result: FetchResult) -> str:
     text = f"HTTP {result.status}"
     if result.retry_after:
@@ -729,16 +814,10 @@ def _describe_status(result: FetchResult) -> str:
     return text
 
 
-def _describe_http_error(exc: httpx.HTTPError) -> str:
-    name = type(exc).__name__
-    message = str(exc) or name
-    return f"{name}: {message}" if message != name else name
-
-
 def _validation_detail(exc: StateValidationError) -> str:
     shown = "; ".join(f"{path}: {message}" for path, message in exc.errors)
     more = f" (+{exc.total - len(exc.errors)} more)" if exc.total > len(exc.errors) else ""
-    return f"{shown}{more}; keeping the last good copy"
+    return f"{shown}{more}"
 
 
 def snapshot_as_json(snapshot: Snapshot) -> dict[str, Any]:
