@@ -697,7 +697,9 @@ class Store:
                     )
                 except FetchError as exc:
                     report.bytes_downloaded += exc.bytes_read
-                    return self._failed(current, Problem(name, exc.kind, _fetch_detail(exc)), report, "error")
+                    return self._failed(
+                        current, Problem(name, exc.kind, _fetch_detail(exc)), report, "error"
+                    )
                 report.bytes_downloaded += result.bytes_read
                 if result.not_modified and current.sha256 is None:
                     # nothing was asked conditionally: a 304 here has no copy to point at
