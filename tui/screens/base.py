@@ -114,7 +114,7 @@ class StateScreen(Screen):
         yield TabBar(self.TAB_ID, demo=self.demo).data_bind(StateScreen.demo)
         with Vertical(classes="screen-body", id=f"{self.TAB_ID}-body"):
             yield from self.compose_body()
-        yield StatusBar(self.app_state).data_bind(StateScreen.app_state)
+        yield StatusBar(self.app_state, files=self.FILES).data_bind(StateScreen.app_state)
         yield KeyBar()
 
     def compose_body(self) -> ComposeResult:
