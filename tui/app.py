@@ -361,6 +361,33 @@ class RoostApp(App[int]):
     def on_state_screen_jump_requested(self, message: StateScreen.JumpRequested) -> None:
         self.jump_to(message.tab_id, message.key)
 
+    def on_state_screen_open_link_requested(self, message: StateScreen.OpenLinkRequested) -> None:
+        """Open a browser only where one can; otherwise copy the link and show it to click."""
+        from tui.browser import browser_unavailable
+
+        reason = browser_unavailable()
+        if reason is None:
+            self._open_in_browser(message.url)
+        else:
+            self._show_link(message.url, reason)
+
+    @work(group="browser", exit_on_error=False, thread=True, name="browser")
+    def _open_in_browser(self, url: str) -> None:
+        from tui.browser import open_in_browser
+
+        if open_in_browser(url):
+            self.call_from_thread(
+                self.notify, f"Asked your browser to open {short(url, 80)}", markup=False
+            )
+        else:
+            self.call_from_thread(self._show_link, url, "no browser took the link")
+
+    def _show_link(self, url: str, reason: str) -> None:
+        from tui.screens.link import LinkScreen
+
+        self.copy_to_clipboard(url)  # OSC 52
+        self.push_screen(LinkScreen(url, reason))
+
     def on_tab_bar_tab_chosen(self, message: TabBar.TabChosen) -> None:
         self.jump_to(message.tab_id)
 

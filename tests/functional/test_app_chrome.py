@@ -196,3 +196,50 @@ async def test_the_palette_keeps_only_the_theme_of_textuals_commands():
         shot = svg_text(rig.app.export_screenshot())
         for textuals in ("Screenshot", "Maximize", "Keys", "Quit the application"):
             assert textuals not in shot
+
+
+async def test_O_without_a_browser_copies_and_shows_a_clickable_link_never_claims_it_opened(
+    monkeypatch,
+):
+    from textual.widgets import Static
+
+    from tui.screens.link import LinkScreen
+
+    monkeypatch.setattr(
+        "tui.browser.browser_unavailable", lambda: "no browser can open over SSH without a display"
+    )
+    tried: list[str] = []
+    monkeypatch.setattr("tui.browser.open_in_browser", lambda url: tried.append(url) or True)
+    rig = make_rig(screen="trending")
+    posted: list[Message] = []
+    async with rig.app.run_test(size=SIZE, message_hook=posted.append) as pilot:
+        await loaded(pilot)
+        url = rig.app.screen.link_url()
+        assert url and url.startswith("http")
+        await pilot.press("O")
+        await settle(pilot)
+        assert tried == []
+        assert rig.app.clipboard == url  # sent with OSC 52
+        assert isinstance(rig.app.screen, LinkScreen)
+        text = rig.app.screen.query_one("#link-text", Static).visual
+        spans = [span for span in text.spans if getattr(span.style, "link", None) == url]
+        assert spans, "the URL is a hyperlink (OSC 8)"
+        assert "over SSH" in text.plain and "Not opened" in text.plain
+        assert not any("Opening" in t or "Asked your browser" in t for t in toasts_of(posted))
+        await pilot.press("escape")
+        assert not isinstance(rig.app.screen, LinkScreen)
+
+
+async def test_O_where_no_browser_takes_the_link_says_so(monkeypatch):
+    from tui.screens.link import LinkScreen
+
+    monkeypatch.setattr("tui.browser.browser_unavailable", lambda: None)
+    monkeypatch.setattr("tui.browser.open_in_browser", lambda url: False)
+    rig = make_rig(screen="trending")
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("O")
+        await rig.app.workers.wait_for_complete()
+        await settle(pilot)
+        assert isinstance(rig.app.screen, LinkScreen)
+        assert "no browser took the link" in rig.app.screen.reason
