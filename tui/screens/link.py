@@ -7,13 +7,11 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.style import Style
 from textual.widgets import Static
 
-from tui.stylesheets import sheets
+from tui.screens.dialog import Dialog
 from tui.untrusted import clean
 
 __all__ = ["LinkScreen", "link_content"]
@@ -25,15 +23,13 @@ def link_content(url: str) -> Content:
     return Content(text).stylize(Style(link=text, underline=True))
 
 
-class LinkScreen(ModalScreen[None]):
+class LinkScreen(Dialog):
     """The link that could not be opened, and why."""
 
-    CSS_PATH = sheets("help")
-
+    HEADING = "roost · open a link"
+    DIALOG_CLASS = "link-dialog"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="link.close"),
-        Binding("q", "close", "Close", show=False, id="link.close2"),
-        Binding("enter", "close", "Close", show=False, id="link.close3"),
+        Binding("enter", "close", "Close", show=False, id="link.close"),
     ]
 
     def __init__(self, url: str, reason: str) -> None:
@@ -41,20 +37,14 @@ class LinkScreen(ModalScreen[None]):
         self.url = url
         self.reason = reason
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="help-dialog", classes="link-dialog"):
-            yield Static(Content("roost · open a link").stylize("bold"), id="help-title")
-            yield Static(
-                Content.assemble(
-                    "Not opened: ",
-                    clean(self.reason),
-                    ".\nThe link was sent to your clipboard (OSC 52; some terminals refuse it)."
-                    "\nClick it below (or ctrl/cmd+click, as your terminal wants):\n\n",
-                    link_content(self.url),
-                ),
-                id="link-text",
-            )
-            yield Static(Content("escape closes"), id="help-hint")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def compose_body(self) -> ComposeResult:
+        yield Static(
+            Content.assemble(
+                "Not opened: ",
+                clean(self.reason),
+                ".\nThe link was sent to your clipboard (OSC 52; some terminals refuse it)."
+                "\nClick it below (or ctrl/cmd+click, as your terminal wants):\n\n",
+                link_content(self.url),
+            ),
+            id="link-text",
+        )

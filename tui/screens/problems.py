@@ -12,14 +12,13 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.app_state import AppState
 from tui.network.store import FileState, RefreshReport, Snapshot
-from tui.stylesheets import sheets
+from tui.screens.dialog import Dialog
 from tui.untrusted import clean
 from tui.widgets.text import age, when
 
@@ -132,15 +131,14 @@ def problem_lines(state: AppState, source: str) -> list[Content]:
     return lines
 
 
-class ProblemsScreen(ModalScreen[None]):
+class ProblemsScreen(Dialog):
     """Scrollable; `escape`, `q` or `!` closes; j/k, g/G, ctrl+d/u move."""
 
-    CSS_PATH = sheets("help")
-
+    HEADING = "roost · problems and refresh log"
+    HINT = "escape closes · j/k g/G ctrl+d/u scroll"
+    DIALOG_CLASS = "problems-dialog"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="problems.close"),
-        Binding("exclamation_mark", "close", "Close", show=False, id="problems.close2"),
-        Binding("q", "close", "Close", show=False, id="problems.close3"),
+        Binding("exclamation_mark", "close", "Close", show=False, id="problems.close"),
         Binding("j", "scroll('down')", "Down", show=False, id="problems.down"),
         Binding("k", "scroll('up')", "Up", show=False, id="problems.up"),
         Binding("g", "scroll('home')", "Top", show=False, id="problems.top"),
@@ -154,16 +152,11 @@ class ProblemsScreen(ModalScreen[None]):
         self.state = state
         self.source = source
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="help-dialog", classes="problems-dialog"):
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
             yield Static(
-                Content("roost · problems and refresh log").stylize("bold"), id="help-title"
+                Content("\n").join(problem_lines(self.state, self.source)), id="problems-text"
             )
-            with VerticalScroll(id="help-body"):
-                yield Static(
-                    Content("\n").join(problem_lines(self.state, self.source)), id="problems-text"
-                )
-            yield Static(Content("escape closes · j/k g/G ctrl+d/u scroll"), id="help-hint")
 
     def on_mount(self) -> None:
         self.query_one(VerticalScroll).focus()
@@ -171,6 +164,3 @@ class ProblemsScreen(ModalScreen[None]):
     def action_scroll(self, where: str) -> None:
         body = self.query_one(VerticalScroll)
         getattr(body, f"scroll_{where}")(animate=False)
-
-    def action_close(self) -> None:
-        self.dismiss(None)
