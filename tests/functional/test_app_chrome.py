@@ -243,3 +243,22 @@ async def test_O_where_no_browser_takes_the_link_says_so(monkeypatch):
         await settle(pilot)
         assert isinstance(rig.app.screen, LinkScreen)
         assert "no browser took the link" in rig.app.screen.reason
+
+
+async def test_tab_then_enter_goes_to_a_channel_at_every_width():
+    from textual.widgets import OptionList
+
+    from tui.screens.channels import ChannelsScreen
+
+    for size in ((80, 24), (120, 40), (160, 50)):
+        rig = make_rig()
+        async with rig.app.run_test(size=size) as pilot:
+            await loaded(pilot)
+            await pilot.press("enter")
+            await settle(pilot)
+            await pilot.press("tab")
+            await pilot.pause()
+            assert isinstance(rig.app.focused, OptionList), size
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(rig.app.screen, ChannelsScreen), size
