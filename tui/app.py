@@ -25,7 +25,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App, ScreenStackError
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
@@ -34,6 +34,7 @@ from tui import collector
 from tui.app_state import AppState, Clock, utc_now
 from tui.config import Settings
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
+from tui.network.urls import redact_url
 from tui.posting import PostingMixin
 from tui.screens import TABS, StateScreen, Tab
 from tui.startup import resume_gc
@@ -42,7 +43,10 @@ from tui.widgets.tab_bar import TabBar
 from tui.widgets.text import short
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from textual.command import Provider
+    from textual.screen import Screen
 
     from tui.network.disk_cache import DiskCache
     from tui.screens.palette import PaletteIndex
@@ -51,6 +55,8 @@ if TYPE_CHECKING:
 __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 
 _CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
+REPORTS_KEPT = 20  # refresh reports the problems view lists
+INTERVAL_STEPS = (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)  # `+` / `-`
 
 
 class StateRefreshed(Message):
@@ -105,6 +111,34 @@ class RoostApp(PostingMixin, App[int]):
         *_tab_bindings(),
         Binding("r", "refresh", "Refresh", id="app.refresh"),
         *PostingMixin.POSTING_BINDINGS,
+        Binding(
+            "R", "refresh(True)", "Re-fetch everything (no ETags)", show=False, id="app.reload"
+        ),
+        Binding("p", "pause", "Pause / resume refreshing", show=False, id="app.pause"),
+        Binding(
+            "plus",
+            "interval(1)",
+            "Refresh less often",
+            key_display="+",
+            show=False,
+            id="app.slower",
+        ),
+        Binding(
+            "minus",
+            "interval(-1)",
+            "Refresh more often",
+            key_display="-",
+            show=False,
+            id="app.faster",
+        ),
+        Binding(
+            "exclamation_mark",
+            "problems",
+            "Problems and refresh log",
+            key_display="!",
+            show=False,
+            id="app.problems",
+        ),
         Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
@@ -154,6 +188,7 @@ class RoostApp(PostingMixin, App[int]):
             service="demo network" if self.demo else settings.service_label(),
             demo=self.demo,
             clock=clock,
+            interval_s=store.options.interval_s if poll else 0.0,
         )
         self.palette_index: PaletteIndex | None = None  # the palette's candidates (per snapshot)
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
@@ -206,9 +241,15 @@ class RoostApp(PostingMixin, App[int]):
         return screen
 
     def _follow_store_status(self) -> None:
-        """The store also updates its status between cycles (the next retry's delay)."""
+        """The store also updates its status between cycles (the next retry's delay) and
+        starts polled cycles on its own: "refreshing…" follows it."""
+        changes: dict[str, Any] = {}
         if self.store.status is not self.app_state.status:
-            self._publish(status=self.store.status)
+            changes["status"] = self.store.status
+        if self.store.busy and not self.app_state.refreshing:
+            changes["refreshing"] = True
+        if changes:
+            self._publish(**changes)
 
     # ------------------------------------------------------------------ store plumbing
 
@@ -221,7 +262,7 @@ class RoostApp(PostingMixin, App[int]):
         # once. Validating a big cached file holds the GIL, so the UI waits for it either way.
         self._frozen = collector.keep_frozen()  # what big documents freeze, until unmount
         self._run_store()
-        self.set_interval(1.0, self._follow_store_status, name="store status")
+        self.set_interval(0.5, self._follow_store_status, name="store status")
 
     @work(
         group="store",
@@ -263,8 +304,8 @@ class RoostApp(PostingMixin, App[int]):
         name="refresh",
         description="refresh now",
     )
-    async def _refresh_once(self) -> None:
-        await self.store.refresh()
+    async def _refresh_once(self, force: bool = False) -> None:
+        await (self.store.refresh(force=True) if force else self.store.refresh())
 
     async def on_unmount(self) -> None:
         resume_gc()
@@ -301,6 +342,7 @@ class RoostApp(PostingMixin, App[int]):
                 refreshing=False,
                 failure=None,
                 refreshed=True,
+                reports=(*self.app_state.reports, message.report)[-REPORTS_KEPT:],
             )
             if not self.loaded.is_set() and self.poll:
                 self.start_tracking()  # the outbox is followed once the dashboard is up
@@ -333,6 +375,33 @@ class RoostApp(PostingMixin, App[int]):
     def on_state_screen_jump_requested(self, message: StateScreen.JumpRequested) -> None:
         self.jump_to(message.tab_id, message.key)
 
+    def on_state_screen_open_link_requested(self, message: StateScreen.OpenLinkRequested) -> None:
+        """Open a browser only where one can; otherwise copy the link and show it to click."""
+        from tui.browser import browser_unavailable
+
+        reason = browser_unavailable()
+        if reason is None:
+            self._open_in_browser(message.url)
+        else:
+            self._show_link(message.url, reason)
+
+    @work(group="browser", exit_on_error=False, thread=True, name="browser")
+    def _open_in_browser(self, url: str) -> None:
+        from tui.browser import open_in_browser
+
+        if open_in_browser(url):
+            self.call_from_thread(
+                self.notify, f"Asked your browser to open {short(url, 80)}", markup=False
+            )
+        else:
+            self.call_from_thread(self._show_link, url, "no browser took the link")
+
+    def _show_link(self, url: str, reason: str) -> None:
+        from tui.screens.link import LinkScreen
+
+        self.copy_to_clipboard(url)  # OSC 52
+        self.push_screen(LinkScreen(url, reason))
+
     def on_tab_bar_tab_chosen(self, message: TabBar.TabChosen) -> None:
         self.jump_to(message.tab_id)
 
@@ -352,6 +421,8 @@ class RoostApp(PostingMixin, App[int]):
         elif status.state == "online" and self._last_state in ("offline", "backing-off"):
             self.notify("Back online.", markup=False)
         self._last_state = status.state
+        for note in report.notes:
+            self.notify(short(note, 400), title="Read URL", markup=False, timeout=12)
         for problem in report.problems:
             if problem.kind in ("network", "unverified", "missing"):
                 continue
@@ -385,13 +456,61 @@ class RoostApp(PostingMixin, App[int]):
     def action_switch_tab(self, tab_id: str) -> None:
         self.jump_to(tab_id)
 
-    def action_refresh(self) -> None:
+    def action_refresh(self, force: bool = False) -> None:
+        """`r`: a cycle now; `R` (``force``): every file again, without ETags."""
         self._publish(refreshing=True)
-        polling = self.poll and any(w.group == "store" and w.is_running for w in self.workers)
-        if polling:
-            self.store.request_refresh()
+        if force:
+            self.notify("Re-fetching every file (ETags ignored)…", markup=False)
+        if self._polling:
+            self.store.request_refresh(force=force)
         else:  # not polling, or the polling worker failed: one cycle now
-            self._refresh_once()
+            self._refresh_once(force)
+
+    @property
+    def _polling(self) -> bool:
+        return self.poll and any(w.group == "store" and w.is_running for w in self.workers)
+
+    def action_pause(self) -> None:
+        """`p`: stop or restart automatic refreshes (`r` still refreshes while paused)."""
+        if not self._polling:
+            self.notify("Not polling: r refreshes once", severity="warning", markup=False)
+            return
+        paused = not self.app_state.paused
+        self.store.pause(paused)
+        self._publish(paused=paused, status=self.store.status)
+        if paused:
+            self.notify("Refreshing paused: p resumes, r refreshes once", markup=False)
+        else:
+            self.notify(
+                f"Refreshing every {_interval(self.store.options.interval_s)}", markup=False
+            )
+
+    def action_interval(self, step: int) -> None:
+        """`+` / `-`: poll less or more often, through :data:`INTERVAL_STEPS`."""
+        current = self.store.options.interval_s
+        if step > 0:
+            wanted = next((s for s in INTERVAL_STEPS if s > current), INTERVAL_STEPS[-1])
+        else:
+            wanted = next((s for s in reversed(INTERVAL_STEPS) if s < current), INTERVAL_STEPS[0])
+        self.store.set_interval(wanted)
+        interval = self.store.options.interval_s
+        self._publish(interval_s=interval if self.poll else 0.0)
+        self.notify(f"Refreshing every {_interval(interval)}", markup=False)
+
+    def action_problems(self) -> None:
+        from tui.screens.problems import ProblemsScreen  # not on the start path
+
+        if isinstance(self.screen, ProblemsScreen):
+            self.pop_screen()
+            return
+        self.push_screen(ProblemsScreen(self.app_state, redact_url(self.store.base_url)))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Of Textual's own palette commands, only the theme picker is one a user of roost
+        wants (its keys are in help and in roost's palette entries)."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Theme":
+                yield command
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen  # not on the start path
@@ -400,6 +519,10 @@ class RoostApp(PostingMixin, App[int]):
             self.pop_screen()
             return
         self.push_screen(HelpScreen())
+
+
+def _interval(seconds: float) -> str:
+    return f"{seconds:g}s" if seconds < 60 else f"{seconds / 60:g} min"
 
 
 def run_tui(

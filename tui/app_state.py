@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tui.clock import Clock, utc_now
-from tui.network.store import Snapshot, StoreStatus
+from tui.network.store import RefreshReport, Snapshot, StoreStatus
 
 __all__ = ["AppState", "Clock", "utc_now"]
 
@@ -26,7 +26,10 @@ class AppState:
     status: StoreStatus = field(default_factory=StoreStatus)
     service: str = ""  # what the status bar calls the service (plain text)
     demo: bool = False  # on the built-in demo network (the tab bar's badge)
-    refreshing: bool = False  # a refresh the user asked for is under way
+    refreshing: bool = False  # a refresh cycle is under way (asked for or polled)
+    paused: bool = False  # automatic refreshes are paused (`p`)
+    interval_s: float = 0.0  # seconds between automatic refreshes (0: not polling)
+    reports: tuple[RefreshReport, ...] = ()  # the latest cycles' reports, oldest first
     refreshed: bool = False  # the first refresh cycle has been shown
     failure: str | None = None  # why the refresh worker died, if it did
     outbox: str = ""  # the outbox's summary when something needs attention ("" when not)

@@ -340,13 +340,15 @@ async def test_trending_open_url_and_jumps(monkeypatch):
     rig = make_rig(screen="trending")
     opened: list[str] = []
     async with rig.app.run_test(size=SIZE) as pilot:
-        monkeypatch.setattr(rig.app, "open_url", lambda url, **kw: opened.append(url))
+        monkeypatch.setattr("tui.browser.browser_unavailable", lambda: None)
+        monkeypatch.setattr("tui.browser.open_in_browser", lambda url: opened.append(url) or True)
         await loaded(pilot)
         screen: TrendingScreen = rig.app.screen
         first = screen.model(screen.table.cursor_key)
         await pilot.press("enter")
         assert screen.detail.key == screen.table.cursor_key
-        await pilot.press("o")
+        await pilot.press("O")  # issue 12 item 5: `o` is the outbox
+        await rig.app.workers.wait_for_complete()
         assert opened == [first.url] and safe_url(first.url)
         await pilot.press("y")
         assert rig.app.clipboard == first.url

@@ -166,12 +166,14 @@ async def test_hostile_urls_are_not_opened(monkeypatch):
     rig = make_rig(network=hostile_network(), screen="trending")
     opened: list[str] = []
     async with rig.app.run_test(size=(80, 24)) as pilot:
-        monkeypatch.setattr(rig.app, "open_url", lambda url, **kw: opened.append(url))
+        monkeypatch.setattr("tui.browser.browser_unavailable", lambda: None)
+        monkeypatch.setattr("tui.browser.open_in_browser", lambda url: opened.append(url) or True)
         await loaded(pilot)
         screen = rig.app.screen
         for key in screen.table.visible_keys():
             screen.table.move_cursor_to(key)
-            await pilot.press("o")
+            await pilot.press("O")
+        await rig.app.workers.wait_for_complete()
         await pilot.pause()
         assert all(url.startswith(("https://example.org/", "http://")) for url in opened)
         assert opened and not any("\x1b" in url or "javascript" in url for url in opened)

@@ -111,8 +111,10 @@ def test_counter_labels_are_derived_from_the_name(name: str, label: str) -> None
 
 def test_spark_rows_scale_pad_and_handle_short_histories() -> None:
     assert spark_rows([], 4) == ["    "]
-    assert spark_rows([7], 3) == ["  \u2584"]  # one point: a mid-height bar, newest on the right
-    assert spark_rows([5, 5, 5], 3) == ["\u2584\u2584\u2584"]  # flat: not blank, not full
+    assert spark_rows([7], 3) == ["  \u2581"]  # one point: the lowest bar, newest on the right
+    # issue 12 item 10: a flat series draws flat (the lowest bar), not blank and not a block
+    assert spark_rows([5, 5, 5], 3) == ["\u2581\u2581\u2581"]
+    assert spark_rows([5, 5], 2, height=3) == ["  ", "  ", "\u2581\u2581"]
     assert spark_rows([1, 2, 3], 5) == ["  \u2581\u2585\u2588"]
     assert spark_rows(list(range(100)), 4)[0][-1] == "\u2588"  # the last values, newest right
     assert spark_rows([1, float("nan"), 3, float("inf")], 2) == ["\u2581\u2588"]
@@ -150,7 +152,9 @@ async def test_every_counter_by_name_at_80x24_including_new_ones() -> None:
         assert labels["gizmoCount"] == "Gizmo count"
         text = screen_text(rig.app)
         assert "Pokes" in text and "Gizmo count" not in text  # 14 counters: the table scrolls
-        assert "updated 0s ago" in text  # last_updated as an age, from the frozen clock
+        # last_updated as an age, from the frozen clock, worded apart from the status bar's
+        # "updated" (when roost last heard from the service): issue 12 item 10
+        assert "data time 0s ago" in text
         assert HISTORY_NOTE in text  # one point so far
         assert rig.app.focused is panel.table
         await pilot.press("end")

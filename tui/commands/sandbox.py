@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from datetime import UTC, datetime
 
 from tui.commands import EXIT_OK, EXIT_USAGE
 
@@ -27,8 +28,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     serve.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
     serve.add_argument("--agents", type=int, default=300, help="number of agents (default 300)")
+    serve.add_argument(
+        "--epoch",
+        type=_epoch,
+        default=None,
+        metavar="ISO-TIME",
+        help="the network's 'now' (default: the current hour, as `roost demo` takes it)",
+    )
     serve.add_argument("--json", action="store_true", help="first line of output: the URLs as JSON")
     serve.set_defaults(handler=cmd_sandbox_serve)
+
+
+def _epoch(text: str) -> datetime:
+    """An ISO time for --epoch (naive means UTC)."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO time: {text!r}") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _help(parser: argparse.ArgumentParser) -> int:
@@ -38,6 +55,7 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 def cmd_sandbox_serve(args: argparse.Namespace) -> int:
     from tui.sandbox.server import serve
+    from tui.service import demo_epoch
 
     if args.host not in ("127.0.0.1", "localhost", "::1") and not args.host.startswith("127."):
         print("roost: the sandbox serves on loopback only (127.0.0.0/8, ::1)", file=sys.stderr)
@@ -58,7 +76,18 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
             )
 
     try:
-        asyncio.run(serve(args.host, args.port, seed=args.seed, agents=args.agents, on_ready=ready))
+        # the same "now" as `roost demo`: the data is current (issue 12 item 11)
+        epoch = args.epoch or demo_epoch()
+        asyncio.run(
+            serve(
+                args.host,
+                args.port,
+                seed=args.seed,
+                agents=args.agents,
+                epoch=epoch,
+                on_ready=ready,
+            )
+        )
     except KeyboardInterrupt:
         pass
     except OSError as exc:

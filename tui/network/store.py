@@ -49,6 +49,7 @@ from tui.network.models import (
     TrendingFile,
     parse_manifest,
 )
+from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
     import httpx
@@ -212,6 +213,8 @@ class RefreshReport:
     durations_s: dict[str, float] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     online: bool = True
+    forced: bool = False  # every file asked for again, without validators (the `R` key)
+    notes: list[str] = field(default_factory=list)  # things worth saying once, not problems
 
     @property
     def ok(self) -> bool:
@@ -233,6 +236,8 @@ class RefreshReport:
             "durations_s": {k: round(v, 4) for k, v in self.durations_s.items()},
             "problems": [p.as_dict() for p in self.problems],
             "online": self.online,
+            "forced": self.forced,
+            "notes": list(self.notes),
         }
 
 
@@ -334,6 +339,10 @@ class Store:
         self._manifest_validators: tuple[str | None, str | None] = (None, None)
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
+        self._now_requested = False  # wake the loop for a cycle (not just to re-read its options)
+        self._force_requested = False
+        self._layout_checked = False  # whether the read URL was tried as the files' folder
+        self.paused = False  # the polling loop waits for request_refresh or resume
         self._listeners: list[Listener] = []
         self._cycle = 0
         self.status = StoreStatus()
@@ -350,9 +359,26 @@ class Store:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
-    def request_refresh(self) -> None:
-        """Wake the polling loop now (the `r` key)."""
+    def request_refresh(self, *, force: bool = False) -> None:
+        """Wake the polling loop for a cycle now (`r`); ``force``: ignore validators (`R`)."""
+        self._now_requested = True
+        self._force_requested = self._force_requested or force
         self._wake.set()
+
+    def pause(self, paused: bool = True) -> None:
+        """Stop (or restart) automatic cycles; a requested refresh still runs."""
+        self.paused = paused
+        self._wake.set()
+
+    def set_interval(self, seconds: float) -> None:
+        """Poll every ``seconds`` from now on (floored at ``min_interval_s``)."""
+        self.options = replace(self.options, interval_s=max(seconds, self.options.min_interval_s))
+        self._wake.set()
+
+    @property
+    def busy(self) -> bool:
+        """A refresh cycle is under way."""
+        return self._lock.locked()
 
     async def aclose(self) -> None:
         if self._own_client and self._http is not None:
@@ -408,13 +434,21 @@ class Store:
         )
         return self._snapshot
 
-    async def refresh(self) -> RefreshReport:
-        """One refresh cycle (ARCHITECTURE.md, the read side). Never raises for service trouble: it is in the report."""
+    async def refresh(self, *, force: bool = False) -> RefreshReport:
+        """One refresh cycle (ARCHITECTURE.md, the read side). Never raises for service trouble: it is in the report.
+
+        ``force``: every file is asked for again without ETag / Last-Modified, whatever the
+        manifest says (for a server or proxy whose validators lie).
+        """
         if "httpx" not in sys.modules:  # first cycle: import it off the event loop
             await asyncio.to_thread(importlib.import_module, "httpx")
         async with self._lock:
             self._cycle += 1
-            report = RefreshReport(cycle=self._cycle, started_at=self.clock())
+            report = RefreshReport(cycle=self._cycle, started_at=self.clock(), forced=force)
+            if force:
+                self._etags.clear()
+                self._manifest_validators = (None, None)
+                self._rejected.clear()
             started = time.perf_counter()
             try:
                 await self._refresh(report)
@@ -430,8 +464,10 @@ class Store:
         """Poll forever (or ``cycles`` times): interval with jitter, backoff on failure."""
         done = 0
         while cycles is None or done < cycles:
+            force, self._force_requested = self._force_requested, False
+            self._now_requested = False
             try:
-                await self.refresh()
+                await self.refresh(force=force)
             except Exception as exc:  # e.g. a listener's bug: the loop must not die of it
                 failures = self.status.consecutive_failures + 1
                 self.status = replace(
@@ -443,11 +479,26 @@ class Store:
             done += 1
             if cycles is not None and done >= cycles:
                 break
-            delay = backoff_delay(self.status.consecutive_failures, self.options, rng)
-            self.status = replace(self.status, next_delay_s=delay)
+            await self._wait_for_next_cycle(rng)
+
+    async def _wait_for_next_cycle(self, rng: random.Random | None) -> None:
+        """Until the interval (or backoff) has passed, or a refresh is requested; while paused,
+        only a request ends the wait. Pause and interval changes take effect at once."""
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        options = None
+        delay = 0.0
+        while not self._now_requested:
+            if options is not self.options:
+                options = self.options
+                delay = backoff_delay(self.status.consecutive_failures, options, rng)
+            left = None if self.paused else since + delay - loop.time()
+            self.status = replace(self.status, next_delay_s=None if self.paused else delay)
+            if left is not None and left <= 0:
+                return
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                await asyncio.wait_for(self._wake.wait(), timeout=left)
 
     # ------------------------------------------------------------------ the cycle
 
@@ -482,7 +533,12 @@ class Store:
             current = self._snapshot.file(name)
             entry = self._manifest.entry(name) if self._manifest else None
             expected = entry.hash.lower() if entry else None
-            if expected is not None and current.loaded and current.sha256 == expected:
+            if (
+                not report.forced
+                and expected is not None
+                and current.loaded
+                and current.sha256 == expected
+            ):
                 # The bytes we hold are the ones the manifest describes (their hash was computed
                 # when they were read, from the wire or from the disk cache): no request needed.
                 report.unchanged.append(name)
@@ -525,11 +581,12 @@ class Store:
         etag, last_modified = self._manifest_validators
         if self._manifest is None:
             etag = last_modified = None
+        manifest_url = self.base_url + MANIFEST_FILE
         try:
             report.requests += 1
             result = await fetch(
                 self._client,
-                self.base_url + MANIFEST_FILE,
+                manifest_url,
                 cap=MANIFEST_CAP,
                 etag=etag,
                 last_modified=last_modified,
@@ -538,28 +595,31 @@ class Store:
         except TooLarge as exc:
             report.bytes_downloaded += exc.bytes_read
             report.manifest = "invalid"
-            report.problems.append(Problem(MANIFEST_FILE, exc.kind, exc.reason))
+            report.problems.append(Problem(MANIFEST_FILE, exc.kind, _fetch_detail(exc)))
             self._manifest = None
             return False
         except FetchError as exc:
             report.bytes_downloaded += exc.bytes_read
             report.manifest = "error"
-            report.problems.append(Problem(MANIFEST_FILE, exc.kind, exc.reason))
+            report.problems.append(Problem(MANIFEST_FILE, exc.kind, _fetch_detail(exc)))
             return None
         report.bytes_downloaded += result.bytes_read
         if result.not_modified and self._manifest is not None:
             report.manifest = "not-modified"
             return True
+        if result.status == 404 and (moved := await self._try_folder_layout(report)) is not None:
+            result, manifest_url = moved
         if result.status == 404:
             report.manifest = "missing"
-            report.problems.append(
-                Problem(MANIFEST_FILE, "missing", "no manifest: files are fetched unverified")
-            )
+            detail = f"no manifest (HTTP 404 from {redact_url(manifest_url)}): files are fetched unverified"
+            report.problems.append(Problem(MANIFEST_FILE, "missing", detail))
             self._manifest = None
             return False
         if result.status != 200:
             report.manifest = "error"
-            report.problems.append(Problem(MANIFEST_FILE, "http", _describe_status(result)))
+            report.problems.append(
+                Problem(MANIFEST_FILE, "http", _describe_status(result, manifest_url))
+            )
             if result.status >= 500 or result.status == 429:
                 return None
             self._manifest = None
@@ -575,6 +635,34 @@ class Store:
         self._manifest_validators = (result.etag, result.last_modified)
         report.manifest = "fetched"
         return True
+
+    async def _try_folder_layout(self, report: RefreshReport) -> tuple[FetchResult, str] | None:
+        """The read URL may be the folder that holds the files (no ``state/`` under it): when
+        the manifest is there, take that folder as the base from now on, and say so once."""
+        folder = self.read_url.rstrip("/") + "/"
+        if folder == self.base_url or self._layout_checked:
+            return None
+        self._layout_checked = True  # once: a service without a manifest is not asked twice
+        url = folder + MANIFEST_FILE
+        try:
+            report.requests += 1
+            result = await fetch(self._client, url, cap=MANIFEST_CAP, **self._limits())
+        except FetchError as exc:
+            report.bytes_downloaded += exc.bytes_read
+            return None
+        report.bytes_downloaded += result.bytes_read
+        if result.status != 200:
+            return None
+        try:
+            parse_manifest(result.body)
+        except StateValidationError:
+            return None
+        report.notes.append(
+            f"{redact_url(self.base_url + MANIFEST_FILE)} is not there (HTTP 404) but "
+            f"{redact_url(url)} is: reading the state files from {redact_url(folder)}"
+        )
+        self.base_url = folder
+        return result, url
 
     async def _refresh_file(self, name: str, report: RefreshReport) -> FileState | None:
         """Fetch/verify/validate one file; returns its new FileState, or None if unchanged."""
@@ -609,7 +697,7 @@ class Store:
                 except FetchError as exc:
                     report.bytes_downloaded += exc.bytes_read
                     return self._failed(
-                        current, Problem(name, exc.kind, exc.reason), report, "error"
+                        current, Problem(name, exc.kind, _fetch_detail(exc)), report, "error"
                     )
                 report.bytes_downloaded += result.bytes_read
                 if result.not_modified and current.sha256 is None:
@@ -623,7 +711,7 @@ class Store:
                 else:
                     kind = "missing" if result.status == 404 else "http"
                     return self._failed(
-                        current, Problem(name, kind, _describe_status(result)), report, "error"
+                        current, Problem(name, kind, _describe_status(result, url)), report, "error"
                     )
                 if expected is None or body_hash == expected:
                     break
@@ -806,8 +894,14 @@ def _describe_bug(exc: Exception) -> str:
     return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 
-def _describe_status(result: FetchResult) -> str:
-    text = f"HTTP {result.status}"
+def _fetch_detail(exc: FetchError) -> str:
+    """A failed request's reason and the URL tried (redacted by FetchError)."""
+    return f"{exc.reason} ({exc.url})"
+
+
+def _describe_status(result: FetchResult, url: str) -> str:
+    """e.g. 'HTTP 404 from https://host/state/agents.json' (credentials redacted)."""
+    text = f"HTTP {result.status} from {redact_url(url)}"
     if result.retry_after:
         text += f" (retry after {result.retry_after}s)"
     return text

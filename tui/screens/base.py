@@ -62,6 +62,7 @@ class StateScreen(Screen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "copy", "Copy", id="screen.copy"),
+        Binding("O", "open_link", "Open link in a browser", show=False, id="screen.open"),
         Binding("escape", "back", "Back", show=False, id="screen.back"),
     ]
 
@@ -77,6 +78,13 @@ class StateScreen(Screen):
             super().__init__()
             self.tab_id = tab_id
             self.key = key
+
+    class OpenLinkRequested(Message):
+        """Open ``url`` in a browser where one can open, else show and copy it (the app)."""
+
+        def __init__(self, url: str) -> None:
+            super().__init__()
+            self.url = url
 
     class SnapshotShown(Message):
         """``screen`` has put its latest snapshot in its widgets (the app notes the first
@@ -114,7 +122,7 @@ class StateScreen(Screen):
         yield TabBar(self.TAB_ID, demo=self.demo).data_bind(StateScreen.demo)
         with Vertical(classes="screen-body", id=f"{self.TAB_ID}-body"):
             yield from self.compose_body()
-        yield StatusBar(self.app_state).data_bind(StateScreen.app_state)
+        yield StatusBar(self.app_state, files=self.FILES).data_bind(StateScreen.app_state)
         yield KeyBar()
 
     def compose_body(self) -> ComposeResult:
@@ -163,6 +171,21 @@ class StateScreen(Screen):
     def copy_text(self) -> str | None:
         """The text ``y`` copies (selected id or URL), or None when nothing is selected."""
         return None
+
+    def link_url(self) -> str | None:
+        """The http(s) URL ``O`` opens (the selected post's), or None."""
+        return None
+
+    def open_link(self, url: str) -> None:
+        """Ask the app to open ``url`` (see :class:`OpenLinkRequested`)."""
+        self.post_message(self.OpenLinkRequested(url))
+
+    def action_open_link(self) -> None:
+        url = self.link_url()
+        if url is None:
+            self.notify("Nothing selected here has a link to open", severity="warning")
+            return
+        self.open_link(url)
 
     def clear_marks(self) -> None:
         """Drop the "new/changed" row marks of the previous refresh cycle."""

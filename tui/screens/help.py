@@ -32,11 +32,13 @@ class KeyEntry:
 
 
 def declared_bindings(node_type: type[DOMNode]) -> list[Binding]:
-    """The bindings a node class declares, its own first; a subclass's binding of a key wins."""
+    """The bindings roost's classes declare, the node's own first; a subclass's binding of a
+    key wins. Textual's own (focus next, copy selected text, ctrl+q) are not roost's keys to
+    list: help and the palette show what roost does (issue 12 item 8)."""
     per_class = [
         list(Binding.make_bindings(cls.__dict__["BINDINGS"]))
         for cls in node_type.__mro__  # most specific class first
-        if cls.__dict__.get("BINDINGS")
+        if cls.__dict__.get("BINDINGS") and not cls.__module__.startswith("textual.")
     ]
     winner: dict[str, Binding] = {}
     for bindings in reversed(per_class):
@@ -64,23 +66,44 @@ def _entries(app: App, node: DOMNode | None, bindings: Iterable[Binding]) -> lis
 _HELP_WIDGETS = {"VirtualTable": "Tables", "OptionList": "Go-to list (detail pane)"}
 
 
-def key_sections(app: App, screen: Screen | None) -> list[tuple[str, list[KeyEntry]]]:
-    """(title, entries) for the app, the given screen, and each kind of widget on it."""
-    everywhere = declared_bindings(type(app))
+# the app's keys by group, in this order; a binding's group is the start of its id
+_APP_GROUPS = (
+    ("Tabs", ("app.tab.",)),
+    ("Refreshing", ("app.refresh", "app.reload", "app.pause", "app.slower", "app.faster")),
+    ("Everywhere", ("",)),
+)
+
+
+def _app_sections(app: App) -> list[tuple[str, list[Binding]]]:
+    """The app's bindings (and the palette's key) grouped by :data:`_APP_GROUPS`."""
+    bindings = declared_bindings(type(app))
     if app.ENABLE_COMMAND_PALETTE:
-        everywhere.append(
+        bindings.append(
             Binding(
                 app.COMMAND_PALETTE_BINDING,
                 "command_palette",
-                "Command palette: jump to an agent, channel, proposal or screen",
+                "Command palette: jump to anything",
                 id="app.palette",
             )
         )
+    grouped: dict[str, list[Binding]] = {title: [] for title, _prefixes in _APP_GROUPS}
+    for binding in bindings:
+        title = next(
+            title for title, prefixes in _APP_GROUPS if (binding.id or "").startswith(prefixes)
+        )
+        grouped[title].append(binding)
+    return list(grouped.items())
+
+
+def key_sections(app: App, screen: Screen | None) -> list[tuple[str, list[KeyEntry]]]:
+    """(title, entries): the given screen's keys, the app's by group, then each kind of widget
+    on the screen; always in this order."""
     sections = []
     if screen is not None:
         title = getattr(screen, "TAB_TITLE", "") or "This screen"
         sections.append((title, _entries(app, screen, declared_bindings(type(screen)))))
-    sections.append(("Everywhere", _entries(app, app, everywhere)))
+    for title, bindings in _app_sections(app):
+        sections.append((title, _entries(app, app, bindings)))
     if screen is None:
         return sections
     seen: set[type] = set()
@@ -135,9 +158,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Content("roost · keys").stylize("bold"), id="help-title")
             with VerticalScroll(id="help-body"):
                 yield Static(Content("\n").join(lines), id="help-keys")
-            yield Static(
-                Content("escape closes · ctrl+p opens the command palette"), id="help-hint"
-            )
+            yield Static(Content("escape closes · ^p command palette · ! problems"), id="help-hint")
 
     def action_close(self) -> None:
         self.dismiss(None)

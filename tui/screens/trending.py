@@ -124,7 +124,6 @@ class TrendingScreen(TableScreen, tab="trending"):
     ROW = PostRow
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "open_url", "Open URL", show=False, id="trending.open"),
         Binding("a", "author", "Go to author", show=False, id="trending.author"),
         Binding("c", "channel", "Go to channel", show=False, id="trending.channel"),
     ]
@@ -270,16 +269,10 @@ class TrendingScreen(TableScreen, tab="trending"):
             return None
         return safe_url(post.url) or (clean(post.url) if post.url else None) or super().copy_text()
 
-    def action_open_url(self) -> None:
+    def link_url(self) -> str | None:
+        """``O`` opens the post's URL (issue 12 item 5: `o` is the outbox)."""
         post = self._current_post()
-        if post is None:
-            return
-        url = safe_url(post.url)
-        if url is None:
-            self.notify("This post has no http(s) URL to open", severity="warning", markup=False)
-            return
-        self.app.open_url(url)
-        self.notify(f"Opening {truncate(url, 80)}", markup=False)
+        return safe_url(post.url) if post is not None else None
 
     def action_author(self) -> None:
         post = self._current_post()

@@ -127,6 +127,11 @@ class DetailPane(FindScroll):
         options.display = visible
         self.query_one("#detail-links-title", Static).display = visible
 
+    def allow_focus(self) -> bool:
+        """Beside the table (the wide layout) a pane with links is not a stop of its own: tab
+        from the table reaches the links at once, as the hint "tab then enter" says."""
+        return not (self._links and not self.raw and self.screen.has_class("-wide"))
+
     def on_mount(self) -> None:
         self._composed = True
         pending, self._pending = self._pending, None

@@ -89,8 +89,8 @@ def spark_rows(
 ) -> list[str]:
     """Block-character bars of the last values, newest on the right, ``height`` rows top first.
 
-    Each value takes ``stretch`` columns. A flat series draws a half-height line, so "no change"
-    looks different from "no data" (blank).
+    Each value takes ``stretch`` columns. A flat series draws the lowest bar: a flat line, which
+    "no data" (blank) and a block of equal halves do not look like.
     """
     width = max(0, width)
     height = max(1, height)
@@ -105,9 +105,9 @@ def spark_rows(
     flat = span == 0 or not math.isfinite(span)
     levels: list[int] = []
     for value in points:
-        ratio = 0.5 if flat else (value - low) / span
+        ratio = 0.0 if flat else (value - low) / span
         if flat or not math.isfinite(ratio):
-            levels.append(max(1, steps // 2))
+            levels.append(1)
         else:
             levels.append(1 + round(ratio * (steps - 1)))
     rows = []
@@ -444,17 +444,19 @@ class StatsPanel(Container):
         if stats is not None:
             raw = stats.last_updated
             when = as_utc(raw)
+            # "data time": when the service wrote the file; the status bar's "updated" is when
+            # roost last heard from the service
             if when is not None:
-                parts.append(f"updated {_ago(when, now)}")
+                parts.append(f"data time {_ago(when, now)}")
             elif raw:
-                parts.append(f"updated {truncate(clean(raw), 32)}")
+                parts.append(f"data time {truncate(clean(raw), 32)}")
             else:
-                parts.append("no last_updated")
+                parts.append("no data time (last_updated)")
         parts.append(f"{len(self._series)} counters")
         if len(history) >= 2:
             first = as_utc(history[0].at)
-            since = f" since {_ago(first, now)}" if first else ""
-            parts.append(f"{len(history)} points{since}")
+            since = f", first fetched {_ago(first, now)}" if first else ""
+            parts.append(f"history {len(history)} points{since}")
         else:
             parts.append(f"{len(history)} point{'' if len(history) == 1 else 's'}: {HISTORY_NOTE}")
         summary.update(Content(" \u00b7 ".join(parts)))

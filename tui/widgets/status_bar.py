@@ -8,6 +8,7 @@ refreshes. Everything the store reports reaches :func:`status_parts` through tha
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, ClassVar
 
@@ -33,9 +34,17 @@ def status_parts(
     snapshot: Snapshot,
     status: StoreStatus,
     now: datetime,
+    files: Iterable[str] = (),
+    paused: bool = False,
 ) -> list[tuple[str, str]]:
-    """The bar's pieces as (text, kind); kinds: service, muted, good, warn, bad."""
+    """The bar's pieces as (text, kind); kinds: service, muted, good, warn, bad.
+
+    ``files``: the tab's own state files; one whose shown copy is not the service's current one
+    is named first among the problems ("stale: …, the last good copy from 9m ago").
+    """
     parts: list[tuple[str, str]] = [(clean(service), "service")]
+    if paused:
+        parts.append(("paused (p resumes)", "warn"))
     if status.last_success is not None:
         parts.append((f"updated {age(status.last_success, now)} ago", "muted"))
     else:
@@ -55,13 +64,29 @@ def status_parts(
             wait = max(0, int((retry - now).total_seconds()))
             label += f", retry in {_seconds(wait)}"
         parts.append((label, "bad"))
+    for name in files:
+        state = snapshot.file(name)
+        if state.loaded and state.integrity in _STALE:
+            parts.append(
+                (
+                    f"stale: {clean(name)} is the last good copy, {age(state.fetched_at, now)} old",
+                    "bad",
+                )
+            )
     if not snapshot.any_loaded:
         pass
     elif snapshot.all_verified:
         parts.append(("all verified", "good"))
     else:
-        parts.append((clean(snapshot.integrity_summary()), "warn"))
+        bad = len(snapshot.not_verified())
+        parts.append(
+            (f"{bad} not verified (! lists them): {clean(snapshot.integrity_summary())}", "warn")
+        )
     return parts
+
+
+# a loaded copy in these states is not the service's current one (see store.Integrity)
+_STALE = frozenset({"mismatch", "invalid", "error"})
 
 
 def _seconds(value: int) -> str:
@@ -102,8 +127,9 @@ class StatusBar(Widget):
     app_state: reactive[AppState] = reactive(AppState)
     """What is shown (the screen binds it to the app's state)."""
 
-    def __init__(self, app_state: AppState | None = None) -> None:
+    def __init__(self, app_state: AppState | None = None, *, files: Iterable[str] = ()) -> None:
         super().__init__(classes="status-bar")
+        self.files = tuple(sorted(files))  # the tab's own files: their staleness is said first
         if app_state is not None:
             self.set_reactive(StatusBar.app_state, app_state)
 
@@ -114,7 +140,12 @@ class StatusBar(Widget):
         state = self.app_state
         service = state.service + (" \u00b7 refreshing\u2026" if state.refreshing else "")
         parts = status_parts(
-            service=service, snapshot=state.snapshot, status=state.status, now=state.clock()
+            service=service,
+            snapshot=state.snapshot,
+            status=state.status,
+            now=state.clock(),
+            files=self.files,
+            paused=state.paused,
         )
         pieces: list[Content] = []
         for text, kind in parts:
