@@ -262,3 +262,22 @@ async def test_tab_then_enter_goes_to_a_channel_at_every_width():
             await pilot.press("enter")
             await settle(pilot)
             assert isinstance(rig.app.screen, ChannelsScreen), size
+
+
+def test_status_bar_says_the_loop_failed_and_shows_the_outbox_needing_attention():
+    from datetime import UTC, datetime
+
+    from tui.network.store import Snapshot, StoreStatus
+    from tui.widgets.status_bar import status_parts
+
+    now = datetime(2026, 11, 23, tzinfo=UTC)
+    failed = StoreStatus(state="failed", loop_error="TypeError: boom", next_delay_s=40)
+    parts = status_parts(
+        service="svc", snapshot=Snapshot.empty(), status=failed, now=now,
+        outbox="outbox: 1 sending · 2 failed",
+    )  # fmt: skip
+    texts = [text for text, _kind in parts]
+    assert "refresh loop failed: TypeError: boom, retrying in 40s" in texts
+    assert "outbox: 1 sending · 2 failed (o)" in texts
+    quiet = status_parts(service="svc", snapshot=Snapshot.empty(), status=failed, now=now)
+    assert not any("outbox" in text for text in [t for t, _ in quiet])

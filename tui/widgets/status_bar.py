@@ -36,6 +36,7 @@ def status_parts(
     now: datetime,
     files: Iterable[str] = (),
     paused: bool = False,
+    outbox: str = "",
 ) -> list[tuple[str, str]]:
     """The bar's pieces as (text, kind); kinds: service, muted, good, warn, bad.
 
@@ -57,6 +58,8 @@ def status_parts(
         parts.append(("online", "good"))
     elif status.state == "starting":
         parts.append(("connecting\u2026", "muted"))
+    elif status.state == "failed":
+        parts.append((clean(status.describe()), "bad"))  # the loop restarts itself, with backoff
     else:
         label = "offline" if status.state == "offline" else "backing off"
         if status.last_attempt is not None and status.next_delay_s is not None:
@@ -82,6 +85,8 @@ def status_parts(
         parts.append(
             (f"{bad} not verified (! lists them): {clean(snapshot.integrity_summary())}", "warn")
         )
+    if outbox:
+        parts.append((clean(outbox) + " (o)", "warn"))
     return parts
 
 
@@ -146,6 +151,7 @@ class StatusBar(Widget):
             now=state.clock(),
             files=self.files,
             paused=state.paused,
+            outbox=state.outbox,
         )
         pieces: list[Content] = []
         for text, kind in parts:
