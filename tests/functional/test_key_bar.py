@@ -94,7 +94,7 @@ async def test_agents_bar_lists_shown_keys_and_the_palette_on_the_right():
             line = painted_bar(rig.app)
             width = size[0]
             assert len(line) == width
-            for expected in ("/ Filter", "s Sort", "y Copy", "r Refresh", "? Help", "q Quit"):
+            for expected in ("/ Filter", "s Sort", "n Post", "r Refresh", "? Help", "q Quit"):
                 assert expected in line, (expected, line)
             # the palette key sits against the right edge, after the divider
             assert line.rstrip().endswith("\u258f" + PALETTE), line
@@ -231,7 +231,7 @@ async def test_narrow_terminals_show_whole_keys_only():
                 assert palette.description in shown and line.endswith(PALETTE + " ")
             else:
                 assert palette.description not in shown and PALETTE not in line
-        assert shown_descriptions(bar)[:2] == ["Open", "Copy"]  # back at 30 columns
+        assert shown_descriptions(bar)[:2] == ["Open", "Filter"]  # back at 30 columns
 
 
 async def test_bar_follows_binding_changes():

@@ -85,6 +85,13 @@ class FindScroll(VerticalScroll, can_focus=True):
         self.current = 0
         self._draw(scroll=True)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``n`` / ``N`` are "next match" only while a find is on: otherwise the key goes on to
+        the app (``n`` posts an action)."""
+        if action == "next_match":
+            return bool(self.find_query.strip())
+        return True
+
     def action_next_match(self, step: int) -> None:
         if self.match_count:
             self.current = (self.current + step) % self.match_count
