@@ -61,7 +61,9 @@ class StateScreen(Screen):
     FILES: ClassVar[frozenset[str]] = frozenset()
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "copy", "Copy", show=False, id="screen.copy"),  # in help; the bar keeps n and q
+        Binding(
+            "y", "copy", "Copy", show=False, id="screen.copy"
+        ),  # in help; the bar keeps n and q
         Binding("O", "open_link", "Open link in a browser", show=False, id="screen.open"),
         Binding("escape", "back", "Back", show=False, id="screen.back"),
     ]

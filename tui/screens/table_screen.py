@@ -557,7 +557,7 @@ class TableScreen(StateScreen):
     def action_pane(self, direction: int) -> None:
         """``l`` / ``h``: from the table to the open detail pane and back."""
         if direction > 0 and self._detail_open:
-            self.set_focus(self.detail)
+            self.detail.take_focus()
         elif direction < 0:
             self.set_focus(self.table)
 

@@ -79,6 +79,7 @@ class DetailPane(FindScroll):
         self._pending: tuple[str | None, Content, tuple[Link, ...], str | None, str] | None = None
         self._showing_raw = False
         self._composed = False  # its children exist (set in on_mount, after compose)
+        self._asked = False  # focused on purpose (h/l): a stop even where tab passes over it
 
     def compose(self) -> ComposeResult:
         yield Static(Content(""), id="detail-body", markup=False)
@@ -130,7 +131,17 @@ class DetailPane(FindScroll):
     def allow_focus(self) -> bool:
         """Beside the table (the wide layout) a pane with links is not a stop of its own: tab
         from the table reaches the links at once, as the hint "tab then enter" says."""
+        if self._asked:
+            return True
         return not (self._links and not self.raw and self.screen.has_class("-wide"))
+
+    def take_focus(self) -> None:
+        """Focus the pane itself (``l``), even in the layout where tab passes over it."""
+        self._asked = True
+        self.focus()
+
+    def on_blur(self) -> None:
+        self._asked = False
 
     def on_mount(self) -> None:
         self._composed = True
