@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from dataclasses import replace
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
@@ -37,6 +38,7 @@ from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
 from tui.network.urls import redact_url
 from tui.posting import PostingMixin
 from tui.screens import TABS, StateScreen, Tab
+from tui.screens.base import Place
 from tui.startup import resume_gc
 from tui.stylesheets import sheets, styles_dir
 from tui.widgets.tab_bar import TabBar
@@ -373,6 +375,7 @@ class RoostApp(PostingMixin, App[int]):
             self.call_after_refresh(self._cache_on_view.set)
 
     def on_state_screen_jump_requested(self, message: StateScreen.JumpRequested) -> None:
+        self.remember_place()
         self.jump_to(message.tab_id, message.key)
 
     def on_state_screen_open_link_requested(self, message: StateScreen.OpenLinkRequested) -> None:
@@ -450,6 +453,32 @@ class RoostApp(PostingMixin, App[int]):
         screen = self.screen
         if key is not None and isinstance(screen, StateScreen):
             screen.select_when_ready(key)  # a screen made just now selects after its first show
+
+    HISTORY_LIMIT: ClassVar[int] = 50
+
+    @cached_property
+    def _history(self) -> deque[Place]:
+        """Where the user was before each jump, newest last (``backspace`` pops it)."""
+        return deque(maxlen=self.HISTORY_LIMIT)
+
+    def remember_place(self) -> None:
+        """Record where the user is (tab, row, filter, detail) before a jump takes them away."""
+        screen = next((s for s in reversed(self.screen_stack) if isinstance(s, StateScreen)), None)
+        if screen is not None:
+            self._history.append(screen.place())
+
+    def go_back(self) -> None:
+        """Return to where the user was before the last jump, cursor and filter as they were."""
+        if not self._history:
+            return
+        place = self._history.pop()
+        self.jump_to(place.tab_id)
+        screen = self.screen
+        if isinstance(screen, StateScreen) and place.tab_id == screen.TAB_ID:
+            screen.return_to(place)
+
+    def action_go_back(self) -> None:
+        self.go_back()
 
     # ------------------------------------------------------------------ actions
 

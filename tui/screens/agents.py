@@ -209,3 +209,5 @@ class AgentsScreen(TableScreen, tab="agents"):
     def back_more(self) -> None:
         if self.status_filter != "all":
             self.action_status("all")
+        else:
+            super().back_more()

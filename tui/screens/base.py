@@ -15,6 +15,7 @@ calls the app.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -35,6 +36,16 @@ from tui.widgets.tab_bar import TabBar
 from tui.widgets.text import short
 
 __all__ = ["StateScreen"]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the user was before a jump: the tab, the selected row, the filter, the detail."""
+
+    tab_id: str
+    key: str | None = None
+    filter: str = ""
+    detail_open: bool = False
 
 
 class StateScreen(Screen):
@@ -66,6 +77,9 @@ class StateScreen(Screen):
         ),  # in help; the bar keeps n and q
         Binding("O", "open_link", "Open link in a browser", show=False, id="screen.open"),
         Binding("escape", "back", "Back", show=False, id="screen.back"),
+        Binding(
+            "backspace", "app.go_back", "Back to before the jump", show=False, id="screen.go_back"
+        ),
     ]
 
     app_state: var[AppState] = var(AppState)
@@ -196,7 +210,24 @@ class StateScreen(Screen):
         """Update what empty tables and panels say (see :meth:`not_loaded_text`)."""
 
     def action_back(self) -> None:
-        """``escape``: close what is open (detail, filter); the base has nothing to close."""
+        """``escape``: close what is open (detail, filter); with nothing open, go back to
+        before the last jump."""
+        self.back_more()
+
+    def back_more(self) -> None:
+        """``escape`` with nothing else to close: back to before the last jump, if any."""
+        go_back = getattr(self.app, "go_back", None)
+        if go_back is not None:
+            go_back()
+
+    def place(self) -> Place:
+        """Where the user is on this tab, for the way back after a jump."""
+        return Place(self.TAB_ID)
+
+    def return_to(self, place: Place) -> None:
+        """Put the cursor, filter and detail back as :meth:`place` recorded them."""
+        if place.key is not None:
+            self.select_when_ready(place.key)
 
     # ------------------------------------------------------------------ plumbing
 

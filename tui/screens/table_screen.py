@@ -40,7 +40,7 @@ from tui.network.store import Snapshot
 from tui.widgets.detail_pane import DetailPane, Link, raw_json
 from tui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 
-from .base import StateScreen
+from .base import Place, StateScreen
 
 __all__ = ["Built", "TableScreen"]
 
@@ -588,7 +588,35 @@ class TableScreen(StateScreen):
         self.update_summary()
 
     def back_more(self) -> None:
-        """``escape`` with nothing else to close (subclasses clear their quick-filters)."""
+        """``escape`` with nothing else to close (subclasses clear their quick-filters first)."""
+        super().back_more()
+
+    def place(self) -> Place:
+        return Place(
+            self.TAB_ID,
+            key=self.detail.key if self._detail_open else self.table.cursor_key,
+            filter=self.table.filter_query,
+            detail_open=self._detail_open,
+        )
+
+    def return_to(self, place: Place) -> None:
+        if not self.ready:
+            super().return_to(place)
+            return
+        table = self.table
+        if table.filter_query != place.filter:
+            if self._filter_field is not None:
+                self._filter_field.value = place.filter
+                self._filter_field.display = False
+            table.set_filter(place.filter)
+        if place.key is not None:
+            table.move_cursor_to(place.key)
+        self.set_focus(table)
+        if place.detail_open and place.key is not None:
+            self.open_detail(place.key)
+        elif self._detail_open:
+            self.close_detail()
+        self.update_summary()
 
 
 def _warm(rows: Sequence[LazyRow], worker: Any) -> bool:
