@@ -467,6 +467,10 @@ class RoostApp(PostingMixin, App[int]):
         if screen is not None:
             self._history.append(screen.place())
 
+    def on_state_screen_back_requested(self, message: StateScreen.BackRequested) -> None:
+        message.stop()
+        self.go_back()
+
     def go_back(self) -> None:
         """Return to where the user was before the last jump, cursor and filter as they were."""
         if not self._history:

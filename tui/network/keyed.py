@@ -35,11 +35,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from tui.network.models import STATE_FILES, Agent, big_document, parse_state
+from tui.network.state_files import AGENTS
 
 __all__ = ["KEYED_FILES", "Keyed", "parse_keyed"]
 
 # file -> (the member holding the keyed entries, the model of one entry)
-KEYED_FILES: Mapping[str, tuple[str, type[BaseModel]]] = {"agents.json": ("agents", Agent)}
+KEYED_FILES: Mapping[str, tuple[str, type[BaseModel]]] = {AGENTS: ("agents", Agent)}
 
 MIN_SIZE = 1 << 20  # smaller files are validated whole: a few ms, nothing to gain
 

@@ -49,6 +49,7 @@ from tui.network.models import (
     TrendingFile,
     parse_manifest,
 )
+from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATS, TRENDING
 from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
@@ -153,23 +154,23 @@ class Snapshot:
 
     @property
     def agents(self) -> AgentsFile | None:
-        return self.file("agents.json").model
+        return self.file(AGENTS).model
 
     @property
     def trending(self) -> TrendingFile | None:
-        return self.file("trending.json").model
+        return self.file(TRENDING).model
 
     @property
     def channels(self) -> ChannelsFile | None:
-        return self.file("channels.json").model
+        return self.file(CHANNELS).model
 
     @property
     def stats(self) -> StatsFile | None:
-        return self.file("stats.json").model
+        return self.file(STATS).model
 
     @property
     def seeds(self) -> SeedsFile | None:
-        return self.file("seeds.json").model
+        return self.file(SEEDS).model
 
     @property
     def any_loaded(self) -> bool:
@@ -791,11 +792,11 @@ class Store:
         if not changed:
             return
         history = old.stats_history
-        stats_state = updates.get("stats.json")
+        stats_state = updates.get(STATS)
         if (
             stats_state is not None
             and stats_state.model is not None
-            and stats_state.sha256 != old.file("stats.json").sha256
+            and stats_state.sha256 != old.file(STATS).sha256
         ):
             point = StatsPoint(
                 at=(stats_state.fetched_at or self.clock()).isoformat(),

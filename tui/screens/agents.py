@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 
 from tui.network.models import Agent
+from tui.network.state_files import AGENTS
 from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
@@ -154,7 +155,7 @@ class AgentsScreen(TableScreen, tab="agents"):
 
     COLUMNS = COLUMNS
     NOUN = "agents"
-    SOURCE = "agents.json"
+    SOURCE = AGENTS
     ROW = AgentRow
 
     BINDINGS: ClassVar[list[BindingType]] = [

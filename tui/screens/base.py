@@ -95,6 +95,9 @@ class StateScreen(Screen):
             self.tab_id = tab_id
             self.key = key
 
+    class BackRequested(Message):
+        """Go back to where the user was before the last jump (handled by the app)."""
+
     class OpenLinkRequested(Message):
         """Open ``url`` in a browser where one can open, else show and copy it (the app)."""
 
@@ -216,9 +219,7 @@ class StateScreen(Screen):
 
     def back_more(self) -> None:
         """``escape`` with nothing else to close: back to before the last jump, if any."""
-        go_back = getattr(self.app, "go_back", None)
-        if go_back is not None:
-            go_back()
+        self.post_message(self.BackRequested())
 
     def place(self) -> Place:
         """Where the user is on this tab, for the way back after a jump."""

@@ -9,6 +9,7 @@ from typing import Any
 from textual.content import Content
 
 from tui.network.models import Channel
+from tui.network.state_files import CHANNELS
 from tui.network.store import Snapshot
 from tui.untrusted import clean, truncate
 from tui.widgets.detail_pane import Link
@@ -98,7 +99,7 @@ class ChannelsScreen(TableScreen, tab="channels"):
 
     COLUMNS = COLUMNS
     NOUN = "channels"
-    SOURCE = "channels.json"
+    SOURCE = CHANNELS
     ROW = ChannelRow
 
     def models(self, snapshot: Snapshot) -> Mapping[str, Channel] | None:

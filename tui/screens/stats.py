@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 
+from tui.network.state_files import STATS
 from tui.network.store import Snapshot
 from tui.screens.base import StateScreen
 from tui.stylesheets import sheets
@@ -35,10 +36,10 @@ class StatsScreen(StateScreen, tab="stats"):
         return self.query_one(StatsPanel)
 
     def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
-        self.panel.show(snapshot.stats, snapshot.stats_history, changed="stats.json" in changed)
+        self.panel.show(snapshot.stats, snapshot.stats_history, changed=STATS in changed)
 
     def show_empty_state(self) -> None:
-        self.panel.set_not_loaded(self.not_loaded_text("stats.json"))
+        self.panel.set_not_loaded(self.not_loaded_text(STATS))
 
     def select_key(self, key: str) -> None:
         self.panel.select(key)

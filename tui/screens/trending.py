@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.network.models import TrendingFile, TrendingPost
+from tui.network.state_files import TRENDING
 from tui.network.store import Snapshot
 from tui.stylesheets import sheets
 from tui.untrusted import clean, truncate
@@ -120,7 +121,7 @@ class TrendingScreen(TableScreen, tab="trending"):
 
     COLUMNS = COLUMNS
     NOUN = "posts"
-    SOURCE = "trending.json"
+    SOURCE = TRENDING
     ROW = PostRow
 
     BINDINGS: ClassVar[list[BindingType]] = [
