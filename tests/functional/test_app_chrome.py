@@ -41,7 +41,7 @@ async def test_a_stale_copy_is_said_stale_on_its_tab_and_listed_in_full_in_the_p
         )
         await rig.publish(pilot, minutes=9)
         line = status_line(rig.app)
-        assert "stale: stats.json is the last good copy, 9m old" in line
+        assert "stale: stats.json, last good copy 9m old" in line
         await pilot.press("1")  # another tab's files are fine: it says nothing stale
         await settle(pilot)
         assert "stale" not in status_line(rig.app)

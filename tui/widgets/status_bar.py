@@ -72,7 +72,7 @@ def status_parts(
         if state.loaded and state.integrity in _STALE:
             parts.append(
                 (
-                    f"stale: {clean(name)} is the last good copy, {age(state.fetched_at, now)} old",
+                    f"stale: {clean(name)}, last good copy {age(state.fetched_at, now)} old",
                     "bad",
                 )
             )
@@ -81,9 +81,9 @@ def status_parts(
     elif snapshot.all_verified:
         parts.append(("all verified", "good"))
     else:
-        bad = len(snapshot.not_verified())
+        summary = clean(snapshot.integrity_summary())
         parts.append(
-            (f"{bad} not verified (! lists them): {clean(snapshot.integrity_summary())}", "warn")
+            (summary.replace(" not verified:", " not verified (! lists them):", 1), "warn")
         )
     if outbox:
         parts.append((clean(outbox) + " (o)", "warn"))
