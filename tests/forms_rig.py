@@ -18,7 +18,7 @@ from tui.network.models import parse_state
 from tui.network.store import FileState, Snapshot
 from tui.sandbox.generator import generate_state, serialize
 from tui.screens.forms import ActionContext, Draft, DraftKeeper, MemoryDrafts, open_action_flow
-from tui.screens.forms.form import WhoAmI
+from tui.screens.forms.form import ActionForm, WhoAmI
 
 
 def demo_snapshot(agents: int = 300, docs: dict | None = None) -> Snapshot:
@@ -74,3 +74,22 @@ class FormsHost(App[None]):
             whoami=self.whoami,
             catalog=self.catalog,
         )
+
+
+async def settle(pilot) -> None:
+    """Let the form's workers (references, the token check) finish and the screen repaint."""
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_form(pilot, query: str) -> ActionForm:
+    """``n``, type ``query`` in the picker, ``enter``: the form of the best match."""
+    await pilot.press("n")
+    await pilot.pause()
+    await pilot.press(*query, "enter")
+    await settle(pilot)
+    form = pilot.app.screen
+    assert isinstance(form, ActionForm), form
+    return form

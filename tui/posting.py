@@ -120,8 +120,7 @@ class PostingMixin:
 
     def _login(self) -> str | None:
         write = self._write
-        cached = getattr(write.client, "_whoami", None) if write is not None else None
-        return getattr(cached, "login", None)
+        return write.client.known_login if write is not None else None
 
     async def _whoami_login(self) -> str | None:
         write = self.write_side()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from app_rig import svg_text
-from forms_rig import FormsHost, demo_snapshot
+from forms_rig import FormsHost, demo_snapshot, open_form, settle
 from hostile import LITERALS, hostile_documents
 from textual.notifications import Notify
 from textual.widgets import Checkbox, Input, Select, TextArea
@@ -46,24 +46,6 @@ FAMILIES = ActionSpec(
 
 def host(context: ActionContext | None = None, **kwargs) -> FormsHost:
     return FormsHost(kwargs.pop("snapshot", SNAPSHOT), context, **kwargs)
-
-
-async def open_form(pilot, query: str) -> ActionForm:
-    """``n``, type ``query`` in the picker, ``enter``: the form of the best match."""
-    await pilot.press("n")
-    await pilot.pause()
-    await pilot.press(*query, "enter")
-    await settle(pilot)
-    form = pilot.app.screen
-    assert isinstance(form, ActionForm), form
-    return form
-
-
-async def settle(pilot) -> None:
-    for _ in range(3):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def notices(messages: list) -> list[str]:
@@ -421,19 +403,41 @@ async def test_acting_as_line():
         assert "acting as kody-w" in svg_text(app.export_screenshot())
 
 
-async def test_unknown_login_is_checked_with_ctrl_g():
+async def test_unknown_login_is_asked_on_opening_and_the_warning_follows():
     async def whoami() -> str | None:
         return "demo-user"
 
     app = host(login=None, whoami=whoami)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_form(pilot, "heartbeat")
+        await settle(pilot)
+        screen = svg_text(app.export_screenshot())
+        assert "acting as demo-user" in screen
+        assert "not registered here: send register_agent first" in screen
+
+
+async def test_a_failed_check_on_opening_is_quiet_and_ctrl_g_tells_why():
+    calls = 0
+
+    async def whoami() -> str | None:
+        nonlocal calls
+        calls += 1
+        raise RuntimeError("HTTP 401: bad credentials")
+
+    app = host(login=None, whoami=whoami)
+    seen: list = []
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+        await open_form(pilot, "heartbeat")
+        await settle(pilot)
+        assert calls == 1
         assert "acting as the token's user (press ctrl+g to check)" in svg_text(
             app.export_screenshot()
         )
+        assert notices(seen) == []  # opening did not complain
         await pilot.press("ctrl+g")
         await settle(pilot)
-        assert "acting as demo-user" in svg_text(app.export_screenshot())
+        assert calls == 2
+        assert notices(seen) == ["Could not check the token: HTTP 401: bad credentials"]
 
 
 # ------------------------------------------------------------------------- hostile data

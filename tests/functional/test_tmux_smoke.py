@@ -37,6 +37,8 @@ class Pane:
         env = {
             "XDG_CACHE_HOME": str(self.tmp / "cache"),
             "XDG_CONFIG_HOME": str(self.tmp / "config"),
+            "XDG_DATA_HOME": str(self.tmp / "data"),  # the outbox and drafts
+            "XDG_STATE_HOME": str(self.tmp / "state"),
             "PYTHONPATH": str(ROOT),
             "TERM": "xterm-256color",
             "TEXTUAL_ANIMATIONS": "none",
@@ -66,6 +68,10 @@ class Pane:
             self.tmux("send-keys", "-t", self.session, key)
             time.sleep(0.05)
 
+    def burst(self, *keys: str) -> None:
+        """All ``keys`` in one write to the terminal, as a fast typist or a paste sends them."""
+        self.tmux("send-keys", "-t", self.session, *keys)
+
     def wait_for(self, text: str, timeout: float = 20) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
@@ -92,10 +98,25 @@ def pane(tmp_path):
     pane.stop()
 
 
+ROOST_DEMO = [
+    sys.executable,
+    "-c",
+    "import sys; from tui.cli import main; sys.exit(main())",
+    "demo",
+]
+
+
+def quit_cleanly(pane: Pane) -> None:
+    pane.keys("q")
+    deadline = time.monotonic() + 10
+    while not pane.dead() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pane.dead(), pane.screen()
+    assert "Traceback" not in pane.screen()
+
+
 def test_roost_demo_by_keys_at_80x24(pane):
-    pane.start(
-        [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main())", "demo"]
-    )
+    pane.start(ROOST_DEMO)
     screen = pane.wait_for("300 agents")
     assert "DEMO NETWORK" in screen and "1 Agents" in screen and "5 Seeds" in screen
     assert "demo network" in screen
@@ -123,12 +144,49 @@ def test_roost_demo_by_keys_at_80x24(pane):
     pane.keys("Enter")
     screen = pane.wait_for("subscribers")  # the channel's detail pane
     assert "#poetry" in screen and "3 Channels" in screen
-    pane.keys("q")
-    deadline = time.monotonic() + 10
-    while not pane.dead() and time.monotonic() < deadline:
+    quit_cleanly(pane)
+
+
+def test_post_from_a_form_by_keys_at_80x24(pane):
+    """n → picker → form → ctrl+s → outbox → the processor's answer, all by keys at 80×24;
+    the form's fields are typed in one burst, as a fast typist or a paste sends them."""
+    pane.start(ROOST_DEMO)
+    pane.wait_for("all verified")
+    pane.keys("n")
+    pane.wait_for("New action")
+    pane.keys("heartbeat", "Enter")
+    pane.wait_for("Send heartbeat")
+    # the form asks who the token is; the demo's token user has not registered yet
+    screen = pane.wait_for("not registered here: send register_agent first")
+    assert "acting as demo-agent" in screen
+    pane.keys("Escape")
+    pane.wait_for("300 agents")
+    pane.keys("n")
+    pane.wait_for("New action")
+    pane.keys("register_agent", "Enter")
+    pane.wait_for("Register agent")
+    pane.burst("Ada", "Tab", "python", "Tab", "A test agent", "C-s")
+    pane.wait_for("register_agent: in the outbox")
+    pane.keys("o")
+    pane.wait_for("Outbox · 1 entry")
+    pane.wait_for("accepted", timeout=30)
+    pane.keys("Enter")
+    screen = pane.wait_for("Processor's comment")
+    assert "Delta processed successfully" in screen
+    assert "posted as demo-agent" in screen
+    seen = [screen]
+    for _ in range(14):  # down through the request as sent: every field of the burst arrived
+        pane.keys("j")
         time.sleep(0.1)
-    assert pane.dead(), pane.screen()
-    assert "Traceback" not in pane.screen()
+        seen.append(pane.screen())
+    sent = "\n".join(seen)
+    for line in ('"name": "Ada"', '"framework": "python"', '"bio": "A test agent"'):
+        assert line in sent, sent
+    pane.keys("Escape")
+    pane.wait_for("Outbox · 1 entry")
+    pane.keys("Escape")
+    pane.wait_for("300 agents")
+    quit_cleanly(pane)
 
 
 def test_no_color_and_plain_xterm_are_readable(pane):

@@ -243,6 +243,11 @@ class IssueClient:
         self._whoami: Whoami | None = None
 
     @property
+    def known_login(self) -> str | None:
+        """The token's login once :meth:`whoami` has answered (asks nothing)."""
+        return self._whoami.login if self._whoami is not None else None
+
+    @property
     def has_token(self) -> bool:
         return bool(self._token)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -69,6 +70,9 @@ class ActionForm(ModalScreen[Draft | None]):
     """A form for any catalog action; dismissed with the validated draft or ``None``."""
 
     CSS_PATH = FORM_CSS
+    #: on_mount focuses the right field itself; Textual's auto focus would centre the first
+    #: editor before any layout and scroll the first field's heading out of view.
+    AUTO_FOCUS = ""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit", priority=True, id="form.submit"),
@@ -76,6 +80,18 @@ class ActionForm(ModalScreen[Draft | None]):
         Binding("ctrl+e", "edit_in_editor", "Edit in $EDITOR", priority=True, id="form.editor"),
         Binding("ctrl+t", "toggle_preview", "Preview", priority=True, id="form.preview"),
         Binding("ctrl+g", "check_login", "Who am I acting as", id="form.whoami"),
+        # Priority, so focus moves when the key is *read*: keys typed after it in the same
+        # burst then go to the next field, not the one the key left (see _after_pending_keys).
+        Binding("tab", "move_focus(1)", "Next field", show=False, priority=True, id="form.next"),
+        Binding(
+            "shift+tab",
+            "move_focus(-1)",
+            "Previous field",
+            show=False,
+            priority=True,
+            id="form.previous",
+        ),
+        Binding("enter", "enter", "Next field", show=False, priority=True, id="form.enter"),
     ]
 
     @dataclass
@@ -121,9 +137,33 @@ class ActionForm(ModalScreen[Draft | None]):
 
     def _login_line(self) -> Content:
         if self.login:
-            return Content.assemble(("acting as ", "$text-muted"), (clean(self.login), "bold"))
+            line = Content.assemble(("acting as ", "$text-muted"), (clean(self.login), "bold"))
+            registered = self._registered(self.login)
+            if self.spec.name != "register_agent" and registered is False:
+                line += Content.assemble(
+                    ("  \u26a0 not registered here: ", "$text-warning"),
+                    ("send register_agent first", "$text-warning bold"),
+                )
+            elif self.spec.name == "register_agent" and registered:
+                line += Content.assemble(
+                    ("  \u26a0 already registered: ", "$text-warning"),
+                    ("update_profile", "$text-warning bold"),
+                    (" changes a profile", "$text-warning"),
+                )
+            return line
         hint = " (press ctrl+g to check)" if self.whoami is not None else ""
         return Content(f"acting as the token's user{hint}").stylize("$text-muted")
+
+    def _registered(self, login: str) -> bool | None:
+        """Whether ``login`` is an agent of the snapshot (None: no agents loaded to tell).
+
+        The processor records an action under the issue author's login; most actions of an
+        agent the network does not know are refused, so the form says so before sending."""
+        agents = self.references.snapshot.agents if self.references is not None else None
+        if agents is None:
+            return None
+        wanted = login.casefold()  # GitHub logins are case-insensitive
+        return login in agents.agents or any(k.casefold() == wanted for k in agents.agents)
 
     def compose(self) -> ComposeResult:
         spec = self.spec
@@ -173,9 +213,14 @@ class ActionForm(ModalScreen[Draft | None]):
             iter(self.rows), None
         )
         if first is not None:
-            first.editor.focus()
+            # Focused now (keys typed next land in it), scrolled by its row once laid out:
+            # the screen's own scroll, before any layout, would centre the editor and hide the
+            # first field's heading above it.
+            first.editor.focus(scroll_visible=False)
         if self.references is not None:
             self._prepare_references()
+        if self.login is None and self.whoami is not None:
+            self._check_login(quiet=True)  # who posts decides what the processor accepts
 
     @work(thread=True, exclusive=True, group="form-references", exit_on_error=False)
     def _prepare_references(self) -> None:
@@ -286,7 +331,49 @@ class ActionForm(ModalScreen[Draft | None]):
 
     # ---------------------------------------------------------------- keys
 
+    def _after_pending_keys(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once every editor has handled the keys already sent to it.
+
+        A burst of keys is forwarded to the focused widget faster than it handles them, and a
+        priority key (ctrl+s, ctrl+e) is acted on as soon as it is read: without this barrier,
+        ``abc`` + ctrl+s in one burst would send the form as it was before ``abc``.
+        """
+        targets = {row.editor for row in self.rows}
+        if self.focused is not None:
+            targets.add(self.focused)
+        pending = len(targets)
+        if not pending:
+            callback()
+            return
+
+        def one_drained() -> None:
+            nonlocal pending
+            pending -= 1
+            if pending == 0 and self.is_attached:
+                callback()
+
+        for target in targets:
+            target.call_later(one_drained)
+
+    def action_move_focus(self, direction: int) -> None:
+        if direction > 0:
+            self.focus_next()
+        else:
+            self.focus_previous()
+
+    def action_enter(self) -> None:
+        """``enter`` in a one-line field moves on at once (a newline in a text area, a pick in
+        a completion list or a select: the key goes on to that widget)."""
+        focused = self.focused
+        row = self._focused_row()
+        if not isinstance(focused, Input) or row is None or isinstance(row, CompletingRow):
+            raise SkipAction()
+        self.focus_next()
+
     def action_submit(self) -> None:
+        self._after_pending_keys(self._submit_now)
+
+    def _submit_now(self) -> None:
         payload, problems, request, _error = self._request_now()
         if problems or request is None:
             first: FieldRow | None = None
@@ -360,6 +447,9 @@ class ActionForm(ModalScreen[Draft | None]):
         )
 
     def action_edit_in_editor(self) -> None:
+        self._after_pending_keys(self._edit_in_editor_now)
+
+    def _edit_in_editor_now(self) -> None:
         row = self._focused_row()
         if row is None or not row.edits_text:
             self.notify("ctrl+e edits a text field: move to one first", markup=False)
@@ -415,14 +505,18 @@ class ActionForm(ModalScreen[Draft | None]):
         self._check_login()
 
     @work(exclusive=True, group="form-whoami", exit_on_error=False)
-    async def _check_login(self) -> None:
+    async def _check_login(self, *, quiet: bool = False) -> None:
+        """Ask who the token belongs to; ``quiet`` (the check made on opening) tells only
+        an answer, never a failure: ctrl+g asks again and says why it failed."""
         assert self.whoami is not None
         try:
             login = await self.whoami()
         except Exception as exc:  # any failure of the check is told, never a crash
-            self.post_message(self.LoginChecked(None, short(exc, 200)))
+            if not quiet:
+                self.post_message(self.LoginChecked(None, short(exc, 200)))
             return
-        self.post_message(self.LoginChecked(login))
+        if login or not quiet:
+            self.post_message(self.LoginChecked(login))
 
     @on(LoginChecked)
     def _login_checked(self, message: LoginChecked) -> None:

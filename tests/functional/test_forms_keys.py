@@ -1,0 +1,128 @@
+"""Keys that arrive in one burst (a fast typist, a paste of keystrokes over SSH, tmux send-keys)
+reach the form in the order they were typed.
+
+The terminal driver hands a burst to the app at once; the app forwards each key to the widget
+focused *at that moment* faster than the widget handles it. ``pilot.press`` waits after every key
+and cannot show this, so these tests post the burst the way the driver does.
+"""
+
+from __future__ import annotations
+
+import pytest
+from forms_rig import FormsHost, demo_snapshot, open_form, settle
+from textual import events
+from textual.widgets import TextArea
+
+from tui.screens.forms.form import ActionForm
+
+SNAPSHOT = demo_snapshot()
+
+NAMED = {"\t": "tab", "\r": "enter", "\x13": "ctrl+s"}
+
+
+def burst(app, typed: str, *, shift_tab_at: set[int] = frozenset()) -> None:
+    """Post every key of ``typed`` to the app at once, as the driver does with one read."""
+    for index, char in enumerate(typed):
+        if index in shift_tab_at:
+            app.post_message(events.Key("shift+tab", None))
+        elif char in NAMED:
+            app.post_message(events.Key(NAMED[char], char if char != "\x13" else None))
+        else:
+            app.post_message(events.Key(char, char))
+
+
+@pytest.mark.parametrize("key", ["\t", "\r"], ids=["tab", "enter"])
+async def test_tab_or_enter_in_a_burst_moves_to_the_next_field(key):
+    app = FormsHost(SNAPSHOT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "register_agent")
+        burst(app, f"ab{key}xy{key}zz")
+        await settle(pilot)
+        values = form.values()
+        assert (values["name"], values["framework"], values["bio"]) == ("ab", "xy", "zz")
+        assert isinstance(app.focused, TextArea) and app.focused.id == "field-bio"
+
+
+async def test_shift_tab_in_a_burst_goes_back():
+    app = FormsHost(SNAPSHOT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "register_agent")
+        # a, tab, b, shift+tab, c: "ac" in the name, "b" in the framework
+        burst(app, "a\tb?c", shift_tab_at={3})
+        await settle(pilot)
+        values = form.values()
+        assert (values["name"], values["framework"]) == ("ac", "b")
+
+
+async def test_ctrl_s_in_a_burst_sends_what_was_typed_before_it():
+    app = FormsHost(SNAPSHOT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_form(pilot, "register_agent")
+        burst(app, "ab\txy\tzz\x13")
+        await settle(pilot)
+        assert len(app.submitted) == 1
+        payload = dict(app.submitted[0].payload)
+        assert (payload["name"], payload["framework"], payload["bio"]) == ("ab", "xy", "zz")
+
+
+async def test_enter_in_a_text_area_is_a_new_line_not_the_next_field():
+    app = FormsHost(SNAPSHOT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "register_agent")
+        burst(app, "ab\txy\tline one\rline two")
+        await settle(pilot)
+        assert form.values()["bio"] == "line one\nline two"
+        assert app.focused is not None and app.focused.id == "field-bio"
+
+
+def heading_in_view(form: ActionForm, name: str) -> bool:
+    fields = form.query_one("#form-fields")
+    label = form.row(name).query_one(".field-label")
+    return fields.region.contains_region(label.region)
+
+
+async def test_the_first_fields_heading_is_in_view_when_opened_and_when_restored():
+    app = FormsHost(SNAPSHOT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "register_agent")
+        await settle(pilot)
+        assert heading_in_view(form, "name"), form.query_one("#form-fields").scroll_y
+        burst(app, "ab\txy\tzz")
+        await settle(pilot)
+        await pilot.press("escape")  # kept as a draft
+        await settle(pilot)
+        restored = await open_form(pilot, "register_agent")
+        await settle(pilot)
+        assert restored is not form and restored.values()["name"] == "ab"
+        assert heading_in_view(restored, "name")
+        assert heading_in_view(restored, "display_name")  # the field that has the focus
+        assert app.focused is not None and app.focused.id == "field-display_name"
+
+
+def login_line(form: ActionForm) -> str:
+    return str(form.query_one("#form-login").render())
+
+
+async def test_the_form_says_when_the_acting_login_is_not_an_agent_yet():
+    app = FormsHost(SNAPSHOT, login="newcomer-9")
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "heartbeat")
+        line = login_line(form)
+        assert "acting as newcomer-9" in line
+        assert "not registered here: send register_agent first" in line
+        await pilot.press("escape")
+        await settle(pilot)
+        form = await open_form(pilot, "register_agent")
+        assert "not registered" not in login_line(form)  # registering is the way in
+
+
+async def test_a_registered_login_gets_no_warning_except_on_register_again():
+    member = next(iter(SNAPSHOT.agents.agents))
+    app = FormsHost(SNAPSHOT, login=member.upper())  # logins compare case-insensitively
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "heartbeat")
+        assert "registered" not in login_line(form)
+        await pilot.press("escape")
+        await settle(pilot)
+        form = await open_form(pilot, "register_agent")
+        assert "already registered: update_profile changes a profile" in login_line(form)
