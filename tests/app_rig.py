@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from textual.pilot import Pilot
 
@@ -12,9 +13,13 @@ from tui.app import RoostApp
 from tui.config import Settings
 from tui.network.store import Store
 from tui.sandbox.app import create_app
+from tui.sandbox.faults import Faults
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
+
+if TYPE_CHECKING:
+    from textual._compositor import LayoutUpdate
 
 BASE = "http://sandbox.invalid"
 
@@ -39,6 +44,7 @@ class Rig:
     network: DemoNetwork
     store: Store
     clock: Clock
+    faults: Faults  # the demo network's fault knobs (latency, errors, ...)
 
     async def publish(self, pilot: Pilot, *, minutes: float = 1) -> None:
         """Run one store cycle after the test changed the network; let the UI react."""
@@ -61,7 +67,7 @@ def make_rig(
     app = RoostApp(
         Settings(), store=store, clock=clock, initial_screen=screen, poll=False, demo=demo
     )
-    return Rig(app, network, store, clock)
+    return Rig(app, network, store, clock, sandbox.state.sandbox.faults)
 
 
 def demo_app(screen: str = "agents") -> RoostApp:
@@ -102,3 +108,11 @@ def svg_text(svg: str) -> str:
         rows.setdefault(float(y), []).append(text)
     lines = ("".join(parts) for _y, parts in sorted(rows.items()))
     return html.unescape("\n".join(lines)).replace("\xa0", " ")
+
+
+def painted(app: RoostApp) -> LayoutUpdate:
+    """What the terminal shows now: the screen's composited update, every row as the driver
+    writes it (a widget that missed a refresh still shows its old state here).
+
+    Textual has no public API for this; this is the one place the tests reach into it."""
+    return app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)

@@ -131,21 +131,14 @@ async def test_refreshing_is_shown_while_a_cycle_runs():
     async with rig.app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         assert "refreshing" not in status_line(rig.app)
-        gate = asyncio.Event()
-        real = rig.store._refresh
-
-        async def slow(report):
-            await gate.wait()
-            await real(report)
-
-        rig.store._refresh = slow
+        rig.faults.latency = 0.5  # every request of the cycle takes a while
         task = asyncio.create_task(rig.store.refresh())  # a polled cycle, not asked by a key
         for _ in range(100):
             await pilot.pause(0.05)
             if "refreshing" in status_line(rig.app):
                 break
         assert "refreshing\u2026" in status_line(rig.app)
-        gate.set()
+        rig.faults.latency = 0
         await task
         await settle(pilot)
         assert "refreshing" not in status_line(rig.app)

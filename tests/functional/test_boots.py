@@ -239,7 +239,7 @@ def test_cells_are_text_never_markup(text):
     value = record.as_value()
     value["name"] = text
     row = BootRow("x", BootRecord.model_validate(value))
-    name = screen._cells(row)[0]
+    name = screen.cells(row)[0]
     assert isinstance(name, Text) and not name.spans
 
 

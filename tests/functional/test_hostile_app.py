@@ -13,7 +13,7 @@ import asyncio
 import io
 import re
 
-from app_rig import loaded, make_rig, settle, svg_text
+from app_rig import loaded, make_rig, painted, settle, svg_text
 from hostile import LITERALS, hostile_network
 from rich.console import Console
 from textual.command import CommandPalette
@@ -39,8 +39,7 @@ def terminal_stream(app: RoostApp) -> str:
         legacy_windows=False,
         safe_box=False,
     )
-    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    console.print(update)
+    console.print(painted(app))
     return console.file.getvalue()
 
 

@@ -3,7 +3,7 @@ keys, hover, narrow terminals, and keeping up when the bindings change."""
 
 from __future__ import annotations
 
-from app_rig import loaded, make_rig, settle
+from app_rig import loaded, make_rig, painted, settle
 from rich.color import Color
 from textual.command import CommandPalette
 from textual.strip import Strip
@@ -26,7 +26,7 @@ def bar_of(app: RoostApp) -> KeyBar:
 def _painted_bottom_row(app: RoostApp) -> list[Strip]:
     """The bottom row as the screen's compositor draws it (what the terminal shows), not a fresh
     ``render()`` of the widget: a bar that missed a refresh still shows its old state here."""
-    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    update = painted(app)
     assert len(update.strips) == app.size.height
     return list(update.strips[-1])
 

@@ -147,6 +147,11 @@ class Host(App):
         super().__init__()
         self.outbox, self.client, self.browser = outbox, client, browser
         self.summaries: list[str] = []
+        self.notices: list[str] = []
+
+    def notify(self, message: str, *args, **kwargs) -> None:
+        self.notices.append(str(message))
+        super().notify(message, *args, **kwargs)
 
     def on_mount(self) -> None:
         screen = OutboxScreen(
@@ -191,8 +196,8 @@ async def select(pilot, app: App, entry: Entry) -> None:
     await pilot.pause()
 
 
-def notes(app: App) -> str:
-    return "\n".join(str(n.message) for n in app._notifications)
+def notes(app: Host) -> str:
+    return "\n".join(app.notices)
 
 
 # -- the list ----------------------------------------------------------------------------------

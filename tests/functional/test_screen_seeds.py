@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from app_rig import Clock  # the shared frozen clock
+from app_rig import Clock, painted  # the shared frozen clock; what the terminal shows
 from textual import events
 from textual.content import Content
 
@@ -98,10 +98,7 @@ async def loaded(rig: Rig, pilot) -> None:
 
 def screen_text(app: RoostApp) -> str:
     """What the terminal shows, as text."""
-    return "\n".join(
-        "".join(segment.text for segment in strip)
-        for strip in app.screen._compositor.render_strips()
-    )
+    return "\n".join("".join(chop.text for chop in row) for row in painted(app).strips)
 
 
 def assert_no_escape_bytes(app: RoostApp) -> None:
@@ -273,12 +270,12 @@ async def test_live_update_keeps_section_cursor_and_detail_scroll() -> None:
         assert rig.app.focused is proposals.detail
         assert proposals.detail.scroll_y == scrolled
         assert "new-voter-1" in proposals.detail_text.visual.plain
-        assert proposals.table._marked == {chosen, "prop-new"}
+        assert proposals.table.marked == {chosen, "prop-new"}
         # a cycle without seeds.json changes clears the marks only
         rig.clock.now += timedelta(minutes=1)
         await rig.store.refresh()
         await pilot.pause()
-        assert proposals.table._marked == frozenset()
+        assert proposals.table.marked == frozenset()
         assert proposals.table.cursor_key == chosen
 
 

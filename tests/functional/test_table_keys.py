@@ -38,7 +38,7 @@ async def test_vim_motion_in_the_table() -> None:
         assert half >= 5
         await pilot.press("ctrl+d", "ctrl+u")
         assert table.cursor_row == half
-        assert not screen.detail.display if screen._detail_pane else True  # j no longer raw
+        assert not screen.detail_open  # j moved the cursor; no detail opened
 
 
 async def test_raw_json_opens_at_its_top_with_a_heading_and_does_not_stick() -> None:

@@ -222,7 +222,7 @@ async def test_cached_body_that_no_longer_validates_is_dropped(tmp_path):
     cache = put(tmp_path, {}, body=b'{"total_agents": "many"}')
     store = Store("http://127.0.0.1:9", cache=cache, files=("stats.json",))
     store.load_cache()
-    assert cache.damaged or store._cache_problems
+    assert cache.damaged or store.unreported_cache_problems
     assert not (tmp_path / "stats.json").exists()
 
 
@@ -236,7 +236,7 @@ def test_a_fifo_in_the_cache_is_never_opened_for_a_wait(tmp_path, which):
     snapshot = store.load_cache()  # used to block forever on open()
     if which != "stats-history.json":
         assert not snapshot.file("stats.json").loaded
-        assert [name for name, _ in store.cache.damaged] == [] and store._cache_problems
+        assert [name for name, _ in store.cache.damaged] == [] and store.unreported_cache_problems
     else:
         assert snapshot.file("stats.json").loaded
 
@@ -273,5 +273,5 @@ async def test_a_stuck_refresh_can_be_cancelled_and_the_store_goes_on(server, cl
 
 def test_a_big_file_gets_time_for_its_size():
     store = Store("http://127.0.0.1:9", options=StoreOptions(deadline_s=60, deadline_rate=1000))
-    assert store._limits(10_000)["deadline_s"] == 70
-    assert store._limits(None)["deadline_s"] == 60
+    assert store.request_limits(10_000)["deadline_s"] == 70
+    assert store.request_limits(None)["deadline_s"] == 60

@@ -393,10 +393,15 @@ class Store:
             self._http = httpx.AsyncClient(timeout=self.options.timeout_s, follow_redirects=True)
         return self._http
 
-    def _limits(self, size: int | None = None) -> dict[str, float]:
+    def request_limits(self, size: int | None = None) -> dict[str, float]:
         """Deadline and rate floor of one request; a big file gets time for its size."""
         extra = (size or 0) / self.options.deadline_rate if self.options.deadline_rate > 0 else 0
         return {"deadline_s": self.options.deadline_s + extra, "min_rate": self.options.min_rate}
+
+    @property
+    def unreported_cache_problems(self) -> tuple[Problem, ...]:
+        """Damaged cache entries found and dropped, to be reported with the next refresh."""
+        return tuple(self._cache_problems)
 
     def load_cache(self) -> Snapshot:
         """Instant start: the last good copies from disk, marked ``cached`` until confirmed."""
@@ -591,7 +596,7 @@ class Store:
                 cap=MANIFEST_CAP,
                 etag=etag,
                 last_modified=last_modified,
-                **self._limits(),
+                **self.request_limits(),
             )
         except TooLarge as exc:
             report.bytes_downloaded += exc.bytes_read
@@ -647,7 +652,7 @@ class Store:
         url = folder + MANIFEST_FILE
         try:
             report.requests += 1
-            result = await fetch(self._client, url, cap=MANIFEST_CAP, **self._limits())
+            result = await fetch(self._client, url, cap=MANIFEST_CAP, **self.request_limits())
         except FetchError as exc:
             report.bytes_downloaded += exc.bytes_read
             return None
@@ -693,7 +698,7 @@ class Store:
                         cap=cap,
                         etag=etag,
                         last_modified=last_modified,
-                        **self._limits(entry.size if entry is not None else current.size),
+                        **self.request_limits(entry.size if entry is not None else current.size),
                     )
                 except FetchError as exc:
                     report.bytes_downloaded += exc.bytes_read

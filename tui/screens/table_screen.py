@@ -135,6 +135,11 @@ class TableScreen(StateScreen):
         return pane
 
     @property
+    def detail_open(self) -> bool:
+        """Whether the detail pane is open (asking does not mount it)."""
+        return self._detail_open
+
+    @property
     def filter_input(self) -> Input:
         """The filter field (hidden until "/"), mounted on first use."""
         field = self._filter_field

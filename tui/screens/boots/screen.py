@@ -144,12 +144,13 @@ class BootsScreen(StateScreen, tab="boots"):
         keep = table.cursor_row
         table.clear()
         for index, row in enumerate(self.rows):
-            table.add_row(*self._cells(row), key=str(index))
+            table.add_row(*self.cells(row), key=str(index))
         if self.rows:
             table.move_cursor(row=min(keep, len(self.rows) - 1))
             self._show_detail(table.cursor_row)
 
-    def _cells(self, row: Any) -> list[Text]:
+    def cells(self, row: Any) -> list[Text]:
+        """The row's cells: untrusted text made literal and cut to its column."""
         record: BootRecord | None = row.record
         if record is None:
             problem = row.problems[0] if row.problems else "not a boot record"
@@ -174,7 +175,7 @@ class BootsScreen(StateScreen, tab="boots"):
         table = self.query_one(DataTable)
         for index, row in enumerate(self.rows):
             if row.record is not None and row.record.egg.sha256 == sha256:
-                table.update_cell(str(index), "state", self._cells(row)[3])
+                table.update_cell(str(index), "state", self.cells(row)[3])
         if self.rows:
             self._show_detail(table.cursor_row)
 
