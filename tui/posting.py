@@ -44,6 +44,7 @@ class PostingMixin:
     POSTING_BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "compose", "Post", id="app.compose"),
         Binding("o", "outbox", "Outbox", id="app.outbox", show=False),
+        Binding("T", "token", "Type a token for this session", show=False, id="app.token"),
     ]
 
     _write: WriteSide | None = None
@@ -84,6 +85,19 @@ class PostingMixin:
     # ------------------------------------------------------------------ n: compose
 
     def action_compose(self) -> None:
+        write = self.write_side()
+        if write is not None and not write.client.has_token:
+            # no token anywhere: ask for one first (escape composes anyway: the draft is kept
+            # and the entry waits in the outbox until a token is given)
+            self._ask_token(
+                write,
+                "No token was found (ROOST_TOKEN, GH_TOKEN, GITHUB_TOKEN, the config, gh).",
+                then=self._compose_now,
+            )
+            return
+        self._compose_now()
+
+    def _compose_now(self) -> None:
         from tui.screens.forms import open_action_flow
 
         write = self.write_side()
@@ -101,6 +115,60 @@ class PostingMixin:
             login=self._login(),
             whoami=self._whoami_login if write is not None else None,
             catalog=catalog,
+        )
+
+    # ------------------------------------------------------------------ T: a token
+
+    def action_token(self) -> None:
+        write = self.write_side()
+        if write is None:
+            self.notify(  # type: ignore[attr-defined]
+                f"Cannot post here: {self.write_problem}", severity="warning", markup=False
+            )
+            return
+        self._ask_token(write, "")
+
+    def _ask_token(self, write: WriteSide, why: str, then: Any = None) -> None:
+        from tui.actions.token import origin_of
+        from tui.screens.forms.token_prompt import TokenPrompt
+
+        scheme, host, port = origin_of(write.client.write_url)
+        default = {"https": 443, "http": 80}.get(scheme)
+        origin = f"{scheme}://{host}" + (f":{port}" if port != default else "")
+
+        def answered(token: str | None) -> None:
+            if token:
+                from tui.config import Secret
+
+                write.client.set_token(Secret(token))
+                write.token_source = "typed in this session"
+                self._tell_token_owner()
+            if then is not None:
+                then()
+
+        self.push_screen(TokenPrompt(write.client.repo, origin, why=why), answered)  # type: ignore[attr-defined]
+
+    @work(group="whoami", exclusive=True, exit_on_error=False, name="whoami")
+    async def _tell_token_owner(self) -> None:
+        """Say who the new token acts as and what it may do (``GET /user``)."""
+        write = self.write_side()
+        if write is None:
+            return
+        try:
+            who = await write.client.whoami()
+        except Exception as exc:  # told, never a crash: the token may be wrong
+            self.notify(  # type: ignore[attr-defined]
+                f"Token set for this session, but the platform did not accept it: "
+                f"{clean_line(str(exc), 160)}",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.notify(  # type: ignore[attr-defined]
+            f"Token set for this session: acting as {clean_line(who.login, 40)} · "
+            f"{clean_line(who.describe(write.client.repo), 120)}",
+            title="Token",
+            markup=False,
         )
 
     def _action_context(self) -> ActionContext:

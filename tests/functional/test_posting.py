@@ -81,3 +81,79 @@ async def test_posting_without_a_repository_keeps_the_draft_and_says_why():
         await settle(pilot)
         toasts = [m.notification.message for m in posted if isinstance(m, Notify)]
         assert any("No outbox" in t and "repository" in t for t in toasts), toasts
+
+
+async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp_path):
+    """No token anywhere: `n` asks for one in a password field first; it is used for the send,
+    shown nowhere, written nowhere, and the app says who it acts as."""
+    from dataclasses import replace
+
+    from tui.config import TOKEN_ENV_VARS
+    from tui.screens.forms.token_prompt import TokenPrompt
+
+    for var in TOKEN_ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `gh` to ask
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    app = RoostApp(Settings().as_demo(), poll=False, use_cache=False)
+    posted = []
+    async with app.run_test(size=(80, 24), message_hook=posted.append) as pilot:
+        await loaded(pilot)
+        token = app.service.settings.token.reveal()
+        app.service.settings = replace(app.service.settings, token=None, token_source=None)
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, TokenPrompt)
+        screen = svg_text(app.export_screenshot())
+        assert "Token for roost-demo/network" in screen and "No token was found" in screen
+        await pilot.press(*token)
+        await pilot.pause()
+        assert token not in svg_text(app.export_screenshot())  # masked as it is typed
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.write_side().client.has_token
+        toasts = [str(m.notification.message) for m in posted if isinstance(m, Notify)]
+        assert any("acting as demo-agent" in t for t in toasts), toasts
+        # then the picker, as `n` always opens
+        await pilot.press(*"register_agent", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ActionForm)
+        await pilot.press(*"Owl", "tab", *"roost", "tab", *"Night reader.", "ctrl+s")
+        write = app.write_side()
+        await _wait_for(lambda: any(e.state == "queued" for e in write.outbox.entries()))
+        written = [path for path in (tmp_path / "data").rglob("*") if path.is_file()]
+        assert any(path.suffix == ".json" for path in written), written  # the outbox entry
+        for path in written:
+            assert token not in path.read_text(errors="replace"), path
+        assert token not in svg_text(app.export_screenshot())
+
+
+async def test_an_empty_or_spaced_token_is_refused_and_escape_composes_anyway(
+    monkeypatch, tmp_path
+):
+    from dataclasses import replace
+
+    from tui.config import TOKEN_ENV_VARS
+    from tui.screens.forms.picker import ActionPicker
+    from tui.screens.forms.token_prompt import TokenPrompt
+
+    for var in TOKEN_ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    app = RoostApp(Settings().as_demo(), poll=False, use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        app.service.settings = replace(app.service.settings, token=None, token_source=None)
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TokenPrompt)
+        assert "Type or paste the token" in svg_text(app.export_screenshot())
+        await pilot.press(*"two words", "enter")
+        await pilot.pause()
+        assert "no spaces" in svg_text(app.export_screenshot())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ActionPicker)  # composing goes on; sending will say why
+        assert not app.write_side().client.has_token

@@ -251,6 +251,11 @@ class IssueClient:
     def has_token(self) -> bool:
         return bool(self._token)
 
+    def set_token(self, token: Secret) -> None:
+        """Use ``token`` from now on (typed in the TUI); who it acts as is asked again."""
+        self._token = token
+        self._whoami = None
+
     async def aclose(self) -> None:
         if self._own_client:
             await self._client.aclose()
