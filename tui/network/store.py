@@ -39,7 +39,6 @@ from tui.network.fetch import FetchError, FetchResult, TooLarge, fetch
 from tui.network.keyed import Keyed, parse_keyed
 from tui.network.models import (
     MANIFEST_FILE,
-    STATE_FILES,
     AgentsFile,
     ChannelsFile,
     ManifestFile,
@@ -49,7 +48,7 @@ from tui.network.models import (
     TrendingFile,
     parse_manifest,
 )
-from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATS, TRENDING
+from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATE_FILE_NAMES, STATS, TRENDING
 from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
@@ -79,7 +78,6 @@ Integrity = Literal[
     "missing",  # never loaded
 ]
 
-STATE_FILE_NAMES: tuple[str, ...] = tuple(STATE_FILES)
 MANIFEST_CAP = 1 << 20  # 1 MiB: the manifest is a few hundred bytes
 STATS_HISTORY_FILE = "stats-history.json"
 STATS_HISTORY_LIMIT = 500
