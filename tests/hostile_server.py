@@ -33,6 +33,7 @@ __all__ = [
     "reset",
     "slow_headers",
     "stacked_gzip",
+    "status",
     "trickle",
 ]
 
@@ -48,7 +49,9 @@ Reply = Callable[[asyncio.StreamWriter, Request], Awaitable[None]]
 
 
 def _head(status: int, headers: list[tuple[str | bytes, str | bytes]]) -> bytes:
-    reason = {200: b"OK", 304: b"Not Modified", 404: b"Not Found"}.get(status, b"X")
+    reason = {200: b"OK", 201: b"Created", 304: b"Not Modified", 404: b"Not Found"}.get(
+        status, b"X"
+    )
     lines = [b"HTTP/1.1 %d %s" % (status, reason), b"Connection: close"]
     for name, value in headers:
         name = name.encode("latin-1") if isinstance(name, str) else name
@@ -62,6 +65,17 @@ def ok(body: bytes, headers: list[tuple[str | bytes, str | bytes]] = ()) -> Repl
 
     async def reply(writer: asyncio.StreamWriter, request: Request) -> None:
         writer.write(_head(200, [("Content-Length", str(len(body))), *headers]) + body)
+
+    return reply
+
+
+def status(
+    code: int, body: bytes = b"", headers: list[tuple[str | bytes, str | bytes]] = ()
+) -> Reply:
+    """Any status with ``body`` and a true Content-Length (plus ``headers``)."""
+
+    async def reply(writer: asyncio.StreamWriter, request: Request) -> None:
+        writer.write(_head(code, [("Content-Length", str(len(body))), *headers]) + body)
 
     return reply
 
@@ -169,7 +183,10 @@ def reset() -> Reply:
 
 @dataclass
 class HostileServer:
-    """The server; use it as a context manager. Unrouted paths answer 404."""
+    """The server; use it as a context manager. Unrouted paths answer 404.
+
+    A route is found by ``"METHOD /path?query"``, ``"METHOD /path"``, ``"/path?query"``, then
+    ``"/path"``."""
 
     routes: dict[str, Reply] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
@@ -225,8 +242,13 @@ class HostileServer:
                     headers[name.strip().lower()] = value.strip()
             request = Request(method, path, headers)
             self.requests.append(request)
-            reply = self.routes.get(path) or raw(
-                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
+            bare = path.split("?", 1)[0]
+            reply = (
+                self.routes.get(f"{method} {path}")
+                or self.routes.get(f"{method} {bare}")
+                or self.routes.get(path)
+                or self.routes.get(bare)
+                or raw(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
             )
             await reply(writer, request)
             await writer.drain()

@@ -17,6 +17,7 @@ This module is part of the headless core: it must never import Textual.
 from __future__ import annotations
 
 import asyncio
+import json as _json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from tui import __version__
 from tui.actions.issue_body import IssueBodyError, IssueRequest, parse_issue_body
 from tui.actions.token import TokenError, check_write_url, same_origin
 from tui.config import Secret
+from tui.network.fetch import FetchError, Reply, Unreachable, exchange, header_token
 from tui.untrusted import clean_line
 
 __all__ = [
@@ -50,6 +52,8 @@ ACCEPT = "application/vnd.github+json"
 REQUEST_TIMEOUT_S = 30.0
 #: Connecting may take this long (part of the whole-request deadline).
 CONNECT_TIMEOUT_S = 10.0
+#: The most of one decoded reply read (a page of 30 issues with long bodies is ~2 MiB).
+REPLY_CAP = 8 << 20
 #: Sends of one action before giving up on unclear answers.
 MAX_TRIES = 3
 #: Secondary limits: content-creating requests go out one at a time, this far apart at least.
@@ -131,7 +135,7 @@ class LookupFailed(Exception):
     """The user's issues could not be listed, so whether an action was recorded is unknown."""
 
 
-def _platform_message(response: httpx.Response) -> str:
+def _platform_message(response: Reply) -> str:
     try:
         data = response.json()
     except ValueError:
@@ -141,7 +145,7 @@ def _platform_message(response: httpx.Response) -> str:
     return ""
 
 
-def _field_errors(response: httpx.Response) -> list[str]:
+def _field_errors(response: Reply) -> list[str]:
     """The platform's ``errors[]`` of a 422, one readable line per field."""
     try:
         errors = response.json().get("errors")
@@ -166,14 +170,14 @@ def _field_errors(response: httpx.Response) -> list[str]:
     return lines
 
 
-def _scopes(response: httpx.Response) -> tuple[str, ...] | None:
+def _scopes(response: Reply) -> tuple[str, ...] | None:
     header = response.headers.get("x-oauth-scopes")
     if header is None:
         return None
     return tuple(s.strip() for s in header.split(",") if s.strip())
 
 
-def _header_int(response: httpx.Response, name: str) -> int | None:
+def _header_int(response: Reply, name: str) -> int | None:
     try:
         return int(response.headers.get(name, ""))
     except ValueError:
@@ -285,26 +289,34 @@ class IssueClient:
         json: Any = None,
         params: dict[str, Any] | None = None,
         extra_headers: dict[str, str] | None = None,
-    ) -> httpx.Response:
-        """One request to the write origin, with the deadline; raises ``httpx`` errors."""
+    ) -> Reply:
+        """One request to the write origin with the read side's guards (one deadline, a rate
+        floor, the decoded reply capped at :data:`REPLY_CAP`, stacked encodings and bombs
+        refused, unsafe header values dropped, no redirect followed). Raises ``FetchError``
+        (``Unreachable`` when nothing was sent) and ``TokenError`` for another origin."""
         if not same_origin(url, self.write_url):
             raise TokenError("refusing to send the token outside the write URL's origin")
         headers = self.headers()
-        headers.update(extra_headers or {})
-        request = self._client.build_request(
+        for name, value in (extra_headers or {}).items():
+            if (safe := header_token(value)) is not None:  # an ETag the server made unsafe
+                headers[name] = safe
+        content = None
+        if json is not None:
+            content = _json.dumps(
+                json, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+            ).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        return await exchange(
+            self._client,
             method,
             url,
-            json=json,
-            params=params,
             headers=headers,
+            content=content,
+            params=params,
+            cap=REPLY_CAP,
+            deadline_s=self.timeout_s,
             timeout=httpx.Timeout(self.timeout_s, connect=min(CONNECT_TIMEOUT_S, self.timeout_s)),
         )
-        try:
-            return await asyncio.wait_for(
-                self._client.send(request, follow_redirects=False), self.timeout_s
-            )
-        except TimeoutError as exc:
-            raise httpx.ReadTimeout("the request took too long", request=request) from exc
 
     # -- who am I ------------------------------------------------------------------------------
 
@@ -319,12 +331,12 @@ class IssueClient:
             )
         try:
             response = await self.request("GET", f"{self.write_url}/user")
-        except httpx.HTTPError as exc:
-            raise LookupFailed(f"cannot reach {self.write_url}: {type(exc).__name__}") from None
-        if response.status_code == 401:
+        except FetchError as exc:
+            raise LookupFailed(f"cannot reach {self.write_url}: {exc.reason}") from None
+        if response.status == 401:
             raise LookupFailed("the token was rejected (401): it is wrong, expired or revoked")
-        if response.status_code != 200:
-            raise LookupFailed(f"GET /user answered {response.status_code}")
+        if response.status != 200:
+            raise LookupFailed(f"GET /user answered {response.status}")
         try:
             login = response.json()["login"]
         except (ValueError, KeyError, TypeError):
@@ -354,10 +366,10 @@ class IssueClient:
             }
             try:
                 response = await self.request("GET", self.issues_url, params=params)
-            except httpx.HTTPError as exc:
-                raise LookupFailed(f"listing issues failed: {type(exc).__name__}") from None
-            if response.status_code != 200:
-                raise LookupFailed(f"listing issues answered {response.status_code}")
+            except FetchError as exc:
+                raise LookupFailed(f"listing issues failed: {exc.reason}") from None
+            if response.status != 200:
+                raise LookupFailed(f"listing issues answered {response.status}")
             try:
                 issues = response.json()
             except ValueError:
@@ -434,15 +446,13 @@ class IssueClient:
             tries += 1
             try:
                 response = await self.request("POST", self.issues_url, json=issue.as_json())
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            except Unreachable as exc:
                 result.state, result.retry_safe, result.unreachable = "failed", True, True
-                result.message = (
-                    f"cannot reach {self.write_url} ({type(exc).__name__}); nothing was sent"
-                )
+                result.message = f"cannot reach {self.write_url} ({exc.reason}); nothing was sent"
                 result.attempts.append(Attempt(self.clock(), "create", None, result.message))
                 return result
-            except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-                note = f"no clear answer ({type(exc).__name__})"
+            except FetchError as exc:  # slow, cut off, too big, undecodable: maybe created
+                note = f"no clear answer ({exc.kind}: {exc.reason})"
                 result.unclear = True
                 result.attempts.append(Attempt(self.clock(), "create", None, note))
             else:
@@ -456,7 +466,7 @@ class IssueClient:
                     return result
                 result.unclear = True
                 result.attempts.append(
-                    Attempt(self.clock(), "create", response.status_code, "no clear answer")
+                    Attempt(self.clock(), "create", response.status, "no clear answer")
                 )
             # Unclear: look before anything else.
             if await self._look_up(nonce, started, result):
@@ -501,9 +511,9 @@ class IssueClient:
         result.author = found.author or (self._whoami.login if self._whoami else None)
 
     async def _answer(
-        self, response: httpx.Response, issue: IssueRequest, result: SendResult
+        self, response: Reply, issue: IssueRequest, result: SendResult
     ) -> Literal["done", "again", "unclear"]:
-        status = response.status_code
+        status = response.status
         said = _platform_message(response)
         if status == 201:
             try:
@@ -549,7 +559,7 @@ class IssueClient:
             result.retry_safe = True
         return "done"
 
-    def _refusal(self, status: int, said: str, response: httpx.Response) -> str:
+    def _refusal(self, status: int, said: str, response: Reply) -> str:
         repo = self.repo
         if 300 <= status < 400:
             where = clean_line(response.headers.get("location", "elsewhere"), 200)
@@ -582,7 +592,7 @@ class IssueClient:
 
     # -- following an issue --------------------------------------------------------------------
 
-    async def conditional_get(self, url: str, etag: str | None) -> httpx.Response:
+    async def conditional_get(self, url: str, etag: str | None) -> Reply:
         """A GET with ``If-None-Match`` (a 304 costs no rate limit on GitHub)."""
         extra = {"If-None-Match": etag} if etag else None
         return await self.request("GET", url, extra_headers=extra)

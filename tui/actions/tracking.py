@@ -17,10 +17,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import httpx
-
 from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import Entry, EntryBusy, Outbox, now_iso
+from tui.network.fetch import FetchError
 from tui.network.models import as_utc
 from tui.untrusted import clean
 
@@ -93,21 +92,21 @@ async def follow(entry: Entry, client: IssueClient, *, now: float | None = None)
     base = f"{client.issues_url}/{entry.number}"
     try:
         issue = await client.conditional_get(base, track.get("issue_etag"))
-        if issue.status_code == 304 and track.get("seen_comments") is not None:
+        if issue.status == 304 and track.get("seen_comments") is not None:
             return True
-        if issue.status_code not in (200, 304):
-            track["last_error"] = f"issue answered {issue.status_code}"
+        if issue.status not in (200, 304):
+            track["last_error"] = f"issue answered {issue.status}"
             return True
-        if issue.status_code == 200:
+        if issue.status == 200:
             track["issue_etag"] = issue.headers.get("etag")
         comments = await client.conditional_get(f"{base}/comments", track.get("comments_etag"))
-    except httpx.HTTPError as exc:
-        track["last_error"] = type(exc).__name__
+    except FetchError as exc:
+        track["last_error"] = f"{exc.kind}: {exc.reason}"
         return True
-    if comments.status_code == 304:
+    if comments.status == 304:
         return True
-    if comments.status_code != 200:
-        track["last_error"] = f"comments answered {comments.status_code}"
+    if comments.status != 200:
+        track["last_error"] = f"comments answered {comments.status}"
         return True
     track["comments_etag"] = comments.headers.get("etag")
     try:

@@ -1,7 +1,7 @@
 """One hardened GET: conditional, deadlined, size-capped after decoding, hashed while read.
 
-Every request roost makes to a server it does not control (state files, the manifest, eggs, the
-issue API's reads) goes through :func:`fetch`, because a hostile server can trickle, lie about
+Every request roost makes to a server it does not control goes through :func:`fetch` (state
+files, the manifest, eggs, boot records) or :func:`exchange` (the issue API, any method), because a hostile server can trickle, lie about
 lengths, compress a bomb or send headers that crash a client that trusts them. The API::
 
     result = await fetch(client, url, cap=1 << 20, etag=..., last_modified=...,
@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import re
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from tui.network.urls import redact_url
 
@@ -52,8 +54,11 @@ __all__ = [
     "FetchError",
     "FetchResult",
     "NetworkError",
+    "Reply",
+    "Unreachable",
     "TooLarge",
     "TooSlow",
+    "exchange",
     "fetch",
     "header_token",
 ]
@@ -112,6 +117,10 @@ class NetworkError(FetchError):
     kind = "network"
 
 
+class Unreachable(NetworkError):
+    """No connection could be made: nothing was sent (a write may safely be sent again)."""
+
+
 class BadReply(FetchError):
     """A reply the client cannot use for any other reason."""
 
@@ -131,6 +140,22 @@ class FetchResult:
     @property
     def not_modified(self) -> bool:
         return self.status == 304
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What :func:`exchange` got: any status, its headers and its decoded, capped body.
+
+    ``headers`` has lower-case names and keeps a value only when it is visible ASCII (see
+    :func:`header_token`): a value that could not be sent back or shown safely is absent."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes = b""
+
+    def json(self) -> Any:
+        """The body as JSON; ``ValueError`` when it is not (bad UTF-8 included)."""
+        return json.loads(self.body)
 
 
 def header_token(value: object) -> str | None:
@@ -163,7 +188,6 @@ async def fetch(
     on_progress: Callable[[int, int | None], None] | None = None,
 ) -> FetchResult:
     """GET ``url`` (conditionally when validators are given). See the module docstring."""
-    import httpx
 
     headers = {"Accept": accept, "Accept-Encoding": "gzip, deflate"}
     if etag := header_token(etag):
@@ -171,10 +195,53 @@ async def fetch(
     if last_modified := header_token(last_modified):
         headers["If-Modified-Since"] = last_modified
     request = _Request(url, cap, deadline_s, min_rate, rate_grace_s, on_progress)
+    result = await _guarded(url, request.run(client, headers))
+    assert isinstance(result, FetchResult)
+    return result
+
+
+async def exchange(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    content: bytes | None = None,
+    params: Mapping[str, Any] | None = None,
+    cap: int,
+    deadline_s: float = DEADLINE_S,
+    min_rate: float = MIN_RATE,
+    rate_grace_s: float = RATE_GRACE_S,
+    timeout: Any = None,
+) -> Reply:
+    """One request to an API (the issue platform) with :func:`fetch`'s guards: one deadline
+    and rate floor, the decoded body capped at ``cap`` whatever its status, stacked encodings
+    and bombs refused, header values kept only when safe; redirects are not followed. Raises
+    only :class:`FetchError` (:class:`Unreachable` when no connection was made)."""
+    sent = {"Accept-Encoding": "gzip, deflate", **headers}
+    request = _Request(url, cap, deadline_s, min_rate, rate_grace_s, None)
+    request.method, request.content, request.params, request.any_status = (
+        method,
+        content,
+        params,
+        True,
+    )
+    request.timeout = timeout
+    reply = await _guarded(url, request.run(client, sent))
+    assert isinstance(reply, Reply)
+    return reply
+
+
+async def _guarded(url: str, running: Awaitable[FetchResult | Reply]) -> FetchResult | Reply:
+    """Every failure of one request as a :class:`FetchError`, never anything else."""
+    import httpx
+
     try:
-        return await request.run(client, headers)
+        return await running
     except FetchError:
         raise
+    except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+        raise Unreachable(url, _describe(exc)) from None
     except httpx.TimeoutException as exc:
         raise TooSlow(url, _describe(exc)) from None
     except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:
@@ -205,6 +272,11 @@ class _Request:
         self.on_progress = on_progress
         self.wire = 0
         self.decoded = 0
+        self.method = "GET"
+        self.content: bytes | None = None
+        self.params: Mapping[str, Any] | None = None
+        self.any_status = False  # exchange(): every status's body is read, capped and kept
+        self.timeout: Any = None  # httpx's per-phase timeouts (connect, read), when given
 
     async def run(self, client: httpx.AsyncClient, headers: dict[str, str]) -> FetchResult:
         loop = asyncio.get_running_loop()
@@ -212,7 +284,19 @@ class _Request:
         self.deadline_at = self.started + self.deadline_s
         try:
             async with asyncio.timeout_at(self._due()) as self.timer:
-                async with client.stream("GET", self.url, headers=headers) as response:
+                extra: dict[str, Any] = {"follow_redirects": False} if self.any_status else {}
+                if self.timeout is not None:
+                    extra["timeout"] = self.timeout
+                async with client.stream(
+                    self.method,
+                    self.url,
+                    headers=headers,
+                    content=self.content,
+                    params=self.params,
+                    **extra,
+                ) as response:
+                    if self.any_status:
+                        return await self._reply(response)
                     return await self._read(response)
         except FetchError as exc:
             exc.bytes_read = self.wire
@@ -256,6 +340,22 @@ class _Request:
                 if self.wire > ERROR_BODY_CAP:
                     break
             return FetchResult(bytes_read=self.wire, **meta)
+        body, sha256 = await self._body(response)
+        return FetchResult(body=body, sha256=sha256, bytes_read=self.wire, **meta)
+
+    async def _reply(self, response: httpx.Response) -> Reply:
+        headers: dict[str, str] = {}
+        for key, value in response.headers.raw:
+            safe = header_token(value)
+            if safe is not None:
+                name = key.decode("ascii", "replace").lower()
+                headers[name] = f"{headers[name]}, {safe}" if name in headers else safe
+        body, _sha256 = await self._body(response)
+        return Reply(response.status_code, MappingProxyType(headers), body)
+
+    async def _body(self, response: httpx.Response) -> tuple[bytes, str]:
+        """The decoded body and its SHA-256, every cap held as it is read."""
+        raw_headers = response.headers.raw
         # a response built in memory by a test transport arrives already read and decoded
         decoder = None if response.is_stream_consumed else _decoder(self.url, raw_headers)
         declared = _content_length(raw_headers)
@@ -282,8 +382,7 @@ class _Request:
                 chunks.append(piece)
         if decoder is not None:
             decoder.finish()
-        body = b"".join(chunks)
-        return FetchResult(body=body, sha256=digest.hexdigest(), bytes_read=self.wire, **meta)
+        return b"".join(chunks), digest.hexdigest()
 
 
 async def _wire(response: httpx.Response) -> AsyncIterator[bytes]:
