@@ -7,16 +7,18 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+import pytest
 from app_rig import BASE, Clock, loaded, settle
 from textual.widgets import Static
 
 from tui.app import RoostApp
 from tui.config import Settings
-from tui.network.store import Store, StoreOptions
+from tui.network.store import FileState, Problem, Store, StoreOptions, StoreStatus
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.server import in_process_client
 from tui.screens.channels import ChannelsScreen
+from tui.screens.empty_state import not_loaded_text
 from tui.screens.seeds import SeedsScreen
 from tui.screens.stats import StatsScreen
 from tui.screens.trending import TrendingScreen
@@ -148,3 +150,21 @@ async def test_offline_without_cache_and_loading_while_the_first_refresh_runs():
         await asyncio.wait_for(app.loaded.wait(), 20)
         await settle(pilot)
         assert app.screen.table.total_count > 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "detail", "says"),
+    [
+        ("too-slow", "no complete reply within 120 s", "did not arrive in time"),
+        ("encoding", "stacked Content-Encoding 'gzip, gzip' refused", "compressed in a way"),
+        ("bad-reply", "UnicodeDecodeError: bad header", "reply for agents.json was unusable"),
+        ("internal", "KeyError: 'x'", "a bug in roost, please report it"),
+        ("cache", "damaged cache entry dropped (bad meta)", "was damaged and dropped"),
+    ],
+)
+def test_every_problem_kind_has_its_own_sentence(kind, detail, says):
+    """Each kind says what happened in words, quotes the detail and says what to do."""
+    state = FileState("agents.json", problem=Problem("agents.json", kind, detail))
+    text = not_loaded_text(state, status=StoreStatus(state="online"), refreshed=True)
+    assert says in text and detail in text and "press r" in text
+    assert f"is not loaded: {kind}:" not in text  # not the generic fallback

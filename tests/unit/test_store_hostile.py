@@ -241,6 +241,47 @@ def test_a_fifo_in_the_cache_is_never_opened_for_a_wait(tmp_path, which):
         assert snapshot.file("stats.json").loaded
 
 
+GOOD_POINT = {"at": "2026-01-01T00:00:00Z", "counters": {"total_agents": 3}}
+
+
+@pytest.mark.parametrize(
+    ("content", "kept", "why"),
+    [
+        pytest.param(b"{not json", 0, "Expecting property name", id="not JSON"),
+        pytest.param(b'{"at": 1}', 0, "not a list of points", id="not a list"),
+        pytest.param(
+            json.dumps([GOOD_POINT, "junk", {"at": "x", "counters": []}]).encode(),
+            1,
+            "2 of 3 points did not validate",
+            id="some points damaged",
+        ),
+        pytest.param(
+            json.dumps([{"at": "x", "counters": {"total_agents": "many"}}, GOOD_POINT]).encode(),
+            2,
+            "1 of 2 points did not validate",
+            id="a counter damaged",
+        ),
+    ],
+)
+async def test_damaged_stats_history_is_reported_once_and_what_validates_is_kept(
+    server, client, tmp_path, content, kept, why
+):
+    cache = put(tmp_path, {})
+    (tmp_path / "stats-history.json").write_bytes(content)
+    serve(server, json_ok(STATS))
+    store = make_store(server, client, cache)
+    snapshot = store.load_cache()
+    assert snapshot.file("stats.json").loaded  # the state file itself is fine
+    assert len(snapshot.stats_history) == kept
+    first = await store.refresh()
+    history = [p for p in first.problems if p.file == "stats-history.json"]
+    assert [p.kind for p in history] == ["cache"] and why in history[0].detail
+    second = await store.refresh()
+    assert not [p for p in second.problems if p.file == "stats-history.json"]
+    if kept:  # written back without the damage
+        assert len(json.loads((tmp_path / "stats-history.json").read_text())) >= kept
+
+
 def test_a_directory_in_place_of_a_body_is_damage(tmp_path):
     put(tmp_path, {})
     (tmp_path / "stats.json").unlink()

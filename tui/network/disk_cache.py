@@ -191,9 +191,14 @@ class DiskCache:
     # ------------------------------------------------------------------ json documents
 
     def load_json(self, name: str) -> object | None:
+        """The document ``name`` holds; None when there is none, or when it is damaged (then
+        dropped and remembered for one report, as any damaged entry)."""
         try:
             return json.loads(_read_regular(self._path(name)))
-        except (OSError, ValueError, RecursionError):
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, RecursionError) as exc:
+            self.drop(name, str(exc) or type(exc).__name__)
             return None
 
     def store_json(self, name: str, value: object) -> None:

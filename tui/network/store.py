@@ -835,29 +835,47 @@ class Store:
                 report.problems.append(Problem(name, "cache", f"not cached: {exc}"))
         if history_changed:
             with contextlib.suppress(OSError):
-                self.cache.store_json(
-                    STATS_HISTORY_FILE,
-                    [
-                        {"at": p.at, "counters": dict(p.counters)}
-                        for p in self._snapshot.stats_history
-                    ],
-                )
+                self._store_history(self._snapshot.stats_history)
 
     def _load_history(self) -> tuple[StatsPoint, ...]:
-        raw = self.cache.load_json(STATS_HISTORY_FILE) if self.cache else None
+        """The Stats tab's history from the cache; damage is dropped and reported once (the
+        points that do validate are kept and written back)."""
+        if self.cache is None:
+            return ()
+        raw = self.cache.load_json(STATS_HISTORY_FILE)
+        if raw is None:
+            return ()
         if not isinstance(raw, list):
+            self.cache.drop(STATS_HISTORY_FILE, "not a list of points; the history starts again")
             return ()
         points = []
+        damaged = 0
         for item in raw[-STATS_HISTORY_LIMIT:]:
             if not isinstance(item, dict) or not isinstance(item.get("counters"), dict):
+                damaged += 1
                 continue
             counters = {
                 str(k): v
                 for k, v in item["counters"].items()
                 if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
             }
+            damaged += len(counters) != len(item["counters"]) or not isinstance(item.get("at"), str)
             points.append(StatsPoint(str(item.get("at", "")), MappingProxyType(counters)))
+        if damaged:
+            self.cache.drop(
+                STATS_HISTORY_FILE,
+                f"{damaged} of {min(len(raw), STATS_HISTORY_LIMIT)} points did not validate; "
+                "the others are kept",
+            )
+            with contextlib.suppress(OSError):
+                self._store_history(points)
         return tuple(points)
+
+    def _store_history(self, points: Iterable[StatsPoint]) -> None:
+        if self.cache is not None:
+            self.cache.store_json(
+                STATS_HISTORY_FILE, [{"at": p.at, "counters": dict(p.counters)} for p in points]
+            )
 
     def _after_cycle(self, report: RefreshReport) -> None:
         self._pending_bodies = {}

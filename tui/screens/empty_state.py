@@ -52,6 +52,28 @@ def not_loaded_text(
         text = f"{name} is not on the service ({detail}) \u2014 {_RETRY}"
     elif kind == "http":
         text = f"{name}: the service answered {detail} \u2014 {_RETRY}"
+    elif kind == "too-slow":
+        text = (
+            f"{name} did not arrive in time ({detail}): the service or the network is too slow "
+            f"\u2014 {_RETRY}"
+        )
+    elif kind == "encoding":
+        text = (
+            f"{name} came compressed in a way roost refuses ({detail}): a server or proxy on "
+            f"the way is misconfigured \u2014 {_RETRY}"
+        )
+    elif kind == "bad-reply":
+        text = f"the service's reply for {name} was unusable ({detail}) \u2014 {_RETRY}"
+    elif kind == "internal":
+        text = (
+            f"roost failed to process {name} ({detail}): a bug in roost, please report it "
+            f"with ! (the problems view) \u2014 {_RETRY}"
+        )
+    elif kind == "cache":
+        text = (
+            f"the cached copy of {name} was damaged and dropped ({detail}); it is fetched "
+            f"afresh \u2014 {_RETRY} if it does not appear"
+        )
     elif kind == "network" or status.state in ("offline", "backing-off"):
         reason = status.last_error or detail
         because = f" ({truncate(reason, 120)})" if reason else ""
