@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -38,7 +36,6 @@ __all__ = [
     "Settings",
     "config_path",
     "load_settings",
-    "resolve_token",
 ]
 
 ENV_VARS = {
@@ -286,22 +283,3 @@ def load_settings(
     if settings.read_url and not settings.write_url:
         settings = replace(settings, write_url=DEFAULT_WRITE_URL)
     return settings
-
-
-def resolve_token(settings: Settings) -> Settings:
-    """Fill the token from ``gh auth token`` when nothing else gave one (only when needed)."""
-    if settings.token or settings.demo:
-        return settings
-    gh = shutil.which("gh")
-    if not gh:
-        return settings
-    try:
-        out = subprocess.run(
-            [gh, "auth", "token"], capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return settings
-    token = out.stdout.strip()
-    if out.returncode != 0 or not token:
-        return settings
-    return replace(settings, token=Secret(token), token_source="gh")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.actions.catalog import ACTION_NAME_PATTERN, action_label
+from tui.strict_json import unique_members
 
 #: GitHub refuses issue bodies longer than this many characters.
 MAX_BODY_CHARS = 65_536
@@ -165,13 +166,7 @@ def _find_fence(lines: list[str]) -> tuple[str, int, int] | None:
     return None
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise IssueBodyError(f"the JSON repeats the key {key!r}")
-        result[key] = value
-    return result
+_no_duplicates = unique_members(lambda key: IssueBodyError(f"the JSON repeats the key {key!r}"))
 
 
 def _reject_constant(name: str) -> Any:

@@ -36,7 +36,7 @@ import platformdirs
 from tui.actions.issue_body import IssueRequest, compose_issue, new_nonce
 from tui.actions.issue_client import IssueClient, SendResult
 from tui.clock import utc_now
-from tui.network.disk_cache import _atomic_write  # the one fsync-then-rename writer
+from tui.network.disk_cache import atomic_write  # the one fsync-then-rename writer
 
 __all__ = [
     "FINAL_STATES",
@@ -189,7 +189,7 @@ class Outbox:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         entry.updated_at = now_iso()
         data = json.dumps(entry.as_json(), indent=2, ensure_ascii=False).encode("utf-8")
-        _atomic_write(self.path(entry.id), data)
+        atomic_write(self.path(entry.id), data)
         dir_fd = os.open(self.folder, os.O_RDONLY)
         try:
             os.fsync(dir_fd)

@@ -14,6 +14,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from tui.strict_json import unique_members
+
 __all__ = [
     "MAX_CANONICAL_BYTES",
     "MAX_DEPTH",
@@ -202,15 +204,6 @@ def _general_canonical(value: Any) -> bytes:
     return "".join(out).encode("utf-8")
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, val in pairs:
-        if key in result:
-            raise CanonicalJsonError(f"duplicate member name {key!r}")
-        result[key] = val
-    return result
-
-
 def _float(token: str) -> float:
     value = float(token)
     if not math.isfinite(value):
@@ -239,7 +232,12 @@ def _constant(token: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_float=_float, parse_int=_int, parse_constant=_constant
+    object_pairs_hook=unique_members(
+        lambda key: CanonicalJsonError(f"duplicate member name {key!r}")
+    ),
+    parse_float=_float,
+    parse_int=_int,
+    parse_constant=_constant,
 )
 
 

@@ -35,7 +35,7 @@ from tui.eggs.boot_record import (
     egg_url_problems,
 )
 from tui.eggs.egg_report import CHECKS, Check, EggReport
-from tui.network.disk_cache import _atomic_write, default_cache_root, service_folder_name
+from tui.network.disk_cache import atomic_write, default_cache_root, service_folder_name
 from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ class EggCache:
         processes storing the same egg store the same bytes; a reader never sees half)."""
         final = self.path_for(sha256)
         self.folder.mkdir(parents=True, exist_ok=True)
-        _atomic_write(final, data)
+        atomic_write(final, data)
         return final
 
 

@@ -32,6 +32,7 @@ from tui.eggs.boot_record import BootRecord, boundary_problems, parse_boot_recor
 from tui.eggs.hub_paths import INDEX_PATH, index_url
 from tui.eggs.record_cache import LastGood, RecordCache
 from tui.network.urls import redact_url
+from tui.strict_json import unique_members
 
 if TYPE_CHECKING:
     import httpx
@@ -146,15 +147,6 @@ def _no_constants(token: str) -> Any:
     raise ValueError(f"{token} is not JSON")
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate member {key!r}")
-        result[key] = value
-    return result
-
-
 def _loads(raw: bytes) -> Any:
     """JSON without duplicate members or NaN/Infinity (raises ValueError)."""
     try:
@@ -162,7 +154,7 @@ def _loads(raw: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 at byte {exc.start}") from None
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+        return json.loads(text, object_pairs_hook=unique_members(), parse_constant=_no_constants)
     except RecursionError:
         raise ValueError("nested too deeply") from None
 

@@ -30,7 +30,14 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-__all__ = ["CachedFile", "CachedMeta", "DiskCache", "default_cache_root", "service_folder_name"]
+__all__ = [
+    "CachedFile",
+    "CachedMeta",
+    "DiskCache",
+    "atomic_write",
+    "default_cache_root",
+    "service_folder_name",
+]
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -183,8 +190,8 @@ class DiskCache:
         if stale is not None:
             stale.cancel()
         self.folder.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self._path(name), body)
-        _atomic_write(
+        atomic_write(self._path(name), body)
+        atomic_write(
             self._path(name + self.META_SUFFIX), json.dumps(asdict(meta), indent=1).encode()
         )
 
@@ -203,7 +210,7 @@ class DiskCache:
 
     def store_json(self, name: str, value: object) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self._path(name), json.dumps(value, separators=(",", ":")).encode())
+        atomic_write(self._path(name), json.dumps(value, separators=(",", ":")).encode())
 
     def _path(self, name: str) -> Path:
         if "/" in name or "\\" in name or name.startswith("."):
@@ -226,7 +233,11 @@ def _read_regular(path: Path) -> bytes:
         os.close(fd)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader (another roost process included) sees the
+    old file or the whole new one, never a part: a temporary file in the same folder, fsync,
+    then rename over ``path``. The one writer of every file roost keeps (cache, outbox, drafts,
+    eggs)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

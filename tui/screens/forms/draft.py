@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from tui.actions.catalog import ACTION_NAME_PATTERN
 from tui.actions.issue_body import IssueRequest, compose_issue
-from tui.network.disk_cache import _atomic_write  # the one fsync-then-rename writer
+from tui.network.disk_cache import atomic_write  # the one fsync-then-rename writer
 
 __all__ = ["Draft", "DraftKeeper", "FileDrafts", "FormValue", "MemoryDrafts"]
 
@@ -126,7 +126,7 @@ class FileDrafts:
         path = self._path(draft.action)
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         data = json.dumps(draft.as_json(), indent=2, ensure_ascii=False).encode("utf-8")
-        _atomic_write(path, data)
+        atomic_write(path, data)
         self._sync_folder()
 
     def forget(self, action: str) -> None:
