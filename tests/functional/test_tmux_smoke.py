@@ -207,3 +207,31 @@ def test_no_color_and_plain_xterm_are_readable(pane):
     pane.keys("Enter")
     pane.wait_for("heartbeat")
     pane.keys("q")
+
+
+def test_boots_and_the_egg_inspector_by_keys_at_80x24(pane):
+    """6 → a boot record → enter: the egg is downloaded from the demo hub, verified and opened in
+    the inspector; its files, one file's bytes, and back — keys only, nothing executed."""
+    pane.start(ROOST_DEMO)
+    pane.wait_for("all verified")
+    pane.keys("6")
+    pane.wait_for("11 boot records")
+    screen = pane.wait_for("not downloaded")
+    assert "Egg size" in screen and "Verified" in screen
+    pane.keys("Enter")
+    pane.wait_for("Egg inspector")
+    screen = pane.wait_for("VERIFIED")
+    assert "checks pass" in screen and "FAILED" not in screen
+    assert "egg nested at most 8 levels deep" in screen  # the report: each check by name
+    pane.keys("Tab", "Tab")  # Report → Manifest → Files
+    screen = pane.wait_for("rappid.json")
+    assert "manifest.json" in screen and "soul.md" in screen
+    pane.keys("j", "j", "j", "j", "j", "Enter")  # down to seed/record.json, open it
+    screen = pane.wait_for("seed/record.json ·")
+    assert "json · page 1/" in screen
+    pane.keys("Escape")  # back to the file list …
+    pane.wait_for("rappid.json")
+    pane.keys("Escape")  # … and out of the inspector
+    screen = pane.wait_for("11 boot records")
+    assert "verified" in screen  # the list now knows the egg's verdict
+    quit_cleanly(pane)
