@@ -40,7 +40,7 @@ from tui.posting import PostingMixin
 from tui.screens import TABS, StateScreen, Tab
 from tui.screens.base import Place
 from tui.startup import resume_gc
-from tui.stylesheets import sheets, styles_dir
+from tui.stylesheets import no_color, sheets, styles_dir
 from tui.widgets.tab_bar import TabBar
 from tui.widgets.text import short
 
@@ -167,7 +167,7 @@ class RoostApp(PostingMixin, App[int]):
         self.DEFAULT_MODE = initial_screen
         # each tab's screen is made by _open_tab, which hands it the app's state before it mounts
         self.MODES = {tab.id: partial(self._open_tab, tab) for tab in TABS}
-        super().__init__()
+        super().__init__(ansi_color=no_color())
         self.initial_screen = initial_screen
         self.settings = settings
         self.clock: Clock = clock

@@ -7,11 +7,22 @@ screen is first shown, not at start-up.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import tui
 
-__all__ = ["sheets", "styles_dir"]
+__all__ = ["no_color", "sheets", "styles_dir"]
+
+
+def no_color() -> bool:
+    """Whether ``NO_COLOR`` is set (no-color.org): then no colour at all leaves roost.
+
+    Textual alone would still send 256-colour greys (its Monochrome filter); an app made with
+    ``ansi_color=no_color()`` gets Textual's NoColor filter instead, which sends the terminal's
+    default colours only. What must stay distinct (the cursor row, headers, the active tab, a
+    bad status) is styled by attributes under ``:nocolor`` (reverse, bold, underline)."""
+    return "NO_COLOR" in os.environ  # as Textual reads it: set, whatever its value
 
 
 def styles_dir() -> Path:

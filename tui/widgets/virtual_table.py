@@ -370,7 +370,7 @@ class VirtualTable(ScrollView, can_focus=True):
             color: $text-muted;
             text-style: italic;
         }
-        &:nocolor > .virtual-table--cursor {
+        &:nocolor > .virtual-table--cursor, &:nocolor:focus > .virtual-table--cursor {
             text-style: reverse bold;
         }
         &:nocolor > .virtual-table--header {

@@ -9,6 +9,7 @@ from typing import Any
 from textual.app import App
 
 from tui.screens.boots.inspector import EggInspectorScreen
+from tui.stylesheets import no_color
 
 __all__ = ["InspectorApp"]
 
@@ -19,7 +20,7 @@ class InspectorApp(App[None]):
     TITLE = "roost egg inspect"
 
     def __init__(self, egg: bytes | Path, record: Any = None, **kwargs: Any) -> None:
-        super().__init__()
+        super().__init__(ansi_color=no_color())
         self.inspector = EggInspectorScreen(egg, record, **kwargs)
 
     def on_mount(self) -> None:
