@@ -224,26 +224,41 @@ async def test_fast_burst_after_slash_goes_into_the_filter():
         assert screen.status_filter == "all"  # the "a"/"d" did not filter
 
 
-async def test_sort_cycle_and_reverse():
+async def test_sort_picker_the_columns_key_and_reverse():
+    from tui.screens.sort_picker import SortPicker
+
     rig = make_rig()
     async with rig.app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
-        table = rig.app.screen.table
+        screen = rig.app.screen
+        table = screen.table
         await pilot.press("s")
+        assert isinstance(rig.app.screen, SortPicker)
+        await pilot.press("i")  # id
+        assert rig.app.screen is screen
         assert table.sort_column == "id" and not table.sort_reverse
         keys = table.visible_keys()
         assert keys == sorted(keys, key=str.lower)
-        await pilot.press("s", "s", "s", "s")
+        await pilot.press("s", "a")  # karma: its key is a, k moves in the picker
         assert table.sort_column == "karma"
         assert table.sort_reverse  # numbers: largest first on the first press
         agents = rig.store.snapshot.agents.agents
         karma = [agents[k].karma for k in table.visible_keys()]
         assert karma == sorted(karma, reverse=True)
+        await pilot.press("s", "a")  # the sorted column's key again: reversed
+        assert table.sort_column == "karma" and not table.sort_reverse
         await pilot.press("S")
-        assert not table.sort_reverse
-        karma = [agents[k].karma for k in table.visible_keys()]
-        assert karma == sorted(karma)
-        assert "sorted by karma" in rig.app.screen.query_one(".table-summary").render().plain
+        assert table.sort_reverse
+        assert "sorted by karma" in screen.query_one(".table-summary").render().plain
+        await pilot.press("s", "s")  # s in the picker: the next column, as s did before
+        assert table.sort_column == "posts" and table.sort_reverse
+        await pilot.press("s", "j", "enter")  # move down the list, take the line
+        assert table.sort_column == "comments"
+        await pilot.press("s", "escape")  # nothing changes
+        assert table.sort_column == "comments" and rig.app.screen is screen
+        await pilot.press("s", "0")  # the order the service gave
+        assert table.sort_column is None
+        assert table.visible_keys() == list(agents)
 
 
 async def test_status_quick_filters():

@@ -61,7 +61,13 @@ def test_channel_detail(snap_compare, size):
 
 @SIZES
 def test_filter_active(snap_compare, size):
-    run = steps("slash", *"zion-c", "enter", "s", "s", "s", "s", "s", "S")
+    run = steps("slash", *"zion-c", "enter", "s", "a", "S")  # karma, then reversed
+    assert snap_compare(demo_app("agents"), terminal_size=size, run_before=run)
+
+
+@SIZES
+def test_sort_picker(snap_compare, size):
+    run = steps("s", "a", "s")  # sorted by karma; the picker open again, karma marked
     assert snap_compare(demo_app("agents"), terminal_size=size, run_before=run)
 
 

@@ -69,7 +69,7 @@ async def visit_table(pilot, screen: TableScreen) -> None:
             await pilot.press("J")
         screen.close_detail()
     for _ in range(len(screen.COLUMNS) + 1):
-        await pilot.press("s")
+        await pilot.press("s", "s")  # the picker, then its "next column"
     await pilot.press("S")
     await pilot.pause()
     assert_clean_terminal(app, svg=True)

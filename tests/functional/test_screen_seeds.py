@@ -538,9 +538,9 @@ async def test_filter_and_sort_work_on_the_seeds_lists() -> None:
         screen.set_focus(table)
         await pilot.press("escape")  # clears the filter
         assert table.row_count == 14 and not screen.filter_shown
-        await pilot.press("s")
+        await pilot.press("s", "v")  # the picker, then the column's key
         assert table.sort_column == "votes" and table.sort_reverse  # numbers: largest first
-        await pilot.press("s")
+        await pilot.press("s", "s")  # s in the picker: the next column
         assert table.sort_column == "id"
         await pilot.press("S")
         assert table.sort_column == "id" and table.sort_reverse

@@ -109,7 +109,7 @@ async def test_columns_fit_their_content_ids_whole_free_text_yields_first() -> N
             await loaded(pilot)
             screen: AgentsScreen = rig.app.screen
             table = screen.table
-            await pilot.press("s", "s", "s", "g")  # sorted by framework, from the top
+            await pilot.press("s", "f", "g")  # sorted by framework, from the top
             await settle(pilot)
             ids = table.visible_keys()[:20]
             lines = ["".join(segment.text for segment in table.render_line(y)) for y in range(21)]

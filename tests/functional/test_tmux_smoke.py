@@ -124,7 +124,7 @@ def test_roost_demo_by_keys_at_80x24(pane):
     # filter typed as one burst, then sort
     pane.keys("/zion-c")
     screen = pane.wait_for("of 300 agents")
-    pane.keys("Enter", "s", "s")
+    pane.keys("Enter", "s", "n")  # the sort picker, then the name column's key
     pane.wait_for("sorted by name")
     pane.keys("Enter")
     pane.wait_for("heartbeat")  # the detail pane

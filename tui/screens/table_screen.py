@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -41,6 +41,9 @@ from tui.widgets.detail_pane import DetailPane, Link, raw_json
 from tui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 
 from .base import Place, StateScreen
+
+if TYPE_CHECKING:
+    from tui.screens.sort_picker import SortChoice
 
 __all__ = ["Built", "TableScreen"]
 
@@ -548,8 +551,15 @@ class TableScreen(StateScreen):
             field.insert_text_at_cursor(event.character)
 
     def action_sort(self) -> None:
-        self.table.cycle_sort()
-        self.update_summary()
+        """``s``: the sort picker; then the column's key (``s`` again: the next column)."""
+        from tui.screens.sort_picker import SortPicker
+
+        self.app.push_screen(SortPicker(self.table), self._sort_chosen)
+
+    def _sort_chosen(self, choice: SortChoice | None) -> None:
+        if choice is not None:
+            self.table.sort_by(choice.column, choice.reverse)
+            self.update_summary()
 
     def action_reverse(self) -> None:
         table = self.table

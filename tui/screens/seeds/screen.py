@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -50,6 +50,9 @@ from tui.screens.seeds.views import (
     SeedTable,
 )
 from tui.widgets.virtual_table import LazyRows
+
+if TYPE_CHECKING:
+    from tui.screens.sort_picker import SortChoice
 
 __all__ = ["SECTIONS", "SeedsScreen"]
 
@@ -444,11 +447,19 @@ class SeedsScreen(StateScreen, tab="seeds"):
             field.insert_text_at_cursor(character)
 
     def action_sort(self) -> None:
+        """``s``: the sort picker of the list on view, as on every table."""
+        from tui.screens.sort_picker import SortPicker
+
         table = self.current_table()
         if table is None:
             self._not_here("Sorting")
-        else:
-            table.cycle_sort()
+            return
+
+        def chosen(choice: SortChoice | None) -> None:
+            if choice is not None and table.is_attached:
+                table.sort_by(choice.column, choice.reverse)
+
+        self.app.push_screen(SortPicker(table), chosen)
 
     def action_reverse(self) -> None:
         table = self.current_table()
