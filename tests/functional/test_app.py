@@ -748,3 +748,18 @@ def test_run_tui_demo_flag_forces_demo(monkeypatch):
 
 def test_clock_is_frozen_in_rig():
     assert Clock()() == DEFAULT_EPOCH
+
+
+async def test_detail_values_wrap_under_themselves_at_60_columns():
+    """The detail pane at 60×20: a long value wraps at its parts, under the value, and a date
+    keeps its age beside it or on its own line — never split inside."""
+    rig = make_rig()
+    async with rig.app.run_test(size=(60, 20)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        lines = [line.rstrip() for line in svg_text(rig.app.export_screenshot()).split("\n")]
+        numbers = next(i for i, line in enumerate(lines) if line.startswith("numbers"))
+        following = next(line for line in lines[numbers + 1 :] if line.strip())
+        assert following.startswith(" " * 11) and "comments" in following
+        assert not any(line.strip() in ("26", "ago)") for line in lines)

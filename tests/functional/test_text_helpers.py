@@ -15,6 +15,7 @@ from tui.widgets.text import (
     content,
     count,
     epoch_seconds,
+    hang_labelled,
     labelled,
     plain,
     short,
@@ -125,3 +126,46 @@ def test_stamp():
     assert stamp(None, NOW) == "\u2014"
     assert stamp("2026-11-01T11:00:00Z", NOW) == "2026-11-01 11:00Z (1h ago)"
     assert stamp("yesterday\x1b", NOW) == "yesterday\u241b (not a date)"
+
+
+# -- long values in a detail pane (issue 12 item 12) ----------------------------------------
+
+
+def _hung(lines: list[Content], width: int) -> list[str]:
+    return hang_labelled(Content("\n").join(lines), width).plain.split("\n")
+
+
+def test_a_long_value_wraps_under_itself_at_its_parts():
+    rows = _hung([labelled("numbers", "karma 63 · balance 200 · posts 10 · comments 26", 10)], 40)
+    assert rows == ["numbers    karma 63 · balance 200", "           posts 10 · comments 26"]
+    assert all(len(row) <= 40 for row in rows)
+
+
+def test_a_date_and_its_age_stay_whole():
+    rows = _hung([labelled("joined", "2026-07-16 09:39Z (131d ago)", 10)], 36)
+    assert rows == ["joined     2026-07-16 09:39Z", "           (131d ago)"]
+
+
+def test_a_word_wider_than_the_room_gets_a_line_of_its_own_else_an_ellipsis():
+    url = "https://example.org/a/very/long/path/that/fits"  # 46: wider than the room (35)
+    assert _hung([labelled("website", url, 10)], 46) == ["website", url]
+    assert _hung([labelled("website", url, 10)], 40) == ["website", url[:39] + "\u2026"]
+    rows = _hung([labelled("links", f"see {url} now", 10)], 46)
+    assert rows == ["links      see", url, "           now"]
+
+
+def test_free_text_wraps_at_spaces_under_the_value():
+    text = "one two three four five six seven eight nine ten eleven"
+    rows = _hung([labelled("about", text, 10)], 40)
+    assert rows[0].startswith("about      one two") and all(
+        r.startswith(" " * 11) for r in rows[1:]
+    )
+    assert " ".join(r.strip() for r in rows).removeprefix("about ").strip() == text
+
+
+def test_lines_that_fit_or_are_not_labelled_are_left_to_the_widget():
+    long_plain = Content("a plain line " * 6)
+    short = labelled("id", "zion-1", 10)
+    body = Content("\n").join([short, long_plain])
+    assert hang_labelled(body, 40) is body or hang_labelled(body, 40).plain == body.plain
+    assert hang_labelled(body, 200) is body

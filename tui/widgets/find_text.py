@@ -11,6 +11,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from tui.widgets.text import hang_labelled
+
 __all__ = ["FindScroll", "vim_scroll_keys"]
 
 
@@ -111,13 +113,34 @@ class FindScroll(VerticalScroll, can_focus=True):
         for n, start in enumerate(starts):
             style = self.CURRENT if n == self.current else self.MATCH
             body = body.stylize(style, start, start + len(needle))
+        width = self._text_width()
+        if width:
+            body = hang_labelled(body, width)  # long values wrap under themselves
+        else:  # not laid out yet: again once it is
+            self.call_after_refresh(self._draw_when_laid_out)
         self.text.update(body)
         if scroll and starts:
             self.call_after_refresh(self._scroll_to_current, body)
         self.post_message(self.Found(self))
 
+    def _text_width(self) -> int:
+        """The cells a line of the text gets; room for the vertical scrollbar is always kept
+        (it appears once the text is long, and would then re-wrap the hanging lines)."""
+        width = self.scrollable_content_region.width - self.text.styles.gutter.width
+        if width and not self.show_vertical_scrollbar:
+            width -= self.styles.scrollbar_size_vertical
+        return max(0, width)
+
+    def _draw_when_laid_out(self) -> None:
+        if self._text_width() and self._body.cell_length:
+            self._draw(scroll=False)
+
+    def on_resize(self) -> None:
+        if self._body.cell_length:
+            self._draw(scroll=False)  # the hanging indents depend on the width
+
     def _scroll_to_current(self, body: Content) -> None:
-        width = self.text.content_region.width or self.scrollable_content_region.width
+        width = self._text_width()
         lines = body.wrap(max(1, width))
         line = next(
             (y for y, text in enumerate(lines) if any(s.style == self.CURRENT for s in text.spans)),

@@ -7,6 +7,7 @@ terminal escapes or markup).
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -124,9 +125,106 @@ def bar(fraction: float, width: int) -> str:
     return text.ljust(width, "\u00b7") if len(text) < width else text[:width]
 
 
+LABEL_STYLE = "$text-muted"
+UNIT_SEPARATOR = " \u00b7 "  # between the parts of one value ("karma 63 · posts 10")
+
+
 def labelled(label: str, value: Any, width: int = 12) -> Content:
-    """A detail line: a muted label padded to ``width`` then one space, then the clean value."""
-    return Content.assemble((label.ljust(width), "$text-muted"), " ", clean(value))
+    """A detail line: a muted label padded to ``width`` then one space, then the clean value.
+
+    Drawn by a :class:`~tui.widgets.find_text.FindScroll`, a value too long for the pane wraps
+    under itself (see :func:`hang_labelled`), never under the label."""
+    return Content.assemble((label.ljust(width), LABEL_STYLE), " ", clean(value))
+
+
+def hang_labelled(body: Content, width: int) -> Content:
+    """``body`` with every :func:`labelled` line that is wider than ``width`` wrapped under its
+    value (a hanging indent). A value's parts (split at " · ") stay whole on one line when they
+    fit; a part wider than the room wraps at its spaces; a single word wider than the room (a
+    URL, an id) gets a line of its own, whole when the pane is wide enough, else cut with an
+    ellipsis — the pane's copy and open keys have it whole."""
+    if width < 20 or all(line.cell_length <= width for line in body.split("\n")):
+        return body
+    return Content("\n").join(row for line in body.split("\n") for row in _hang_line(line, width))
+
+
+def _hang_line(line: Content, width: int) -> list[Content]:
+    spans = line.spans
+    plain = line.plain
+    if line.cell_length <= width or not spans:
+        return [line]
+    first = spans[0]
+    indent = first.end + 1
+    if (
+        first.start != 0
+        or first.style != LABEL_STYLE
+        or plain[first.end : indent] != " "
+        or indent > width // 2
+    ):
+        return [line]
+    room = width - indent
+    rows = _pack(line[indent:], room, width)
+    pad = Content(" " * indent)
+    # a row wider than the room is one long word (a URL): on a line of its own, from the left
+    shown = [
+        line[:indent] + rows[0] if rows[0].cell_length <= room else line[:indent].rstrip(),
+        *(pad + row if row.cell_length <= room else row for row in rows[1:]),
+    ]
+    if rows[0].cell_length > room:
+        shown.insert(1, rows[0])
+    return shown
+
+
+def _pack(value: Content, room: int, width: int) -> list[Content]:
+    """Greedy lines of at most ``room`` cells from the parts of ``value``; a single word wider
+    than the room gets a line of its own (up to ``width``, cut with an ellipsis beyond)."""
+    plain = value.plain
+    parts: list[Content] = []
+    start = 0
+    while (at := plain.find(UNIT_SEPARATOR, start)) >= 0:
+        parts.append(value[start : at + len(UNIT_SEPARATOR)])
+        start = at + len(UNIT_SEPARATOR)
+    parts.append(value[start:])
+    rows: list[Content] = []
+    current = Content("")
+    for part in parts:
+        if current.cell_length and current.cell_length + part.rstrip().cell_length <= room:
+            current += part
+            continue
+        if current.cell_length:
+            rows.append(_without_separator(current))
+            current = Content("")
+        if part.rstrip().cell_length <= room:
+            current = part
+            continue
+        for word in _words(part):  # the part alone is too wide: by words, "(…)" kept whole
+            if current.cell_length and current.cell_length + word.rstrip().cell_length > room:
+                rows.append(current.rstrip())
+                current = Content("")
+            if word.rstrip().cell_length > room:  # one word wider than the room: alone
+                if current.cell_length:
+                    rows.append(current.rstrip())
+                rows.append(word.rstrip().truncate(width, ellipsis=True))
+                current = Content("")
+                continue
+            current += word
+    if current.cell_length or not rows:
+        rows.append(current.rstrip())
+    return rows
+
+
+_WORD = re.compile(r"\([^()]*\)\s*|\S+\s*")
+
+
+def _words(part: Content) -> list[Content]:
+    """The words of ``part`` with their trailing spaces; a parenthesised group is one word."""
+    return [part[m.start() : m.end()] for m in _WORD.finditer(part.plain)]
+
+
+def _without_separator(row: Content) -> Content:
+    row = row.rstrip()
+    tail = UNIT_SEPARATOR.rstrip()
+    return row[: -len(tail)].rstrip() if row.plain.endswith(tail) else row
 
 
 def stamp(value: str | None, now: datetime) -> str:
