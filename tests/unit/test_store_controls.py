@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from tui.network.store import STATE_FILE_NAMES, Store, StoreOptions
+from tui.network.urls import layout_candidates
 from tui.sandbox.app import create_app
 
 BASE = "http://sandbox.test"
@@ -46,6 +47,38 @@ async def test_a_read_url_at_the_files_folder_is_accepted_and_said_once(sandbox)
         assert "reading the state files from http://sandbox.test/published/" in report.notes[0]
         again = await store.refresh()
         assert again.notes == [] and again.ok
+
+
+async def test_a_repository_named_without_its_branch_is_found_on_main(sandbox):
+    """``https://raw.githubusercontent.com/OWNER/REPO`` (no branch): the files are found under
+    ``main/state/`` and the note says which --read-url to set."""
+    async with folder_client(sandbox, "/owner/repo/main/state/") as client:
+        store = Store(BASE + "/owner/repo", client=client, options=FAST)
+        report = await store.refresh()
+        assert report.ok, report.problems
+        assert store.base_url == BASE + "/owner/repo/main/state/"
+        (note,) = report.notes
+        assert "reading the state files from http://sandbox.test/owner/repo/main/state/" in note
+        assert "--read-url http://sandbox.test/owner/repo/main says so at once" in note
+        assert (await store.refresh()).notes == []
+
+
+def test_layout_candidates_of_the_shapes_a_person_pastes():
+    assert layout_candidates("https://host/data") == ["https://host/data/"]
+    assert layout_candidates("https://host/data/state/") == []  # that is where it looked
+    raw = "https://raw.githubusercontent.com/o/r"
+    assert layout_candidates(raw) == [f"{raw}/", f"{raw}/main/state/", f"{raw}/master/state/"]
+    assert layout_candidates("https://github.com/o/r") == [
+        "https://github.com/o/r/",
+        f"{raw}/main/state/",
+        f"{raw}/master/state/",
+    ]
+    assert layout_candidates("https://github.com/o/r/tree/dev/site") == [
+        "https://github.com/o/r/tree/dev/site/",
+        f"{raw}/dev/site/state/",
+        f"{raw}/dev/site/",
+    ]
+    assert layout_candidates("http://[::1") == []
 
 
 async def test_every_http_problem_names_the_url_tried_without_credentials(sandbox):

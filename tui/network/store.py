@@ -49,7 +49,7 @@ from tui.network.models import (
     parse_manifest,
 )
 from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATE_FILE_NAMES, STATS, TRENDING
-from tui.network.urls import redact_url
+from tui.network.urls import layout_candidates, redact_url
 
 if TYPE_CHECKING:
     import httpx
@@ -641,32 +641,39 @@ class Store:
         return True
 
     async def _try_folder_layout(self, report: RefreshReport) -> tuple[FetchResult, str] | None:
-        """The read URL may be the folder that holds the files (no ``state/`` under it): when
-        the manifest is there, take that folder as the base from now on, and say so once."""
-        folder = self.read_url.rstrip("/") + "/"
-        if folder == self.base_url or self._layout_checked:
+        """The manifest is not under ``{read_url}/state/``: try the other layouts a read URL
+        may point at (:func:`~tui.network.urls.layout_candidates`: the folder itself, a
+        repository without its branch, a repository's web page). The first folder whose
+        manifest is valid becomes the base from now on, and the report says which URL to set.
+        Tried once, so a service without a manifest is not asked again every cycle."""
+        if self._layout_checked:
             return None
-        self._layout_checked = True  # once: a service without a manifest is not asked twice
-        url = folder + MANIFEST_FILE
-        try:
-            report.requests += 1
-            result = await fetch(self._client, url, cap=MANIFEST_CAP, **self.request_limits())
-        except FetchError as exc:
-            report.bytes_downloaded += exc.bytes_read
-            return None
-        report.bytes_downloaded += result.bytes_read
-        if result.status != 200:
-            return None
-        try:
-            parse_manifest(result.body)
-        except StateValidationError:
-            return None
-        report.notes.append(
-            f"{redact_url(self.base_url + MANIFEST_FILE)} is not there (HTTP 404) but "
-            f"{redact_url(url)} is: reading the state files from {redact_url(folder)}"
-        )
-        self.base_url = folder
-        return result, url
+        self._layout_checked = True
+        tried = self.base_url + MANIFEST_FILE
+        for folder in layout_candidates(self.read_url):
+            url = folder + MANIFEST_FILE
+            try:
+                report.requests += 1
+                result = await fetch(self._client, url, cap=MANIFEST_CAP, **self.request_limits())
+            except FetchError as exc:
+                report.bytes_downloaded += exc.bytes_read
+                continue
+            report.bytes_downloaded += result.bytes_read
+            if result.status != 200:
+                continue
+            try:
+                parse_manifest(result.body)
+            except StateValidationError:
+                continue
+            setting = folder.removesuffix("/").removesuffix("/state") or folder
+            report.notes.append(
+                f"{redact_url(tried)} is not there (HTTP 404) but {redact_url(url)} is: "
+                f"reading the state files from {redact_url(folder)} "
+                f"(--read-url {redact_url(setting)} says so at once)"
+            )
+            self.base_url = folder
+            return result, url
+        return None
 
     async def _refresh_file(self, name: str, report: RefreshReport) -> FileState | None:
         """Fetch/verify/validate one file; returns its new FileState, or None if unchanged."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["check_url", "redact_url"]
+__all__ = ["check_url", "layout_candidates", "redact_url"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f]")
@@ -52,3 +52,44 @@ def check_url(url: str) -> str | None:
     if port == 0:
         return "has port 0"
     return None
+
+
+#: Branches tried when a repository is named without one.
+DEFAULT_BRANCHES = ("main", "master")
+
+
+def layout_candidates(read_url: str) -> list[str]:
+    """Other folders the state files may be in when ``{read_url}/state/`` has no manifest, in
+    the order to try them (each ends with ``/``; none repeats ``{read_url}/state/``):
+
+    * the read URL itself (it already is the folder that holds the files);
+    * a repository named without a branch, ``https://raw.githubusercontent.com/OWNER/REPO`` (or
+      any ``https://host/OWNER/REPO``): ``…/main/state/``, then ``…/master/state/``;
+    * a repository's web page, ``https://github.com/OWNER/REPO[/tree|blob/BRANCH[/PATH]]``: the
+      same folders on ``raw.githubusercontent.com``.
+    """
+    base = read_url.rstrip("/")
+    if base.endswith("/state"):
+        base = base[: -len("/state")]
+    try:
+        parts = urlsplit(base)
+    except ValueError:
+        return []
+    candidates = [read_url.rstrip("/") + "/"]
+    segments = [s for s in parts.path.split("/") if s]
+    if parts.hostname in ("github.com", "www.github.com") and len(segments) >= 2:
+        owner, repo = segments[0], segments[1].removesuffix(".git")
+        raw = f"https://raw.githubusercontent.com/{owner}/{repo}"
+        if len(segments) >= 4 and segments[2] in ("tree", "blob"):
+            rest = "/".join(segments[3:])
+            candidates += [f"{raw}/{rest}/state/", f"{raw}/{rest}/"]
+        else:
+            candidates += [f"{raw}/{branch}/state/" for branch in DEFAULT_BRANCHES]
+    elif len(segments) == 2:
+        candidates += [f"{base}/{branch}/state/" for branch in DEFAULT_BRANCHES]
+    own = base + "/state/"
+    seen: list[str] = []
+    for candidate in candidates:
+        if candidate != own and candidate not in seen:
+            seen.append(candidate)
+    return seen
