@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -76,14 +78,14 @@ SHOTS: tuple[Shot, ...] = (
     Shot("seeds", "seeds", title="Seeds: the active seed"),
     Shot("seeds-proposals", "seeds", ("bracketright",), title="Seeds: proposals"),
     Shot("help", "agents", ("question_mark",), title="Help"),
+    Shot("sort-picker", "agents", ("s",), size=(80, 24), title="The sort picker"),
+    Shot("token", "agents", ("T",), size=(80, 24), title="A token for this session"),
     Shot("palette", "agents", ("ctrl+p", *"zion-coder"), title="Command palette"),
     Shot("action-picker", "agents", ("down", "n"), title="New action: the picker, on an agent"),
     Shot("action-form", "agents", (*_REGISTER, "ctrl+t"), size=(80, 24), title="Register form"),
     Shot("action-form-wide", "agents", _REGISTER, title="Register form, preview beside it"),
     Shot("outbox", "agents", (*_REGISTER, "ctrl+s", "o"), title="Outbox"),
     Shot("outbox-detail", "agents", (*_REGISTER, "ctrl+s", "o", "enter"), title="Outbox entry"),
-    Shot("boots", "boots", title="Boots: the hub's boot records"),
-    Shot("boots-80x24", "boots", size=(80, 24), title="Boots at 80×24"),
     Shot("inspector", "boots", ("down", "down", "enter"), title="Egg inspector: the report"),
     Shot(
         "inspector-80x24", "boots", ("down", "down", "enter"), size=(80, 24), title="Egg inspector"
@@ -96,6 +98,9 @@ SHOTS: tuple[Shot, ...] = (
         title="Egg inspector: a file",
     ),
     Shot("inspector-hatch", "boots", ("enter", "shift+tab"), title="Egg inspector: hatching"),
+    # after the inspector shots: the eggs they opened show as verified in the list
+    Shot("boots", "boots", title="Boots: the hub's boot records"),
+    Shot("boots-80x24", "boots", size=(80, 24), title="Boots at 80×24"),
 )
 
 
@@ -191,7 +196,12 @@ def main(argv: list[str] | None = None) -> int:
         for name in missing:
             print(f"missing screenshots/{name}.svg", file=sys.stderr)
         return 1 if missing else 0
-    asyncio.run(main_async(set(args.names) or None))
+    # a fresh cache, outbox and drafts: the machine's own (downloaded eggs, kept drafts) would
+    # make the screenshots depend on who ran the script before
+    with tempfile.TemporaryDirectory(prefix="roost-shots-") as home:
+        for var in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+            os.environ[var] = str(Path(home) / var.lower())
+        asyncio.run(main_async(set(args.names) or None))
     return 0
 
 

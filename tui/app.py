@@ -25,13 +25,13 @@ from dataclasses import replace
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from tui import collector
+from tui import collector, pace
 from tui.app_state import AppState, Clock, utc_now
 from tui.config import Settings
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
@@ -252,6 +252,11 @@ class RoostApp(PostingMixin, App[int]):
             changes["refreshing"] = True
         if changes:
             self._publish(**changes)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            pace.hold()  # background warm-ups stand aside while keys are handled
+        await super().on_event(event)
 
     # ------------------------------------------------------------------ store plumbing
 

@@ -37,6 +37,7 @@ from textual.worker import get_current_worker
 
 from tui import collector
 from tui.network.store import Snapshot
+from tui.pace import yield_to_keys
 from tui.widgets.detail_pane import DetailPane, Link, raw_json
 from tui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 
@@ -643,9 +644,10 @@ def _warm(rows: Sequence[LazyRow], worker: Any) -> bool:
     if isinstance(rows, LazyRows):
         rows = rows.all()  # the row objects first: the table's later passes then index a list
     for field in ("haystack", "sort_values"):
-        for start in range(0, len(rows), 4096):
+        for start in range(0, len(rows), 512):
             if worker.is_cancelled:
                 return False
-            for row in rows[start : start + 4096]:
+            yield_to_keys()  # a key being handled gets the GIL to itself
+            for row in rows[start : start + 512]:
                 getattr(row, field)  # computed and cached by the property
     return True

@@ -1,0 +1,45 @@
+"""tui/pace.py: background work stands aside while keys are handled, and is never starved."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from tui import pace
+
+
+def test_work_waits_while_keys_are_held_and_goes_on_after():
+    pace.hold(0.15)
+    started = time.monotonic()
+    pace.yield_to_keys()
+    waited = time.monotonic() - started
+    assert waited >= 0.1  # it stood aside
+    started = time.monotonic()
+    pace.yield_to_keys()  # nothing held any more: no wait
+    assert time.monotonic() - started < 1
+
+
+def test_a_burst_of_keys_extends_the_hold_from_another_thread():
+    done = threading.Event()
+
+    def worker() -> None:
+        pace.yield_to_keys()
+        done.set()
+
+    pace.hold(1.0)
+    thread = threading.Thread(target=worker)
+    thread.start()
+    for _ in range(3):  # keys keep coming: the worker keeps waiting
+        time.sleep(0.05)
+        pace.hold(1.0)
+        assert not done.is_set()
+    thread.join(10)
+    assert done.is_set()
+
+
+def test_a_hold_never_starves_the_work():
+    pace.hold(60)
+    started = time.monotonic()
+    pace.yield_to_keys(limit_s=0.1)
+    assert time.monotonic() - started < 1
+    pace.release()  # leave nothing held for the other tests

@@ -1,0 +1,40 @@
+"""Background work stands aside while a person types.
+
+A warm-up thread (search texts and sort values of 50 000 rows) is pure Python: while it runs,
+the event loop gets the GIL only every other switch interval, so a key's handler takes about
+twice as long. The app calls :func:`hold` for every key it reads; background loops call
+:func:`yield_to_keys` between small chunks, and sleep while keys are being handled. The work is
+only postponed, never dropped.
+
+No Textual here: the network and table layers may call it from any thread.
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["HOLD_S", "hold", "release", "yield_to_keys"]
+
+#: How long after a key background work stays away (a burst of keys keeps extending it).
+HOLD_S = 0.25
+
+_held_until = 0.0
+
+
+def hold(seconds: float = HOLD_S) -> None:
+    """Keep background work away for ``seconds`` from now (called for every key)."""
+    global _held_until
+    _held_until = max(_held_until, time.monotonic() + seconds)
+
+
+def release() -> None:
+    """Let background work go on at once (the app quits; tests)."""
+    global _held_until
+    _held_until = 0.0
+
+
+def yield_to_keys(limit_s: float = 5.0) -> None:
+    """Sleep while keys are being handled (at most ``limit_s``: work is never starved)."""
+    deadline = time.monotonic() + limit_s
+    while (now := time.monotonic()) < _held_until and now < deadline:
+        time.sleep(min(0.02, _held_until - now))
