@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from hostile import PAYLOADS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui.network.keyed import Keyed, parse_keyed
 from tui.network.models import StateValidationError, parse_state
@@ -228,3 +230,141 @@ async def test_the_first_refresh_after_a_start_from_the_cache_compares_with_the_
 
         _, _, report = await change_one_agent_and_refresh(network, store, cached)
         assert report.fetched == [NAME]
+
+
+# --------------------------------------------------------------------------- the first copy, in pieces
+
+LAYOUTS = {
+    "indent 2 (the service's)": {"indent": 2},
+    "indent 4": {"indent": 4},
+    "tabs": {"indent": "\t"},
+    "default separators": {},
+    "compact": {"separators": (",", ":")},
+}
+
+
+def _in_pieces_only(monkeypatch) -> None:
+    """Fail the test if the whole-document validation is used instead of the pieces."""
+
+    def whole(*_args, **_kwargs):
+        raise AssertionError("validated whole, not in pieces")
+
+    monkeypatch.setattr("tui.network.keyed.parse_state", whole)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS.values(), ids=list(LAYOUTS))
+@pytest.mark.parametrize("piece", [1, 200, 1500, 1 << 20])
+def test_a_first_copy_validated_in_pieces_equals_the_whole_document(doc, layout, piece):
+    data = json.dumps(doc, **layout).encode()
+    whole = parse_state(NAME, data)
+    model, parsed = parse_keyed(NAME, data, None, min_size=0, piece=piece)
+    assert model == whole
+    assert list(model.agents) == list(whole.agents)
+    assert model.model_fields_set == whole.model_fields_set
+    assert model.model_dump(by_alias=True) == whole.model_dump(by_alias=True)
+    assert parsed is not None and parsed.document is data
+
+
+@pytest.mark.parametrize("layout", ["indent 2 (the service's)", "indent 4", "tabs"])
+def test_a_laid_out_document_is_never_validated_whole(doc, layout, monkeypatch):
+    """In an indented document no cut can fall inside an entry: not one piece is re-tried."""
+    _in_pieces_only(monkeypatch)
+    data = json.dumps(doc, **LAYOUTS[layout]).encode()
+    model, _ = parse_keyed(NAME, data, None, min_size=0, piece=1)
+    assert len(model.agents) == len(doc["agents"])
+
+
+def test_text_that_looks_like_a_cut_is_not_cut(doc):
+    """Values holding the very bytes a cut is looked for at (in a compact layout, where nested
+    objects end the same way as entries): the pieces still hold exactly the entries."""
+    tricky = copy.deepcopy(doc)
+    for index, (key, agent) in enumerate(list(tricky["agents"].items())):
+        agent["bio"] = ['},"', "}}", '}, "x": {', "},\n  }"][index % 4]
+        agent["traits"] = {"a": 0.5}
+        agent["nested"] = {"deeper": {'}},"': [{}]}}
+        tricky["agents"][key + '},"'] = dict(agent)
+    for layout in LAYOUTS.values():
+        data = json.dumps(tricky, **layout).encode()
+        for piece in (1, 300):
+            whole = parse_state(NAME, data)
+            model, _ = parse_keyed(NAME, data, None, min_size=0, piece=piece)
+            assert model == whole
+            assert list(model.agents) == list(whole.agents)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS.values(), ids=list(LAYOUTS))
+def test_a_bad_agent_in_a_later_piece_gives_the_whole_documents_error(doc, layout):
+    broken = copy.deepcopy(doc)
+    last = list(broken["agents"])[-3]
+    broken["agents"][last]["karma"] = "lots"
+    data = json.dumps(broken, **layout).encode()
+    with pytest.raises(StateValidationError) as whole:
+        parse_state(NAME, data)
+    with pytest.raises(StateValidationError) as pieces:
+        parse_keyed(NAME, data, None, min_size=0, piece=100)
+    assert str(pieces.value) == str(whole.value)
+    assert pieces.value.errors == whole.value.errors
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a key in two pieces (whole-document rules: the later value in the earlier place)
+        '{\n  "agents": {\n    "a": {"name": "one"},\n    "b": {"name": "b"},\n    "a": {"name": "two"}\n  }\n}',
+        # the member again after the first (the later one wins, even when it is empty)
+        '{\n  "agents": {\n    "a": {"name": "a"}\n  },\n  "agents": {}\n}',
+        '{\n  "agents": {\n    "a": {"name": "a"}\n  },\n  "\\u0061gents": {}\n}',
+        # the member's brace never closed, or closed twice
+        '{\n  "agents": {\n    "a": {"name": "a"}\n  }',
+        '{\n  "agents": {\n    "a": {"name": "a"}\n  }\n  }\n}',
+        # members after the keyed one, invalid or not
+        '{\n  "agents": {\n    "a": {"name": "a"}\n  },\n  "_meta": {"count": "x"}\n}',
+        '{\n  "agents": {\n    "a": {"name": "a"}\n  },\n  "_meta": {"count": 1}, "x": [1]\n}',
+    ],
+)
+def test_unusual_documents_in_pieces_give_the_whole_documents_result(text):
+    data = text.encode()
+    try:
+        whole = parse_state(NAME, data)
+    except StateValidationError as exc:
+        with pytest.raises(StateValidationError) as caught:
+            parse_keyed(NAME, data, None, min_size=0, piece=1)
+        assert caught.value.errors == exc.errors
+        return
+    model, _ = parse_keyed(NAME, data, None, min_size=0, piece=1)
+    assert model == whole
+    assert list(model.agents) == list(whole.agents)
+
+
+_text = st.text(st.characters(codec="utf-8"), max_size=12) | st.sampled_from(
+    ['},"', "}}", "},\n", '"', "\\", "{"]
+)
+_agent = st.fixed_dictionaries(
+    {"name": _text},
+    optional={
+        "bio": _text,
+        "karma": st.integers(-5, 5),
+        "traits": st.dictionaries(_text, st.floats(0, 1), max_size=2),
+        "extra": st.recursive(
+            st.none() | _text, lambda inner: st.dictionaries(_text, inner, max_size=2), max_leaves=4
+        ),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    agents=st.dictionaries(_text, _agent, max_size=8),
+    layout=st.sampled_from(list(LAYOUTS.values())),
+    piece=st.integers(1, 400),
+    meta_first=st.booleans(),
+)
+def test_pieces_fuzz_equal_the_whole_document(agents, layout, piece, meta_first):
+    doc = {"_meta": {"count": len(agents)}, "agents": agents}
+    if not meta_first:
+        doc = {"agents": agents, "_meta": doc["_meta"]}
+    data = json.dumps(doc, ensure_ascii=False, **layout).encode()
+    whole = parse_state(NAME, data)
+    model, _ = parse_keyed(NAME, data, None, min_size=0, piece=piece)
+    assert model == whole
+    assert list(model.agents) == list(whole.agents)

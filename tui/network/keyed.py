@@ -29,10 +29,11 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from json.decoder import scanstring
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tui.network.models import STATE_FILES, Agent, big_document, parse_state
 from tui.network.state_files import AGENTS
@@ -91,11 +92,13 @@ def parse_keyed(
     previous: Keyed | None,
     *,
     min_size: int = MIN_SIZE,
+    piece: int | None = None,
 ) -> tuple[BaseModel, Keyed | None]:
     """Validate ``data`` like :func:`parse_state`, reusing ``previous``'s unchanged entries.
 
     Returns the model and what the next call needs (``None`` when the file is small or not a
-    keyed file). Raises StateValidationError as parse_state does.
+    keyed file). Raises StateValidationError as parse_state does. With no previous copy the
+    entries are validated ``piece`` bytes at a time (:func:`_validate_in_pieces`).
     """
     spec = KEYED_FILES.get(file_name)
     if spec is None or len(data) < min_size:
@@ -107,8 +110,117 @@ def parse_keyed(
                 return _parse(file_name, data, member, entry_model, previous)
             except _Malformed:
                 pass
-    model = parse_state(file_name, data)
+    with big_document(len(data)):
+        model = _validate_in_pieces(file_name, data, member, entry_model, piece or PIECE)
+    if model is None:
+        model = parse_state(file_name, data)
     return model, Keyed(data, None, getattr(model, member), member)
+
+
+# --------------------------------------------------------------------------- first copy: in pieces
+
+PIECE = 1 << 18  # bytes of entries validated at a time: ~3 ms of pydantic-core holding the GIL
+MAX_MISSES = 4  # pieces that were not cut between two entries, before giving up on the layout
+_WS = rb"[ \t\n\r]*"
+
+
+@lru_cache(maxsize=8)
+def _head(member: str) -> re.Pattern[bytes]:
+    """``{`` whitespace ``"member"`` ``:`` ``{`` whitespace ``"``: the keyed member first (as the
+    service writes it), with the two runs of whitespace that show how the document is laid out."""
+    key = re.escape(json.dumps(member).encode())
+    return re.compile(
+        _WS + rb"\{(" + _WS + rb")" + key + _WS + rb":" + _WS + rb"\{(" + _WS + rb')"'
+    )
+
+
+@lru_cache(maxsize=8)
+def _entries_adapter(entry_model: type[BaseModel]) -> TypeAdapter[dict[str, Any]]:
+    return TypeAdapter(dict[str, entry_model])  # type: ignore[valid-type]
+
+
+def _only_json_invalid(exc: ValidationError) -> bool:
+    errors = exc.errors(include_url=False, include_context=False, include_input=False)
+    return all(error["type"] == "json_invalid" for error in errors)
+
+
+def _validate_in_pieces(
+    file_name: str, data: bytes, member: str, entry_model: type[BaseModel], piece: int = PIECE
+) -> BaseModel | None:
+    """The first copy of a big keyed file, validated a quarter MiB of entries at a time; None
+    when the document is not laid out as expected or anything in it fails (then the caller
+    validates it whole, which decides and reports).
+
+    Why: pydantic-core parses a JSON document into its own tree before it builds the models,
+    outside Python's allocator. For a 50k-agent agents.json that tree is ~75 MiB more at the
+    peak, and the holes it leaves keep the process's resident set high afterwards. A piece at a
+    time, the tree is never more than a piece's, and the GIL is let go between pieces.
+
+    How the cuts are found: the whitespace around the member's first key shows the layout (two
+    spaces of indent and a newline, or none). A cut is tried where an entry's closing brace is
+    followed by ``,`` and the next key laid out the same way, or by the member's own closing
+    brace. A cut inside an entry (a nested object that happens to look the same in a compact
+    layout) leaves the piece unbalanced, so it is not valid JSON: the piece is extended to the
+    next cut (at most MAX_MISSES times). A piece that is valid JSON starts between two entries
+    (the first after the member's brace, each next one after a valid piece and its comma), so it
+    ends between two entries: the pieces are exactly the member's entries, in order.
+    """
+    head = _head(member).match(data)
+    if head is None:
+        return None
+    between = b"}," + head.group(2) + b'"'  # an entry's end, the comma, the next key's quote
+    close = b"}" + head.group(1) + b"}"  # the last entry's end and the member's
+    adapter = _entries_adapter(entry_model)
+    opened = head.start(2) - 1  # the member's "{"
+    start = head.end() - 1  # the first key's quote
+    size = len(data)
+    view = memoryview(data)
+    models: dict[str, Any] = {}
+    count = misses = 0
+    while True:
+        search_between, search_close, missed = start + piece, start, False
+        while True:
+            cut = data.find(between, search_between) if search_between < size else -1
+            end = -1
+            if cut == -1 or missed:
+                # the member's end is looked for only near the end, or after a miss: a piece
+                # that runs past it is not valid JSON (one miss, once)
+                end = data.find(close, search_close, size if cut == -1 else cut + len(close))
+            if end != -1:
+                stop, last, search_close = end + 1, True, end + 1
+            elif cut != -1:
+                stop, last, search_between = cut + 1, False, cut + 1
+            else:
+                return None
+            text = bytearray(b"{")
+            text += view[start:stop]
+            text += b"}"
+            try:
+                entries = adapter.validate_json(text)
+            except ValidationError as exc:
+                misses += 1
+                missed = True
+                if not _only_json_invalid(exc) or misses > MAX_MISSES:
+                    return None
+                continue
+            break
+        count += len(entries)
+        models.update(entries)
+        if last:
+            break
+        start = stop + len(between) - 2
+    if len(models) != count:
+        return None  # a key in two pieces: the whole-document rules decide
+    rest = data[stop + len(close) - 1 :]
+    if b"\\" in rest or b'"' + member.encode() + b'"' in rest:
+        return None  # perhaps the member a second time
+    try:
+        document = STATE_FILES[file_name].model_validate_json(data[:opened] + b"{}" + rest)
+    except ValidationError:
+        return None
+    if getattr(document, member):
+        return None
+    return document.model_copy(update={member: models})
 
 
 def _parse(

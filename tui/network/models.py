@@ -105,13 +105,9 @@ class Meta(_Model):
 _FIELD_SETS: dict[frozenset[str], frozenset[str]] = {}
 
 
-def _shared_fields_set(model: BaseModel) -> None:
-    """Pydantic gives every instance its own set of the fields that were given (~0.7 KB for an
-    agent: 35 MiB at 50 000 agents); a big file has a hundred distinct ones. The models are
-    frozen, so the set is never added to: share one frozenset per distinct set instead."""
-    given = frozenset(model.__pydantic_fields_set__)
-    shared = _FIELD_SETS.setdefault(given, given)
-    object.__setattr__(model, "__pydantic_fields_set__", shared)
+# BaseModel's slot for that set, read and written without attribute lookups (once per agent)
+_GIVEN_SLOT = BaseModel.__dict__["__pydantic_fields_set__"]
+_get_given, _set_given = _GIVEN_SLOT.__get__, _GIVEN_SLOT.__set__
 
 
 class Agent(_Model):
@@ -155,7 +151,11 @@ class Agent(_Model):
 
     @model_validator(mode="after")
     def _share_given_fields(self) -> Agent:
-        _shared_fields_set(self)
+        # Pydantic gives every instance its own set of the fields that were given (~0.7 KB for
+        # an agent: 35 MiB at 50 000 agents); a big file has a hundred distinct ones. The
+        # models are frozen, so the set is never added to: share one frozenset per distinct set.
+        given = frozenset(_get_given(self))
+        _set_given(self, _FIELD_SETS.setdefault(given, given))
         return self
 
     def __copy__(self) -> Agent:
@@ -415,7 +415,9 @@ def big_document(size: int) -> Iterator[None]:
         return
     with collector.paused(collect_young=True):
         yield
-    collector.freeze()
+        # frozen before the collector is back on: else the first allocation after it could
+        # start a collection of the young generation, which is the whole new document
+        collector.freeze()
 
 
 def _validate(model: type[_Model], file_name: str, data: bytes | str) -> _Model:
