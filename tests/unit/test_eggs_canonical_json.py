@@ -209,3 +209,41 @@ def test_large_integer_tokens_must_be_exact():
     assert canonical({"a": [1, {"b": 2**53 - 1}], "\U0001f600": 1, "\ufb33": 2}) == (
         '{"a":[1,{"b":9007199254740991}],"\U0001f600":1,"\ufb33":2}'.encode()
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_a_parse_that_says_plain_is_right(value):
+    """strict_parse_plain tells plainness from the parse (no float, no large integer, nothing
+    beyond U+FFFF, few brackets); a value it calls plain prints the same without the walk, and
+    so does any member of it (the egg address hashes the manifest without its sig)."""
+    from tui.eggs.canonical_json import _general_canonical, strict_parse_plain
+
+    try:
+        text = _general_canonical(value)
+    except CanonicalJsonError:
+        return
+    parsed, canonical_text, plain = strict_parse_plain(text)
+    assert canonical_text == text
+    if plain:
+        assert canonical(parsed, plain=True) == text
+        if isinstance(parsed, dict):
+            part = {key: item for key, item in list(parsed.items())[1:]}
+            assert canonical(part, plain=True) == _general_canonical(part)
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        (b'{"a":[1,"x",true,null]}', True),
+        (b'{"a":1.5}', False),
+        (b'{"a":9007199254740992}', False),
+        ('{"\U0001f600":1}'.encode(), False),
+        ('{"a":"\U0001f600"}'.encode(), False),  # anywhere in the text: not plain (conservative)
+        (b"[" + b",".join([b"[]"] * 70) + b"]", False),  # too many brackets to skip the walk
+    ],
+)
+def test_what_the_parse_calls_plain(text, plain):
+    from tui.eggs.canonical_json import strict_parse_plain
+
+    assert strict_parse_plain(text)[2] is plain

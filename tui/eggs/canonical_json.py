@@ -11,6 +11,7 @@ import json
 import json.encoder
 import math
 import re
+import threading
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -25,6 +26,7 @@ __all__ = [
     "format_number",
     "strict_loads",
     "strict_parse",
+    "strict_parse_plain",
 ]
 
 MAX_DEPTH = 64
@@ -141,17 +143,20 @@ _PLAIN_DUMPS = json.JSONEncoder(
 ).encode
 
 
-def canonical(value: Any) -> bytes:
+def canonical(value: Any, *, plain: bool = False) -> bytes:
     """The JCS text of ``value`` as UTF-8 bytes; raises :class:`CanonicalJsonError` outside I-JSON.
 
     Most RAPP/1 documents (strings, small integers, BMP member names) print canonically through
     the stdlib's C encoder: code-point order equals UTF-16 order below U+10000 and its string
-    escapes are JCS's. Anything else takes the general encoder below.
+    escapes are JCS's. Anything else takes the general encoder below. ``plain=True``: the caller
+    knows the value is such a document (:func:`strict_parse_plain` said so, of it or of the
+    document it was taken from), so it is not walked to find out.
     """
-    try:
-        _plain_tree(value, 1)
-    except _NeedsGeneralPath:
-        return _general_canonical(value)
+    if not plain:
+        try:
+            _plain_tree(value, 1)
+        except _NeedsGeneralPath:
+            return _general_canonical(value)
     text = _PLAIN_DUMPS(value)
     _check_text(text)  # member names and strings appear literally in the output
     return text.encode("utf-8")
@@ -217,12 +222,23 @@ def _float(token: str) -> float:
     return value
 
 
+# Whether the document being parsed on this thread has met a float or a large integer so far
+# (then it is not plain: see strict_parse_plain).
+_PARSING = threading.local()
+
+
+def _parsed_float(token: str) -> float:
+    _PARSING.plain = False
+    return _float(token)
+
+
 def _int(token: str) -> int:
     """An integer token: beyond 2^53-1 only when binary64 holds it exactly (§2)."""
     if len(token) > 400:
         raise CanonicalJsonError("integer token too long")
     value = int(token)
     if abs(value) > _MAX_SAFE_INTEGER:
+        _PARSING.plain = False
         format_number(value)  # raises unless exactly representable
     return value
 
@@ -235,7 +251,7 @@ _DECODER = json.JSONDecoder(
     object_pairs_hook=unique_members(
         lambda key: CanonicalJsonError(f"duplicate member name {key!r}")
     ),
-    parse_float=_float,
+    parse_float=_parsed_float,
     parse_int=_int,
     parse_constant=_constant,
 )
@@ -252,6 +268,14 @@ def strict_loads(data: bytes | bytearray | memoryview) -> Any:
 
 def strict_parse(data: bytes | bytearray | memoryview) -> tuple[Any, bytes]:
     """:func:`strict_loads` plus the value's canonical bytes (computed anyway for the size rule)."""
+    value, text, _ = strict_parse_plain(data)
+    return value, text
+
+
+def strict_parse_plain(data: bytes | bytearray | memoryview) -> tuple[Any, bytes, bool]:
+    """:func:`strict_parse` plus whether the value is plain: no float, no integer beyond 2^53-1
+    and no character beyond U+FFFF (so :func:`canonical` of it, or of a part of it, may be
+    called with ``plain=True``). Told by the parse itself, so the value is not walked."""
     raw = bytes(data)
     if len(raw) > MAX_RAW_BYTES:
         raise CanonicalJsonError(f"input is {len(raw)} bytes, more than {MAX_RAW_BYTES}")
@@ -261,6 +285,7 @@ def strict_parse(data: bytes | bytearray | memoryview) -> tuple[Any, bytes]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CanonicalJsonError(f"not UTF-8 at byte {exc.start}") from exc
+    _PARSING.plain = True
     try:
         value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
     except CanonicalJsonError:
@@ -271,12 +296,19 @@ def strict_parse(data: bytes | bytearray | memoryview) -> tuple[Any, bytes]:
         raise CanonicalJsonError(f"not JSON: {exc}") from exc
     if _skip_ws(text, end) != len(text):
         raise CanonicalJsonError(f"extra data after the JSON value at character {end}")
-    text = canonical(value)  # also enforces the depth limit and refuses surrogates/noncharacters
-    if len(text) > MAX_CANONICAL_BYTES:
+    plain = (
+        _PARSING.plain
+        and (text.isascii() or not _ASTRAL.search(text))
+        # fewer brackets than the depth limit: no need to walk the value to enforce it
+        and text.count("[") + text.count("{") <= MAX_DEPTH
+    )
+    # canonical also enforces the depth limit and refuses surrogates and noncharacters
+    canonical_text = canonical(value, plain=plain)
+    if len(canonical_text) > MAX_CANONICAL_BYTES:
         raise CanonicalJsonError(
-            f"canonical form is {len(text)} bytes, more than {MAX_CANONICAL_BYTES}"
+            f"canonical form is {len(canonical_text)} bytes, more than {MAX_CANONICAL_BYTES}"
         )
-    return value, text
+    return value, canonical_text, plain
 
 
 def _skip_ws(text: str, index: int) -> int:

@@ -70,11 +70,12 @@ _RESERVED = frozenset(
 )
 
 
-def H(tag: str, value: Any) -> str:  # noqa: N802 - the specification's name
-    """Value hash: sha256(tag || LF || canonical(value)); only the §3 value tags are allowed."""
+def H(tag: str, value: Any, *, plain: bool = False) -> str:  # noqa: N802 - the specification's name
+    """Value hash: sha256(tag || LF || canonical(value)); only the §3 value tags are allowed.
+    ``plain``: as for :func:`canonical`."""
     if tag not in VALUE_TAGS:
         raise ValueError(f"{tag!r} is not a RAPP/1 value-hash tag")
-    return hashlib.sha256(tag.encode("ascii") + b"\n" + canonical(value)).hexdigest()
+    return hashlib.sha256(tag.encode("ascii") + b"\n" + canonical(value, plain=plain)).hexdigest()
 
 
 def Hb(tag: str, data: bytes | bytearray | memoryview) -> str:  # noqa: N802
@@ -91,9 +92,11 @@ def hb_hasher(tag: str, data: bytes | bytearray | memoryview = b"") -> Any:
     return hasher
 
 
-def egg_address(manifest: dict[str, Any]) -> str:
-    """The egg address: ``H("rapp/1:egg-manifest", manifest without sig)``; re-signing keeps it."""
-    return H("rapp/1:egg-manifest", {k: v for k, v in manifest.items() if k != "sig"})
+def egg_address(manifest: dict[str, Any], *, plain: bool = False) -> str:
+    """The egg address: ``H("rapp/1:egg-manifest", manifest without sig)``; re-signing keeps it.
+    ``plain``: the manifest is plain (:func:`~tui.eggs.canonical_json.strict_parse_plain`)."""
+    without_sig = {k: v for k, v in manifest.items() if k != "sig"}
+    return H("rapp/1:egg-manifest", without_sig, plain=plain)
 
 
 def is_hex64(value: Any) -> bool:

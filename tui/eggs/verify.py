@@ -26,7 +26,7 @@ from tui.eggs.canonical_json import (
     MAX_CANONICAL_BYTES,
     CanonicalJsonError,
     strict_loads,
-    strict_parse,
+    strict_parse_plain,
 )
 from tui.eggs.egg_report import CHECK_NAMES, CHECKS, CONTAINER_CHECKS, Check, EggReport, EntryResult
 from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
@@ -196,6 +196,8 @@ class _Verifier:
         self.plain_wanted: set[str] = set()
         self.is_zip = False
         self.address: str | None = None
+        self.plain_manifest = False  # told by the strict parse (canonical_json)
+        self.manifest_checked = False  # _manifest_stage has run
 
     # ------------------------------------------------------------------ driver
 
@@ -216,12 +218,9 @@ class _Verifier:
         sha256 = pending.result() if pending is not None else self.source.sha256()
         self._record_file(sha256)
         if self.r.container_failure is None and self.manifest is not None:
-            self._manifest_rules()
+            if not self.manifest_checked:
+                self._manifest_stage()
             if isinstance(self.manifest, dict):
-                try:
-                    self.address = rapp.egg_address(self.manifest)
-                except CanonicalJsonError:
-                    self.address = None
                 self._integrity()
                 self._viability()
                 self._signature()
@@ -234,6 +233,16 @@ class _Verifier:
         report.address = self.address
         report.entries = self._entry_results()
         return report
+
+    def _manifest_stage(self) -> None:
+        """The manifest's own rules and the egg address (no entry bytes needed)."""
+        self._manifest_rules()
+        if isinstance(self.manifest, dict):
+            try:
+                self.address = rapp.egg_address(self.manifest, plain=self.plain_manifest)
+            except CanonicalJsonError:
+                self.address = None
+        self.manifest_checked = True
 
     # ------------------------------------------------------------------ record (document, file)
 
@@ -399,7 +408,7 @@ class _Verifier:
 
     def _parse_canonical(self, check_id: str, data: bytes) -> bool:
         try:
-            value, text = strict_parse(data)
+            value, text, self.plain_manifest = strict_parse_plain(data)
         except CanonicalJsonError as exc:
             self.r.fail(check_id, f"not strict RAPP/1 JSON: {exc}")
             return False

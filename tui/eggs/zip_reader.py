@@ -22,9 +22,8 @@ import os
 import struct
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from tui.eggs import rapp
 
@@ -54,6 +53,7 @@ _ZIP64_LOCATOR = b"PK\x06\x07"
 _ZIP64_END = b"PK\x06\x06"
 _UTF8_FLAG = 0x0800
 _DOS_TIME, _DOS_DATE = 0x0000, 0x0021
+_PLAIN_FIELDS = (_UTF8_FLAG, _DOS_TIME, _DOS_DATE, 0, 0)  # flags, time, date, extra, comment
 _S_IFMT, _S_IFLNK = 0o170000, 0o120000
 
 RULES: dict[str, str] = {
@@ -77,8 +77,9 @@ class ZipFormatError(ValueError):
         self.detail = detail
 
 
-@dataclass(frozen=True)
-class ZipEntry:
+class ZipEntry(NamedTuple):
+    """One central-directory entry (a tuple: built fast for directories of thousands)."""
+
     index: int
     name: str
     raw_name: bytes
@@ -313,11 +314,16 @@ class StrictZipReader:
                 raise ZipFormatError(
                     "zip.directory", f"entry {index + 1} runs into the central directory"
                 )
+            raw_name = bytes(raw_name)
+            try:
+                name = raw_name.decode("utf-8")  # refused in its own phase (zip.names) if not
+            except UnicodeDecodeError:
+                name = ""
             entries.append(
                 ZipEntry(
                     index + 1,
-                    "",
-                    bytes(raw_name),
+                    name,
+                    raw_name,
                     offset,
                     data_offset,
                     usize,
@@ -349,6 +355,8 @@ class StrictZipReader:
 
     def _fields(self, entries: list[ZipEntry]) -> None:
         for e in entries:
+            if (e.flags, e.time, e.date, e.extra_length, e.comment_length) == _PLAIN_FIELDS:
+                continue
             where = f"entry {e.index} ({_show(e.raw_name)})"
             if e.flags != _UTF8_FLAG:
                 why = (
@@ -377,6 +385,8 @@ class StrictZipReader:
 
     def _stored(self, entries: list[ZipEntry]) -> None:
         for e in entries:
+            if e.method == 0 and e.compressed_size == e.size:
+                continue
             where = f"entry {e.index} ({_show(e.raw_name)})"
             if e.method != 0:
                 kind = "deflated" if e.method == 8 else f"method {e.method}"
@@ -388,9 +398,9 @@ class StrictZipReader:
 
     def _names(self, entries: list[ZipEntry]) -> None:
         seen: set[bytes] = set()
-        for position, e in enumerate(entries):
+        for e in entries:
             try:
-                name = e.raw_name.decode("utf-8")
+                name = e.raw_name.decode("utf-8")  # e.name holds it already, when it decodes
             except UnicodeDecodeError:
                 raise ZipFormatError(
                     "zip.names", f"entry {e.index} name {_show(e.raw_name)} is not UTF-8"
@@ -403,20 +413,18 @@ class StrictZipReader:
             if (e.external_attr >> 16) & _S_IFMT == _S_IFLNK:
                 raise ZipFormatError("zip.names", f"entry {e.index} {name!r} is a symbolic link")
             seen.add(e.raw_name)
-            entries[position] = _with_name(e, name)
 
     def _local_headers(self, entries: list[ZipEntry]) -> None:
         for e in entries:
             raw = self.source.read(e.header_offset, _LOCAL.size + len(e.raw_name))
-            where = f"entry {e.index} ({e.name!r})"
             if len(raw) < _LOCAL.size:
-                raise ZipFormatError("zip.local", f"{where}: local header cut short")
+                raise ZipFormatError("zip.local", f"{_where(e)}: local header cut short")
             (sig, needed, flags, method, time, date, crc, csize, usize, name_len, extra_len) = (
                 _LOCAL.unpack_from(raw)
             )
             if sig != _LOCAL_SIG:
                 raise ZipFormatError(
-                    "zip.local", f"{where}: no local header at offset {e.header_offset}"
+                    "zip.local", f"{_where(e)}: no local header at offset {e.header_offset}"
                 )
             local = (needed, flags, method, time, date, crc, csize, usize, name_len, extra_len)
             central = (e.version_needed, e.flags, e.method, e.time, e.date, e.crc, e.compressed_size,
@@ -426,11 +434,11 @@ class StrictZipReader:
                          "name length", "extra length")  # fmt: skip
                 which = next(n for n, a, b in zip(names, local, central, strict=True) if a != b)
                 raise ZipFormatError(
-                    "zip.local", f"{where}: local {which} differs from the central directory"
+                    "zip.local", f"{_where(e)}: local {which} differs from the central directory"
                 )
             if raw[_LOCAL.size :] != e.raw_name:
                 raise ZipFormatError(
-                    "zip.local", f"{where}: local name {_show(raw[_LOCAL.size :])} differs"
+                    "zip.local", f"{_where(e)}: local name {_show(raw[_LOCAL.size :])} differs"
                 )
 
     # ---------------------------------------------------------------- data phase
@@ -440,6 +448,10 @@ class StrictZipReader:
 
         ``sink_for`` is called when an entry starts, after every earlier entry was fed, so a
         caller can decide what to keep of entry n from what entry 1 (the manifest) said.
+
+        All on the calling thread: the sinks' C hashes release the GIL on big buffers, but a
+        worker fed here would wait for the GIL after every block while this thread runs
+        Python (up to the interpreter's 5 ms switch interval each time): slower, not faster.
         """
         for e in self.entries:
             sink = sink_for(e)
@@ -455,10 +467,8 @@ class StrictZipReader:
                 )
 
 
-def _with_name(entry: ZipEntry, name: str) -> ZipEntry:
-    values = dict(entry.__dict__)
-    values["name"] = name
-    return ZipEntry(**values)
+def _where(entry: ZipEntry) -> str:
+    return f"entry {entry.index} ({entry.name!r})"
 
 
 def _show(raw: bytes) -> str:
