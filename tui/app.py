@@ -23,6 +23,7 @@ import contextlib
 from collections import deque
 from dataclasses import replace
 from functools import cached_property, partial
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
@@ -34,6 +35,12 @@ from textual.worker import Worker, WorkerState
 from tui import collector, pace
 from tui.app_state import AppState, Clock, utc_now
 from tui.config import Settings
+from tui.css_cache import (
+    CssSourceKey,
+    ParseOnceStylesheet,
+    default_css_sources,
+    file_css_sources,
+)
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
 from tui.network.urls import redact_url
 from tui.posting import PostingMixin
@@ -57,8 +64,17 @@ if TYPE_CHECKING:
 __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 
 _CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
+#: After the first refresh, how long the app waits before it imports the other tabs' screens
+PRELOAD_AFTER_S = 1.0
 REPORTS_KEPT = 20  # refresh reports the problems view lists
 INTERVAL_STEPS = (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)  # `+` / `-`
+
+
+async def _while_keys_are_handled() -> None:
+    """Give the event loop a turn, and wait while keys are being handled (tui/pace.py)."""
+    await asyncio.sleep(0)
+    while pace.held():
+        await asyncio.sleep(pace.HOLD_S / 5)
 
 
 class StateRefreshed(Message):
@@ -168,6 +184,9 @@ class RoostApp(PostingMixin, App[int]):
         # each tab's screen is made by _open_tab, which hands it the app's state before it mounts
         self.MODES = {tab.id: partial(self._open_tab, tab) for tab in TABS}
         super().__init__(ansi_color=no_color())
+        # each CSS source parsed once, not again on every re-parse (a tab's first visit makes
+        # three): see tui/css_cache.py. No source has been added yet.
+        self.stylesheet = ParseOnceStylesheet(variables=self.get_css_variables())
         self.initial_screen = initial_screen
         self.settings = settings
         self.clock: Clock = clock
@@ -240,6 +259,11 @@ class RoostApp(PostingMixin, App[int]):
 
             screen.boots_source = HubBoots(self.service)  # records and eggs: attributes down
         self._tab_screens[tab.id] = screen
+        # A new screen's styles are computed when it mounts, from the stylesheet as it is then:
+        # mark them current, or Textual restyles the app and the new screen twice more
+        # (refresh_css in _init_mode and in switch_mode: a screen starts at count -1).
+        screen._css_update_count = self._css_update_count
+        screen.preset_breakpoints(*self.size)
         return screen
 
     def _follow_store_status(self) -> None:
@@ -351,8 +375,10 @@ class RoostApp(PostingMixin, App[int]):
                 refreshed=True,
                 reports=(*self.app_state.reports, message.report)[-REPORTS_KEPT:],
             )
-            if not self.loaded.is_set() and self.poll:
-                self.start_tracking()  # the outbox is followed once the dashboard is up
+            if not self.loaded.is_set():
+                if self.poll:
+                    self.start_tracking()  # the outbox is followed once the dashboard is up
+                self.set_timer(PRELOAD_AFTER_S, self._preload_tabs, name="preload tabs")
             self.loaded.set()
             self._tell_problems(message.report, message.status)
         else:
@@ -364,6 +390,47 @@ class RoostApp(PostingMixin, App[int]):
                 screen.keep_for_later(changed)
         for screen in current:
             screen.deliver(message.snapshot, changed)
+
+    @work(
+        group="preload",
+        exclusive=True,
+        exit_on_error=False,
+        name="preload",
+        description="import the other tabs' screens and parse their CSS",
+    )
+    async def _preload_tabs(self) -> None:
+        """While no key is being handled, import the modules of the tabs not opened yet (in a
+        thread: the Boots tab's verifier, ZIP reader and boot-record models are ~65 ms), then
+        parse the CSS they will load (on the event loop, one source at a time: Textual's
+        caches are not thread-safe). A first visit then finds both done (tui/css_cache.py).
+        An import that fails here fails again, and is reported, when its tab opens."""
+        from textual.widget import Widget
+
+        screens = []
+        for tab in TABS:
+            if tab.id in self._tab_screens:
+                continue
+            await _while_keys_are_handled()
+            with contextlib.suppress(Exception):
+                screens.append(await asyncio.to_thread(tab.screen_class))
+        stylesheet = self.stylesheet
+        if not isinstance(stylesheet, ParseOnceStylesheet):
+            return
+        sources: list[CssSourceKey] = []
+        for screen_class in screens:
+            paths = screen_class.CSS_PATH
+            if isinstance(paths, (str, PurePath)):
+                paths = [paths]
+            sources += file_css_sources(p for p in paths or () if PurePath(p).is_absolute())
+        classes: list[type[Widget]] = [Widget]
+        while classes:
+            node_class = classes.pop()
+            classes.extend(node_class.__subclasses__())
+            with contextlib.suppress(Exception):
+                sources += default_css_sources(node_class)
+        for source in dict.fromkeys(sources):
+            await _while_keys_are_handled()
+            stylesheet.preparse(source)
 
     def _current_state_screens(self) -> list[StateScreen]:
         return [screen for screen in self.screen_stack if isinstance(screen, StateScreen)]

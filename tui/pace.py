@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["HOLD_S", "hold", "release", "yield_to_keys"]
+__all__ = ["HOLD_S", "held", "hold", "release", "yield_to_keys"]
 
 #: How long after a key background work stays away (a burst of keys keeps extending it).
 HOLD_S = 0.25
@@ -25,6 +25,11 @@ def hold(seconds: float = HOLD_S) -> None:
     """Keep background work away for ``seconds`` from now (called for every key)."""
     global _held_until
     _held_until = max(_held_until, time.monotonic() + seconds)
+
+
+def held() -> bool:
+    """Whether keys are being handled now (background work on the event loop waits)."""
+    return time.monotonic() < _held_until
 
 
 def release() -> None:

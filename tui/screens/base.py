@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -81,6 +82,8 @@ class StateScreen(Screen):
             "backspace", "app.go_back", "Back to before the jump", show=False, id="screen.go_back"
         ),
     ]
+
+    _hidden_once = False  # set when the screen is first hidden (see _styles_are_fresh)
 
     app_state: var[AppState] = var(AppState)
     """What the app says about itself; set by the app (the tab and status bars are bound to it)."""
@@ -291,6 +294,35 @@ class StateScreen(Screen):
         key, self._select_when_ready = self._select_when_ready, None
         if key is not None:
             self.select_key(key)
+
+    def preset_breakpoints(self, width: int, height: int) -> None:
+        """Give the screen, before it mounts, the breakpoint classes Textual would give it at
+        its first resize: its nodes are then styled once, with them (a class added after the
+        mount restyles every node of the screen). Same rule as Textual's: per dimension, the
+        class of the largest breakpoint not above the size."""
+        for breakpoints, size in (
+            (self.HORIZONTAL_BREAKPOINTS, width),
+            (self.VERTICAL_BREAKPOINTS, height),
+        ):
+            for at, class_name in sorted(breakpoints or (), reverse=True):
+                if size >= at:
+                    self.add_class(class_name)
+                    break
+
+    @on(events.ScreenResume)
+    def _styles_are_fresh(self, event: events.ScreenResume) -> None:
+        """Until the screen is first hidden, a resume does not restyle it. Textual restyles
+        every node of a screen on each resume; a tab's first visit sends two, a moment after
+        the screen's nodes were styled as they mounted, from the same stylesheet (the app
+        marks a new tab's styles current: RoostApp._open_tab). At 80×24 that was two full
+        passes over the Seeds tab's ~220 styled parts, most of its first-visit time. Runs
+        before Textual's own handler (decorated handlers come first in each class)."""
+        if not self._hidden_once:
+            event.refresh_styles = False
+
+    @on(events.ScreenSuspend)
+    def _now_hidden(self) -> None:
+        self._hidden_once = True
 
     def on_screen_resume(self) -> None:
         pending, self._pending = self._pending, None

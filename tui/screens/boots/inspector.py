@@ -26,7 +26,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent, TabPane, Tabs, Tree
+from textual.widgets import (
+    DataTable,
+    Input,
+    OptionList,
+    Static,
+    TabbedContent,
+    TabPane,
+    Tabs,
+    Tree,
+)
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
@@ -39,6 +48,7 @@ from tui.screens.boots.json_text import pretty_json, size_text
 from tui.stylesheets import sheets
 from tui.untrusted import clean_line
 from tui.widgets.key_bar import KeyBar
+from tui.widgets.panes import LatestTabbedContent
 
 __all__ = ["PANES", "EggInspectorScreen", "EntryViewer", "hatch_lines", "move_cursor"]
 
@@ -301,7 +311,7 @@ class EggInspectorScreen(Screen[None]):
             id="inspector-title",
         )
         yield Static(summary_text(self.report), id="inspector-summary")
-        with TabbedContent(initial="report", id="inspector-panes"):
+        with LatestTabbedContent(initial="report", id="inspector-panes"):
             with TabPane("Report", id="report"):
                 yield OptionList(id="report-list")
                 yield Static("", id="report-detail", markup=False)
@@ -507,7 +517,8 @@ class EggInspectorScreen(Screen[None]):
             self.query_one(target).focus()
 
     def show_pane(self, pane: str) -> None:
-        """Switch panes through the tab strip, as a click does, so keys and clicks take one path."""
+        """Switch panes through the tab strip, as a click does, so keys and clicks take one path
+        (a stale switch of the strip cannot undo a newer one: tui/widgets/panes.py)."""
         tabbed = self.query_one(TabbedContent)
         tabbed.query_one(Tabs).active = tabbed.get_tab(pane).id or ""
 

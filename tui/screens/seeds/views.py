@@ -19,7 +19,7 @@ from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import Input, OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from tui.network.models import SeedsFile
@@ -36,6 +36,7 @@ from tui.screens.seeds.rows import AGENT_COLUMNS, AgentRow
 from tui.untrusted import clean
 from tui.widgets.detail_pane import Link
 from tui.widgets.find_text import FindScroll
+from tui.widgets.panes import LatestTabbedContent
 from tui.widgets.virtual_table import Column, LazyRows, VirtualTable
 
 __all__ = [
@@ -98,7 +99,7 @@ class LineInput(Input):
             (self._on_enter if event.key == "enter" else self._on_escape)()
 
 
-class SeedSections(TabbedContent):
+class SeedSections(LatestTabbedContent):
     """The four sections in tabs. Its keys switch sections on the screen (which also moves the
     focus into the new section); they are declared here so they show while focus is inside."""
 
