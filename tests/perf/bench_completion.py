@@ -18,19 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_paths import best_quick as _best  # noqa: E402
 from forms_rig import demo_snapshot  # noqa: E402
 
 from tui.screens.forms.completion import References  # noqa: E402
 from tui.screens.palette import fuzzy_match  # noqa: E402
-
-
-def _best(fn, runs: int) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -24,7 +24,6 @@ import json
 import random
 import sys
 import tempfile
-import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ for _path in (ROOT, PERF):
         sys.path.insert(0, str(_path))
 
 from bench_paths import best_of as _best_of  # noqa: E402
+from bench_paths import best_quick as _best_of_quick  # noqa: E402
 
 from tui.eggs.boot_record import parse_boot_record  # noqa: E402
 from tui.eggs.verify import verify_egg  # noqa: E402
@@ -58,17 +58,6 @@ def build_egg(total_bytes: int) -> tuple[bytes, dict[str, Any]]:
     }
     spec = SeedBootSpec("bench-co", "Bench Co", "Tagline.", "Mission.", seed_files=files)
     return build_seed_boot(spec, HUB)
-
-
-def _best_of_quick(fn, runs: int) -> float:
-    """The shortest of ``runs`` timed calls, after one full collection."""
-    gc.collect()
-    best = float("inf")
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def _sha_file(path: Path) -> str:

@@ -23,7 +23,11 @@ VARIABLES = {"bg": "red", "fg": "blue"}
 def _load(stylesheet: Stylesheet) -> Stylesheet:
     for css, read_from, is_default, tie_breaker, scope in SOURCES:
         stylesheet.add_source(
-            css, read_from=read_from, is_default_css=is_default, tie_breaker=tie_breaker, scope=scope
+            css,
+            read_from=read_from,
+            is_default_css=is_default,
+            tie_breaker=tie_breaker,
+            scope=scope,
         )
     stylesheet.parse()
     return stylesheet
