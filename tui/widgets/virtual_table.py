@@ -26,6 +26,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter
 from typing import Any, ClassVar, Literal, Protocol, overload
 
 from rich.cells import cell_len, set_cell_size
@@ -163,6 +164,9 @@ class LazyRow:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.key!r})"
+
+
+_WARMED_SORT = attrgetter("_sort_values")
 
 
 class LazyRows(Sequence[LazyRow]):
@@ -589,12 +593,15 @@ class VirtualTable(ScrollView, can_focus=True):
             raise ValueError(
                 f"unknown column {column_key!r}: use one of {list(self._column_index)}"
             )
-        old_key, old_cursor = self.cursor_key, self._cursor
+        old_cursor = self._cursor
+        # the rows stay the same: the cursor's row is known by its index (no key lookup, whose
+        # index of 50 000 keys would be built for this alone)
+        old_index = self._visible[old_cursor] if self._visible else None
         self._sort_column = column_key
         self._sort_reverse = reverse
         self._sort()
         self._filter(narrowing=False)
-        self._restore_cursor(old_key, iter(()), old_cursor)
+        self._restore_cursor(None, iter(()), old_cursor, index=old_index)
         self._changed()
         self.post_message(self.Sorted(self, column_key, reverse))
 
@@ -640,13 +647,18 @@ class VirtualTable(ScrollView, can_focus=True):
             order = list(range(count - 1, -1, -1)) if reverse else list(range(count))
             self._order = self._rank = order  # identity and reversal are their own inverses
             return
-        values: list[Any] = []
-        append = values.append
-        for row in rows:
-            row_values = row.sort_values
-            append(row_values[column] if column < len(row_values) else None)
-        present = [i for i in range(count) if values[i] is not None]
-        missing = [i for i in range(count) if values[i] is None]
+        try:
+            # rows already warmed (LazyRow's slot): read without the property, 50 000 times
+            values: list[Any] = [row_values[column] for row_values in map(_WARMED_SORT, rows)]
+        except (AttributeError, IndexError):
+            # some row not computed yet, another row type, or a row with fewer sort values
+            # than columns (None for the rest)
+            values = [
+                row_values[column] if column < len(row_values) else None
+                for row_values in (row.sort_values for row in rows)
+            ]
+        present = [i for i, value in enumerate(values) if value is not None]
+        missing = [] if len(present) == count else [i for i, v in enumerate(values) if v is None]
         try:
             present = sorted(present, key=values.__getitem__, reverse=reverse)
         except TypeError:
@@ -686,8 +698,13 @@ class VirtualTable(ScrollView, can_focus=True):
         """Where row ``index`` is, or would be, among the visible rows (they are in rank order)."""
         return bisect_left(self._visible, self._rank[index], key=self._rank.__getitem__)
 
-    def _restore_cursor(self, key: str | None, neighbours: Iterator[str], fallback: int) -> None:
-        index = None if key is None else self._key_to_index.get(key)
+    def _restore_cursor(
+        self, key: str | None, neighbours: Iterator[str], fallback: int, index: int | None = None
+    ) -> None:
+        """Put the cursor back on the row ``index`` (or the row ``key``, or the first of
+        ``neighbours`` still there), if visible; else at ``fallback``."""
+        if index is None and key is not None:
+            index = self._key_to_index.get(key)
         if index is None and key is not None:
             index = next(
                 (self._key_to_index[k] for k in neighbours if k in self._key_to_index), None
