@@ -19,7 +19,9 @@ moment it was posted, by ``App.post_display_hook`` (called when a frame has been
 
 The next key is typed once the screen has settled (at most 2 s), except inside the burst.
 Reported per key: p50, p95 and max of both over the session's presses of that key, and the
-presses in the first second after the first paint. Goal (issue 13): every key's next frame
+presses in the first second after the first paint. Quit: ``pilot.press("q")`` until the app
+has shut down, beside a bare app's ``ctrl+q`` timed the same way (both include the pilot's wait
+for the process to idle). Goal (issue 13): every key's next frame
 ≤ 100 ms at p95; quit ≤ 2× a bare app's quit (the bare app is one ``Static``, started and quit
 the same way).
 """
