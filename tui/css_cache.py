@@ -16,6 +16,7 @@ own cache hands out the same rule objects again in the same way).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path, PurePath
@@ -58,14 +59,8 @@ class ParseOnceStylesheet(Stylesheet):
     def preparse(self, source: CssSourceKey) -> None:
         """Parse ``source`` ahead of its first use (on the event loop, while idle: Textual's
         own caches are not thread-safe). Errors are left for the real parse to report."""
-        css, read_from, is_default_rules, tie_breaker, scope = source
-        key = (self._variables_key, css, read_from, is_default_rules, tie_breaker, scope)
-        if key in self._parsed:
-            return
-        try:
-            self._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
-        except Exception:  # noqa: BLE001 - reported when Textual parses it for real
-            return
+        with contextlib.suppress(Exception):  # reported when Textual parses it for real
+            self._parse_rules(*source)
 
     def _parse_rules(
         self,

@@ -197,7 +197,6 @@ class _Verifier:
         self.is_zip = False
         self.address: str | None = None
         self.plain_manifest = False  # told by the strict parse (canonical_json)
-        self.manifest_checked = False  # _manifest_stage has run
 
     # ------------------------------------------------------------------ driver
 
@@ -218,9 +217,12 @@ class _Verifier:
         sha256 = pending.result() if pending is not None else self.source.sha256()
         self._record_file(sha256)
         if self.r.container_failure is None and self.manifest is not None:
-            if not self.manifest_checked:
-                self._manifest_stage()
+            self._manifest_rules()
             if isinstance(self.manifest, dict):
+                try:
+                    self.address = rapp.egg_address(self.manifest, plain=self.plain_manifest)
+                except CanonicalJsonError:
+                    self.address = None
                 self._integrity()
                 self._viability()
                 self._signature()
@@ -233,16 +235,6 @@ class _Verifier:
         report.address = self.address
         report.entries = self._entry_results()
         return report
-
-    def _manifest_stage(self) -> None:
-        """The manifest's own rules and the egg address (no entry bytes needed)."""
-        self._manifest_rules()
-        if isinstance(self.manifest, dict):
-            try:
-                self.address = rapp.egg_address(self.manifest, plain=self.plain_manifest)
-            except CanonicalJsonError:
-                self.address = None
-        self.manifest_checked = True
 
     # ------------------------------------------------------------------ record (document, file)
 

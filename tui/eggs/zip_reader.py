@@ -399,12 +399,11 @@ class StrictZipReader:
     def _names(self, entries: list[ZipEntry]) -> None:
         seen: set[bytes] = set()
         for e in entries:
-            try:
-                name = e.raw_name.decode("utf-8")  # e.name holds it already, when it decodes
-            except UnicodeDecodeError:
+            name = e.name  # decoded with the directory; "" when it is not UTF-8
+            if e.raw_name and not name:
                 raise ZipFormatError(
                     "zip.names", f"entry {e.index} name {_show(e.raw_name)} is not UTF-8"
-                ) from None
+                )
             problem = rapp.path_problem(name)
             if problem is not None:
                 raise ZipFormatError("zip.names", f"entry {e.index} name {name!r}: {problem}")

@@ -705,10 +705,10 @@ class VirtualTable(ScrollView, can_focus=True):
         ``neighbours`` still there), if visible; else at ``fallback``."""
         if index is None and key is not None:
             index = self._key_to_index.get(key)
-        if index is None and key is not None:
-            index = next(
-                (self._key_to_index[k] for k in neighbours if k in self._key_to_index), None
-            )
+            if index is None:
+                index = next(
+                    (self._key_to_index[k] for k in neighbours if k in self._key_to_index), None
+                )
         position = fallback if index is None else self._position_of(index)
         self._cursor = max(0, min(position, len(self._visible) - 1))
 
