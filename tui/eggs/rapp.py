@@ -55,6 +55,8 @@ VALUE_TAGS = frozenset(
     }
 )
 OCTET_TAGS = frozenset({"rapp/1:egg", "rapp/1:rappid", "rapp/1:grail", "rapp/1:seal"})
+# a running hash already fed "tag LF" per octet tag, copied for each use (cheaper than a new one)
+_OCTET_PREFIXES = {tag: hashlib.sha256(tag.encode("ascii") + b"\n") for tag in OCTET_TAGS}
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _LCLABEL = r"[a-z0-9]+(?:-[a-z0-9]+)*"
@@ -85,9 +87,10 @@ def Hb(tag: str, data: bytes | bytearray | memoryview) -> str:  # noqa: N802
 
 def hb_hasher(tag: str, data: bytes | bytearray | memoryview = b"") -> Any:
     """A running sha256 already fed with the tag prefix, for hashing an entry as it streams past."""
-    if tag not in OCTET_TAGS:
+    prefix = _OCTET_PREFIXES.get(tag)
+    if prefix is None:
         raise ValueError(f"{tag!r} is not a RAPP/1 octet-hash tag")
-    hasher = hashlib.sha256(tag.encode("ascii") + b"\n")
+    hasher = prefix.copy()
     hasher.update(data)
     return hasher
 
