@@ -144,6 +144,33 @@ async def test_every_tab_by_number_keys_at_80x24():
         assert "DEMO NETWORK" in text and "1 Agents" in text and "5 Seeds" in text
 
 
+async def test_quitting_does_not_restyle_the_screens_it_closes(monkeypatch):
+    """Closing each tab's screen blurs its focused widget; restyling those subtrees for a
+    frame that is never drawn made a quit with every tab open twice a bare app's."""
+    rig = make_rig()
+    restyled: list[object] = []
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        for key in "234561":
+            await pilot.press(key)
+            await settle(pilot)
+        stylesheet = rig.app.stylesheet
+        original = stylesheet.update_nodes
+
+        def counting(nodes, animate=False):
+            restyled.extend(nodes)
+            return original(nodes, animate=animate)
+
+        monkeypatch.setattr(stylesheet, "update_nodes", counting)
+        await pilot.press("2")
+        await settle(pilot)
+        assert restyled, "the probe sees restyles while the app runs"
+        restyled.clear()
+        await pilot.press("q")
+    assert rig.app.return_code == 0
+    assert restyled == []
+
+
 async def test_tab_bar_click_switches_tabs():
     rig = make_rig()
     posted: list[Message] = []
