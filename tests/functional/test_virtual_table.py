@@ -512,6 +512,42 @@ async def test_lazy_rows_compute_each_field_when_first_needed_and_once() -> None
         assert rows[4].cells == make_row(4).cells and calls["cells"] == drawn  # cached
 
 
+class ColumnRow(CountingRow):
+    """A counting row that can compute one sort value alone (as the agents table's rows do)."""
+
+    __slots__ = ()
+
+    def make_sort_value(self, column: int) -> object:
+        self.context["sort_value"] += 1
+        return make_row(self.model).sort_values[column]
+
+
+async def test_a_sort_before_the_warm_up_computes_only_its_column() -> None:
+    calls = {"cells": 0, "sort_values": 0, "haystack": 0, "sort_value": 0}
+    rows = [ColumnRow(f"a{i}", i, calls) for i in range(3000)]
+    for row in rows[:1000]:
+        row.sort_values  # noqa: B018 - the warm-up got this far
+    warmed = calls["sort_values"]
+    app = TableApp(rows)
+    async with app.run_test(size=(80, 24)):
+        table = app.query_one(VirtualTable)
+        table.sort_by("karma", reverse=True)
+        # every row's karma computed alone; no whole tuple made, none kept
+        assert calls["sort_value"] == 3000 and calls["sort_values"] == warmed
+        cold_order = table.visible_keys()
+        for row in rows:
+            row.sort_values  # noqa: B018 - the warm-up finished
+        table.sort_by("name")
+        table.sort_by("karma", reverse=True)
+        assert calls["sort_value"] == 3000  # warmed: the tuples are read
+        assert table.visible_keys() == cold_order
+        eager = TableApp(make_rows(3000))
+        async with eager.run_test(size=(80, 24)):
+            eager_table = eager.query_one(VirtualTable)
+            eager_table.sort_by("karma", reverse=True)
+            assert cold_order == eager_table.visible_keys()
+
+
 def test_lazy_row_reads_like_a_row() -> None:
     row = CountingRow("a7", 7, {"cells": 0, "sort_values": 0, "haystack": 0})
     eager = make_row(7)
