@@ -66,6 +66,10 @@ __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 _CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
 #: After the first refresh, how long the app waits before it imports the other tabs' screens
 PRELOAD_AFTER_S = 1.0
+# how often the app looks for a quiet moment to run a deferred full collection, and how long
+# without a key makes one (tui/collector.py: defer_full)
+IDLE_CHECK_S = 1.0
+IDLE_BEFORE_COLLECT_S = 1.5
 REPORTS_KEPT = 20  # refresh reports the problems view lists
 INTERVAL_STEPS = (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)  # `+` / `-`
 
@@ -219,6 +223,7 @@ class RoostApp(PostingMixin, App[int]):
         self._last_state = "starting"
         self._frozen: collector.Hold | None = None  # kept from mount to unmount
         self._leaving = False  # exit() was called: nothing will be drawn again
+        self._full_collections: collector.Hold | None = None  # from mount to unmount
         self._unsubscribe = store.subscribe(self._on_store_cycle)
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
@@ -305,8 +310,19 @@ class RoostApp(PostingMixin, App[int]):
         # The screen (chrome, "loading…") has been displayed by now: the cache read starts at
         # once. Validating a big cached file holds the GIL, so the UI waits for it either way.
         self._frozen = collector.keep_frozen()  # what big documents freeze, until unmount
+        # full collections at quiet moments only, never started by a key's allocations
+        self._full_collections = collector.defer_full()
         self._run_store()
         self.set_interval(0.5, self._follow_store_status, name="store status")
+        self.set_interval(IDLE_CHECK_S, self._collect_when_idle, name="idle collection")
+
+    def _collect_when_idle(self) -> None:
+        """The full collection the collector would have started by itself, once no key has
+        been handled for a while (or, while keys keep coming, after many more young ones)."""
+        if (pace.idle_for(IDLE_BEFORE_COLLECT_S) and collector.full_due()) or collector.full_due(
+            collector.FULL_AFTER * 20
+        ):
+            collector.collect_full()
 
     @work(
         group="store",
@@ -353,6 +369,8 @@ class RoostApp(PostingMixin, App[int]):
 
     async def on_unmount(self) -> None:
         resume_gc()
+        if self._full_collections is not None:
+            self._full_collections.release()
         self._unsubscribe()
         if self._frozen is not None:
             self._frozen.release()  # what big validations froze is the collector's again

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["HOLD_S", "held", "hold", "release", "yield_to_keys"]
+__all__ = ["HOLD_S", "held", "hold", "idle_for", "release", "yield_to_keys"]
 
 #: How long after a key background work stays away (a burst of keys keeps extending it).
 HOLD_S = 0.25
@@ -30,6 +30,11 @@ def hold(seconds: float = HOLD_S) -> None:
 def held() -> bool:
     """Whether keys are being handled now (background work on the event loop waits)."""
     return time.monotonic() < _held_until
+
+
+def idle_for(seconds: float) -> bool:
+    """Whether no key has been handled for ``seconds`` (past the hold of the last one)."""
+    return time.monotonic() >= _held_until + seconds
 
 
 def release() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 
 import pytest
 
@@ -134,3 +135,44 @@ def test_frozen_objects_are_given_back_when_the_last_keeper_leaves():
     assert gc.get_freeze_count() >= len(kept)  # the second keeper still relies on them
     second.release()
     assert gc.get_freeze_count() == 0
+
+
+def test_full_collections_wait_for_their_holder_and_come_back_after():
+    before = gc.get_threshold()
+    first = collector.defer_full()
+    second = collector.defer_full()  # two apps in one process
+    young, middle, oldest = gc.get_threshold()
+    assert (young, middle) == before[:2] and oldest > 10**6
+    gc.collect()
+    assert not collector.full_due()
+    for _ in range(collector.FULL_AFTER):
+        gc.collect(1)  # young collections go on as usual; none starts a full one
+    assert collector.full_due() and gc.get_count()[2] >= collector.FULL_AFTER
+    with collector.paused():
+        assert collector.collect_full() is False  # never under someone's pause
+    assert collector.full_due()
+    assert collector.collect_full() is True
+    assert not collector.full_due()
+    first.release()
+    assert gc.get_threshold()[2] == oldest  # the other holder still defers
+    second.release()
+    second.release()  # a second release counts once
+    assert gc.get_threshold() == before
+
+
+def test_a_cycle_is_still_collected_by_the_deferred_full_collection():
+    class Node:
+        pass
+
+    hold = collector.defer_full()
+    try:
+        node = Node()
+        node.me = node  # a cycle: only the cyclic collector frees it
+        ref = weakref.ref(node)
+        del node
+        gc.collect(1)
+        gc.collect(1)
+        assert collector.collect_full()
+        assert ref() is None
+    finally:
+        hold.release()

@@ -43,3 +43,13 @@ def test_a_hold_never_starves_the_work():
     pace.yield_to_keys(limit_s=0.1)
     assert time.monotonic() - started < 1
     pace.release()  # leave nothing held for the other tests
+
+
+def test_idle_for_counts_from_the_end_of_the_last_hold():
+    pace.release()
+    assert pace.idle_for(0.0)
+    pace.hold(0.05)
+    assert not pace.idle_for(0.0)
+    time.sleep(0.08)
+    assert pace.idle_for(0.0) and not pace.idle_for(1.0)
+    pace.release()
