@@ -276,6 +276,73 @@ async def test_fast_burst_after_slash_goes_into_the_filter():
         assert screen.status_filter == "all"  # the "a"/"d" did not filter
 
 
+async def test_a_filter_typed_before_the_search_texts_waits_for_them_in_a_thread(monkeypatch):
+    """In a big table whose warm-up has not computed every search text, the typed letters show
+    at once and the summary says "filtering…"; a thread computes the texts, then the latest
+    query applies. Escape drops a query still waiting."""
+    import threading
+
+    from textual import events
+
+    from tui.screens import table_screen
+    from tui.screens.agents import AgentRow
+
+    monkeypatch.setattr(table_screen, "SEARCH_IN_THREAD_FROM", 100)  # 300 agents count as big
+    monkeypatch.setattr(table_screen, "_warm", lambda rows, worker: False)  # never warmed
+    gate = threading.Event()
+    computed_by: set[str] = set()
+    make_haystack = AgentRow.make_haystack
+
+    def gated(row: AgentRow) -> str:
+        if threading.current_thread() is not threading.main_thread():
+            gate.wait(10)
+        computed_by.add(threading.current_thread().name)
+        return make_haystack(row)
+
+    monkeypatch.setattr(AgentRow, "make_haystack", gated)
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        table = screen.table
+        for char in "/ag":
+            rig.app.post_message(events.Key("slash" if char == "/" else char, char))
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.filter_input.value == "ag"
+        assert screen.filter_pending == "ag" and table.filter_query == ""
+        assert table.row_count == 300
+        assert "filtering\u2026" in status_summary(screen)
+        gate.set()
+        await settle(pilot)
+        assert screen.filter_pending is None and table.filter_query == "ag"
+        expected = [r.key for r in screen.rows if "ag" in r.haystack]
+        assert 0 < table.row_count == len(expected) < 300
+        assert "filtering" not in status_summary(screen)
+        assert threading.main_thread().name not in computed_by  # none on the UI thread
+
+    # escape while a query waits: nothing is applied later
+    gate.clear()
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = rig.app.screen
+        for char in "/ag":
+            rig.app.post_message(events.Key("slash" if char == "/" else char, char))
+        await pilot.pause()
+        await pilot.press("escape")
+        assert screen.filter_pending is None
+        gate.set()
+        await settle(pilot)
+        assert screen.table.filter_query == "" and screen.table.row_count == 300
+
+
+def status_summary(screen: AgentsScreen) -> str:
+    from textual.widgets import Static
+
+    return str(screen.query_one(".table-summary", Static).render())
+
+
 async def test_sort_picker_the_columns_key_and_reverse():
     from tui.screens.sort_picker import SortPicker
 

@@ -108,6 +108,10 @@ class TableScreen(StateScreen):
         self._built_generation = -1
         self._finding = False  # the line finds in the detail pane instead of filtering
         self._from_cache = False  # the rows on view are the disk cache's copy
+        # the rows whose search texts are all computed (warmed); a filter typed into a big
+        # table before then waits for them in a thread (_pending_filter), the keys do not
+        self._searchable_rows: Sequence[LazyRow] | None = None
+        self._pending_filter: str | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -305,7 +309,8 @@ class TableScreen(StateScreen):
         description="compute the search text and sort values of every row",
     )
     def _warm_in_thread(self, rows: Sequence[LazyRow]) -> None:
-        _warm(rows, get_current_worker())
+        if _warm(rows, get_current_worker()):
+            self.app.call_from_thread(self._search_texts_ready, rows)
 
     def on_table_screen_rows_built(self, message: TableScreen.RowsBuilt) -> None:
         if message.built.generation >= self._built_generation:
@@ -313,6 +318,8 @@ class TableScreen(StateScreen):
             if message.warm:
                 # after the rows are on screen: the first "/" then finds every haystack ready
                 self.call_after_refresh(self._warm_in_thread, message.built.rows)
+            else:
+                self._searchable_rows = message.built.rows  # warmed before they came
 
     def _apply(self, built: Built) -> None:
         self._built_generation = built.generation
@@ -392,7 +399,7 @@ class TableScreen(StateScreen):
         if self._filter_field is not None:
             self._filter_field.value = ""
             self._filter_field.display = False
-        self.table.set_filter("")
+        self._set_filter("")
 
     def copy_text(self) -> str | None:
         if self._detail_open and self.detail.key is not None:
@@ -458,9 +465,77 @@ class TableScreen(StateScreen):
         event.stop()
         if self._finding:
             self.detail.find(event.value)
-        else:
-            self.table.set_filter(event.value)
+        elif not self._filter_waits(event.value):
+            self._set_filter(event.value)
         self.update_summary()
+
+    def _set_filter(self, query: str) -> None:
+        """Filter the table now (a filter still waiting for search texts is dropped)."""
+        self._pending_filter = None
+        self.table.set_filter(query)
+
+    @property
+    def filter_pending(self) -> str | None:
+        """The filter typed while the search texts of a big table were still being computed
+        (it applies when they are), or None."""
+        return self._pending_filter
+
+    def _filter_waits(self, query: str) -> bool:
+        """Whether ``query`` must wait for the rows' search texts: a big table whose warm-up
+        has not finished them would compute tens of thousands on the key (120 ms and more at
+        50 000 agents, before the typed letter even shows). Then the line shows the letter at
+        once, the summary says "filtering…", and a thread computes the texts the warm-up has
+        not reached; the latest query applies when they are all there."""
+        rows = self._rows
+        if self._pending_filter is None and (
+            len(rows) < SEARCH_IN_THREAD_FROM
+            or rows is self._searchable_rows
+            or not query.strip()
+            or query.lower() == self.table.filter_query.lower()
+        ):
+            return False
+        if not query.strip():
+            return False  # clearing needs no search text: at once
+        self._pending_filter = query
+        if not any(
+            worker.group == "table-search" and worker.node is self and not worker.is_finished
+            for worker in self.workers
+        ):
+            self._search_texts_in_thread(rows)
+        return True
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="table-search",
+        exit_on_error=False,
+        description="compute the search texts a filter waits for",
+    )
+    def _search_texts_in_thread(self, rows: Sequence[LazyRow]) -> None:
+        every = rows.all() if isinstance(rows, LazyRows) else rows
+        worker = get_current_worker()
+        # from the bottom up: the warm-up goes from the top down, so the two meet halfway
+        for end in range(len(every), 0, -2048):
+            if worker.is_cancelled:
+                return
+            for row in every[max(0, end - 2048) : end]:
+                row.haystack  # noqa: B018 - computed and cached by the property
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._search_texts_ready, rows)
+
+    def _search_texts_ready(self, rows: Sequence[LazyRow]) -> None:
+        """Every search text of ``rows`` is computed (by the warm-up or for a waiting filter)."""
+        if rows is not self._rows:
+            if self._pending_filter is not None:  # new rows came meanwhile: their turn
+                query, self._pending_filter = self._pending_filter, None
+                if not self._filter_waits(query):
+                    self._set_filter(query)
+                self.update_summary()
+            return
+        self._searchable_rows = rows
+        if self._pending_filter is not None:
+            self._set_filter(self._pending_filter)
+            self.update_summary()
 
     @on(Input.Submitted, ".table-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
@@ -510,7 +585,9 @@ class TableScreen(StateScreen):
                 parts.append(Content(f"find {pane.current + 1}/{pane.match_count} · n/N"))
             else:
                 parts.append(Content("find: no match"))
-        if table.filter_query and not (self._filter_shown() and not self._finding):
+        if self._pending_filter is not None:
+            parts.append(Content("filtering\u2026"))
+        elif table.filter_query and not (self._filter_shown() and not self._finding):
             parts.append(Content.assemble("filter: ", (table.filter_query, "bold")))
         if self._has_marks:
             parts.append(Content("highlighted: new or changed").stylize("$text-accent"))
@@ -597,7 +674,7 @@ class TableScreen(StateScreen):
             self._end_find()
         elif self._detail_open:
             self.close_detail()
-        elif self.table.filter_query:
+        elif self.table.filter_query or self._pending_filter is not None:
             self.clear_filters()
         else:
             self.back_more()
@@ -611,7 +688,9 @@ class TableScreen(StateScreen):
         return Place(
             self.TAB_ID,
             key=self.detail.key if self._detail_open else self.table.cursor_key,
-            filter=self.table.filter_query,
+            filter=self.table.filter_query
+            if self._pending_filter is None
+            else self._pending_filter,
             detail_open=self._detail_open,
         )
 
@@ -624,7 +703,7 @@ class TableScreen(StateScreen):
             if self._filter_field is not None:
                 self._filter_field.value = place.filter
                 self._filter_field.display = False
-            table.set_filter(place.filter)
+            self._set_filter(place.filter)
         if place.key is not None:
             table.move_cursor_to(place.key)
         self.set_focus(table)
@@ -637,6 +716,10 @@ class TableScreen(StateScreen):
 
 # rows warmed in a table this big are frozen afterwards (see _warm)
 FREEZE_WARMED_FROM = 5_000
+
+
+# a table with this many rows filters in a thread while its search texts are not all computed
+SEARCH_IN_THREAD_FROM = 10_000
 
 
 def _warm(rows: Sequence[LazyRow], worker: Any) -> bool:
