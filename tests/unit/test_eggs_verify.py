@@ -570,3 +570,38 @@ def test_concurrent_verifications_of_big_eggs_agree(demo):
         reports = list(pool.map(lambda data: verify_egg(data, record), [egg, bad] * 4))
     assert all(r.ok for r in reports[0::2])
     assert all(r.failed() == ["zip.crc", "file.sha256"] for r in reports[1::2])
+
+
+def test_a_small_file_is_read_whole_a_big_one_streamed_with_the_same_report(
+    demo, tmp_path, monkeypatch
+):
+    from pathlib import Path
+
+    from tui.eggs import verify
+
+    egg, record = demo
+    path = tmp_path / "demo.egg"
+    path.write_bytes(egg)
+    tampered = tmp_path / "tampered.egg"
+    tampered.write_bytes(egg[:-30] + bytes([egg[-30] ^ 1]) + egg[-29:])
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        reads.append(self)
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    whole = [verify_egg(p, record, hub_url=HUB) for p in (path, tampered)]
+    assert reads == [path, tampered]
+    monkeypatch.setattr(verify, "READ_WHOLE_MAX", len(egg) - 1)
+    streamed = [verify_egg(p, record, hub_url=HUB) for p in (path, tampered)]
+    assert reads == [path, tampered]  # streamed: not read whole
+    for a, b in zip(whole, streamed, strict=True):
+        assert (a.checks, a.sha256, a.entries, a.address) == (
+            b.checks,
+            b.sha256,
+            b.entries,
+            b.address,
+        )
+    assert whole[0].ok and not whole[1].ok
