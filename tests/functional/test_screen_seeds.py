@@ -751,3 +751,62 @@ async def test_find_in_the_active_seed_and_no_match() -> None:
         assert pane.match_count == 0 and label.visual.plain == "find: no match"
         await pilot.press("enter", "right_square_bracket")  # another section: the find ends
         assert pane.find_query == "" and rig.view.section == "seeds-proposals"
+
+
+async def test_the_lists_are_built_after_the_first_frame_and_keys_before_that_wait(
+    monkeypatch,
+) -> None:
+    """The tab's first frame composes the Active section only; its three lists are mounted
+    right after it. A jump to a proposal or a "]" that comes before they are built lands on
+    the list once it is (held back here until the test lets the build go)."""
+    gate = asyncio.Event()
+    build_lists = SeedsScreen._build_lists
+
+    async def gated(self: SeedsScreen) -> None:
+        if not gate.is_set():  # not yet: look again in a moment (the screen keeps running)
+            self.set_timer(0.02, self._build_lists)
+            return
+        await build_lists(self)
+
+    monkeypatch.setattr(SeedsScreen, "_build_lists", gated)
+    names = ("proposals", "queue", "history")
+
+    rig = make_rig()
+    rig.app.initial_screen = rig.app.DEFAULT_MODE = "agents"
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(rig.app.loaded.wait(), 10)
+        await pilot.pause()
+        target = rig.seeds()["proposals"][-1]["id"]
+        rig.app.jump_to("seeds", target)
+        for _ in range(3):
+            await pilot.pause()
+        view = rig.view
+        assert not any(view.list(name).built for name in names)
+        assert view.section == "seeds-proposals"
+        assert view.current_table() is None and view.copy_text() is None
+        await pilot.press("escape", "J", "s", "slash")  # nothing to act on yet: no crash
+        gate.set()
+        for _ in range(4):
+            await pilot.pause()
+        assert all(view.list(name).built for name in names)
+        assert view.section == "seeds-proposals"
+        assert view.list("proposals").table.cursor_key == target
+        assert rig.app.focused is view.list("proposals").table
+
+    gate.clear()
+    rig = make_rig()
+    rig.app.initial_screen = rig.app.DEFAULT_MODE = "agents"
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(rig.app.loaded.wait(), 10)
+        await pilot.pause()
+        burst(rig.app, "5", "right_square_bracket", "right_square_bracket")
+        for _ in range(3):
+            await pilot.pause()
+        view = rig.view
+        assert view.section == "seeds-queue" and not view.list("queue").built
+        gate.set()
+        for _ in range(4):
+            await pilot.pause()
+        assert view.list("queue").built
+        assert rig.app.focused is view.list("queue").primary
+        assert view.list("queue").table.row_count == len(rig.seeds()["queue"])

@@ -101,11 +101,13 @@ class SeedsScreen(StateScreen, tab="seeds"):
             with TabPane("Active", id="seeds-active"):
                 yield ActiveSeedView(id="active-seed")
             with TabPane("Proposals", id="seeds-proposals"):
-                yield DetailList(PROPOSAL_COLUMNS, self._describe_proposal, id="proposals")
+                yield DetailList(
+                    PROPOSAL_COLUMNS, self._describe_proposal, id="proposals", lazy=True
+                )
             with TabPane("Queue", id="seeds-queue"):
-                yield DetailList(QUEUE_COLUMNS, self._describe_queued, id="queue")
+                yield DetailList(QUEUE_COLUMNS, self._describe_queued, id="queue", lazy=True)
             with TabPane("History", id="seeds-history"):
-                yield DetailList(HISTORY_COLUMNS, self._describe_past, id="history")
+                yield DetailList(HISTORY_COLUMNS, self._describe_past, id="history", lazy=True)
         # one filter line for the lists; it filters the list of the section on view
         line = Horizontal(id="seeds-filter-line")
         line.display = False
@@ -121,6 +123,8 @@ class SeedsScreen(StateScreen, tab="seeds"):
     def on_mount(self) -> None:
         # (StateScreen's own on_mount runs too: Textual calls the handler of every class)
         self.set_interval(60, self._refresh_ages)
+        # the first frame composes the Active section only; the lists follow right after it
+        self.call_after_refresh(self._build_lists)
         if self.app.is_headless:
             self.filter_field.cursor_blink = False  # stable snapshots
 
@@ -149,6 +153,24 @@ class SeedsScreen(StateScreen, tab="seeds"):
     def _set_filter_shown(self, shown: bool) -> None:
         self.query_one("#seeds-filter-line").display = shown
 
+    async def _build_lists(self) -> None:
+        for name in ("proposals", "queue", "history"):
+            await self.list(name).build()
+
+    def on_detail_list_built(self, event: DetailList.Built) -> None:
+        """A section's list is there: if it is on view, it takes the focus and the filter line
+        follows it; a row asked for before (``select_key``) is selected now."""
+        event.stop()
+        listing = event.detail_list
+        if self.section == f"seeds-{listing.id}":
+            self._show_filter_of(self.current_table())
+            focused = self.focused
+            elsewhere = focused is None or listing not in focused.ancestors_with_self
+            if elsewhere and focused is not self.filter_field:
+                self.set_focus(listing.primary)
+        if self._pending_key is not None and self._seeds is not None:
+            self.select_key(self._pending_key)
+
     def current_table(self) -> SeedTable | None:
         """The table of the section on view, if it shows one (no active seed: no agents list)."""
         section = self.section
@@ -156,7 +178,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
             view = self.active_seed
             return None if view.has_class("-none") else view.agents_table
         listing = self.list(section.removeprefix("seeds-"))
-        return None if listing.has_class("-message") else listing.table
+        return None if listing.has_class("-message") or not listing.built else listing.table
 
     def list(self, name: str) -> DetailList:
         """``proposals``, ``queue`` or ``history``."""
@@ -194,6 +216,9 @@ class SeedsScreen(StateScreen, tab="seeds"):
         ):
             if key in items:
                 self.show_section(f"seeds-{section}")
+                if not self.list(section).built:
+                    self._pending_key = key  # selected when it is (on_detail_list_built)
+                    return
                 table = self.list(section).table
                 if not table.move_cursor_to(key):  # filtered out: show every row again
                     table.set_filter("")

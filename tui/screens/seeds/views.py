@@ -142,7 +142,11 @@ class DetailList(Container):
     """A table and the detail of its highlighted row. ``enter`` moves focus into the detail (to
     scroll a long text, or reach its "Go to" links); ``escape`` goes back to the table. A
     ``message`` replaces both when the list does not exist or is empty ("this deployment has no
-    proposals"). The detail can show the row's raw JSON instead, until the cursor moves."""
+    proposals"). The detail can show the row's raw JSON instead, until the cursor moves.
+
+    ``lazy``: composed empty, its widgets mounted by :meth:`build` (the Seeds tab builds its
+    hidden sections right after its first frame, so opening the tab composes one section, not
+    four). Until then rows are kept and shown once built; :attr:`built` says which it is."""
 
     class LinkChosen(Message):
         """A "Go to" entry of the detail was chosen."""
@@ -151,12 +155,20 @@ class DetailList(Container):
             super().__init__()
             self.link = link
 
+    class Built(Message):
+        """A lazy list's widgets are mounted and show its rows."""
+
+        def __init__(self, detail_list: DetailList) -> None:
+            super().__init__()
+            self.detail_list = detail_list
+
     def __init__(
         self,
         columns: Sequence[Column],
         describe: Callable[[str], Detail | None],
         *,
         id: str,  # noqa: A002
+        lazy: bool = False,
     ) -> None:
         super().__init__(id=id, classes="detail-list")
         self._columns = columns
@@ -164,16 +176,43 @@ class DetailList(Container):
         self._shown_key: str | None = None
         self._rows: Sequence = ()
         self._marked: frozenset[str] = frozenset()
+        self._message = ""
         self._links: list[Link] = []
         self.raw = False
+        self._built = not lazy
+        self._building = False
 
     def compose(self) -> ComposeResult:
-        yield _Message(Content(""), id=f"{self.id}-message", classes="detail-list--message")
-        yield SeedTable(self._columns, id=f"{self.id}-table")
-        with SeedPane(id=f"{self.id}-detail", classes="detail-list--detail"):
-            yield Static(Content(""), id=f"{self.id}-text", classes="detail-list--text seed-text")
-            yield Static(Content("Go to"), id=f"{self.id}-links-title", classes="links-title")
-            yield OptionList(id=f"{self.id}-links", classes="links", markup=False)
+        if self._built:
+            yield from self._parts()
+
+    def _parts(self) -> list[Widget]:
+        return [
+            _Message(Content(""), id=f"{self.id}-message", classes="detail-list--message"),
+            SeedTable(self._columns, id=f"{self.id}-table"),
+            SeedPane(
+                Static(Content(""), id=f"{self.id}-text", classes="detail-list--text seed-text"),
+                Static(Content("Go to"), id=f"{self.id}-links-title", classes="links-title"),
+                OptionList(id=f"{self.id}-links", classes="links", markup=False),
+                id=f"{self.id}-detail",
+                classes="detail-list--detail",
+            ),
+        ]
+
+    @property
+    def built(self) -> bool:
+        """Whether the widgets are mounted (a lazy list is not until :meth:`build`)."""
+        return self._built
+
+    async def build(self) -> None:
+        """Mount a lazy list's widgets, show the rows it was given, and post :class:`Built`."""
+        if self._built or self._building or not self.is_attached:
+            return
+        self._building = True
+        await self.mount_all(self._parts())
+        self._built = True
+        self._show_rows()
+        self.post_message(self.Built(self))
 
     @property
     def table(self) -> SeedTable:
@@ -193,11 +232,14 @@ class DetailList(Container):
 
     @property
     def selected(self) -> str | None:
-        return None if self.has_class("-message") else self.table.cursor_key
+        return None if self.has_class("-message") or not self._built else self.table.cursor_key
 
     @property
     def primary(self) -> Widget:
-        """What takes the focus when the list is opened: the table, or the note replacing it."""
+        """What takes the focus when the list is opened: the table, or the note replacing it
+        (the list itself, which takes no focus, while it is not built)."""
+        if not self._built:
+            return self
         if self.has_class("-message"):
             return self.query_one(f"#{self.id}-message", _Message)
         return self.table
@@ -210,17 +252,25 @@ class DetailList(Container):
         self._rows = rows
         if marked is not None:
             self._marked = frozenset(marked)
-        self.table.set_rows(rows, marked=self._marked)
-        self.query_one(f"#{self.id}-message", _Message).update(Content(message))
-        self.set_class(bool(message) and not rows, "-message")
+        self._message = message
+        if self._built:
+            self._show_rows()
+
+    def _show_rows(self) -> None:
+        self.table.set_rows(self._rows, marked=self._marked)
+        self.query_one(f"#{self.id}-message", _Message).update(Content(self._message))
+        self.set_class(bool(self._message) and not self._rows, "-message")
         self.refresh_detail()
 
     def clear_marks(self) -> None:
         self._marked = frozenset()
-        self.table.set_rows(self._rows)
+        if self._built:
+            self.table.set_rows(self._rows)
 
     def refresh_detail(self) -> None:
         """Show the detail of the row under the cursor; another row starts at its top."""
+        if not self._built:
+            return
         key = self.table.cursor_key
         moved = key != self._shown_key
         if moved:
@@ -258,7 +308,7 @@ class DetailList(Container):
 
     def back(self) -> bool:
         """Leave the detail for the table; ``False`` when there was nothing to go back from."""
-        if self.has_class("-message"):
+        if self.has_class("-message") or not self._built:
             return False
         focused = self.screen.focused
         if focused is not None and self.detail in focused.ancestors_with_self:
