@@ -804,9 +804,12 @@ async def test_the_lists_are_built_after_the_first_frame_and_keys_before_that_wa
             await pilot.pause()
         view = rig.view
         assert view.section == "seeds-queue" and not view.list("queue").built
+        assert rig.app.focused is view._strip()  # the section strip, not a hidden pane
         gate.set()
         for _ in range(4):
             await pilot.pause()
-        assert view.list("queue").built
-        assert rig.app.focused is view.list("queue").primary
-        assert view.list("queue").table.row_count == len(rig.seeds()["queue"])
+        queue = view.list("queue")
+        assert queue.built and rig.app.focused is queue.table
+        assert queue.table.row_count == len(rig.seeds()["queue"])
+        await pilot.press("j")
+        assert queue.table.cursor_key == queue.table.visible_keys()[1]

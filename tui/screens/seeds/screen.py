@@ -19,6 +19,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabPane
+from textual.widgets._tabbed_content import ContentTabs
 
 from tui.network.models import Proposal, Seed, SeedsFile
 from tui.network.state_files import SEEDS
@@ -152,6 +153,10 @@ class SeedsScreen(StateScreen, tab="seeds"):
 
     def _set_filter_shown(self, shown: bool) -> None:
         self.query_one("#seeds-filter-line").display = shown
+
+    def _strip(self) -> ContentTabs:
+        """The sections' tab strip."""
+        return self.tabs.query_one(ContentTabs)
 
     async def _build_lists(self) -> None:
         for name in ("proposals", "queue", "history"):
@@ -287,7 +292,10 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self.tabs.active = section  # the switcher shows the new pane now (display is set)
         self._show_filter_of(self.current_table())
         if focus:
-            self.set_focus(self._primary(section))
+            # a list not built yet takes no focus: the section strip holds it meanwhile (not a
+            # hidden pane; "]" and "[" still switch), the list takes it once built
+            target = self._primary(section)
+            self.set_focus(target if target.focusable else self._strip())
 
     def _primary(self, section: str) -> Widget:
         """Where the focus goes in ``section``: the text of the active seed, or the list."""
