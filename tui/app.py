@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from dataclasses import replace
 from functools import cached_property, partial
@@ -70,6 +71,8 @@ PRELOAD_AFTER_S = 1.0
 # without a key makes one (tui/collector.py: defer_full)
 IDLE_CHECK_S = 1.0
 IDLE_BEFORE_COLLECT_S = 1.5
+# how often (at most) a quiet moment also collects what was frozen
+THOROUGH_COLLECT_S = 600.0
 REPORTS_KEPT = 20  # refresh reports the problems view lists
 INTERVAL_STEPS = (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)  # `+` / `-`
 
@@ -224,6 +227,7 @@ class RoostApp(PostingMixin, App[int]):
         self._frozen: collector.Hold | None = None  # kept from mount to unmount
         self._leaving = False  # exit() was called: nothing will be drawn again
         self._full_collections: collector.Hold | None = None  # from mount to unmount
+        self._thorough_at = time.monotonic()  # the last collection that included the frozen
         self._unsubscribe = store.subscribe(self._on_store_cycle)
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
@@ -318,7 +322,14 @@ class RoostApp(PostingMixin, App[int]):
 
     def _collect_when_idle(self) -> None:
         """The full collection the collector would have started by itself, once no key has
-        been handled for a while (or, while keys keep coming, after many more young ones)."""
+        been handled for a while (or, while keys keep coming, after many more young ones);
+        every few minutes of quiet, one that includes what was frozen (garbage frozen with a
+        refresh's models or rows is freed then, not kept until roost exits)."""
+        now = time.monotonic()
+        if now - self._thorough_at >= THOROUGH_COLLECT_S and pace.idle_for(IDLE_BEFORE_COLLECT_S):
+            if collector.collect_everything():
+                self._thorough_at = now
+            return
         if (pace.idle_for(IDLE_BEFORE_COLLECT_S) and collector.full_due()) or collector.full_due(
             collector.FULL_AFTER * 20
         ):

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 __all__ = [
     "FULL_AFTER",
     "Hold",
+    "collect_everything",
     "collect_full",
     "defer_full",
     "freeze",
@@ -185,4 +186,18 @@ def collect_full() -> bool:
         if _holders or not gc.isenabled():
             return False
     gc.collect()
+    return True
+
+
+def collect_everything() -> bool:
+    """A full collection that also looks at what was frozen: everything frozen goes back to the
+    collector, is collected, and what is left is frozen again. For a quiet moment now and then:
+    a cycle that was garbage when something froze stays out of every other pass (it costs a
+    pass over everything, ~0.2 s at 50 000 agents). Not under a pause (False: try later)."""
+    with _lock:
+        if _holders or not gc.isenabled():
+            return False
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
     return True

@@ -192,6 +192,18 @@ async def test_full_collections_run_when_no_key_is_being_handled():
         pace.release()  # quiet for long enough
         rig.app._collect_when_idle()
         assert not collector.full_due()
+        # every few quiet minutes, one that includes what was frozen
+        thorough = collector.collect_everything
+        calls: list[bool] = []
+        collector.collect_everything = lambda: calls.append(thorough()) or True  # type: ignore[assignment]
+        try:
+            rig.app._collect_when_idle()
+            assert calls == []
+            rig.app._thorough_at -= 601
+            rig.app._collect_when_idle()
+            assert calls == [True]
+        finally:
+            collector.collect_everything = thorough  # type: ignore[assignment]
     pace.release()
     assert gc.get_threshold() == before
 

@@ -176,3 +176,28 @@ def test_a_cycle_is_still_collected_by_the_deferred_full_collection():
         assert ref() is None
     finally:
         hold.release()
+
+
+def test_a_frozen_cycle_is_freed_by_the_collection_that_includes_the_frozen():
+    class Node:
+        pass
+
+    keeper = collector.keep_frozen()
+    try:
+        node = Node()
+        node.me = node
+        ref = weakref.ref(node)
+        alive = [Node() for _ in range(3)]
+        del node
+        collector.freeze()  # the cycle was garbage already: frozen with the rest
+        assert collector.collect_full()
+        assert ref() is not None  # a full pass does not see what is frozen
+        with collector.paused():
+            assert collector.collect_everything() is False  # never under a pause
+        assert ref() is not None
+        assert collector.collect_everything()
+        assert ref() is None
+        assert gc.get_freeze_count() > 0  # what is still alive is frozen again
+        assert all(isinstance(a, Node) for a in alive)
+    finally:
+        keeper.release()
