@@ -668,3 +668,31 @@ async def test_joined_emoji_do_not_move_the_columns() -> None:
             assert terminal_width(text) == width, text
             assert text.endswith("active        42 "), text  # the columns did not move
         assert "cafe\u0301" in table.render_line(len(JOINED)).text
+
+
+def test_a_big_warmed_table_is_frozen_out_of_the_collectors_view(monkeypatch) -> None:
+    """After the warm-up of a big table its rows live until the next build and form no
+    cycles: they are frozen (else every full collection rescans them on the UI thread)."""
+    from tui import collector
+    from tui.screens import table_screen
+
+    frozen: list[int] = []
+    monkeypatch.setattr(collector, "freeze", lambda: frozen.append(1))
+
+    class Running:
+        is_cancelled = False
+
+    class Cancelled:
+        is_cancelled = True
+
+    calls = {"cells": 0, "sort_values": 0, "haystack": 0}
+    small = [CountingRow(f"a{i}", i, calls) for i in range(100)]
+    assert table_screen._warm(small, Running())
+    assert frozen == [] and calls["haystack"] == calls["sort_values"] == 100
+
+    big, _ = counting_lazy_rows(table_screen.FREEZE_WARMED_FROM)
+    assert not table_screen._warm(big, Cancelled())  # a cancelled warm-up freezes nothing
+    assert frozen == []
+    assert table_screen._warm(big, Running())
+    assert frozen == [1]
+    assert all({"haystack", "sort_values"} <= row.computed() for row in big)
