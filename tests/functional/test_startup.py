@@ -4,6 +4,7 @@ the start path reads and the tab registry the app is built from."""
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import json
@@ -497,3 +498,47 @@ def test_a_screen_for_an_unknown_tab_is_refused():
         pass
 
     assert _Plain.TAB_ID == ""
+
+
+def test_a_read_between_a_stores_two_renames_keeps_the_entry(tmp_path, monkeypatch):
+    """A store renames the new body into place, then the new meta. A reader in between (the
+    prefetch, or another roost process sharing the cache) sees new bytes beside the old meta:
+    it reads again instead of deleting the writer's files as damage."""
+    from tui.network import disk_cache
+
+    folder = tmp_path / "c"
+    writer = DiskCache(folder)
+    writer.store("agents.json", b"old", meta_for(b"old"))
+    reader = DiskCache(folder)
+    reads = 0
+    read_regular = disk_cache._read_regular
+
+    def between_the_renames(path):
+        nonlocal reads
+        reads += 1
+        if reads == 1:  # the reader's first look: only the body has been renamed so far
+            disk_cache.atomic_write(folder / "agents.json", b"new bytes")
+        elif reads == 2:
+            data = read_regular(path)  # the old meta
+            disk_cache.atomic_write(
+                folder / ("agents.json" + DiskCache.META_SUFFIX),
+                json.dumps(dataclasses.asdict(meta_for(b"new bytes"))).encode(),
+            )
+            return data
+        return read_regular(path)
+
+    monkeypatch.setattr(disk_cache, "_read_regular", between_the_renames)
+    loaded = reader.load("agents.json")
+    assert loaded is not None and loaded.body == b"new bytes"
+    assert reader.take_damaged() == []
+    assert (folder / "agents.json").read_bytes() == b"new bytes"
+
+
+def test_bytes_that_never_match_their_meta_are_still_damage(tmp_path):
+    folder = tmp_path / "c"
+    DiskCache(folder).store("agents.json", b"good", meta_for(b"good"))
+    (folder / "agents.json").write_bytes(b"evil")
+    cache = DiskCache(folder)
+    assert cache.load("agents.json") is None
+    assert [name for name, _ in cache.take_damaged()] == ["agents.json"]
+    assert not (folder / "agents.json").exists()

@@ -22,6 +22,7 @@ import re
 import stat
 import tempfile
 import threading
+import time
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -162,20 +163,28 @@ class DiskCache:
         return damaged
 
     def _read(self, name: str) -> CachedFile | None:
+        """The entry if it is intact. Bytes that do not match their meta are read again a
+        couple of times before the entry counts as damaged: a store (this process's prefetch
+        racing it, or another roost process sharing the cache) renames the new body into place
+        before its meta, and a reader between the two renames sees the new bytes beside the
+        old meta. Dropping the entry then deleted the writer's good files."""
         body_path = self._path(name)
         meta_path = self._path(name + self.META_SUFFIX)
-        try:
-            body = _read_regular(body_path)
-            meta = CachedMeta.from_json(json.loads(_read_regular(meta_path)))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, TypeError, RecursionError) as exc:
-            self.drop(name, str(exc) or type(exc).__name__)
-            return None
-        if meta.size != len(body) or hashlib.sha256(body).hexdigest() != meta.sha256:
-            self.drop(name, "bytes do not match their recorded size and hash")
-            return None
-        return CachedFile(name, body, meta)
+        for wait in (*_MISMATCH_RETRY_S, None):
+            try:
+                body = _read_regular(body_path)
+                meta = CachedMeta.from_json(json.loads(_read_regular(meta_path)))
+            except FileNotFoundError:
+                return None
+            except (OSError, ValueError, TypeError, RecursionError) as exc:
+                self.drop(name, str(exc) or type(exc).__name__)
+                return None
+            if meta.size == len(body) and hashlib.sha256(body).hexdigest() == meta.sha256:
+                return CachedFile(name, body, meta)
+            if wait is not None:
+                time.sleep(wait)
+        self.drop(name, "bytes do not match their recorded size and hash")
+        return None
 
     def drop(self, name: str, why: str) -> None:
         """Forget a damaged entry: remove its files and remember it for one report."""
@@ -216,6 +225,10 @@ class DiskCache:
         if "/" in name or "\\" in name or name.startswith("."):
             raise ValueError(f"not a cache entry name: {name!r}")
         return self.folder / name
+
+
+# pauses before reading an entry again whose bytes and meta disagree (a store in progress)
+_MISMATCH_RETRY_S = (0.01, 0.05)
 
 
 def _read_regular(path: Path) -> bytes:
