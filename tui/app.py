@@ -326,13 +326,11 @@ class RoostApp(PostingMixin, App[int]):
         every few minutes of quiet, one that includes what was frozen (garbage frozen with a
         refresh's models or rows is freed then, not kept until roost exits)."""
         now = time.monotonic()
-        if now - self._thorough_at >= THOROUGH_COLLECT_S and pace.idle_for(IDLE_BEFORE_COLLECT_S):
+        idle = pace.idle_for(IDLE_BEFORE_COLLECT_S)
+        if idle and now - self._thorough_at >= THOROUGH_COLLECT_S:
             if collector.collect_everything():
                 self._thorough_at = now
-            return
-        if (pace.idle_for(IDLE_BEFORE_COLLECT_S) and collector.full_due()) or collector.full_due(
-            collector.FULL_AFTER * 20
-        ):
+        elif (idle and collector.full_due()) or collector.full_due(collector.FULL_AFTER * 20):
             collector.collect_full()
 
     @work(

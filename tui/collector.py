@@ -182,11 +182,7 @@ def full_due(after: int = FULL_AFTER) -> bool:
 
 def collect_full() -> bool:
     """Run a full collection now, unless a pause is held (then False: try again later)."""
-    with _lock:
-        if _holders or not gc.isenabled():
-            return False
-    gc.collect()
-    return True
+    return _collect(frozen_too=False)
 
 
 def collect_everything() -> bool:
@@ -194,10 +190,16 @@ def collect_everything() -> bool:
     collector, is collected, and what is left is frozen again. For a quiet moment now and then:
     a cycle that was garbage when something froze stays out of every other pass (it costs a
     pass over everything, ~0.2 s at 50 000 agents). Not under a pause (False: try later)."""
+    return _collect(frozen_too=True)
+
+
+def _collect(*, frozen_too: bool) -> bool:
     with _lock:
         if _holders or not gc.isenabled():
             return False
-        gc.unfreeze()
+        if frozen_too:
+            gc.unfreeze()
         gc.collect()
-        gc.freeze()
+        if frozen_too:
+            gc.freeze()
     return True

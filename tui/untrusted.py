@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["JOINERS", "clean", "clean_cell", "clean_line", "clean_value", "truncate"]
+__all__ = ["JOINERS", "clean", "clean_cell", "clean_line", "clean_value", "is_plain", "truncate"]
 
 _REPLACEMENT = "\ufffd"
 
@@ -71,6 +71,11 @@ def clean(text: Any, *, multiline: bool = False) -> str:
         text = text.replace("\r\n", "\n")
         return text.translate(_MULTI_LINE_TABLE)
     return text.translate(_SINGLE_LINE_TABLE)
+
+
+def is_plain(text: str) -> bool:
+    """Whether :func:`clean` would leave ``text`` as it is (nothing to make visible)."""
+    return _UNSAFE.search(text) is None
 
 
 def clean_cell(text: Any) -> str:

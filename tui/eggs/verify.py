@@ -30,7 +30,7 @@ from tui.eggs.canonical_json import (
 )
 from tui.eggs.egg_report import CHECKS, CONTAINER_CHECKS, Check, EggReport, EntryResult
 from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
-from tui.untrusted import _UNSAFE, clean_line
+from tui.untrusted import clean_line, is_plain
 
 __all__ = ["MAX_NESTING", "READ_WHOLE_MAX", "verify_egg"]
 
@@ -152,7 +152,7 @@ class _Report:
         ]
         # one scan of every detail for anything unsafe (the usual answer: nothing)
         every = " ".join(row[3] for row in rows)
-        if _UNSAFE.search(every) is None and max(len(row[3]) for row in rows) <= _DETAIL_LIMIT:
+        if is_plain(every) and max(len(row[3]) for row in rows) <= _DETAIL_LIMIT:
             return [Check._make(row) for row in rows]
         return [Check(i, n, s, clean_line(d, _DETAIL_LIMIT)) for i, n, s, d in rows]  # type: ignore[arg-type]
 

@@ -33,7 +33,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from tui import collector
 from tui.network.store import Snapshot
@@ -112,6 +112,7 @@ class TableScreen(StateScreen):
         # table before then waits for them in a thread (_pending_filter), the keys do not
         self._searchable_rows: Sequence[LazyRow] | None = None
         self._pending_filter: str | None = None
+        self._search_worker: Worker[None] | None = None  # computing them for a waiting filter
 
     # ------------------------------------------------------------------ layout
 
@@ -486,22 +487,18 @@ class TableScreen(StateScreen):
         50 000 agents, before the typed letter even shows). Then the line shows the letter at
         once, the summary says "filtering…", and a thread computes the texts the warm-up has
         not reached; the latest query applies when they are all there."""
+        if not query.strip():
+            return False  # clearing needs no search text: at once
         rows = self._rows
         if self._pending_filter is None and (
             len(rows) < SEARCH_IN_THREAD_FROM
             or rows is self._searchable_rows
-            or not query.strip()
             or query.lower() == self.table.filter_query.lower()
         ):
             return False
-        if not query.strip():
-            return False  # clearing needs no search text: at once
         self._pending_filter = query
-        if not any(
-            worker.group == "table-search" and worker.node is self and not worker.is_finished
-            for worker in self.workers
-        ):
-            self._search_texts_in_thread(rows)
+        if self._search_worker is None or self._search_worker.is_finished:
+            self._search_worker = self._search_texts_in_thread(rows)
         return True
 
     @work(
