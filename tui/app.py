@@ -342,7 +342,10 @@ class RoostApp(PostingMixin, App[int]):
     )
     async def _run_store(self) -> None:
         try:
-            snapshot = await asyncio.to_thread(self._load_cache)
+            # the collector is off while the cache loads (Store.load_cache), and a big document's
+            # models are frozen: its next passes would rescan them, part of it on the UI thread
+            # just before the first populated paint
+            snapshot = await asyncio.to_thread(self.store.load_cache)
             if snapshot.any_loaded:
                 self.post_message(StateRefreshed(snapshot, None, self.store.status))
                 # The network waits until the cached data is painted: the first cycle imports
@@ -355,16 +358,6 @@ class RoostApp(PostingMixin, App[int]):
             await self.store.run()
         else:
             await self.store.refresh()
-
-    def _load_cache(self) -> Snapshot:
-        """The store's disk cache, read with the cyclic collector off.
-
-        A big cached document's objects are then frozen by its validation (``models._validate``:
-        with the collector on, its next passes would rescan them, part of it on the UI thread
-        just before the first populated paint).
-        """
-        with collector.paused():
-            return self.store.load_cache()
 
     @work(
         group="refresh-once",

@@ -542,3 +542,50 @@ def test_bytes_that_never_match_their_meta_are_still_damage(tmp_path):
     assert cache.load("agents.json") is None
     assert [name for name, _ in cache.take_damaged()] == ["agents.json"]
     assert not (folder / "agents.json").exists()
+
+
+def test_load_cache_refuses_bytes_that_validate_but_do_not_match_their_meta(tmp_path):
+    """Without a prefetch, load_cache validates the bytes while a thread checks them against
+    their meta: bytes that validate but fail the check are not loaded, they are damage."""
+    folder = tmp_path / "c"
+    good = b'{"total_agents": 1}'
+    DiskCache(folder).store("stats.json", good, meta_for(good))
+    (folder / "stats.json").write_bytes(b'{"total_agents": 9}')  # valid, and not what was kept
+    store = Store(BASE, cache=DiskCache(folder))
+    snapshot = store.load_cache()
+    assert snapshot.file("stats.json").model is None
+    [problem] = store.unreported_cache_problems
+    assert problem.file == "stats.json" and "do not match" in problem.detail
+    assert not (folder / "stats.json").exists()
+
+
+def test_load_cache_reads_again_what_its_check_refused_while_a_store_ran(tmp_path, monkeypatch):
+    """The check refuses new bytes read beside the old meta (another roost process was between
+    a store's two renames): the entry is read again, loaded and not reported as damage."""
+    from tui.network import disk_cache
+
+    folder = tmp_path / "c"
+    old, new = b'{"total_agents": 1}', b'{"total_agents": 2}'
+    DiskCache(folder).store("stats.json", old, meta_for(old))
+    read_regular = disk_cache._read_regular
+    reads = 0
+
+    def between_the_renames(path):
+        nonlocal reads
+        if path.name.startswith("stats.json"):
+            reads += 1
+            if reads == 1:  # the body is renamed into place, the meta is not yet
+                disk_cache.atomic_write(folder / "stats.json", new)
+            elif reads == 3:  # the second look: the meta has followed
+                disk_cache.atomic_write(
+                    folder / ("stats.json" + DiskCache.META_SUFFIX),
+                    json.dumps(dataclasses.asdict(meta_for(new))).encode(),
+                )
+        return read_regular(path)
+
+    monkeypatch.setattr(disk_cache, "_read_regular", between_the_renames)
+    store = Store(BASE, cache=DiskCache(folder))
+    snapshot = store.load_cache()
+    assert snapshot.file("stats.json").model.total_agents == 2
+    assert store.unreported_cache_problems == ()
+    assert (folder / "stats.json").read_bytes() == new

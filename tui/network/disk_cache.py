@@ -23,6 +23,7 @@ import stat
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -157,6 +158,50 @@ class DiskCache:
             return future.result()
         return self._read(name)
 
+    def prefetching(self, name: str) -> bool:
+        """Whether a :meth:`prefetch` result for ``name`` is waiting to be loaded."""
+        future = self._prefetched.get(name)
+        return future is not None and not future.cancelled()
+
+    def read_unchecked(self, name: str) -> CachedFile | None:
+        """The entry's bytes and meta, not yet checked against each other: for a caller that
+        works on the bytes while :meth:`check_in_thread` checks them, and uses its work only if
+        they pass. None when there is no entry; an unreadable entry is dropped, as by
+        :meth:`load`."""
+        try:
+            body = _read_regular(self._path(name))
+            meta = CachedMeta.from_json(
+                json.loads(_read_regular(self._path(name + self.META_SUFFIX)))
+            )
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, TypeError, RecursionError) as exc:
+            self.drop(name, str(exc) or type(exc).__name__)
+            return None
+        return CachedFile(name, body, meta)
+
+    @staticmethod
+    def check_in_thread(entries: list[CachedFile]) -> Callable[[], list[str]]:
+        """Check each entry's bytes against its meta (size, sha256) in a background thread;
+        the returned call waits for it and answers the names that do not match (nothing is
+        dropped: :meth:`load` reads such an entry again, as a store may be under way).
+
+        hashlib releases the GIL, so a 50 MB agents.json is hashed on another core while the
+        caller validates it (~30 ms at 50 000 agents, a sixteenth of the load)."""
+        bad: list[str] = []
+
+        def check() -> None:
+            bad.extend(entry.name for entry in entries if not _intact(entry))
+
+        thread = threading.Thread(target=check, name="roost-cache-check", daemon=True)
+        thread.start()
+
+        def result() -> list[str]:
+            thread.join()
+            return bad
+
+        return result
+
     def take_damaged(self) -> list[tuple[str, str]]:
         """The entries dropped since the last call (each is reported once)."""
         damaged, self.damaged = self.damaged, []
@@ -168,19 +213,10 @@ class DiskCache:
         racing it, or another roost process sharing the cache) renames the new body into place
         before its meta, and a reader between the two renames sees the new bytes beside the
         old meta. Dropping the entry then deleted the writer's good files."""
-        body_path = self._path(name)
-        meta_path = self._path(name + self.META_SUFFIX)
         for wait in (*_MISMATCH_RETRY_S, None):
-            try:
-                body = _read_regular(body_path)
-                meta = CachedMeta.from_json(json.loads(_read_regular(meta_path)))
-            except FileNotFoundError:
-                return None
-            except (OSError, ValueError, TypeError, RecursionError) as exc:
-                self.drop(name, str(exc) or type(exc).__name__)
-                return None
-            if meta.size == len(body) and hashlib.sha256(body).hexdigest() == meta.sha256:
-                return CachedFile(name, body, meta)
+            entry = self.read_unchecked(name)
+            if entry is None or _intact(entry):
+                return entry
             if wait is not None:
                 time.sleep(wait)
         self.drop(name, "bytes do not match their recorded size and hash")
@@ -227,8 +263,15 @@ class DiskCache:
         return self.folder / name
 
 
+_READ_STEP = 1 << 16  # what is read at a time past the size the file had when it was opened
+
 # pauses before reading an entry again whose bytes and meta disagree (a store in progress)
 _MISMATCH_RETRY_S = (0.01, 0.05)
+
+
+def _intact(entry: CachedFile) -> bool:
+    meta = entry.meta
+    return meta.size == len(entry.body) and hashlib.sha256(entry.body).hexdigest() == meta.sha256
 
 
 def _read_regular(path: Path) -> bytes:
@@ -240,8 +283,19 @@ def _read_regular(path: Path) -> bytes:
             raise ValueError("not a regular file")
         if info.st_size > READ_LIMIT:
             raise ValueError("larger than any cached file can be")
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read(READ_LIMIT + 1)
+        # Reads sized by the file (one more byte sees it grown, then EOF): a read of the whole
+        # limit would allocate a buffer of that size for every file, small ones too.
+        parts: list[bytes] = []
+        total, want = 0, info.st_size + 1
+        while total <= READ_LIMIT:
+            block = os.read(fd, min(max(want - total, _READ_STEP), READ_LIMIT + 1 - total))
+            if not block:
+                break
+            parts.append(block)
+            total += len(block)
+        if total > READ_LIMIT:
+            raise ValueError("larger than any cached file can be")
+        return parts[0] if len(parts) == 1 else b"".join(parts)
     finally:
         os.close(fd)
 

@@ -33,6 +33,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from tui import collector
 from tui.clock import utc_now
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache
 from tui.network.fetch import FetchError, FetchResult, TooLarge, fetch
@@ -402,23 +403,59 @@ class Store:
         return tuple(self._cache_problems)
 
     def load_cache(self) -> Snapshot:
-        """Instant start: the last good copies from disk, marked ``cached`` until confirmed."""
+        """Instant start: the last good copies from disk, marked ``cached`` until confirmed.
+
+        Everything it builds lives until a refresh replaces it, so it is built with the cyclic
+        collector off (a hold on the shared switch, :mod:`tui.collector`) and frozen out of its
+        view afterwards, as ``models.big_document`` does for one big document: else the
+        collector's passes rescan the new models, during the load and once more right after it
+        (at 1 000 agents that was a tenth of the load). Young garbage is collected first, so
+        little else is frozen with them.
+        """
         if self.cache is None:
             return self._snapshot
+        with collector.paused(collect_young=True):
+            snapshot = self._load_cache()
+            collector.freeze()
+        return snapshot
+
+    def _load_cache(self) -> Snapshot:
+        cache = self.cache
+        assert cache is not None
         files = dict(self._snapshot.files)
-        found = [cached for cached in map(self._load_cached, self.file_names) if cached]
+        # Prefetched entries come checked; the others are checked in a thread while they are
+        # validated (what their checks refuse is read again below, as load() reads it).
+        prefetched = [name for name in self.file_names if cache.prefetching(name)]
+        unchecked = [
+            cached
+            for name in self.file_names
+            if name not in prefetched and (cached := self._read_unchecked(name))
+        ]
+        failed_checks = cache.check_in_thread(unchecked) if unchecked else None
+        found = [cached for name in prefetched if (cached := self._load_cached(name))]
+        found += unchecked
         # Smallest first: validating a small file right after a big agents.json is much slower
         # (pydantic-core tidies up after the big document); with the big one
         # last, that happens at the next refresh instead of before the first paint.
-        for cached in sorted(found, key=lambda cached: len(cached.body)):
-            name = cached.name
-            try:
-                # a big agents.json also leaves what the first refresh compares with
-                model, keyed = parse_keyed(name, cached.body, None)
-            except Exception as exc:  # noqa: BLE001 — damage on disk is dropped, never fatal
-                detail = _validation_detail(exc) if isinstance(exc, StateValidationError) else ""
-                self.cache.drop(name, detail or _describe_bug(exc))
+        parsed = {
+            cached.name: self._parse_cached(cached)
+            for cached in sorted(found, key=lambda cached: len(cached.body))
+        }
+        for name in failed_checks() if failed_checks is not None else ():
+            again = self._load_cached(name)  # read again: a store may have been under way
+            parsed[name] = self._parse_cached(again) if again is not None else None
+        for name in self.file_names:
+            outcome = parsed.get(name)
+            if outcome is None:
                 continue
+            cached, result = outcome
+            if isinstance(result, BaseException):
+                detail = (
+                    _validation_detail(result) if isinstance(result, StateValidationError) else ""
+                )
+                cache.drop(name, detail or _describe_bug(result))
+                continue
+            model, keyed = result
             if keyed is not None:
                 self._keyed[name] = keyed
             fetched_at = _parse_time(cached.meta.fetched_at)
@@ -506,12 +543,31 @@ class Store:
 
     # ------------------------------------------------------------------ the cycle
 
-    def _load_cached(self, name: str) -> CachedFile | None:
-        assert self.cache is not None
+    def _parse_cached(
+        self, cached: CachedFile
+    ) -> tuple[CachedFile, tuple[Any, Keyed | None] | BaseException]:
+        """A cached file validated (a big agents.json also leaves what the first refresh
+        compares with), or what stopped it: damage on disk is dropped, never fatal."""
         try:
-            return self.cache.load(name)
-        except Exception as exc:  # noqa: BLE001 — the cache is an optimisation, never fatal
-            self.cache.drop(name, _describe_bug(exc))
+            return cached, parse_keyed(cached.name, cached.body, None)
+        except Exception as exc:  # noqa: BLE001
+            return cached, exc
+
+    def _read_unchecked(self, name: str) -> CachedFile | None:
+        return self._from_cache(name, checked=False)
+
+    def _load_cached(self, name: str) -> CachedFile | None:
+        return self._from_cache(name, checked=True)
+
+    def _from_cache(self, name: str, *, checked: bool) -> CachedFile | None:
+        """``name``'s entry (:meth:`DiskCache.load`, or ``read_unchecked``); a bug met while
+        reading it drops it: the cache is an optimisation, never fatal."""
+        cache = self.cache
+        assert cache is not None
+        try:
+            return cache.load(name) if checked else cache.read_unchecked(name)
+        except Exception as exc:  # noqa: BLE001
+            cache.drop(name, _describe_bug(exc))
             return None
 
     def _take_cache_damage(self) -> None:
