@@ -696,3 +696,43 @@ def test_a_big_warmed_table_is_frozen_out_of_the_collectors_view(monkeypatch) ->
     assert table_screen._warm(big, Running())
     assert frozen == [1]
     assert all({"haystack", "sort_values"} <= row.computed() for row in big)
+
+
+async def test_call_after_paint_waits_for_a_frame_with_the_new_rows():
+    """Work that would compete with a frame (the warm-up thread) starts after the frame that
+    shows the rows has been written out, not merely after the messages before it."""
+    app = TableApp()
+    log: list[str] = []
+
+    def displayed() -> None:
+        table = app.query_one(VirtualTable)
+        log.append(f"display {table.total_count}")
+
+    async with app.run_test(size=(60, 12)) as pilot:
+        await pilot.pause()
+        app.post_display_hook = displayed
+        table = app.query_one(VirtualTable)
+        table.set_rows(make_rows(30))
+        table.call_after_paint(lambda: log.append("callback"))
+        assert "callback" not in log
+        await pilot.pause()
+        await pilot.pause()
+        assert log.count("callback") == 1
+        assert "display 30" in log[: log.index("callback")]
+
+
+async def test_call_after_paint_on_a_hidden_table_waits_until_it_is_shown():
+    app = TableApp(make_rows(5))
+    called: list[str] = []
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.display = False
+        await pilot.pause()
+        table.call_after_paint(lambda: called.append("callback"))
+        await pilot.pause()
+        await pilot.pause()
+        assert called == []
+        table.display = True
+        await pilot.pause()
+        await pilot.pause()
+        assert called == ["callback"]

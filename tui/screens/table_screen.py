@@ -317,8 +317,10 @@ class TableScreen(StateScreen):
         if message.built.generation >= self._built_generation:
             self._apply(message.built)
             if message.warm:
-                # after the rows are on screen: the first "/" then finds every haystack ready
-                self.call_after_refresh(self._warm_in_thread, message.built.rows)
+                # after the rows are on screen (the warm-up holds the interpreter for a while
+                # and would delay that frame): the first "/" then finds every haystack ready
+                rows = message.built.rows
+                self.table.call_after_paint(lambda: self._warm_in_thread(rows))
             else:
                 self._searchable_rows = message.built.rows  # warmed before they came
 

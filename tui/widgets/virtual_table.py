@@ -40,7 +40,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -459,6 +459,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._widths: tuple[int, list[int]] = (-1, [])  # (line width, column widths)
         self._wanted: list[int] | None = None  # widths the content asks for (per set_rows)
         self._empty_message = "no data yet"
+        self._after_paint: list[Callable[[], object]] = []
         self._update_virtual_size()
 
     # ------------------------------------------------------------------ read-only state
@@ -512,6 +513,24 @@ class VirtualTable(ScrollView, can_focus=True):
         """Draw every row again from its cells (after :meth:`LazyRows.retime`)."""
         self._strip_cache.clear()
         self.refresh()
+
+    def call_after_paint(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` once the table's lines have been rendered for a frame.
+
+        For thread work that would compete with that frame for the interpreter (the warm-up
+        after new rows): ``call_after_refresh`` can run before the screen's update timer has
+        painted. A table that is not on view runs it when it is next painted.
+        """
+        self._after_paint.append(callback)
+        self.refresh()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        if self._after_paint:
+            callbacks, self._after_paint = self._after_paint, []
+            for callback in callbacks:
+                self.call_later(callback)  # after this frame has been written out
+        return lines
 
     def set_empty_message(self, message: str) -> None:
         """What the table says while it has no rows (why, and what to do); wrapped to the width.
