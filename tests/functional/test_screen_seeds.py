@@ -799,17 +799,21 @@ async def test_the_lists_are_built_after_the_first_frame_and_keys_before_that_wa
     async with rig.app.run_test(size=SIZE) as pilot:
         await asyncio.wait_for(rig.app.loaded.wait(), 10)
         await pilot.pause()
-        burst(rig.app, "5", "right_square_bracket", "right_square_bracket")
+        burst(rig.app, "5", "right_square_bracket", "right_square_bracket", "j")
         for _ in range(3):
             await pilot.pause()
         view = rig.view
         assert view.section == "seeds-queue" and not view.list("queue").built
         assert rig.app.focused is view._strip()  # the section strip, not a hidden pane
+        burst(rig.app, "j")  # typed while the list is still being built
+        await pilot.pause()
         gate.set()
-        for _ in range(4):
+        for _ in range(8):
             await pilot.pause()
         queue = view.list("queue")
         assert queue.built and rig.app.focused is queue.table
         assert queue.table.row_count == len(rig.seeds()["queue"])
-        await pilot.press("j")
+        # the list's keys typed before it was there waited for it: two rows down
+        assert queue.table.cursor_key == queue.table.visible_keys()[2]
+        await pilot.press("k")
         assert queue.table.cursor_key == queue.table.visible_keys()[1]

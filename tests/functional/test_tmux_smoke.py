@@ -147,6 +147,24 @@ def test_roost_demo_by_keys_at_80x24(pane):
     quit_cleanly(pane)
 
 
+def test_a_first_visit_burst_lands_in_the_list_it_opens(pane):
+    """``5]]jj`` in one write: the Seeds tab is made, two sections on, and both ``j`` move down
+    the queue (the list is built after the tab's first frame: its keys wait for it)."""
+    pane.start(ROOST_DEMO)
+    pane.wait_for("all verified")
+    pane.burst("5]]jj")
+    screen = pane.wait_for("Queued")
+    rows = [line.split() for line in screen.splitlines() if line.startswith("   3 seed-")]
+    assert rows, screen
+    third = rows[0][1]
+    deadline = time.monotonic() + 10
+    while f" {third}" not in screen.splitlines() and time.monotonic() < deadline:
+        time.sleep(0.1)
+        screen = pane.screen()
+    assert f" {third}" in screen.splitlines(), screen  # the detail of the third queued seed
+    quit_cleanly(pane)
+
+
 def test_post_from_a_form_by_keys_at_80x24(pane):
     """n → picker → form → ctrl+s → outbox → the processor's answer, all by keys at 80×24;
     the form's fields are typed in one burst, as a fast typist or a paste sends them."""

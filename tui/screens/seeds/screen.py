@@ -59,6 +59,16 @@ __all__ = ["SECTIONS", "SeedsScreen"]
 
 SECTIONS: tuple[str, ...] = ("seeds-active", "seeds-proposals", "seeds-queue", "seeds-history")
 
+# the keys of a list's table (moving, opening): typed before that list is built, they wait for it
+_LIST_KEYS = frozenset(
+    key
+    for binding in SeedTable.BINDINGS
+    if isinstance(binding, Binding)
+    for key in binding.key.split(",")
+)
+
+_HELD_KEYS_MAX = 64  # list keys kept for a list being built (a paste is not kept whole)
+
 _UNMARKED: dict[str, Any] = {}  # "nothing to compare with": no row is marked new
 
 
@@ -83,6 +93,11 @@ class SeedsScreen(StateScreen, tab="seeds"):
         Binding("S", "reverse", "Reverse sort", show=False, id="seeds.reverse"),
         Binding("J", "raw", "Raw JSON", show=False, id="seeds.raw"),
         Binding("a", "author", "Go to author (proposals)", show=False, id="seeds.author"),
+        # a list's keys typed before it is built wait for it (no description: not in help)
+        *(
+            Binding(key, f"hold_list_key({key!r})", show=False, id=f"seeds.hold_{key}")
+            for key in sorted(_LIST_KEYS)
+        ),
     ]
 
     def __init__(self) -> None:
@@ -92,6 +107,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self._queue: dict[str, Seed] = {}
         self._history: dict[str, Seed] = {}
         self._pending_key: str | None = None
+        self._held_keys: list[str] = []  # list keys typed while that list is being built
         self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
         self._find_target: SeedPane | None = None  # the text the line finds in (else: filter)
         self._line_open = False  # a "/" went by: keys typed after it belong to the line
@@ -175,6 +191,41 @@ class SeedsScreen(StateScreen, tab="seeds"):
                 self.set_focus(listing.primary)
         if self._pending_key is not None and self._seeds is not None:
             self.select_key(self._pending_key)
+        self._release_held_keys()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._release_held_keys()  # the list just built may take the focus only now
+
+    def _release_held_keys(self) -> None:
+        """The list keys typed while the list on view was being built, once it has the focus:
+        each runs the list's binding for it, in order."""
+        if self._held_keys and not self._awaiting_list() and self.focused is not self._strip():
+            held, self._held_keys = self._held_keys, []
+            self.app.call_later(self._run_held_keys, held)
+
+    async def _run_held_keys(self, held: list[str]) -> None:
+        for key in held:
+            # the binding the key has now, from the focused list up, as the app runs a key's
+            # binding when the key comes back to it from the focused widget
+            await self.app._check_bindings(key)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "hold_list_key":
+            return self._awaiting_list()  # else the key goes on as if this binding were not here
+        return True
+
+    def action_hold_list_key(self, key: str) -> None:
+        """A list's key (``j``, ``enter`` …) typed while that list is being built (a first
+        visit's burst, ``5]]j``: the focus waits on the section strip): it waits for the list."""
+        if len(self._held_keys) < _HELD_KEYS_MAX:
+            self._held_keys.append(key)
+
+    def _awaiting_list(self) -> bool:
+        """Whether the focus is parked on the section strip until the list on view is built."""
+        section = self.section
+        if section == "seeds-active" or self.list(section.removeprefix("seeds-")).built:
+            return False
+        return self.focused is self._strip()
 
     def current_table(self) -> SeedTable | None:
         """The table of the section on view, if it shows one (no active seed: no agents list)."""
