@@ -205,9 +205,11 @@ class SeedsScreen(StateScreen, tab="seeds"):
 
     async def _run_held_keys(self, held: list[str]) -> None:
         for key in held:
-            # the binding the key has now, from the focused list up, as the app runs a key's
-            # binding when the key comes back to it from the focused widget
-            await self.app._check_bindings(key)
+            # the binding the key has now, from the focused list up (the first one found, as
+            # the app looks for a key's binding)
+            active = self.active_bindings.get(key)
+            if active is not None and active.enabled:
+                await active.node.run_action(active.binding.action)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "hold_list_key":
