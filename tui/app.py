@@ -67,6 +67,8 @@ __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
 _CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
 #: After the first refresh, how long the app waits before it imports the other tabs' screens
 PRELOAD_AFTER_S = 1.0
+PRELOAD_IMPORT_QUIET_S = 0.15  # no key for this long before a tab's module is imported
+PRELOAD_PARSE_QUIET_S = 0.08  # no key for this long before one CSS source is parsed
 # how often the app looks for a quiet moment to run a deferred full collection, and how long
 # without a key makes one (tui/collector.py: defer_full)
 IDLE_CHECK_S = 1.0
@@ -77,11 +79,12 @@ REPORTS_KEPT = 20  # refresh reports the problems view lists
 INTERVAL_STEPS = (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)  # `+` / `-`
 
 
-async def _while_keys_are_handled() -> None:
-    """Give the event loop a turn, and wait while keys are being handled (tui/pace.py)."""
+async def _between_keys(quiet_s: float) -> None:
+    """Give the event loop a turn, and wait until no key has come for ``quiet_s`` (a step of a
+    few ms then fits between two keys of a person typing fast)."""
     await asyncio.sleep(0)
-    while pace.held():
-        await asyncio.sleep(pace.HOLD_S / 5)
+    while not pace.quiet_for(quiet_s):
+        await asyncio.sleep(0.02)
 
 
 class StateRefreshed(Message):
@@ -432,38 +435,46 @@ class RoostApp(PostingMixin, App[int]):
         description="import the other tabs' screens and parse their CSS",
     )
     async def _preload_tabs(self) -> None:
-        """While no key is being handled, import the modules of the tabs not opened yet (in a
-        thread: the Boots tab's verifier, ZIP reader and boot-record models are ~65 ms), then
-        parse the CSS they will load (on the event loop, one source at a time: Textual's
-        caches are not thread-safe). A first visit then finds both done (tui/css_cache.py).
-        An import that fails here fails again, and is reported, when its tab opens."""
+        """Between keys, import the modules of the tabs not opened yet (in a thread: the Boots
+        tab's verifier, ZIP reader and boot-record models are ~45 ms) and parse the CSS they
+        will load (on the event loop, one source at a time: Textual's caches are not
+        thread-safe): each tab's own CSS right after its import, then the widgets' default CSS,
+        the longest first. A first visit then finds both done (tui/css_cache.py); typed in the
+        first seconds, the Seeds tab's first frame came 15-20 ms later without them. Each step
+        waits until no key has come for a moment: an import for ``PRELOAD_IMPORT_QUIET_S``, a
+        parse (at most a few ms) for ``PRELOAD_PARSE_QUIET_S``. An import that fails here fails
+        again, and is reported, when its tab opens."""
         from textual.widget import Widget
 
-        screens = []
+        stylesheet = self.stylesheet
+        parse = stylesheet.preparse if isinstance(stylesheet, ParseOnceStylesheet) else None
         for tab in TABS:
             if tab.id in self._tab_screens:
                 continue
-            await _while_keys_are_handled()
-            with contextlib.suppress(Exception):
-                screens.append(await asyncio.to_thread(tab.screen_class))
-        stylesheet = self.stylesheet
-        if not isinstance(stylesheet, ParseOnceStylesheet):
-            return
-        sources: list[CssSourceKey] = []
-        for screen_class in screens:
+            await _between_keys(PRELOAD_IMPORT_QUIET_S)
+            try:
+                screen_class = await asyncio.to_thread(tab.screen_class)
+            except Exception:  # noqa: BLE001 — reported when the tab opens
+                continue
             paths = screen_class.CSS_PATH
             if isinstance(paths, (str, PurePath)):
                 paths = [paths]
-            sources += file_css_sources(p for p in paths or () if PurePath(p).is_absolute())
+            for source in file_css_sources(p for p in paths or () if PurePath(p).is_absolute()):
+                if parse is not None:
+                    await _between_keys(PRELOAD_PARSE_QUIET_S)
+                    parse(source)
+        if parse is None:
+            return
+        sources: list[CssSourceKey] = []
         classes: list[type[Widget]] = [Widget]
         while classes:
             node_class = classes.pop()
             classes.extend(node_class.__subclasses__())
             with contextlib.suppress(Exception):
                 sources += default_css_sources(node_class)
-        for source in dict.fromkeys(sources):
-            await _while_keys_are_handled()
-            stylesheet.preparse(source)
+        for source in sorted(dict.fromkeys(sources), key=lambda source: -len(source[0])):
+            await _between_keys(PRELOAD_PARSE_QUIET_S)
+            parse(source)
 
     def _current_state_screens(self) -> list[StateScreen]:
         return [screen for screen in self.screen_stack if isinstance(screen, StateScreen)]

@@ -13,18 +13,27 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["HOLD_S", "held", "hold", "idle_for", "release", "yield_to_keys"]
+__all__ = ["HOLD_S", "held", "hold", "idle_for", "quiet_for", "release", "yield_to_keys"]
 
 #: How long after a key background work stays away (a burst of keys keeps extending it).
 HOLD_S = 0.25
 
 _held_until = 0.0
+_last_key = float("-inf")
 
 
 def hold(seconds: float = HOLD_S) -> None:
     """Keep background work away for ``seconds`` from now (called for every key)."""
-    global _held_until
-    _held_until = max(_held_until, time.monotonic() + seconds)
+    global _held_until, _last_key
+    now = time.monotonic()
+    _last_key = now
+    _held_until = max(_held_until, now + seconds)
+
+
+def quiet_for(seconds: float) -> bool:
+    """Whether no key has come for ``seconds``: for steps of a few ms that may run between two
+    keys of a person typing (the hold, :data:`HOLD_S`, is for longer work)."""
+    return time.monotonic() - _last_key >= seconds
 
 
 def held() -> bool:
@@ -39,8 +48,9 @@ def idle_for(seconds: float) -> bool:
 
 def release() -> None:
     """Let background work go on at once (the app quits; tests)."""
-    global _held_until
+    global _held_until, _last_key
     _held_until = 0.0
+    _last_key = float("-inf")
 
 
 def yield_to_keys(limit_s: float = 5.0) -> None:

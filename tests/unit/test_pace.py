@@ -53,3 +53,14 @@ def test_idle_for_counts_from_the_end_of_the_last_hold():
     time.sleep(0.08)
     assert pace.idle_for(0.0) and not pace.idle_for(1.0)
     pace.release()
+
+
+def test_quiet_for_counts_from_the_last_key():
+    pace.release()
+    assert pace.quiet_for(10.0)  # no key yet
+    pace.hold()
+    assert not pace.quiet_for(0.05)
+    time.sleep(0.07)
+    assert pace.quiet_for(0.05) and not pace.quiet_for(1.0)
+    assert pace.held()  # the longer hold is still on: quiet_for is for steps of a few ms
+    pace.release()

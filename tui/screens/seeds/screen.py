@@ -223,11 +223,13 @@ class SeedsScreen(StateScreen, tab="seeds"):
             self._held_keys.append(key)
 
     def _awaiting_list(self) -> bool:
-        """Whether the focus is parked on the section strip until the list on view is built."""
-        section = self.section
-        if section == "seeds-active" or self.list(section.removeprefix("seeds-")).built:
+        """Whether the focus is parked on the section strip until the list on view is built
+        (asked for each held key's binding whenever the key bar is worked out: the usual
+        answer, focus elsewhere, costs no query)."""
+        if not isinstance(self.focused, ContentTabs) or self.focused is not self._strip():
             return False
-        return self.focused is self._strip()
+        section = self.section
+        return section != "seeds-active" and not self.list(section.removeprefix("seeds-")).built
 
     def current_table(self) -> SeedTable | None:
         """The table of the section on view, if it shows one (no active seed: no agents list)."""
