@@ -345,10 +345,7 @@ class RoostApp(PostingMixin, App[int]):
     )
     async def _run_store(self) -> None:
         try:
-            # the collector is off while the cache loads (Store.load_cache), and a big document's
-            # models are frozen: its next passes would rescan them, part of it on the UI thread
-            # just before the first populated paint
-            snapshot = await asyncio.to_thread(self.store.load_cache)
+            snapshot = await asyncio.to_thread(self.store.load_cache)  # collector off inside
             if snapshot.any_loaded:
                 self.post_message(StateRefreshed(snapshot, None, self.store.status))
                 # The network waits until the cached data is painted: the first cycle imports

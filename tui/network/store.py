@@ -429,7 +429,7 @@ class Store:
         unchecked = [
             cached
             for name in self.file_names
-            if name not in prefetched and (cached := self._read_unchecked(name))
+            if name not in prefetched and (cached := self._load_cached(name, checked=False))
         ]
         failed_checks = cache.check_in_thread(unchecked) if unchecked else None
         found = [cached for name in prefetched if (cached := self._load_cached(name))]
@@ -553,13 +553,7 @@ class Store:
         except Exception as exc:  # noqa: BLE001
             return cached, exc
 
-    def _read_unchecked(self, name: str) -> CachedFile | None:
-        return self._from_cache(name, checked=False)
-
-    def _load_cached(self, name: str) -> CachedFile | None:
-        return self._from_cache(name, checked=True)
-
-    def _from_cache(self, name: str, *, checked: bool) -> CachedFile | None:
+    def _load_cached(self, name: str, *, checked: bool = True) -> CachedFile | None:
         """``name``'s entry (:meth:`DiskCache.load`, or ``read_unchecked``); a bug met while
         reading it drops it: the cache is an optimisation, never fatal."""
         cache = self.cache

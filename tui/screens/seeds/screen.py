@@ -199,7 +199,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
     def _release_held_keys(self) -> None:
         """The list keys typed while the list on view was being built, once it has the focus:
         each runs the list's binding for it, in order."""
-        if self._held_keys and not self._awaiting_list() and self.focused is not self._strip():
+        if self._held_keys and self.focused is not self._strip():
             held, self._held_keys = self._held_keys, []
             self.app.call_later(self._run_held_keys, held)
 
