@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from tui.clock import utc_now
 from tui.config import DEMO_BASE_URL, Secret, Settings
@@ -53,14 +54,21 @@ class Service:
         """The client for boot records and eggs, of its own: it carries no token (the hub never
         sees it) and follows no redirect (eggs come from the hub URL only)."""
         if self._hub_client is None:
+            import httpx
+
+            # the demo network's own hub answers in-process; any other hub (a --hub-url or
+            # --boots given beside the demo network) over the network
+            mounts = {}
             if self.demo_app is not None:
-                from tui.sandbox.server import in_process_client
-
-                self._hub_client = in_process_client(self.demo_app, base_url=DEMO_BASE_URL)
-            else:
-                import httpx
-
-                self._hub_client = httpx.AsyncClient(timeout=30.0, follow_redirects=False)
+                mounts[f"all://{urlsplit(DEMO_BASE_URL).netloc}"] = httpx.ASGITransport(
+                    app=self.demo_app  # type: ignore[arg-type]
+                )
+            self._hub_client = httpx.AsyncClient(
+                timeout=30.0,
+                follow_redirects=False,
+                mounts=mounts,
+                base_url=DEMO_BASE_URL if self.demo_app is not None else "",
+            )
         return self._hub_client
 
     async def aclose(self) -> None:
@@ -98,11 +106,12 @@ def connect(
     app = create_app(**kwargs)
     client = in_process_client(app, base_url=DEMO_BASE_URL)
     sandbox = app.state.sandbox
+    hub_url = settings.hub_url or DEMO_BASE_URL + "/hub"  # a hub given beside the demo wins
     demo_settings = Settings(
         read_url=DEMO_BASE_URL,
         write_url=DEMO_BASE_URL + "/api",
-        hub_url=DEMO_BASE_URL + "/hub",
-        boots=settings.boots or index_url(DEMO_BASE_URL + "/hub"),
+        hub_url=hub_url,
+        boots=settings.boots or index_url(hub_url),
         repo=f"{sandbox.owner}/{sandbox.repo}",
         interval=settings.interval,
         cache_dir=settings.cache_dir,

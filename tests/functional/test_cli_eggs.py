@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import REAL_BOOTS_DIR
 from tui.cli import main
-from tui.commands.eggs import _Stop, _write_entry
+from tui.commands.eggs import _no_record_for, _Stop, _write_entry
 from tui.eggs.boot_record import record_bytes
 from tui.eggs.egg_report import CHECKS
 from tui.eggs.hub_paths import index_url
@@ -96,12 +96,76 @@ def test_usage_errors_exit_2(capsys, argv):
     assert caught.value.code == 2
 
 
-def test_unknown_slug_and_bad_record_exit_2(capsys, tmp_path):
+def test_unknown_slug_and_a_missing_record_file_exit_2(capsys, tmp_path):
     code, _, err = run(capsys, "egg", "verify", "--slug", "no-such-seed")
     assert code == 2 and SLUG in err
-    (tmp_path / "r.json").write_text('{"kind": "something else"}')
-    code, _, err = run(capsys, "egg", "verify", "x.egg", "--record", str(tmp_path / "r.json"))
-    assert code == 2 and "not a boot record" in err
+    code, _, err = run(capsys, "egg", "verify", "x.egg", "--record", str(tmp_path / "none.json"))
+    assert code == 2 and "no such file" in err
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"kind": "something else"}', "not json at all", "[1]"],
+    ids=["wrong-kind", "not-json", "array-of-junk"],
+)
+def test_a_record_that_is_not_a_boot_record_fails_its_check(capsys, demo_egg, tmp_path, text):
+    """Hostile input like the egg: a report (JSON too) whose record.document check fails, the
+    other record checks not run, exit 1 — not a usage error."""
+    egg_path, _, _ = demo_egg
+    (tmp_path / "r.json").write_text(text)
+    code, out, _ = run(
+        capsys, "egg", "verify", str(egg_path), "--record", str(tmp_path / "r.json"), "--json"
+    )
+    document = json.loads(out)
+    assert code == 1 and document["ok"] is False
+    checks = {c["id"]: c for c in document["checks"]}
+    assert [c["id"] for c in document["checks"] if c["status"] == "fail"] == ["record.document"]
+    assert checks["integrity"]["status"] == "pass"
+    assert checks["record.address"]["status"] == "skip"
+    assert "not a boot record" in checks["record.address"]["detail"]
+    code, out, _ = run(capsys, "egg", "verify", str(egg_path), "--record", str(tmp_path / "r.json"))
+    assert code == 1 and "FAILED at check" in out and "(record.document)" in out
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"slug": "Bad_Slug"}, "does not match"),
+        ({"egg.rappid": "rappid:@other/night-shift-newsroom-boot:" + "a" * 64}, "hive-hub"),
+        ({"brainstem.hatcher": {"path": "hub/boot/hatch_seed.py", "sha256": "ab" * 32}},
+         "published hatcher"),
+    ],
+    ids=["slug", "rappid-owner", "hatcher"],
+)  # fmt: skip
+def test_the_records_own_rules_fail_record_document(capsys, demo_egg, tmp_path, change, words):
+    egg_path, record_path, _ = demo_egg
+    value = json.loads(record_path.read_bytes())
+    for dotted, new in change.items():
+        *parents, key = dotted.split(".")
+        node = value
+        for parent in parents:
+            node = node[parent]
+        node[key] = new
+    (tmp_path / "r.json").write_bytes(record_bytes(value))
+    code, out, _ = run(
+        capsys, "egg", "verify", str(egg_path), "--record", str(tmp_path / "r.json"), "--json"
+    )
+    checks = {c["id"]: c for c in json.loads(out)["checks"]}
+    assert code == 1 and checks["record.document"]["status"] == "fail"
+    assert words in checks["record.document"]["detail"]
+
+
+def test_members_no_published_record_has_are_shown_not_failed(capsys, demo_egg, tmp_path):
+    egg_path, record_path, _ = demo_egg
+    value = json.loads(record_path.read_bytes())
+    value["egg"]["mirror"] = "https://elsewhere.invalid/x.egg"
+    (tmp_path / "r.json").write_bytes(record_bytes(value))
+    code, out, _ = run(
+        capsys, "egg", "verify", str(egg_path), "--record", str(tmp_path / "r.json"), "--json"
+    )
+    checks = {c["id"]: c for c in json.loads(out)["checks"]}
+    assert code == 0 and checks["record.document"]["status"] == "pass"
+    assert "egg.mirror" in checks["record.document"]["detail"]
 
 
 def test_unreachable_exits_3(capsys, tmp_path):
@@ -112,7 +176,9 @@ def test_unreachable_exits_3(capsys, tmp_path):
     )
     assert code == 3
     code, _, err = run(capsys, "egg", "verify", str(tmp_path / "missing.egg"))
-    assert code == 3 and "cannot be read" in err
+    assert code == 2 and "no such file" in err
+    code, _, err = run(capsys, "egg", "verify", str(tmp_path))
+    assert code == 2 and "is a folder" in err
 
 
 def _hub_args(info) -> list[str]:
@@ -246,3 +312,60 @@ def test_inspect_needs_a_target(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["egg", "inspect"])
     assert stop.value.code == 2
+
+
+def test_a_hub_url_given_beside_the_demo_network_is_the_one_used(capsys, tmp_path):
+    """No read URL (the demo network) but --hub-url: records promising eggs at that hub verify
+    against it, and the hub and its index are asked over the network, not the demo's in-process
+    hub (the lying knob is set on the socket's hub only)."""
+    hub = "http://hub.invalid"
+    record = build_hub(hub).record(SLUG)
+    (tmp_path / "demo.egg").write_bytes(build_hub(hub).eggs[record.value["egg"]["path"]])
+    (tmp_path / "record.json").write_bytes(record.raw)
+    code, out, _ = run(
+        capsys, "egg", "verify", str(tmp_path / "demo.egg"),
+        "--record", str(tmp_path / "record.json"), "--hub-url", hub,
+    )  # fmt: skip
+    assert code == 0 and "verified:" in out
+    with running_sandbox(agents=20) as (info, app):
+        hub_state(app).faults.tampered.add(SLUG)
+        code, out, _ = run(
+            capsys, "egg", "verify", "--slug", SLUG, "--json", "--hub-url", info.hub_url,
+            "--cache-dir", str(tmp_path / "cache"),
+        )  # fmt: skip
+    failed = [c["id"] for c in json.loads(out)["checks"] if c["status"] == "fail"]
+    assert code == 1 and failed == ["file.sha256"]
+
+
+def test_a_slug_whose_own_record_fails_names_that_failure():
+    """An index entry names its slug even when its record document cannot be used: the answer
+    is that document's problem (exit 1; 3 when the source was unreachable), not "no such slug"
+    (a usage error, which stays for slugs nobody names)."""
+    from tui.eggs.sources import BootEntry, BootSet
+
+    problem = "http://hub.invalid/x.json: document sha256 ab… is not the reference's cd…; not used"
+    boots = BootSet("http://hub.invalid/i.json", entries=(BootEntry(f"seeds[0] {SLUG}",
+                    problems=(problem,)),))  # fmt: skip
+    with pytest.raises(_Stop) as caught:
+        _no_record_for(SLUG, boots)
+    assert caught.value.code == 1 and "not the reference's" in caught.value.message
+    with pytest.raises(_Stop) as caught:
+        _no_record_for("someone-else", boots)
+    assert caught.value.code == 2 and "1 record(s) of the source cannot be used" in (
+        caught.value.message
+    )
+
+
+def test_verify_by_slug_says_when_the_record_is_the_cached_copy(capsys, demo_egg, tmp_path):
+    _, record_path, _ = demo_egg
+    folder = tmp_path / "boots"
+    folder.mkdir()
+    (folder / "record.json").write_bytes(record_path.read_bytes())
+    args = ("egg", "verify", "--slug", SLUG, "--boots", str(folder),
+            "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+    code, _, err = run(capsys, *args)
+    assert code == 0 and "cached" not in err
+    (folder / "record.json").write_bytes(b"{broken")
+    code, out, err = run(capsys, *args)
+    assert code == 0 and "verified:" in out
+    assert "last good copy from the cache" in err

@@ -11,6 +11,7 @@ import pytest
 
 from tui.eggs.boot_record import parse_boot_record
 from tui.eggs.download import (
+    CacheUnwritable,
     DownloadOptions,
     DownloadRefused,
     EggCache,
@@ -111,8 +112,36 @@ async def test_a_lying_hub_is_refused_and_nothing_is_kept(app, cache, knob, chec
         with pytest.raises(DownloadRefused) as caught:
             await download_egg(record.egg, HUB, client=client, cache=cache, options=FAST)
     assert caught.value.check == check
-    assert len(hub_requests(app)) == 2  # one retry, as the store retries
+    # a reply that breaks a rule is not asked for again (a lying reply may also have left the
+    # connection dirty); only a transfer that broke off is retried
+    assert len(hub_requests(app)) == 1
     assert leftovers(cache) == []
+
+
+async def test_a_path_with_dot_segments_is_refused_before_any_request(app, cache):
+    """``{hub_url}/{egg.path}`` equals egg.url, but the client would resolve ``..`` to a place
+    outside the hub: the content-addressed path is required before anything is asked."""
+    record = record_of()
+    value = record.as_value()
+    sneaky = "api/hive-hub/v1/seed-boots/downloads/sha256/../../../../../elsewhere/x.egg"
+    value["egg"] = {**value["egg"], "path": sneaky, "url": f"{HUB}/{sneaky}"}
+    sneaky_record = parse_boot_record(value)
+    async with in_process_client(app, base_url=BASE) as client:
+        with pytest.raises(DownloadRefused) as caught:
+            await download_egg(sneaky_record.egg, HUB, client=client, cache=cache)
+    assert caught.value.check == "record.path" and "content-addressed" in caught.value.detail
+    assert hub_requests(app) == []
+
+
+async def test_an_unwritable_cache_is_named_not_a_crash(app, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be")
+    async with in_process_client(app, base_url=BASE) as client:
+        with pytest.raises(CacheUnwritable) as caught:
+            await download_egg(
+                record_of().egg, HUB, client=client, cache=EggCache(blocker / "eggs")
+            )
+    assert "cannot be written" in caught.value.detail and str(blocker) in caught.value.detail
 
 
 class EndlessEgg(httpx.AsyncByteStream):

@@ -283,6 +283,38 @@ def test_zip64_markers_fail_zip64(demo):
     assert first_failure(verify_egg(bytes(marked))) == "zip.zip64"
 
 
+@pytest.mark.parametrize("field", [CSIZE, CSIZE + 4], ids=["compressed-size", "size"])
+def test_a_zip64_marker_in_an_entry_fails_zip64_not_directory(demo, field):
+    """0xFFFFFFFF in a central header's sizes says "the real value is in a ZIP64 extra": the
+    ZIP64 rule is the one broken, and the directory rule after it is not reported as run."""
+    report = verify_egg(patch(demo[0], 2, field, "<I", 0xFFFFFFFF, local=False))
+    assert report.failed() == ["zip.zip64"] and "ZIP64 marker" in report.by_id("zip.zip64").detail
+    assert report.status_of("zip.end") == "pass"
+    assert report.status_of("zip.directory") == "skip"
+
+
+def test_a_zip64_extra_field_fails_zip64(demo):
+    egg = bytearray(demo[0])
+    central = central_offsets(bytes(egg))[1]
+    name_len = struct.unpack_from("<H", egg, central + 28)[0]
+    extra = struct.pack("<HHQ", 0x0001, 8, 0)
+    struct.pack_into("<H", egg, central + 30, len(extra))
+    egg[central + 46 + name_len : central + 46 + name_len] = extra
+    cd_size, cd_offset = struct.unpack_from("<II", egg, len(egg) - 22 + 12)
+    struct.pack_into("<I", egg, len(egg) - 22 + 12, cd_size + len(extra))
+    report = verify_egg(bytes(egg))
+    assert report.failed() == ["zip.zip64"] and "extra" in report.by_id("zip.zip64").detail
+
+
+def test_a_second_end_record_appended_fails_end(demo):
+    """A copy of the end record appended: the last 22 bytes parse, but the directory ends where
+    the real end record starts, so 22 bytes follow the archive's end (SPEC-egg.md §5.1)."""
+    egg = demo[0]
+    report = verify_egg(egg + egg[-22:])
+    assert report.failed() == ["zip.end"]
+    assert "22 bytes follow" in report.by_id("zip.end").detail
+
+
 def test_deflated_entry_fails_stored(demo):
     files = entries_of(demo[0])
     out = io.BytesIO()
@@ -450,7 +482,10 @@ def test_container_failure_skips_what_cannot_run(demo):
     assert report.failed() == ["zip.end", "file.size", "file.sha256"]
     assert first_failure(report) == "zip.end"
     later = report.checks[[c.id for c in report.checks].index("zip.end") + 1 :]
-    independent = {"record.ref", "record.path", "record.url", "file.size", "file.sha256"}
+    independent = {
+        *("record.document", "record.ref", "record.path", "record.url"),
+        *("file.size", "file.sha256"),
+    }
     assert all(c.status == "skip" for c in later if c.id not in independent)
     assert all(
         "zip.end" in c.detail or c.id == "json.canonical" for c in later if c.id not in independent

@@ -216,16 +216,22 @@ class _Egg:
     report: EggReport
 
 
-async def _record_from(service: Service, location: str) -> BootRecord:
+async def _record_from(service: Service, location: str) -> tuple[BootRecord | None, str | None]:
+    """The one record at ``location``, or ``(None, why)`` when what is there is not a boot
+    record (a failed ``record.document`` check, not a usage error: it is hostile input too)."""
+    if not location.startswith(("http://", "https://")) and not Path(location).exists():
+        raise _Stop(EXIT_USAGE, f"--record {location}: no such file or folder")
     boots = await _load(service, location)
     if boots.problems and not boots.entries:
-        code = EXIT_NOTHING if not boots.reachable else EXIT_USAGE
-        raise _Stop(code, f"--record: {boots.problems[0]}")
-    good = [e for e in boots.entries if e.record is not None]
-    if len(boots.entries) != 1 or not good:
-        detail = "; ".join(p for e in boots.entries for p in e.problems) or "not one record"
-        raise _Stop(EXIT_USAGE, f"--record {location}: {detail}")
-    return good[0].record  # type: ignore[return-value]
+        if not boots.reachable:
+            raise _Stop(EXIT_NOTHING, f"--record: {boots.problems[0]}")
+        return None, "; ".join(boots.problems)
+    if len(boots.entries) != 1:
+        raise _Stop(EXIT_USAGE, f"--record {location}: {len(boots.entries)} records there, not one")
+    entry = boots.entries[0]
+    if entry.record is None:
+        return None, "; ".join(entry.problems) or "not a boot record"
+    return entry.record, None
 
 
 def _progress():  # noqa: ANN202
@@ -254,17 +260,23 @@ async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
     hub_url = service.hub_url
     eggs = EggCache.for_hub(hub_url, _cache_root(service))
     record = None
+    refused = None
     if args.slug is not None:
         boots = await _load(service)
         entry = boots.find(args.slug)
         if entry is None:
-            if not boots.reachable and not boots.entries:
-                raise _Stop(EXIT_NOTHING, "; ".join(boots.problems))
-            known = ", ".join(sorted(e.slug for e in boots.entries if e.slug)[:12]) or "none"
-            raise _Stop(EXIT_USAGE, f"no boot record with slug {args.slug!r} (known: {known})")
+            _no_record_for(args.slug, boots)
+        assert entry is not None
+        if entry.cached:
+            why = "; ".join(entry.problems) or "the source did not give it"
+            print(
+                f"roost: note: the boot record of {clean_line(args.slug, 80)} is the last good "
+                f"copy from the cache ({clean_line(why, 300)})",
+                file=sys.stderr,
+            )
         record = entry.record
     elif args.record is not None:
-        record = await _record_from(service, args.record)
+        record, refused = await _record_from(service, args.record)
     target: str | None = args.target
     client = service.hub_client()
     try:
@@ -281,7 +293,7 @@ async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
             )
             path = egg.path
         else:
-            path = Path(target or "")
+            path = _local_egg(target or "")
     except DownloadRefused as exc:
         if record is None:
             raise _Stop(EXIT_PROBLEMS, exc.detail) from None
@@ -290,11 +302,45 @@ async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
         raise _Stop(EXIT_NOTHING, exc.detail) from None
     try:
         report = await asyncio.to_thread(
-            verify_egg, path, record, hub_url=hub_url if record is not None else None
+            verify_egg,
+            path,
+            record,
+            hub_url=hub_url if record is not None else None,
+            record_refused=refused,
         )
     except OSError as exc:
         raise _Stop(EXIT_NOTHING, f"{path}: cannot be read ({exc.strerror or exc})") from None
     return _Egg(path, record, report)
+
+
+def _no_record_for(slug: str, boots: Any) -> None:
+    """Stop: no usable record has ``slug``. Its own record failing (an index entry names its
+    slug) is a record problem (1), or 3 when the source could not be reached; a slug nobody
+    names is a usage error (2)."""
+    if not boots.reachable and not boots.entries:
+        raise _Stop(EXIT_NOTHING, "; ".join(boots.problems))
+    failed = [e for e in boots.entries if e.record is None]
+    named = [e for e in failed if slug in e.origin.split()]
+    code = EXIT_NOTHING if not boots.reachable else EXIT_PROBLEMS
+    if named:
+        raise _Stop(
+            code, f"the boot record of {slug!r} cannot be used: {'; '.join(named[0].problems)}"
+        )
+    known = ", ".join(sorted(e.slug for e in boots.entries if e.slug)[:12]) or "none"
+    message = f"no boot record with slug {slug!r} (known: {known})"
+    if failed:
+        message += f"; {len(failed)} record(s) of the source cannot be used: {failed[0].problems[0] if failed[0].problems else failed[0].origin}"
+    raise _Stop(EXIT_USAGE if boots.reachable else EXIT_NOTHING, message)
+
+
+def _local_egg(target: str) -> Path:
+    """A local egg path that names a file (a missing path or a folder is a usage error)."""
+    path = Path(target)
+    if not path.exists():
+        raise _Stop(EXIT_USAGE, f"{target}: no such file")
+    if path.is_dir():
+        raise _Stop(EXIT_USAGE, f"{target}: is a folder, not an egg file")
+    return path
 
 
 def _print_report(report: EggReport, out: TextIO) -> None:

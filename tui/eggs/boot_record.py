@@ -23,11 +23,13 @@ __all__ = [
     "EGG_PATH_PREFIX",
     "PUBLIC_HUB_URL",
     "BootRecord",
+    "PUBLIC_HATCHER",
     "boundary_problems",
     "egg_path_for",
     "egg_url_for",
     "parse_boot_record",
     "record_bytes",
+    "record_rule_problems",
 ]
 
 BOOT_SCHEMA = "hive-hub-organization-seed-boot/1"
@@ -36,6 +38,11 @@ EGG_PATH_PREFIX = "api/hive-hub/v1/seed-boots/downloads/sha256/"
 _SLUG = re.compile(r"[a-z0-9-]+")
 _HOST = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 _BOOT_RAPPID = re.compile(r"rappid:@hive-hub/[a-z0-9-]+:[0-9a-f]{64}")
+#: The published hatcher every boot record names (SPEC-egg.md §1.2, §1.3 rule 6).
+PUBLIC_HATCHER = {
+    "path": "hub/boot/hatch_seed.py",
+    "sha256": "49b210e0c762eefad2602c3c1db93ab00d73d7edd5cd353c703fb408352a07d0",
+}
 
 
 def _hex64(value: str) -> str:
@@ -167,11 +174,23 @@ def egg_url_for(hub_url: str, path: str) -> str:
 
 
 def boundary_problems(record: BootRecord, hub_url: str | None = None) -> list[str]:
-    """The §1.3 boundary checks that relate a record's members, as sentences (empty = clean).
+    """The §1.3 boundary checks that relate a record's members, as sentences (empty = clean):
+    :func:`record_rule_problems` and the ``egg.ref``/``path``/``url`` descriptor rules.
 
     ``hub_url`` pins where ``egg.url`` must point; without it any http(s) URL ending in
     ``/`` + ``egg.path`` is accepted, so records of other hubs (the demo's) also validate.
     """
+    egg = record.egg
+    return [
+        *record_rule_problems(record),
+        *egg_descriptor_problems(egg.ref, egg.sha256, egg.path, egg.url, hub_url),
+    ]
+
+
+def record_rule_problems(record: BootRecord) -> list[str]:
+    """The §1.3 rules on the record's own members that the models do not already enforce: the
+    slug pattern, a hive-hub rappid named after the slug, a possible ``egg.bytes`` and the
+    published hatcher (rule 6). The descriptor's ref/path/url are :func:`egg_descriptor_problems`."""
     problems: list[str] = []
     egg = record.egg
     if not _SLUG.fullmatch(record.slug):
@@ -182,9 +201,14 @@ def boundary_problems(record: BootRecord, hub_url: str | None = None) -> list[st
         parts = rapp.rappid_parts(egg.rappid)
         if parts is not None and parts[1] != f"{record.slug}-boot":
             problems.append(f"egg.rappid slug {parts[1]!r} is not {record.slug + '-boot'!r}")
-    problems.extend(egg_descriptor_problems(egg.ref, egg.sha256, egg.path, egg.url, hub_url))
     if egg.bytes <= 0 or egg.bytes > 0xFFFFFFFE:
         problems.append(f"egg.bytes {egg.bytes} is outside 1..4294967294")
+    hatcher = record.brainstem.hatcher
+    if (hatcher.path, hatcher.sha256) != (PUBLIC_HATCHER["path"], PUBLIC_HATCHER["sha256"]):
+        problems.append(
+            f"brainstem.hatcher {{path {hatcher.path!r}, sha256 {hatcher.sha256}}} is not the "
+            f"published hatcher {{path {PUBLIC_HATCHER['path']!r}, sha256 {PUBLIC_HATCHER['sha256']}}}"
+        )
     return problems
 
 

@@ -2,17 +2,20 @@
 
 :func:`download_egg` fetches the egg a boot record promises, and nothing else:
 
-* the URL must be exactly ``{hub_url}/{egg.path}`` — a record pointing anywhere else is refused
-  before any request, naming both URLs;
+* ``egg.path`` must be the content-addressed download path of ``egg.sha256`` and the URL
+  exactly ``{hub_url}/{egg.path}`` — a record pointing anywhere else is refused before any
+  request, naming both;
 * the body is read through the hardened :func:`tui.network.fetch.fetch` (deadline, minimum
-  rate, encodings checked), hashed while it is read, and the read stops the moment it passes
-  ``egg.bytes`` (a Content-Length above it stops it before the first byte), so memory stays
-  within the size the record promised;
-* only bytes whose length and sha256 are the record's are written (atomically) to
-  ``eggs/<sha256>.egg``; a second look at the same egg reads that file and makes no request;
+  rate, encodings checked), hashed while it is read and written to a temporary file in the egg
+  cache (memory holds one read, whatever the size), and the read stops the moment it passes
+  ``egg.bytes`` (a Content-Length above it stops it before the first byte);
+* only a file whose length and sha256 are the record's is renamed (atomically) to
+  ``eggs/<sha256>.egg``; any other is removed; a second look at the same egg reads that file and
+  makes no request;
 * the client must carry no token, cookie or credentials and follow no redirect (refused
-  otherwise), so the hub never sees the user's token; a failure is retried once, as the store
-  retries, within one deadline for the whole download.
+  otherwise), so the hub never sees the user's token; a failure to reach the hub, or a transfer
+  that broke off, is retried once, as the store retries, within one deadline for the whole
+  download; a reply that breaks a rule (size, sha256) is not asked again.
 
 Nothing here opens, runs or extracts the egg; :func:`tui.eggs.verify.verify_egg` reads it.
 """
@@ -22,17 +25,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
+from tui.eggs import rapp
 from tui.eggs.boot_record import (
     BootRecord,
     EggDescriptor,
     egg_path_for,
     egg_url_for,
-    egg_url_problems,
 )
 from tui.eggs.egg_report import CHECKS, Check, EggReport
 from tui.network.disk_cache import atomic_write, default_cache_root, service_folder_name
@@ -48,6 +53,7 @@ __all__ = [
     "DownloadRefused",
     "EggCache",
     "EggFile",
+    "CacheUnwritable",
     "HubUnreachable",
     "Progress",
     "check_client",
@@ -72,15 +78,24 @@ class DownloadFailed(Exception):
 
 
 class DownloadRefused(DownloadFailed):
-    """The hub or the record broke a rule: wrong URL, size or sha256. Exit code 1."""
+    """The hub or the record broke a rule: wrong URL, size or sha256. Exit code 1.
 
-    def __init__(self, check: str, detail: str) -> None:
+    A refusal is not asked again (the hub answered; asking again gets the same answer, on a
+    connection a lying reply may have left dirty), except a transfer that broke off
+    (``retryable``), which a network hiccup explains as well as a lie."""
+
+    def __init__(self, check: str, detail: str, *, retryable: bool = False) -> None:
         super().__init__(detail)
         self.check = check
+        self.retryable = retryable
 
 
 class HubUnreachable(DownloadFailed):
     """The hub could not be asked (offline, timeout, deadline, HTTP error). Exit code 3."""
+
+
+class CacheUnwritable(DownloadFailed):
+    """The egg could not be kept: its cache folder cannot be written (exit code 3)."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +161,42 @@ class EggCache:
         atomic_write(final, data)
         return final
 
+    def begin(self) -> _Partial:
+        """A new temporary file in the cache folder that a download streams into; nothing
+        reads it until :meth:`_Partial.commit` renames it to its sha256's name."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=".download.", suffix=".tmp", dir=self.folder)
+        return _Partial(self, Path(name), os.fdopen(fd, "wb"))
+
+
+@dataclass
+class _Partial:
+    """A download being written: bytes on disk (memory stays at one read's worth), kept under
+    the egg's sha256 only once its length and sha256 are the promised ones."""
+
+    cache: EggCache
+    path: Path
+    handle: BinaryIO
+
+    def write(self, piece: bytes) -> None:
+        self.handle.write(piece)
+
+    def commit(self, sha256: str) -> Path:
+        """fsync, then rename over ``<sha256>.egg`` (another process may have put the same bytes
+        there meanwhile: the rename replaces them with equal bytes, atomically)."""
+        final = self.cache.path_for(sha256)
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+        os.replace(self.path, final)
+        return final
+
+    def abandon(self) -> None:
+        with contextlib.suppress(OSError):
+            self.handle.close()
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
 
 def check_url(egg: EggDescriptor, hub_url: str) -> str:
     """The one URL an egg may come from; refuses a record whose ``egg.url`` is any other."""
@@ -182,6 +233,14 @@ async def download_egg(
     Raises :class:`DownloadRefused` (URL, size or sha256 rule broken) or
     :class:`HubUnreachable`; never keeps bytes that are not exactly the promised egg.
     """
+    expected_path = egg_path_for(egg.sha256) if rapp.is_hex64(egg.sha256) else None
+    if egg.path != expected_path:
+        # checked before the URL: a path with dot segments would pass the URL's equality with
+        # {hub_url}/{egg.path} and then be resolved by the client to a place outside the hub
+        raise DownloadRefused(
+            "record.path",
+            f"egg.path {egg.path!r} is not the content-addressed {expected_path!r}: not downloaded",
+        )
     url = check_url(egg, hub_url)
     check_client(client)
     cache.path_for(egg.sha256)  # refuses a malformed sha256 before anything else
@@ -244,8 +303,17 @@ async def _download(
                     path, sha256, size = await _transfer(
                         client, url, promise, cache, progress, options
                     )
-                except DownloadFailed as exc:
+                except DownloadRefused as exc:
+                    if not exc.retryable:
+                        raise
                     failure = exc
+                    continue
+                except CacheUnwritable:
+                    raise
+                except DownloadFailed as exc:
+                    # a broken transfer stays the diagnosis when the retry cannot even connect
+                    if not isinstance(failure, DownloadRefused):
+                        failure = exc
                     continue
                 return EggFile(path, sha256, size, from_cache=False, requests=requests)
     except TimeoutError:
@@ -265,11 +333,9 @@ async def _transfer(
     options: DownloadOptions,
 ) -> tuple[Path, str, int]:
     """One GET through the hardened :func:`tui.network.fetch.fetch` (deadline, minimum rate,
-    cap on the decoded bytes, no bomb), then the size and sha256 rules, then the atomic store."""
-    from tui.network.fetch import FetchError, TooLarge, fetch
-
+    cap on the decoded bytes, no bomb) streamed into a temporary file of the cache, then the
+    size and sha256 rules, then the rename to its sha256 (or the file's removal)."""
     limit = promise.limit
-    shown = redact_url(url)
     wire: list[int | None] = [0, None]  # bytes seen on the wire, length the hub declared
 
     def seen(received: int, declared: int | None) -> None:
@@ -277,6 +343,32 @@ async def _transfer(
         if progress is not None:
             progress(min(received, limit), limit)
 
+    try:
+        partial = await asyncio.to_thread(cache.begin)
+    except OSError as exc:
+        raise CacheUnwritable(
+            f"the egg cache {cache.folder} cannot be written ({exc.strerror or exc})"
+        ) from None
+    try:
+        return await _receive(client, url, promise, partial, seen, wire, options)
+    except BaseException:
+        await asyncio.to_thread(partial.abandon)
+        raise
+
+
+async def _receive(
+    client: httpx.AsyncClient,
+    url: str,
+    promise: _Promise,
+    partial: _Partial,
+    seen: Callable[[int, int | None], None],
+    wire: list[int | None],
+    options: DownloadOptions,
+) -> tuple[Path, str, int]:
+    from tui.network.fetch import FetchError, TooLarge, fetch
+
+    limit = promise.limit
+    shown = redact_url(url)
     try:
         result = await fetch(
             client,
@@ -287,6 +379,7 @@ async def _transfer(
             min_rate=options.min_rate,
             rate_grace_s=options.grace_s,
             on_progress=seen,
+            sink=partial.write,
         )
     except TooLarge as exc:
         raise DownloadRefused(
@@ -302,24 +395,33 @@ async def _transfer(
                 "file.size",
                 f"{exc.url}: the transfer broke after {received:,} of {promise.size:,} bytes "
                 f"({exc.reason})",
+                retryable=True,
             ) from None
         raise HubUnreachable(f"{exc.url}: {exc.reason}") from None
+    except OSError as exc:  # the partial file could not be written (disk full, …)
+        raise CacheUnwritable(
+            f"the egg cache {partial.cache.folder} cannot be written ({exc.strerror or exc})"
+        ) from None
     if result.status != 200:
         raise HubUnreachable(f"{shown}: HTTP {result.status}")
-    body, digest = result.body, result.sha256
-    if promise.size is not None and len(body) != promise.size:
+    size, digest = result.size, result.sha256
+    if promise.size is not None and size != promise.size:
         raise DownloadRefused(
             "file.size",
-            f"{shown}: the hub sent {len(body):,} bytes, not the record's {promise.size:,} "
-            "(truncated)",
+            f"{shown}: the hub sent {size:,} bytes, not the record's {promise.size:,} (truncated)",
         )
     if promise.sha256 is not None and digest != promise.sha256:
         raise DownloadRefused(
             "file.sha256",
             f"{shown}: the file's sha256 is {digest}, not the record's {promise.sha256}",
         )
-    path = await asyncio.to_thread(cache.store, digest, body)
-    return path, digest, len(body)
+    try:
+        path = await asyncio.to_thread(partial.commit, digest)
+    except OSError as exc:
+        raise CacheUnwritable(
+            f"the egg cache {partial.cache.folder} cannot be written ({exc.strerror or exc})"
+        ) from None
+    return path, digest, size
 
 
 def _limit_name(promise: _Promise) -> str:
@@ -329,18 +431,11 @@ def _limit_name(promise: _Promise) -> str:
 def refusal_report(record: BootRecord, hub_url: str, failure: DownloadRefused) -> EggReport:
     """The report of an egg that was refused before it could be read: the record's own checks,
     the broken rule failed, and every check that needs the egg's bytes skipped."""
-    egg = record.egg
-    path = egg_path_for(egg.sha256)
-    url_problems = egg_url_problems(egg.url, egg.path, hub_url)
-    # (good, detail when good, detail when not), worded as the verifier words them
+    from tui.eggs.verify import record_document_checks
+
     own = {
-        "record.ref": (
-            egg.ref == f"sha256:{egg.sha256}",
-            egg.ref,
-            f"egg.ref {egg.ref!r} != 'sha256:{egg.sha256}'",
-        ),
-        "record.path": (egg.path == path, egg.path, f"egg.path {egg.path!r} != {path!r}"),
-        "record.url": (not url_problems, egg.url, "; ".join(url_problems)),
+        check_id: (good, detail)
+        for check_id, good, detail in record_document_checks(record, hub_url)
     }
     skipped = f"not checked: the egg was refused ({failure.check} failed)"
     checks = []
@@ -348,9 +443,8 @@ def refusal_report(record: BootRecord, hub_url: str, failure: DownloadRefused) -
         if check_id == failure.check:
             checks.append(Check(check_id, name, "fail", failure.detail))
         elif check_id in own:
-            good, detail_ok, detail_bad = own[check_id]
-            status = "pass" if good else "fail"
-            checks.append(Check(check_id, name, status, detail_ok if good else detail_bad))
+            good, detail = own[check_id]
+            checks.append(Check(check_id, name, "pass" if good else "fail", detail))
         else:
             checks.append(Check(check_id, name, "skip", skipped))
     return EggReport(checks=checks)

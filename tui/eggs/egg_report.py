@@ -49,6 +49,7 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("integrity", "every entry hashes to its contents hash"),
     ("viability", "variant rules hold"),
     ("signature", "signature verified (or the egg is unsigned)"),
+    ("record.document", "record: a boot record whose own §1.3 rules hold"),
     ("record.ref", "record: egg.ref is 'sha256:' + egg.sha256"),
     ("record.path", "record: egg.path is the content-addressed download path"),
     ("record.url", "record: egg.url is the hub URL + egg.path"),

@@ -21,7 +21,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui.eggs import rapp
-from tui.eggs.boot_record import BootRecord, egg_path_for, egg_url_problems, parse_boot_record
+from tui.eggs.boot_record import (
+    BootRecord,
+    egg_path_for,
+    egg_url_problems,
+    parse_boot_record,
+    record_rule_problems,
+)
 from tui.eggs.canonical_json import (
     MAX_CANONICAL_BYTES,
     CanonicalJsonError,
@@ -32,7 +38,7 @@ from tui.eggs.egg_report import CHECKS, CONTAINER_CHECKS, Check, EggReport, Entr
 from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
 from tui.untrusted import clean_line, is_plain
 
-__all__ = ["MAX_NESTING", "READ_WHOLE_MAX", "verify_egg"]
+__all__ = ["MAX_NESTING", "READ_WHOLE_MAX", "record_document_checks", "verify_egg"]
 
 MAX_NESTING = 8
 # eggs in files up to this size are read whole (the fixed part of the verifier's memory bound)
@@ -174,17 +180,22 @@ def verify_egg(
     *,
     hub_url: str | None = None,
     depth: int = 0,
+    record_refused: str | None = None,
 ) -> EggReport:
     """Verify ``egg`` (bytes, or a file path read in chunks) and return the full report.
 
     ``record`` (a validated :class:`BootRecord` or its JSON value) adds the record cross-checks;
-    ``hub_url`` pins where the record's ``egg.url`` must point. Raises only for a record that is
-    not a boot record (``pydantic.ValidationError``) or an unreadable file (``OSError``).
+    ``hub_url`` pins where the record's ``egg.url`` must point. ``record_refused``: a record was
+    given but is not a boot record (why, in one line): ``record.document`` fails with it and the
+    other record checks do not run. Raises only for a ``record`` value that is not a boot record
+    (``pydantic.ValidationError``) or an unreadable file (``OSError``).
     """
     boot = _as_record(record)
     source = egg if isinstance(egg, EggSource) else _source(egg)
     try:
-        return _Verifier(source, boot, hub_url, depth).run()
+        verifier = _Verifier(source, boot, hub_url, depth)
+        verifier.record_refused = record_refused if boot is None else None
+        return verifier.run()
     finally:
         if not isinstance(egg, EggSource):
             source.close()
@@ -199,6 +210,38 @@ def _source(egg: bytes | bytearray | memoryview | str | Path) -> EggSource:
         if path.stat().st_size <= READ_WHOLE_MAX:
             return EggSource(data=path.read_bytes())
     return EggSource.of(egg)
+
+
+def record_document_checks(record: BootRecord, hub_url: str | None) -> list[tuple[str, bool, str]]:
+    """``(check id, good, detail)`` of the checks on the record alone (``record.document``,
+    ``record.ref``, ``record.path``, ``record.url``): they need no byte of the egg, so a refused
+    download reports them too."""
+    egg = record.egg
+    problems = record_rule_problems(record)
+    if problems:
+        document = (False, "; ".join(problems))
+    else:
+        unknown = record.unknown_fields()
+        extra = f"; members no published record has: {', '.join(unknown)}" if unknown else ""
+        document = (True, f"{record.slug}: constants and §1.3 rules hold{extra}")
+    path = egg_path_for(egg.sha256)
+    url_problems = egg_url_problems(egg.url, egg.path, hub_url)
+    return [
+        ("record.document", *document),
+        (
+            "record.ref",
+            egg.ref == f"sha256:{egg.sha256}",
+            egg.ref
+            if egg.ref == f"sha256:{egg.sha256}"
+            else f"egg.ref {egg.ref!r} != 'sha256:{egg.sha256}'",
+        ),
+        (
+            "record.path",
+            egg.path == path,
+            egg.path if egg.path == path else f"egg.path {egg.path!r} != {path!r}",
+        ),
+        ("record.url", not url_problems, egg.url if not url_problems else "; ".join(url_problems)),
+    ]
 
 
 class _Verifier:
@@ -217,6 +260,7 @@ class _Verifier:
         self.is_zip = False
         self.address: str | None = None
         self.plain_manifest = False  # told by the strict parse (canonical_json)
+        self.record_refused: str | None = None
 
     # ------------------------------------------------------------------ driver
 
@@ -249,7 +293,8 @@ class _Verifier:
                 self._record_cross_checks()
             else:
                 for check_id, _ in CHECKS[[i for i, _ in CHECKS].index("integrity") :]:
-                    self.r.skip(check_id, "not run: the manifest is not an object")
+                    if self.r.status(check_id) is None:  # the record's own checks have run
+                        self.r.skip(check_id, "not run: the manifest is not an object")
         report = EggReport(checks=self.r.ordered(), size=self.source.size, sha256=sha256)
         report.manifest = self.manifest
         report.address = self.address
@@ -258,31 +303,29 @@ class _Verifier:
 
     # ------------------------------------------------------------------ record (document, file)
 
+    def _no_record(self) -> str:
+        if self.record_refused is not None:
+            return "not checked: the record given is not a boot record"
+        return "no boot record given"
+
     def _record_document(self) -> None:
         rec = self.record
         if rec is None:
+            if self.record_refused is not None:
+                self.r.fail("record.document", self.record_refused)
+            else:
+                self.r.skip("record.document", "no boot record given")
             for check_id in ("record.ref", "record.path", "record.url"):
-                self.r.skip(check_id, "no boot record given")
+                self.r.skip(check_id, self._no_record())
             return
-        egg = rec.egg
-        self.r.expect(
-            "record.ref",
-            egg.ref == f"sha256:{egg.sha256}",
-            egg.ref,
-            f"egg.ref {egg.ref!r} != 'sha256:{egg.sha256}'",
-        )
-        expected = egg_path_for(egg.sha256)
-        self.r.expect(
-            "record.path", egg.path == expected, egg.path, f"egg.path {egg.path!r} != {expected!r}"
-        )
-        problems = egg_url_problems(egg.url, egg.path, self.hub_url)
-        self.r.expect("record.url", not problems, egg.url, "; ".join(problems))
+        for check_id, good, detail in record_document_checks(rec, self.hub_url):
+            self.r.set(check_id, "pass" if good else "fail", detail)
 
     def _record_file(self, sha256: str) -> None:
         rec = self.record
         if rec is None:
-            self.r.skip("file.size", f"no boot record given (file is {self.source.size} bytes)")
-            self.r.skip("file.sha256", f"no boot record given (sha256 {sha256})")
+            self.r.skip("file.size", f"{self._no_record()} (file is {self.source.size} bytes)")
+            self.r.skip("file.sha256", f"{self._no_record()} (sha256 {sha256})")
             return
         size = self.source.size
         self.r.expect(
@@ -804,7 +847,7 @@ class _Verifier:
                "record.organ", "record.seed-record", "record.seed-archive")  # fmt: skip
         if rec is None:
             for check_id in ids:
-                self.r.skip(check_id, "no boot record given")
+                self.r.skip(check_id, self._no_record())
             return
         m = self.manifest
         egg = rec.egg

@@ -231,6 +231,15 @@ class StrictZipReader:
             raise ZipFormatError(
                 "zip.end", f"entries on this disk {on_disk} != total entries {total}"
             )
+        real_end = cd_offset + cd_size
+        if real_end + _END.size <= end_at and self.source.read(real_end, 4) == b"PK\x05\x06":
+            # the directory ends where another end record starts: that one is the archive's,
+            # and what follows it (here ending in a copy of an end record) is appended bytes
+            raise ZipFormatError(
+                "zip.end",
+                f"{end_at + _END.size - real_end - _END.size} bytes follow the "
+                f"end-of-central-directory record at {real_end}",
+            )
         return total, cd_size, cd_offset, end_at
 
     def _why_no_end_record(self) -> str:
@@ -296,7 +305,12 @@ class StrictZipReader:
                 )
             if 0xFFFFFFFF in (csize, usize, offset):
                 raise ZipFormatError(
-                    "zip.directory", f"central header {index + 1} has a ZIP64 marker size/offset"
+                    "zip.zip64", f"central header {index + 1} has a ZIP64 marker size/offset"
+                )
+            extra_at = pos + _CENTRAL.size + name_len
+            if extra_len >= 4 and directory[extra_at : extra_at + 2] == b"\x01\x00":
+                raise ZipFormatError(
+                    "zip.zip64", f"central header {index + 1} has a ZIP64 extra field"
                 )
             if disk != 0:
                 raise ZipFormatError(

@@ -136,6 +136,7 @@ class FetchResult:
     last_modified: str | None = None
     bytes_read: int = 0  # from the wire, before decoding
     retry_after: str | None = None
+    size: int = 0  # decoded bytes (``body`` is empty when they went to a ``sink``)
 
     @property
     def not_modified(self) -> bool:
@@ -186,8 +187,12 @@ async def fetch(
     rate_grace_s: float = RATE_GRACE_S,
     accept: str = "application/json",
     on_progress: Callable[[int, int | None], None] | None = None,
+    sink: Callable[[bytes], object] | None = None,
 ) -> FetchResult:
-    """GET ``url`` (conditionally when validators are given). See the module docstring."""
+    """GET ``url`` (conditionally when validators are given). See the module docstring.
+
+    ``sink``: a 200's decoded body is handed to it piece by piece instead of being kept (the
+    result's ``body`` is then empty; ``size`` and ``sha256`` still describe it)."""
 
     headers = {"Accept": accept, "Accept-Encoding": "gzip, deflate"}
     if etag := header_token(etag):
@@ -195,6 +200,7 @@ async def fetch(
     if last_modified := header_token(last_modified):
         headers["If-Modified-Since"] = last_modified
     request = _Request(url, cap, deadline_s, min_rate, rate_grace_s, on_progress)
+    request.sink = sink
     result = await _guarded(url, request.run(client, headers))
     assert isinstance(result, FetchResult)
     return result
@@ -277,6 +283,7 @@ class _Request:
         self.params: Mapping[str, Any] | None = None
         self.any_status = False  # exchange(): every status's body is read, capped and kept
         self.timeout: Any = None  # httpx's per-phase timeouts (connect, read), when given
+        self.sink: Callable[[bytes], object] | None = None  # fetch(): where a 200's body goes
 
     async def run(self, client: httpx.AsyncClient, headers: dict[str, str]) -> FetchResult:
         loop = asyncio.get_running_loop()
@@ -340,8 +347,10 @@ class _Request:
                 if self.wire > ERROR_BODY_CAP:
                     break
             return FetchResult(bytes_read=self.wire, **meta)
-        body, sha256 = await self._body(response)
-        return FetchResult(body=body, sha256=sha256, bytes_read=self.wire, **meta)
+        body, sha256 = await self._body(response, self.sink)
+        return FetchResult(
+            body=body, sha256=sha256, bytes_read=self.wire, size=self.decoded, **meta
+        )
 
     async def _reply(self, response: httpx.Response) -> Reply:
         headers: dict[str, str] = {}
@@ -353,8 +362,11 @@ class _Request:
         body, _sha256 = await self._body(response)
         return Reply(response.status_code, MappingProxyType(headers), body)
 
-    async def _body(self, response: httpx.Response) -> tuple[bytes, str]:
-        """The decoded body and its SHA-256, every cap held as it is read."""
+    async def _body(
+        self, response: httpx.Response, sink: Callable[[bytes], object] | None = None
+    ) -> tuple[bytes, str]:
+        """The decoded body (empty when it went to ``sink``) and its SHA-256, every cap held
+        as it is read."""
         raw_headers = response.headers.raw
         # a response built in memory by a test transport arrives already read and decoded
         decoder = None if response.is_stream_consumed else _decoder(self.url, raw_headers)
@@ -379,7 +391,10 @@ class _Request:
                         f"bytes on the wire gave {self.decoded:,}): refused as a compression bomb",
                     )
                 digest.update(piece)
-                chunks.append(piece)
+                if sink is None:
+                    chunks.append(piece)
+                else:
+                    sink(piece)
         if decoder is not None:
             decoder.finish()
         return b"".join(chunks), digest.hexdigest()
