@@ -369,3 +369,10 @@ def test_verify_by_slug_says_when_the_record_is_the_cached_copy(capsys, demo_egg
     code, out, err = run(capsys, *args)
     assert code == 0 and "verified:" in out
     assert "last good copy from the cache" in err
+
+
+def test_an_unwritable_egg_cache_is_a_clear_exit_3(capsys, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("where the cache folder would be")
+    code, _, err = run(capsys, "egg", "verify", "--slug", SLUG, "--cache-dir", str(blocker))
+    assert code == 3 and "cannot be written" in err and "Traceback" not in err

@@ -234,20 +234,33 @@ async def _record_from(service: Service, location: str) -> tuple[BootRecord | No
     return entry.record, None
 
 
-def _progress():  # noqa: ANN202
-    if not sys.stderr.isatty():
-        return None
+class _Progress:
+    """The download's progress on one line of a terminal's stderr, ended by :meth:`end`."""
 
-    def show(received: int, total: int) -> None:
-        end = "\n" if received >= total else ""
-        print(f"\rdownloading {received:,} / {total:,} bytes", end=end, file=sys.stderr)
+    def __init__(self) -> None:
+        self.open = False
 
-    return show
+    def __call__(self, received: int, total: int) -> None:
+        done = received >= total
+        print(f"\rdownloading {received:,} / {total:,} bytes", end="\n" if done else "",
+              file=sys.stderr)  # fmt: skip
+        self.open = not done
+
+    def end(self) -> None:
+        """A download that stopped part-way: the next message starts on its own line."""
+        if self.open:
+            print(file=sys.stderr)
+            self.open = False
+
+
+def _progress() -> _Progress | None:
+    return _Progress() if sys.stderr.isatty() else None
 
 
 async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
     """Find, download (when it is remote) and verify the egg the arguments name."""
     from tui.eggs.download import (
+        CacheUnwritable,
         DownloadRefused,
         EggCache,
         HubUnreachable,
@@ -279,26 +292,31 @@ async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
         record, refused = await _record_from(service, args.record)
     target: str | None = args.target
     client = service.hub_client()
+    progress = _progress()
     try:
         if record is not None and (target is None or target.startswith(("http://", "https://"))):
             if target is not None and target != record.egg.url:
                 raise _Stop(EXIT_USAGE, f"{target} is not the record's egg.url {record.egg.url}")
             egg = await download_egg(
-                record.egg, hub_url, client=client, cache=eggs, progress=_progress()
+                record.egg, hub_url, client=client, cache=eggs, progress=progress
             )
             path = egg.path
         elif target is not None and target.startswith(("http://", "https://")):
             egg = await download_url(
-                target, client=client, cache=eggs, cap=URL_CAP, progress=_progress()
+                target, client=client, cache=eggs, cap=URL_CAP, progress=progress
             )
             path = egg.path
         else:
             path = _local_egg(target or "")
     except DownloadRefused as exc:
+        if progress is not None:
+            progress.end()
         if record is None:
             raise _Stop(EXIT_PROBLEMS, exc.detail) from None
         return _Egg(None, record, refusal_report(record, hub_url, exc))
-    except HubUnreachable as exc:
+    except (HubUnreachable, CacheUnwritable) as exc:
+        if progress is not None:
+            progress.end()
         raise _Stop(EXIT_NOTHING, exc.detail) from None
     try:
         report = await asyncio.to_thread(
