@@ -102,7 +102,7 @@ class FixedBoots:
     def cached_egg(self, record: BootRecord) -> bytes | None:
         return self.cache.get(record.egg.sha256)
 
-    async def egg(self, record: BootRecord) -> bytes:
+    async def egg(self, record: BootRecord, progress: Any = None) -> bytes:
         self.downloads.append(record.slug)
         data = self.eggs.get(record.slug)
         if data is None:

@@ -257,7 +257,7 @@ async def test_refusal_with_a_report_shows_failed_at_its_check():
                 ]
             )
 
-    async def refuse(_: BootRecord) -> bytes:
+    async def refuse(_: BootRecord, progress: object = None) -> bytes:
         raise Refused()
 
     source.egg = refuse  # type: ignore[method-assign]
@@ -265,6 +265,17 @@ async def test_refusal_with_a_report_shows_failed_at_its_check():
     async with rig.app.run_test(size=SIZE) as pilot:
         screen = await shown(pilot, source)
         await pilot.press("enter")
+        await settle(pilot)
+        # the inspector opens on the refusal's report: no byte of the egg, every pane says so
+        inspector = pilot.app.screen
+        assert isinstance(inspector, EggInspectorScreen) and inspector.source is None
+        summary = str(inspector.query_one("#inspector-summary", Static).render())
+        assert summary.startswith("FAILED at check 2")
+        assert "refused before it could be read" in str(
+            inspector.query_one("#manifest-body", Static).render()
+        )
+        assert not inspector.open_entry("soul.md")
+        await pilot.press("escape")
         await settle(pilot)
         assert pilot.app.screen is screen
         assert cells(screen, "state")[0] == "failed at check 2"
@@ -300,3 +311,64 @@ async def test_hub_source_reads_the_demo_hub_and_downloads_into_the_egg_cache(tm
             assert inspector.report is not None and inspector.report.ok
     finally:
         await service.aclose()
+
+
+async def test_a_download_shows_progress_and_does_not_take_over_another_tab():
+    """The row says how far the download is; if another tab is chosen meanwhile, the egg is
+    verified and a toast says it is ready — the inspector does not open over that tab."""
+    import asyncio
+
+    source, records = boots()
+    gate = asyncio.Event()
+    seen: list[str] = []
+    real_egg = source.egg
+
+    async def slow_egg(record: BootRecord, progress: Any = None) -> bytes:
+        progress(10, 40)
+        seen.append(cells(screen, "state")[0])
+        await gate.wait()
+        progress(40, 40)
+        return await real_egg(record)
+
+    source.egg = slow_egg  # type: ignore[method-assign]
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        await pilot.press("enter")
+        for _ in range(5):  # not settle(): the download waits on the gate
+            await pilot.pause()
+        assert seen == ["downloading 25%"]
+        await pilot.press("4")
+        for _ in range(5):
+            await pilot.pause()
+        gate.set()
+        for _ in range(4):
+            await settle(pilot)
+        assert not isinstance(pilot.app.screen, EggInspectorScreen)
+        assert pilot.app.screen is not screen  # still the tab that was chosen
+        assert cells(screen, "state")[0] == "verified"
+        await pilot.press("6", "enter")
+        for _ in range(4):
+            await settle(pilot)
+        assert isinstance(pilot.app.screen, EggInspectorScreen)
+
+
+async def test_vim_jumps_and_every_warning_in_the_detail():
+    def edit(n: int, value: dict) -> None:
+        if n == 1:  # differs from its siblings: a warning on that row
+            value["brainstem"]["installer"] = "curl https://elsewhere.invalid/" + "x" * 300
+
+    source, _ = boots(edit=edit)
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        table = screen.query_one(DataTable)
+        await pilot.press("G")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("g")
+        assert table.cursor_row == 0
+        await pilot.press("j")
+        row = screen.rows[1]
+        assert row.warnings  # the strip above shows three lines; the detail has them whole
+        for warning in row.warnings:
+            assert f"warning: {warning}" in detail(screen)

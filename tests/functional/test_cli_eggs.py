@@ -298,14 +298,36 @@ async def test_inspect_opens_the_inspector_on_the_verified_egg(demo_egg):
     assert app.return_code == 0
 
 
-def test_inspect_refuses_an_egg_the_hub_lied_about(capsys, tmp_path):
+def test_inspect_opens_on_the_report_of_an_egg_the_hub_lied_about(capsys, tmp_path, monkeypatch):
+    """A refused download has no bytes to show, but its report is what the person needs: the
+    inspector opens on it (exit 1 after), with nothing of the egg kept or shown."""
+    from tui.commands import eggs
+    from tui.screens.boots.inspector_app import InspectorApp
+
+    shown: list[InspectorApp] = []
+
+    async def run_async(self: InspectorApp) -> None:
+        shown.append(self)
+
+    monkeypatch.setattr(eggs, "_a_terminal", lambda: True)
+    monkeypatch.setattr(InspectorApp, "run_async", run_async)
     with running_sandbox(agents=20) as (info, app):
         hub_state(app).faults.tampered.add(SLUG)
-        code, _, err = run(
+        code, _, _ = run(
             capsys, "egg", "inspect", "--slug", SLUG, *_hub_args(info),
             "--cache-dir", str(tmp_path / "cache"),
         )  # fmt: skip
-    assert code == 1 and "file.sha256" in err and "nothing to inspect" in err
+    assert code == 1 and len(shown) == 1
+    inspector = shown[0].inspector
+    assert inspector.source is None and inspector.report is not None
+    assert inspector.report.failed() == ["file.sha256"]
+    assert list((tmp_path / "cache").rglob("*.egg")) == []
+
+
+def test_inspect_needs_a_terminal(capsys, demo_egg):
+    egg_path, _, _ = demo_egg
+    code, _, err = run(capsys, "egg", "inspect", str(egg_path))
+    assert code == 2 and "needs a terminal" in err
 
 
 def test_inspect_needs_a_target(capsys):

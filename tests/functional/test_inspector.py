@@ -221,6 +221,10 @@ async def test_search_next_match_wraps_and_reports_no_match():
         assert viewer.match == 17
         await pilot.press("n", "n")
         assert viewer.match == 6  # wrapped
+        await pilot.press("N")
+        assert viewer.match == 28  # N: the previous match, wrapping back to the last one
+        await pilot.press("N")
+        assert viewer.match == 17
         await pilot.press("slash", "ctrl+a", *"zzz", "enter")
         await pilot.pause()
         assert viewer.match is None
@@ -275,7 +279,9 @@ async def test_manifest_and_payload_panes_show_the_json(pane):
             await pilot.press("tab")
         code = plain(screen.query_one(f"#{pane}-body", Static))
         if pane == "manifest":
-            assert '"schema": "rapp/1-egg"' in code and "items: see Files" in code
+            assert '"schema": "rapp/1-egg"' in code
+            # a few contents are listed in full: each path with the hash it must have
+            assert '"path": "soul.md"' in code and '"hash": "' in code
             assert record.egg.address in code
         else:
             assert '"kind": "rapp-seed-boot/1"' in code
@@ -317,3 +323,116 @@ async def test_quick_key_presses_are_not_lost_and_a_click_on_a_tab_still_works()
         assert active(screen) == "payload"
         await pilot.press("tab")
         assert active(screen) == "hatch"
+
+
+async def test_a_search_belongs_to_its_entry():
+    """escape ends the search and the entry's highlighting comes back; another entry opens with
+    no search carried over."""
+    from rich.syntax import Syntax
+
+    egg, record = extra_files_egg({"notes.md": b"# beta\n", "code.py": b"x = 'beta'\n"})
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        viewer = await open_entry(pilot, screen, "notes.md")
+        await pilot.press("slash", *"beta", "enter")
+        assert viewer.match == 2
+        assert not isinstance(screen.query_one("#viewer-body", Static).content, Syntax)
+        await pilot.press("escape")  # the search goes first; the viewer stays
+        assert viewer.needle == "" and viewer.match is None and active(screen) == "viewer"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert active(screen) == "files"
+        viewer = await open_entry(pilot, screen, "code.py")
+        assert viewer.needle == ""
+        assert isinstance(screen.query_one("#viewer-body", Static).content, Syntax)
+
+
+def _with_crc_fixed(egg: bytes, name: str) -> bytes:
+    """``egg`` with entry ``name``'s CRC-32 recomputed in both headers (its bytes then pass
+    the container checks and fail only their manifest hash)."""
+    import struct
+    import zlib
+
+    from tui.eggs.zip_reader import EggSource, StrictZipReader
+
+    data = bytearray(egg)
+    cd_size, cd_offset = struct.unpack_from("<II", data, len(data) - 22 + 12)
+    pos = cd_offset
+    while pos < cd_offset + cd_size:
+        name_len, extra, comment = struct.unpack_from("<HHH", data, pos + 28)
+        local = struct.unpack_from("<I", data, pos + 42)[0]
+        if bytes(data[pos + 46 : pos + 46 + name_len]) == name.encode():
+            start = local + 30 + name_len
+            size = struct.unpack_from("<I", data, pos + 24)[0]
+            crc = zlib.crc32(data[start : start + size])
+            struct.pack_into("<I", data, pos + 16, crc)
+            struct.pack_into("<I", data, local + 14, crc)
+        pos += 46 + name_len + extra + comment
+    StrictZipReader(EggSource.of(bytes(data))).read_directory()
+    return bytes(data)
+
+
+async def test_the_viewer_says_when_an_entry_is_not_the_manifests_bytes():
+    egg, record = demo_egg()
+    tampered = _with_crc_fixed(flip_byte(egg, "soul.md", 3), "soul.md")
+    async with InspectorApp(tampered, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await open_entry(pilot, screen, "soul.md")
+        status = plain(screen.query_one("#viewer-status", Static))
+        assert status.startswith("✗ HASH MISMATCH")
+    async with InspectorApp(flip_byte(egg, "soul.md", 3), record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)  # the CRC fails: a container check, no hash is checked
+        await open_entry(pilot, screen, "soul.md")
+        assert "hashes not checked: container check zip.crc failed" in plain(
+            screen.query_one("#files-note", Static)
+        )
+        assert plain(screen.query_one("#viewer-status", Static)).startswith("· hash not checked")
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await open_entry(pilot, screen, "soul.md")
+        assert "HASH" not in plain(screen.query_one("#viewer-status", Static))
+
+
+async def test_a_match_deep_in_one_long_line_is_scrolled_into_view():
+    line = b'{"k":"' + b"abcdefghij" * 2000 + b'NEEDLE"}'  # minified: one line, many rows
+    egg, record = extra_files_egg({"one.json": line})
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        viewer = await open_entry(pilot, screen, "one.json")
+        await pilot.press("slash", *"NEEDLE", "enter")
+        for _ in range(3):
+            await pilot.pause()
+        scroll = viewer.scroll
+        assert scroll.scroll_y > 100  # ~20 000 characters at < 80 columns: hundreds of rows
+        assert scroll.scroll_y <= scroll.max_scroll_y
+
+
+async def test_vim_jumps_in_the_report_and_help_lists_the_inspectors_keys():
+    """In `roost egg inspect` (its own app): g/G/ctrl+d, ? lists the inspector's keys (those
+    kept off the key bar too), q quits."""
+    from tui.screens.boots.inspector_app import InspectorApp as RoostInspectorApp
+    from tui.screens.help import HelpScreen
+
+    egg, record = demo_egg()
+    async with RoostInspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        listing = screen.query_one("#report-list", OptionList)
+        await pilot.press("G")
+        assert listing.highlighted == listing.option_count - 1
+        await pilot.press("g")
+        assert listing.highlighted == 0
+        await pilot.press("ctrl+d")
+        assert listing.highlighted and listing.highlighted > 1
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, HelpScreen)
+        keys = plain(pilot.app.screen.query_one("#help-keys", Static))
+        assert keys.startswith("Egg inspector")
+        for words in ("Hex/text", "Prev page", "Prev pane", "Previous match", "Quit"):
+            assert words in keys
+        await pilot.press("escape")
+        await pilot.pause()
+        assert pilot.app.screen is screen
+        await pilot.press("q")
+        await pilot.pause()
+    assert pilot.app.return_code == 0

@@ -439,14 +439,20 @@ def _write_entry(data: bytes, name: str, out: Any) -> int:
     return EXIT_OK
 
 
+def _a_terminal() -> bool:
+    return sys.stdout.isatty() and sys.stdin.isatty()
+
+
 async def _inspect(args: argparse.Namespace, service: Service, out: TextIO) -> int:
-    """The inspector on the egg: verified first (the report opens it), nothing run."""
-    egg = await _obtain(args, service)
-    if egg.path is None:
-        _print_report(egg.report, sys.stderr)
+    """The inspector on the egg: verified first (the report opens it), nothing run. An egg
+    refused before it could be read opens on the report of why (no file to show)."""
+    if not _a_terminal():
         raise _Stop(
-            EXIT_PROBLEMS, "the egg was refused before it could be read: nothing to inspect"
+            EXIT_USAGE,
+            "egg inspect needs a terminal; to read an egg from a script use "
+            "roost egg verify --json, roost egg ls or roost egg cat",
         )
+    egg = await _obtain(args, service)
     from tui.screens.boots.inspector_app import InspectorApp
 
     hub_url = service.hub_url if egg.record is not None else None

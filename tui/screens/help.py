@@ -132,12 +132,39 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape", "close", "Close", id="help.close"),
         Binding("question_mark", "close", "Close", key_display="?", show=False, id="help.close2"),
         Binding("q", "close", "Close", show=False, id="help.close3"),
+        # vim motion, and every scroll key without animation: a burst of keys moves as far as
+        # the keys say (an animated scroll restarted by each key moved one line in all)
+        *(
+            Binding(
+                key,
+                f"scroll({amount!r})",
+                "Scroll",
+                show=False,
+                priority=True,
+                id=f"help.scroll-{name}",
+            )
+            for name, keys, amount in (
+                ("down", ("down", "j"), "1"),
+                ("up", ("up", "k"), "-1"),
+                ("half-down", ("ctrl+d",), "half"),
+                ("half-up", ("ctrl+u",), "-half"),
+                ("page-down", ("pagedown", "space"), "page"),
+                ("page-up", ("pageup",), "-page"),
+                ("top", ("g", "home"), "top"),
+                ("bottom", ("G", "end"), "bottom"),
+            )
+            for key in keys
+        ),  # fmt: skip
     ]
 
     def compose(self) -> ComposeResult:
         app = self.app
         under = next(
-            (s for s in reversed(app.screen_stack) if s is not self and hasattr(s, "TAB_ID")),
+            (
+                s
+                for s in reversed(app.screen_stack)
+                if s is not self and (hasattr(s, "TAB_ID") or getattr(s, "SHOWS_IN_HELP", False))
+            ),
             None,
         )
         lines: list[Content] = []
@@ -162,3 +189,17 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_scroll(self, amount: str) -> None:
+        body = self.query_one("#help-body", VerticalScroll)
+        if amount == "top":
+            body.scroll_home(animate=False)
+            return
+        if amount == "bottom":
+            body.scroll_end(animate=False)
+            return
+        sign = -1 if amount.startswith("-") else 1
+        size = amount.lstrip("-")
+        height = body.scrollable_content_region.height
+        rows = {"half": max(1, height // 2), "page": max(1, height - 1)}.get(size)
+        body.scroll_relative(y=sign * (rows if rows is not None else int(size)), animate=False)

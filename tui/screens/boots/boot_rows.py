@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -58,8 +58,11 @@ class BootsSource(Protocol):
         """The egg already at hand (cache), without a request; None when not downloaded."""
         ...
 
-    async def egg(self, record: BootRecord) -> EggBytes:
+    async def egg(
+        self, record: BootRecord, progress: Callable[[int, int], None] | None = None
+    ) -> EggBytes:
         """Download (or read from the cache) the egg ``record`` promises; raises on failure.
+        ``progress(received, promised)`` is called as bytes arrive.
 
         An exception with a ``report`` attribute (an :class:`EggReport` naming the check the
         download broke: URL, size, sha256) makes the row say "failed at check N"."""
@@ -70,7 +73,7 @@ class BootsSource(Protocol):
 class EggState:
     """The table's "verified" column: not downloaded, verified, or failed at check N."""
 
-    kind: Literal["absent", "verified", "failed", "error"]
+    kind: Literal["absent", "busy", "verified", "failed", "error"]
     detail: str = ""
 
     @classmethod
@@ -85,6 +88,8 @@ class EggState:
     def label(self) -> str:
         if self.kind == "absent":
             return "not downloaded"
+        if self.kind == "busy":
+            return self.detail
         if self.kind == "verified":
             return "verified"
         if self.kind == "failed":
@@ -191,7 +196,9 @@ class DemoBoots:
         sha = record.egg.sha256
         return self.eggs.get(sha) if sha in self.downloaded else None
 
-    async def egg(self, record: BootRecord) -> EggBytes:
+    async def egg(
+        self, record: BootRecord, progress: Callable[[int, int], None] | None = None
+    ) -> EggBytes:
         self._build()
         assert self.downloaded is not None and self.eggs is not None
         data = self.eggs.get(record.egg.sha256)

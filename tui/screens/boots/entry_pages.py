@@ -148,6 +148,32 @@ class EntryPages:
             found = self._scan(raw, 0, min(self.size, after + len(raw)))
         return found
 
+    def find_before(self, needle: str, before: int) -> int | None:
+        """Byte position of the last occurrence of ``needle`` starting before ``before``,
+        wrapping to the last one of the entry (``N``: the previous match)."""
+        raw = needle.encode("utf-8")
+        if not raw:
+            return None
+        found = self._rscan(raw, 0, max(0, before))
+        if found is None:
+            found = self._rscan(raw, max(0, before), self.size)
+        return found
+
+    def _rscan(self, raw: bytes, start: int, stop: int) -> int | None:
+        """The last occurrence of ``raw`` that begins in ``[start, stop)``, read backwards in
+        blocks (an entry is never read whole)."""
+        end = stop
+        while end > start:
+            low = max(start, end - _SEARCH_BLOCK)
+            block = self._read(low, end - low + len(raw) - 1)
+            hit = block.rfind(raw)
+            while hit >= 0 and low + hit >= end:
+                hit = block.rfind(raw, 0, hit + len(raw) - 1)
+            if hit >= 0:
+                return low + hit
+            end = low
+        return None
+
     def _scan(self, raw: bytes, start: int, stop: int) -> int | None:
         position = start
         while position < stop:

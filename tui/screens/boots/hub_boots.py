@@ -5,7 +5,7 @@ download of :mod:`tui.eggs`, behind the small interface the tab asks for
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,12 +55,18 @@ class HubBoots:
         except ValueError:  # not a sha256: nothing cached under it
             return None
 
-    async def egg(self, record: BootRecord) -> Path:
+    async def egg(
+        self, record: BootRecord, progress: Callable[[int, int], None] | None = None
+    ) -> Path:
         from tui.eggs.download import DownloadRefused, download_egg, refusal_report
 
         try:
             found = await download_egg(
-                record.egg, self.service.hub_url, client=self.service.hub_client(), cache=self.eggs
+                record.egg,
+                self.service.hub_url,
+                client=self.service.hub_client(),
+                cache=self.eggs,
+                progress=progress,
             )
         except DownloadRefused as exc:
             exc.report = refusal_report(record, self.service.hub_url, exc)  # type: ignore[attr-defined]

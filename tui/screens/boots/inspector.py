@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on, work
@@ -40,7 +41,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
 from tui.eggs.boot_record import BootRecord
-from tui.eggs.egg_report import Check, EggReport
+from tui.eggs.egg_report import CONTAINER_CHECKS, Check, EggReport
 from tui.eggs.verify import verify_egg
 from tui.eggs.zip_reader import EggSource
 from tui.screens.boots.entry_pages import EntryPages, language_for
@@ -50,7 +51,15 @@ from tui.untrusted import clean_line
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.panes import LatestTabbedContent
 
-__all__ = ["PANES", "EggInspectorScreen", "EntryViewer", "hatch_lines", "move_cursor"]
+__all__ = [
+    "PANES",
+    "VIM_JUMPS",
+    "EggInspectorScreen",
+    "EntryViewer",
+    "hatch_lines",
+    "jump_cursor",
+    "move_cursor",
+]
 
 PANES: tuple[tuple[str, str], ...] = (
     ("report", "Report"),
@@ -61,6 +70,7 @@ PANES: tuple[tuple[str, str], ...] = (
     ("hatch", "Hatch"),
 )
 _OPEN_FOLDER_UP_TO = 64  # entries under a folder shown open at first
+_CONTENTS_SHOWN = 200  # a manifest's contents (path and hash) are listed up to this many items
 _HASH_MARK = {True: ("✓", "green"), False: ("✗", "bold red"), None: ("·", "dim")}
 _MARK = {"pass": ("✓", "green"), "fail": ("✗", "bold red"), "skip": ("–", "dim")}
 
@@ -125,6 +135,54 @@ def move_cursor(focused: Widget | None, delta: int) -> None:
         focused.scroll_relative(y=delta, animate=False)
 
 
+def jump_cursor(focused: Widget | None, where: str) -> None:
+    """``g``/``G`` (``where`` "top"/"bottom") and ``ctrl+d``/``ctrl+u`` ("down"/"up": half a
+    page) in the focused list, table or tree, or the focused pane's text."""
+    if isinstance(focused, VerticalScroll):
+        half = max(1, focused.scrollable_content_region.height // 2)
+        if where == "top":
+            focused.scroll_home(animate=False)
+        elif where == "bottom":
+            focused.scroll_end(animate=False)
+        else:
+            focused.scroll_relative(y=half if where == "down" else -half, animate=False)
+        return
+    if isinstance(focused, OptionList):
+        count, current = focused.option_count, focused.highlighted
+    elif isinstance(focused, DataTable):
+        count, current = focused.row_count, focused.cursor_row
+    elif isinstance(focused, Tree):
+        count, current = focused.last_line + 1, focused.cursor_line
+    else:
+        return
+    if count <= 0:
+        return
+    half = max(1, focused.scrollable_content_region.height // 2)
+    target = {
+        "top": 0,
+        "bottom": count - 1,
+        "down": (current or 0) + half,
+        "up": (current or 0) - half,
+    }[where]
+    target = max(0, min(count - 1, target))
+    if isinstance(focused, OptionList):
+        focused.highlighted = target
+    elif isinstance(focused, DataTable):
+        focused.move_cursor(row=target)
+    else:
+        focused.cursor_line = target
+
+
+#: ``g``/``G``/``ctrl+d``/``ctrl+u`` on the Boots tab and in the inspector (README: vim motion in
+#: every table and text)
+VIM_JUMPS: list[BindingType] = [
+    Binding("g", "jump('top')", "Top", show=False, id="eggs.jump-top"),
+    Binding("G", "jump('bottom')", "Bottom", show=False, id="eggs.jump-bottom"),
+    Binding("ctrl+d", "jump('down')", "Half page down", show=False, id="eggs.jump-down"),
+    Binding("ctrl+u", "jump('up')", "Half page up", show=False, id="eggs.jump-up"),
+]
+
+
 @dataclass
 class _Entry:
     name: str
@@ -153,6 +211,7 @@ class EntryViewer(Vertical):
         self.needle = ""
         self.match: int | None = None
         self.force_hex = False
+        self.hash_ok: bool | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("No entry open: choose one on Files (enter)."), id="viewer-status")
@@ -169,9 +228,17 @@ class EntryViewer(Vertical):
     def scroll(self) -> VerticalScroll:
         return self.query_one("#viewer-scroll", VerticalScroll)
 
-    def open(self, pages: EntryPages) -> None:
+    def open(self, pages: EntryPages, hash_ok: bool | None = None) -> None:
+        """Show ``pages`` from its first page; a search belongs to the entry it was made in."""
         self.pages, self.page, self.match, self.force_hex = pages, 0, None, False
+        self.needle, self.hash_ok = "", hash_ok
         self.show()
+
+    def clear_search(self) -> None:
+        """Forget the search (the highlighting of the entry's language comes back)."""
+        if self.needle or self.match is not None:
+            self.needle, self.match = "", None
+            self.show()
 
     def turn(self, delta: int) -> None:
         if self.pages is None:
@@ -190,13 +257,18 @@ class EntryViewer(Vertical):
             self.page = 0 if self.match is None else self.pages.page_of(self.match)
             self.show()
 
-    def search(self, needle: str, *, next_match: bool = False) -> bool:
-        """Find ``needle`` (after the current match with ``next_match``) and show its page."""
+    def search(self, needle: str, *, next_match: bool = False, previous: bool = False) -> bool:
+        """Find ``needle`` (after the current match with ``next_match``, before it with
+        ``previous``, both wrapping) and show its page."""
         if self.pages is None or not needle:
             return False
         self.needle = needle
-        after = self.match if next_match and self.match is not None else -1
-        self.match = self.pages.find(needle, after)
+        if previous:
+            before = self.match if self.match is not None else self.pages.size
+            self.match = self.pages.find_before(needle, before)
+        else:
+            after = self.match if next_match and self.match is not None else -1
+            self.match = self.pages.find(needle, after)
         if self.match is not None:
             self.page = self.pages.page_of(self.match)
         self.show()
@@ -209,11 +281,16 @@ class EntryViewer(Vertical):
         start, end = pages.bounds(self.page)
         kind = "hex" if pages.binary else (language_for(pages.name) or "text")
         last = " (last)" if pages.last_page(self.page) else ""
-        status = Text.assemble(
+        status = Text()
+        if self.hash_ok is False:
+            status.append("✗ HASH MISMATCH · ", "bold red")
+        elif self.hash_ok is None:
+            status.append("· hash not checked · ", "yellow")
+        status.append_text(Text.assemble(
             (clean_line(pages.name, 60), "bold"),
             f" · {size_text(pages.size)} · {kind} · page {self.page + 1}/~{pages.page_count()}"
             f"{last} · bytes {start}–{end}",
-        )
+        ))  # fmt: skip
         if self.needle:
             found = "no match" if self.match is None else f"match at byte {self.match}"
             status.append(f" · “{clean_line(self.needle, 30)}”: {found}", style="italic")
@@ -244,8 +321,18 @@ class EntryViewer(Vertical):
             start = self.pages.bounds(self.page)[0]
             line = (self.match - start) // 16
         else:
-            line = body[: max(0, body.find(clean_line(self.needle)))].count("\n")
+            before = body[: max(0, body.find(clean_line(self.needle)))]
+            line = _wrapped_rows(before, self.scroll.scrollable_content_region.width)
         self.call_after_refresh(self.scroll.scroll_to, 0, max(0, line - 2), animate=False)
+
+
+def _wrapped_rows(text: str, width: int) -> int:
+    """The screen row at which ``text`` ends once word-wrapped to ``width`` columns (an
+    estimate by characters: a minified JSON entry is one line of many rows)."""
+    width = max(1, width)
+    lines = text.split("\n")
+    rows = sum(max(1, -(-cell_len(line) // width)) for line in lines[:-1])
+    return rows + cell_len(lines[-1]) // width
 
 
 class EggInspectorScreen(Screen[None]):
@@ -254,6 +341,8 @@ class EggInspectorScreen(Screen[None]):
 
     CSS_PATH = sheets("boots")
     AUTO_FOCUS = None
+    TAB_TITLE = "Egg inspector"  # help's first section
+    SHOWS_IN_HELP = True  # help lists this screen's keys, not those of the tab under it
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "pane(1)", "Next pane", priority=True, id="inspector.pane-next"),
         Binding(
@@ -268,6 +357,7 @@ class EggInspectorScreen(Screen[None]):
         Binding("k", "cursor(-1)", "Up", show=False, id="inspector.cursor-prev"),
         Binding("slash", "search", "Search", key_display="/", id="inspector.search"),
         Binding("n", "next_match", "Next match", show=False, id="inspector.next-match"),
+        Binding("N", "previous_match", "Previous match", show=False, id="inspector.prev-match"),
         Binding(
             "right_square_bracket", "page(1)", "Page", key_display="]", id="inspector.page-next"
         ),
@@ -282,11 +372,12 @@ class EggInspectorScreen(Screen[None]):
         Binding("x", "hex", "Hex/text", show=False, id="inspector.hex"),
         Binding("y", "copy", "Copy", id="inspector.copy"),
         Binding("escape", "back", "Back", id="inspector.back"),
+        *VIM_JUMPS,
     ]
 
     def __init__(
         self,
-        egg: bytes | bytearray | memoryview | str | Path,
+        egg: bytes | bytearray | memoryview | str | Path | None,
         record: BootRecord | None = None,
         *,
         report: EggReport | None = None,
@@ -294,12 +385,15 @@ class EggInspectorScreen(Screen[None]):
         title: str | None = None,
     ) -> None:
         super().__init__(id="egg-inspector")
-        self.egg = egg
-        self.source = EggSource.of(egg)
+        if egg is None and report is None:
+            raise ValueError("an egg that was not read needs the report of why")
+        self.egg = egg  # None: refused before a byte was kept (``report`` says why)
+        self.source = EggSource.of(egg) if egg is not None else None
         self.record = record
         self.report = report
         self.hub_url = hub_url
-        self.egg_title = title or (record.name if record is not None else "egg")
+        named = Path(egg).name if isinstance(egg, str | Path) else "egg"
+        self.egg_title = title or (record.name if record is not None else named)
         self._files_built = False
         self._entries: list[_Entry] = []
 
@@ -318,6 +412,7 @@ class EggInspectorScreen(Screen[None]):
             with TabPane("Manifest", id="manifest"), VerticalScroll(id="manifest-scroll"):
                 yield Static("", id="manifest-body", markup=False)
             with TabPane("Files", id="files"):
+                yield Static("", id="files-note")
                 yield Tree(Text("egg"), id="files-tree")
             with TabPane("Viewer", id="viewer"):
                 yield EntryViewer(id="entry-viewer")
@@ -341,7 +436,8 @@ class EggInspectorScreen(Screen[None]):
         self.query_one("#report-list", OptionList).focus()
 
     def on_unmount(self) -> None:
-        self.source.close()
+        if self.source is not None:
+            self.source.close()
 
     @work(thread=True, exclusive=True, group="inspector-verify")
     def _verify(self) -> None:
@@ -387,14 +483,31 @@ class EggInspectorScreen(Screen[None]):
         if self.query_one(TabbedContent).active == "files":
             self._build_files()
 
+    def _not_read(self) -> str | None:
+        """Why nothing of the egg's content is shown: refused, or a container check failed."""
+        report = self.report
+        if self.source is None:
+            failure = report.first_failure if report is not None else None
+            check = f" ({failure[1].id} failed)" if failure is not None else ""
+            return f"the egg was refused before it could be read{check}: no byte of it was kept"
+        if report is not None and report.manifest is None:
+            failed = next(
+                (c.id for c in report.checks if c.status == "fail" and c.id in CONTAINER_CHECKS),
+                None,
+            )
+            if failed is not None:
+                return f"container check {failed} failed: nothing past it is read (see the report)"
+        return None
+
     def _manifest_text(self, manifest: Any) -> Syntax | Text:
         if manifest is None:
-            return Text("no manifest: the container did not parse (see the report)")
+            why = self._not_read() or "the manifest did not parse (see the report)"
+            return Text(f"no manifest shown: {why}")
         if not isinstance(manifest, dict):
             return Syntax(pretty_json(manifest), "json", theme="ansi_dark", word_wrap=True)
         shown = dict(manifest)
         contents = shown.get("contents")
-        if isinstance(contents, list):
+        if isinstance(contents, list) and len(contents) > _CONTENTS_SHOWN:
             shown["contents"] = f"[{len(contents)} items: see Files]"
         address = self.report.address if self.report is not None else None
         header = (
@@ -433,6 +546,12 @@ class EggInspectorScreen(Screen[None]):
         self._fill_folder(tree.root, root)
         tree.root.expand()
         tree.cursor_line = 0
+        why = self._not_read()
+        note = Text("✓ hash matches the manifest · ✗ does not · · not checked", style="dim")
+        if why is not None:
+            note = Text(("no files: " if not self._entries else "hashes not checked: ") + why,
+                        style="yellow")  # fmt: skip
+        self.query_one("#files-note", Static).update(note)
 
     def _fill_folder(self, node: TreeNode[Any], folder: _Folder) -> None:
         """Add ``folder``'s children under ``node``; big sub-folders stay closed and are filled
@@ -487,10 +606,10 @@ class EggInspectorScreen(Screen[None]):
     def open_entry(self, name: str) -> bool:
         """Show entry ``name`` in the viewer pane; False when the egg has no such entry."""
         entry = next((e for e in self._entries if e.name == name), None)
-        if entry is None:
+        if entry is None or self.source is None:
             return False
         pages = EntryPages.open(self.source, entry.name, entry.data_offset, entry.size)
-        self.query_one(EntryViewer).open(pages)
+        self.query_one(EntryViewer).open(pages, entry.hash_ok)
         self.show_pane("viewer")
         return True
 
@@ -553,6 +672,14 @@ class EggInspectorScreen(Screen[None]):
         if viewer.needle and not viewer.search(viewer.needle, next_match=True):
             self.notify("No match in this entry", severity="warning", markup=False)
 
+    def action_previous_match(self) -> None:
+        viewer = self.query_one(EntryViewer)
+        if viewer.needle and not viewer.search(viewer.needle, previous=True):
+            self.notify("No match in this entry", severity="warning", markup=False)
+
+    def action_jump(self, where: str) -> None:
+        jump_cursor(self.focused, where)
+
     def action_page(self, delta: int) -> None:
         if self.query_one(TabbedContent).active == "viewer":
             self.query_one(EntryViewer).turn(delta)
@@ -599,12 +726,17 @@ class EggInspectorScreen(Screen[None]):
 
     def action_back(self) -> None:
         search = self.query_one("#viewer-search", Input)
+        viewer = self.query_one(EntryViewer)
         if search.display:
             search.display = False
-            self.query_one(EntryViewer).scroll.focus()
+            viewer.clear_search()
+            viewer.scroll.focus()
             return
         tabbed = self.query_one(TabbedContent)
         if tabbed.active == "viewer":
+            if viewer.needle:  # first escape: the search goes, the entry's colours come back
+                viewer.clear_search()
+                return
             self.show_pane("files")
             return
         self.dismiss(None)

@@ -4,9 +4,10 @@ downloaded and verified by the CLI; nothing from it is run)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import App
+from textual.binding import Binding, BindingType
 
 from tui.screens.boots.inspector import EggInspectorScreen
 from tui.stylesheets import no_color
@@ -15,13 +16,25 @@ __all__ = ["InspectorApp"]
 
 
 class InspectorApp(App[None]):
-    """Pushes the inspector at once; leaving it (escape) quits."""
+    """Pushes the inspector at once; leaving it (escape) or ``q`` quits, ``?`` shows its keys."""
 
     TITLE = "roost egg inspect"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help: every key", key_display="?", id="app.help"),
+    ]
 
-    def __init__(self, egg: bytes | Path, record: Any = None, **kwargs: Any) -> None:
+    def __init__(self, egg: bytes | Path | None, record: Any = None, **kwargs: Any) -> None:
         super().__init__(ansi_color=no_color())
         self.inspector = EggInspectorScreen(egg, record, **kwargs)
 
     def on_mount(self) -> None:
         self.push_screen(self.inspector, lambda _result: self.exit())
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(HelpScreen())

@@ -27,14 +27,25 @@ from tui.eggs.egg_report import EggReport
 from tui.eggs.verify import verify_egg
 from tui.screens.base import StateScreen
 from tui.screens.boots.boot_rows import BootsSource, DemoBoots, EggState, record_fields
-from tui.screens.boots.inspector import EggInspectorScreen, move_cursor
+from tui.screens.boots.inspector import (
+    VIM_JUMPS,
+    EggInspectorScreen,
+    jump_cursor,
+    move_cursor,
+)
 from tui.screens.boots.json_text import size_text
 from tui.stylesheets import sheets
 from tui.untrusted import clean_line
 
 __all__ = ["BootsScreen"]
 
-_STATE_STYLE = {"absent": "dim", "verified": "green", "failed": "bold red", "error": "red"}
+_STATE_STYLE = {
+    "absent": "dim",
+    "busy": "yellow",
+    "verified": "green",
+    "failed": "bold red",
+    "error": "red",
+}
 # (key, label, width): the four fit 80 columns with the table's cell padding
 COLUMNS = (
     ("name", "Name", 20),
@@ -58,6 +69,7 @@ class BootsScreen(StateScreen, tab="boots"):
         Binding("enter", "inspect", "Inspect egg", show=True, id="boots.inspect"),
         Binding("j", "cursor(1)", "Down", show=False, id="boots.cursor-next"),
         Binding("k", "cursor(-1)", "Up", show=False, id="boots.cursor-prev"),
+        *VIM_JUMPS,
     ]
 
     boots_source: var[Any] = var(None, init=False)
@@ -129,11 +141,12 @@ class BootsScreen(StateScreen, tab="boots"):
                     self._verify(record, cached)
         origin = clean_line(getattr(source, "label", "source"), 60)
         bad = sum(1 for r in rows if r.record is None)
+        noun = "boot record" if len(rows) == 1 else "boot records"
         note.update(
             Text(
-                f"{len(rows)} boot records · {origin}"
+                f"enter: inspect egg · {len(rows)} {noun}"
                 + (f" · {bad} unreadable" if bad else "")
-                + " · enter: inspect egg"
+                + f" · {origin}"
             )
         )
         self._fill()
@@ -171,12 +184,12 @@ class BootsScreen(StateScreen, tab="boots"):
             Text(state.label, style=_STATE_STYLE[state.kind]),
         ]
 
-    def _update_row(self, sha256: str) -> None:
+    def _update_row(self, sha256: str, *, detail: bool = True) -> None:
         table = self.query_one(DataTable)
         for index, row in enumerate(self.rows):
             if row.record is not None and row.record.egg.sha256 == sha256:
                 table.update_cell(str(index), "state", self.cells(row)[3])
-        if self.rows:
+        if self.rows and detail:
             self._show_detail(table.cursor_row)
 
     # ------------------------------------------------------------------ detail
@@ -204,7 +217,9 @@ class BootsScreen(StateScreen, tab="boots"):
         if row.record is None:
             return [("origin", row.origin), *(("problem", p) for p in row.problems)]
         state = self.states.get(row.record.egg.sha256, EggState("absent"))
-        return [("egg state", state.detail or state.label), *record_fields(row.record)]
+        # the warnings in full too (the strip above the detail shows three lines of them)
+        notes = [("warning", w) for w in row.warnings] + [("problem", p) for p in row.problems]
+        return [("egg state", state.detail or state.label), *notes, *record_fields(row.record)]
 
     def selected_row(self) -> Any:
         index = self.query_one(DataTable).cursor_row
@@ -218,6 +233,9 @@ class BootsScreen(StateScreen, tab="boots"):
 
     def action_cursor(self, delta: int) -> None:
         move_cursor(self.focused, delta)
+
+    def action_jump(self, where: str) -> None:
+        jump_cursor(self.focused, where)
 
     @on(DataTable.RowSelected, "#boots-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -237,14 +255,29 @@ class BootsScreen(StateScreen, tab="boots"):
         if source is None:
             return
         sha256 = record.egg.sha256
+        before = self.states.get(sha256, EggState("absent"))
+        shown = [-1]
+
+        def progress(received: int, total: int) -> None:
+            percent = received * 100 // total if total > 0 else 100
+            if percent != shown[0] and received < total:
+                shown[0] = percent
+                self.states[sha256] = EggState("busy", f"downloading {percent}%")
+                self._update_row(sha256, detail=False)  # the detail's cursor stays put
+
         try:
-            egg = source.cached_egg(record) or await source.egg(record)
+            egg = source.cached_egg(record) or await source.egg(record, progress=progress)
         except Exception as exc:  # noqa: BLE001 - a refused or failed download is shown
             refused = getattr(exc, "report", None)  # a refusal that names its check
             if isinstance(refused, EggReport):
                 self._verified(sha256, refused)
+                self._open(None, record, refused, source.hub_url)
             else:
-                self.states[sha256] = EggState("error", clean_line(str(exc), 200))
+                self.states[sha256] = (
+                    EggState("error", clean_line(str(exc), 200))
+                    if before.kind in ("absent", "busy", "error")
+                    else before  # a failed retry leaves what the last look found
+                )
                 self._update_row(sha256)
             self.notify(
                 clean_line(str(exc), 300), title="Egg download", severity="error", markup=False
@@ -253,8 +286,23 @@ class BootsScreen(StateScreen, tab="boots"):
         report = self.reports.get(sha256)
         if report is None:
             report = await asyncio.to_thread(verify_egg, egg, record, hub_url=source.hub_url)
-            self._verified(sha256, report)
-        self.app.push_screen(EggInspectorScreen(egg, record, report=report, hub_url=source.hub_url))
+        self._verified(sha256, report)
+        self._open(egg, record, report, source.hub_url)
+
+    def _open(self, egg: Any, record: BootRecord, report: EggReport, hub_url: str | None) -> None:
+        """The inspector on the egg — unless the Boots tab is no longer on view (another tab or
+        screen was chosen while the egg came): then a toast says it is ready, and nothing
+        takes the screen from under the keys typed there."""
+        if self.app.screen is self:
+            self.app.push_screen(EggInspectorScreen(egg, record, report=report, hub_url=hub_url))
+            return
+        state = EggState.of(report)
+        self.notify(
+            f"{clean_line(record.name, 60)}: egg {state.label} · Boots (6), enter to inspect",
+            title="Egg ready",
+            severity="information" if state.kind == "verified" else "warning",
+            markup=False,
+        )
 
     @work(thread=True, group="boots-verify")
     def _verify(self, record: BootRecord, egg: Any) -> None:
