@@ -55,6 +55,15 @@ COLUMNS = (
 )
 
 
+class BootsTable(DataTable[Text]):
+    """The records table: its ``enter`` is the screen's "inspect egg" (shown on the key bar;
+    the table's own enter, "select", is hidden there and would hide the screen's too)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "screen.inspect", "Inspect egg", id="boots.table-inspect"),
+    ]
+
+
 class BootsScreen(StateScreen, tab="boots"):
     """``enter`` opens the selected record's egg in the inspector; ``tab`` moves to the detail,
     where ``y`` copies the highlighted field (the installer line, the hatcher's sha256…)."""
@@ -87,7 +96,7 @@ class BootsScreen(StateScreen, tab="boots"):
 
     def compose_body(self) -> ComposeResult:
         yield Static(Text("Loading boot records…"), id="boots-source")
-        table: DataTable[Text] = DataTable(id="boots-table", cursor_type="row", zebra_stripes=True)
+        table = BootsTable(id="boots-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="boots-warnings", markup=False)
         yield OptionList(id="boots-detail")
