@@ -261,6 +261,21 @@ async def test_offline_hub_is_unreachable(cache):
             await download_egg(record.egg, HUB, client=client, cache=cache, options=FAST)
 
 
+async def test_a_redirect_is_named_and_not_followed(cache):
+    seen: list[str] = []
+
+    def elsewhere(request):
+        seen.append(str(request.url))
+        return httpx.Response(302, headers={"Location": "https://elsewhere.invalid/x.egg"})
+
+    record = record_of()
+    async with httpx.AsyncClient(transport=httpx.MockTransport(elsewhere)) as client:
+        with pytest.raises(HubUnreachable, match="HTTP 302, a redirect: not followed"):
+            await download_egg(record.egg, HUB, client=client, cache=cache, options=FAST)
+    assert all("elsewhere" not in url for url in seen)
+    assert leftovers(cache) == []
+
+
 async def test_truncated_over_a_real_socket_is_a_size_refusal(cache):
     with running_sandbox(agents=20) as (info, app):
         hub_state(app).faults.truncated.add(SLUG)

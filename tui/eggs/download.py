@@ -402,6 +402,11 @@ async def _receive(
         raise CacheUnwritable(
             f"the egg cache {partial.cache.folder} cannot be written ({exc.strerror or exc})"
         ) from None
+    if 300 <= result.status < 400 and result.status != 304:
+        raise HubUnreachable(
+            f"{shown}: HTTP {result.status}, a redirect: not followed (eggs come from the hub "
+            "URL only)"
+        )
     if result.status != 200:
         raise HubUnreachable(f"{shown}: HTTP {result.status}")
     size, digest = result.size, result.sha256
