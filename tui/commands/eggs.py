@@ -6,8 +6,9 @@ The same core as the Boots tab: :mod:`tui.eggs.sources` reads the records,
 copies one verified entry's bytes to a pipe, and shows text on a terminal only after it has
 been through ``tui/untrusted.py``.
 
-Exit codes: 0 every check passes · 1 a check fails (or a record has problems) · 2 usage ·
-3 the source, hub or egg could not be reached.
+Exit codes: 0 every check passes · 1 a check fails (or a record has problems) · 2 usage (a
+missing egg file included) · 3 the source, hub or egg could not be reached (or the egg cache
+cannot be written).
 """
 
 from __future__ import annotations
