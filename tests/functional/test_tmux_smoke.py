@@ -241,14 +241,14 @@ def test_boots_and_the_egg_inspector_by_keys_at_80x24(pane):
     screen = pane.wait_for("VERIFIED")
     assert "checks pass" in screen and "FAILED" not in screen
     assert "egg nested at most 8 levels deep" in screen  # the report: each check by name
-    pane.keys("Tab", "Tab")  # Report → Manifest → Files
-    screen = pane.wait_for("rappid.json")
-    assert "manifest.json" in screen and "soul.md" in screen
+    pane.keys("Tab", "Tab")  # Report → Manifest → Files (the manifest lists the paths too)
+    screen = pane.wait_for("hash matches the manifest")
+    assert "manifest.json" in screen and "soul.md" in screen and "rappid.json" in screen
     pane.keys("j", "j", "j", "j", "j", "Enter")  # down to seed/record.json, open it
     screen = pane.wait_for("seed/record.json ·")
     assert "json · page 1/" in screen
     pane.keys("Escape")  # back to the file list …
-    pane.wait_for("rappid.json")
+    pane.wait_for("hash matches the manifest")
     pane.keys("Escape")  # … and out of the inspector
     screen = pane.wait_for("11 boot records")
     assert "verified" in screen  # the list now knows the egg's verdict
