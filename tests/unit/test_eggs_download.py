@@ -338,3 +338,23 @@ async def test_cached_verdict_needs_no_request(app, cache):
     position = [check_id for check_id, _ in CHECKS].index("record.utc") + 1
     assert cached_verdict(lying, HUB, cache) == f"failed at check {position} (record.utc)"
     assert len(hub_requests(app)) == before
+
+
+def test_partial_files_of_a_killed_download_are_swept_once_old(cache):
+    """A process killed mid-download leaves its partial file; the next download removes it once
+    it is older than any download lasts, and leaves a younger one (another roost's) alone."""
+    import os
+    import time
+
+    from tui.eggs.download import ABANDONED_AFTER_S
+
+    cache.folder.mkdir(parents=True, exist_ok=True)
+    old = cache.folder / ".download.killed.tmp"
+    young = cache.folder / ".download.writing.tmp"
+    old.write_bytes(b"x" * 1000)
+    young.write_bytes(b"y" * 10)
+    past = time.time() - ABANDONED_AFTER_S - 60
+    os.utime(old, (past, past))
+    partial = cache.begin()
+    partial.abandon()
+    assert not old.exists() and young.exists()

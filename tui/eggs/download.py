@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,10 @@ __all__ = [
 ]
 
 Progress = Callable[[int, int], None]  # (bytes received, bytes promised)
+_PARTIAL_PREFIX = ".download."
+#: A partial download file this old was left by a process that died (a download's deadline is
+#: 600 s by default, and every write refreshes the file's time).
+ABANDONED_AFTER_S = 3600.0
 _HEX64 = frozenset("0123456789abcdef")
 
 
@@ -163,10 +168,21 @@ class EggCache:
 
     def begin(self) -> _Partial:
         """A new temporary file in the cache folder that a download streams into; nothing
-        reads it until :meth:`_Partial.commit` renames it to its sha256's name."""
+        reads it until :meth:`_Partial.commit` renames it to its sha256's name. Partial files
+        left by a process that was killed mid-download are removed once they are older than any
+        download can last (another roost may be writing a younger one)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=".download.", suffix=".tmp", dir=self.folder)
+        self._sweep_abandoned()
+        fd, name = tempfile.mkstemp(prefix=_PARTIAL_PREFIX, suffix=".tmp", dir=self.folder)
         return _Partial(self, Path(name), os.fdopen(fd, "wb"))
+
+    def _sweep_abandoned(self) -> None:
+        too_old = time.time() - ABANDONED_AFTER_S
+        with contextlib.suppress(OSError):
+            for path in self.folder.glob(f"{_PARTIAL_PREFIX}*.tmp"):
+                with contextlib.suppress(OSError):
+                    if path.stat().st_mtime < too_old:
+                        path.unlink()
 
 
 @dataclass
