@@ -372,3 +372,24 @@ async def test_vim_jumps_and_every_warning_in_the_detail():
         assert row.warnings  # the strip above shows three lines; the detail has them whole
         for warning in row.warnings:
             assert f"warning: {warning}" in detail(screen)
+
+
+async def test_below_80_columns_name_and_slug_give_way_to_the_verified_column():
+    from tui.screens.boots.screen import column_widths
+
+    assert column_widths(80) == column_widths(200) == {
+        "name": 20, "slug": 22, "size": 8, "state": 18,
+    }  # fmt: skip
+    source, _ = boots()
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        await pilot.press("j")
+        await pilot.resize_terminal(60, 20)
+        await settle(pilot)
+        table = screen.query_one(DataTable)
+        widths = {str(key.value): column.width for key, column in table.columns.items()}
+        assert widths["state"] == 18 and widths["size"] == 8
+        assert sum(w + 2 for w in widths.values()) <= 60 - 2  # the scrollbar still fits
+        assert table.cursor_row == 1 and cells(screen, "state")[0] == "not downloaded"
+        assert all(len(name) <= widths["name"] for name in cells(screen, "name"))

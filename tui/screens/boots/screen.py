@@ -55,6 +55,18 @@ COLUMNS = (
 )
 
 
+def column_widths(screen_width: int) -> dict[str, int]:
+    """Each column's width at ``screen_width``: :data:`COLUMNS`' from 80 columns up; narrower,
+    the name and slug share what the size and Verified columns (kept whole) leave."""
+    widths = {key: width for key, _, width in COLUMNS}
+    # each column has one cell of padding on either side; the scrollbar and a margin take 4
+    spare = screen_width - 4 - 2 * len(COLUMNS) - widths["size"] - widths["state"]
+    if spare < widths["name"] + widths["slug"]:
+        widths["name"] = max(6, spare // 2)
+        widths["slug"] = max(6, spare - widths["name"])
+    return widths
+
+
 class BootsTable(DataTable[Text]):
     """The records table: its ``enter`` is the screen's "inspect egg" (shown on the key bar;
     the table's own enter, "select", is hidden there and would hide the screen's too)."""
@@ -89,6 +101,7 @@ class BootsScreen(StateScreen, tab="boots"):
         super().__init__()
         self._demo_source: DemoBoots | None = None
         self._columns_added = False
+        self._widths = column_widths(80)
         self.rows: list[Any] = []
         self.states: dict[str, EggState] = {}
         self.reports: dict[str, EggReport] = {}
@@ -120,11 +133,25 @@ class BootsScreen(StateScreen, tab="boots"):
 
     def on_mount(self) -> None:
         super().on_mount()
-        table = self.query_one(DataTable)
-        for key, label, width in COLUMNS:
-            table.add_column(label, key=key, width=width)
+        self._add_columns(self.size.width or 80)
         self._columns_added = True
         self.call_after_refresh(self._load)  # once the app has said whether this is the demo
+
+    def _add_columns(self, screen_width: int) -> None:
+        self._widths = column_widths(screen_width)
+        table = self.query_one(DataTable)
+        for key, label, _ in COLUMNS:
+            table.add_column(label, key=key, width=self._widths[key])
+
+    def on_resize(self) -> None:
+        """Below 80 columns the name and slug give up width first: the Verified column, what
+        the tab is for, stays whole."""
+        if self._columns_added and column_widths(self.size.width) != self._widths:
+            table = self.query_one(DataTable)
+            row = table.cursor_row
+            table.clear(columns=True)
+            self._add_columns(self.size.width)
+            self._fill(row)
 
     @work(exclusive=True, group="boots-load")
     async def _load(self) -> None:
@@ -161,9 +188,9 @@ class BootsScreen(StateScreen, tab="boots"):
         self._fill()
         self._loaded = True
 
-    def _fill(self) -> None:
+    def _fill(self, keep: int | None = None) -> None:
         table = self.query_one(DataTable)
-        keep = table.cursor_row
+        keep = table.cursor_row if keep is None else keep
         table.clear()
         for index, row in enumerate(self.rows):
             table.add_row(*self.cells(row), key=str(index))
@@ -177,18 +204,19 @@ class BootsScreen(StateScreen, tab="boots"):
         if record is None:
             problem = row.problems[0] if row.problems else "not a boot record"
             return [
-                Text(clean_line(row.origin, 20), style="red"),
+                Text(clean_line(row.origin, self._widths["name"]), style="red"),
                 Text("—"),
                 Text("—"),
                 Text(clean_line(problem, 18), style="red"),
             ]
         state = self.states.get(record.egg.sha256, EggState("absent"))
-        name = Text(clean_line(record.name, 18 if row.warnings else 20))
+        width = self._widths["name"]
+        name = Text(clean_line(record.name, width - 2 if row.warnings else width))
         if row.warnings:
             name.append(" ⚠", style="bold yellow")
         return [
             name,
-            Text(clean_line(record.slug, 22)),
+            Text(clean_line(record.slug, self._widths["slug"])),
             Text(size_text(record.egg.bytes), justify="right"),
             Text(state.label, style=_STATE_STYLE[state.kind]),
         ]
