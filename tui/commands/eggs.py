@@ -348,7 +348,8 @@ def _no_record_for(slug: str, boots: Any) -> None:
     known = ", ".join(sorted(e.slug for e in boots.entries if e.slug)[:12]) or "none"
     message = f"no boot record with slug {slug!r} (known: {known})"
     if failed:
-        message += f"; {len(failed)} record(s) of the source cannot be used: {failed[0].problems[0] if failed[0].problems else failed[0].origin}"
+        first = (failed[0].problems or (failed[0].origin,))[0]
+        message += f"; {len(failed)} record(s) of the source cannot be used: {first}"
     raise _Stop(EXIT_USAGE if boots.reachable else EXIT_NOTHING, message)
 
 

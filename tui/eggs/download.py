@@ -41,7 +41,7 @@ from tui.eggs.boot_record import (
     egg_url_for,
 )
 from tui.eggs.egg_report import CHECKS, Check, EggReport
-from tui.network.disk_cache import atomic_write, default_cache_root, service_folder_name
+from tui.network.disk_cache import default_cache_root, service_folder_name
 from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
@@ -102,6 +102,10 @@ class HubUnreachable(DownloadFailed):
 class CacheUnwritable(DownloadFailed):
     """The egg could not be kept: its cache folder cannot be written (exit code 3)."""
 
+    @classmethod
+    def of(cls, folder: Path, exc: OSError) -> CacheUnwritable:
+        return cls(f"the egg cache {folder} cannot be written ({exc.strerror or exc})")
+
 
 @dataclass(frozen=True)
 class DownloadOptions:
@@ -157,14 +161,6 @@ class EggCache:
                 path.unlink()
             return None
         return path
-
-    def store(self, sha256: str, data: bytes) -> Path:
-        """Write verified bytes under their sha256, atomically as the state cache writes (two
-        processes storing the same egg store the same bytes; a reader never sees half)."""
-        final = self.path_for(sha256)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(final, data)
-        return final
 
     def begin(self) -> _Partial:
         """A new temporary file in the cache folder that a download streams into; nothing
@@ -351,22 +347,12 @@ async def _transfer(
     """One GET through the hardened :func:`tui.network.fetch.fetch` (deadline, minimum rate,
     cap on the decoded bytes, no bomb) streamed into a temporary file of the cache, then the
     size and sha256 rules, then the rename to its sha256 (or the file's removal)."""
-    limit = promise.limit
-    wire: list[int | None] = [0, None]  # bytes seen on the wire, length the hub declared
-
-    def seen(received: int, declared: int | None) -> None:
-        wire[:] = [received, declared]
-        if progress is not None:
-            progress(min(received, limit), limit)
-
     try:
         partial = await asyncio.to_thread(cache.begin)
     except OSError as exc:
-        raise CacheUnwritable(
-            f"the egg cache {cache.folder} cannot be written ({exc.strerror or exc})"
-        ) from None
+        raise CacheUnwritable.of(cache.folder, exc) from None
     try:
-        return await _receive(client, url, promise, partial, seen, wire, options)
+        return await _receive(client, url, promise, partial, progress, options)
     except BaseException:
         await asyncio.to_thread(partial.abandon)
         raise
@@ -377,14 +363,20 @@ async def _receive(
     url: str,
     promise: _Promise,
     partial: _Partial,
-    seen: Callable[[int, int | None], None],
-    wire: list[int | None],
+    progress: Progress | None,
     options: DownloadOptions,
 ) -> tuple[Path, str, int]:
     from tui.network.fetch import FetchError, TooLarge, fetch
 
     limit = promise.limit
     shown = redact_url(url)
+    wire: list[int | None] = [0, None]  # bytes seen on the wire, length the hub declared
+
+    def seen(received: int, declared: int | None) -> None:
+        wire[:] = [received, declared]
+        if progress is not None:
+            progress(min(received, limit), limit)
+
     try:
         result = await fetch(
             client,
@@ -415,9 +407,7 @@ async def _receive(
             ) from None
         raise HubUnreachable(f"{exc.url}: {exc.reason}") from None
     except OSError as exc:  # the partial file could not be written (disk full, …)
-        raise CacheUnwritable(
-            f"the egg cache {partial.cache.folder} cannot be written ({exc.strerror or exc})"
-        ) from None
+        raise CacheUnwritable.of(partial.cache.folder, exc) from None
     if 300 <= result.status < 400 and result.status != 304:
         raise HubUnreachable(
             f"{shown}: HTTP {result.status}, a redirect: not followed (eggs come from the hub "
@@ -439,9 +429,7 @@ async def _receive(
     try:
         path = await asyncio.to_thread(partial.commit, digest)
     except OSError as exc:
-        raise CacheUnwritable(
-            f"the egg cache {partial.cache.folder} cannot be written ({exc.strerror or exc})"
-        ) from None
+        raise CacheUnwritable.of(partial.cache.folder, exc) from None
     return path, digest, size
 
 

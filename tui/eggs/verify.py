@@ -193,9 +193,8 @@ def verify_egg(
     boot = _as_record(record)
     source = egg if isinstance(egg, EggSource) else _source(egg)
     try:
-        verifier = _Verifier(source, boot, hub_url, depth)
-        verifier.record_refused = record_refused if boot is None else None
-        return verifier.run()
+        refused = record_refused if boot is None else None
+        return _Verifier(source, boot, hub_url, depth, refused).run()
     finally:
         if not isinstance(egg, EggSource):
             source.close()
@@ -224,29 +223,25 @@ def record_document_checks(record: BootRecord, hub_url: str | None) -> list[tupl
         unknown = record.unknown_fields()
         extra = f"; members no published record has: {', '.join(unknown)}" if unknown else ""
         document = (True, f"{record.slug}: constants and §1.3 rules hold{extra}")
+    ref = f"sha256:{egg.sha256}"
     path = egg_path_for(egg.sha256)
     url_problems = egg_url_problems(egg.url, egg.path, hub_url)
     return [
         ("record.document", *document),
-        (
-            "record.ref",
-            egg.ref == f"sha256:{egg.sha256}",
-            egg.ref
-            if egg.ref == f"sha256:{egg.sha256}"
-            else f"egg.ref {egg.ref!r} != 'sha256:{egg.sha256}'",
-        ),
-        (
-            "record.path",
-            egg.path == path,
-            egg.path if egg.path == path else f"egg.path {egg.path!r} != {path!r}",
-        ),
-        ("record.url", not url_problems, egg.url if not url_problems else "; ".join(url_problems)),
-    ]
+        ("record.ref", egg.ref == ref, egg.ref if egg.ref == ref else f"egg.ref {egg.ref!r} != {ref!r}"),
+        ("record.path", egg.path == path, egg.path if egg.path == path else f"egg.path {egg.path!r} != {path!r}"),
+        ("record.url", not url_problems, "; ".join(url_problems) or egg.url),
+    ]  # fmt: skip
 
 
 class _Verifier:
     def __init__(
-        self, source: EggSource, record: BootRecord | None, hub_url: str | None, depth: int
+        self,
+        source: EggSource,
+        record: BootRecord | None,
+        hub_url: str | None,
+        depth: int,
+        record_refused: str | None = None,
     ) -> None:
         self.source = source
         self.record = record
@@ -260,7 +255,7 @@ class _Verifier:
         self.is_zip = False
         self.address: str | None = None
         self.plain_manifest = False  # told by the strict parse (canonical_json)
-        self.record_refused: str | None = None
+        self.record_refused = record_refused  # why the record given is not a boot record
 
     # ------------------------------------------------------------------ driver
 

@@ -18,6 +18,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from tui.screens.dialog import scroll_body
 from tui.stylesheets import sheets
 
 __all__ = ["HelpScreen", "KeyEntry", "declared_bindings", "key_sections"]
@@ -132,26 +133,25 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape", "close", "Close", id="help.close"),
         Binding("question_mark", "close", "Close", key_display="?", show=False, id="help.close2"),
         Binding("q", "close", "Close", show=False, id="help.close3"),
-        # vim motion, and every scroll key without animation: a burst of keys moves as far as
-        # the keys say (an animated scroll restarted by each key moved one line in all)
+        # vim motion and the usual scroll keys, none animated (tui.screens.dialog.scroll_body)
         *(
             Binding(
                 key,
-                f"scroll({amount!r})",
+                f"scroll({where!r})",
                 "Scroll",
                 show=False,
                 priority=True,
-                id=f"help.scroll-{name}",
+                id=f"help.scroll-{where}-{key}",
             )
-            for name, keys, amount in (
-                ("down", ("down", "j"), "1"),
-                ("up", ("up", "k"), "-1"),
-                ("half-down", ("ctrl+d",), "half"),
-                ("half-up", ("ctrl+u",), "-half"),
-                ("page-down", ("pagedown", "space"), "page"),
-                ("page-up", ("pageup",), "-page"),
-                ("top", ("g", "home"), "top"),
-                ("bottom", ("G", "end"), "bottom"),
+            for where, keys in (
+                ("down", ("down", "j")),
+                ("up", ("up", "k")),
+                ("half_down", ("ctrl+d",)),
+                ("half_up", ("ctrl+u",)),
+                ("page_down", ("pagedown", "space")),
+                ("page_up", ("pageup",)),
+                ("home", ("g", "home")),
+                ("end", ("G", "end")),
             )
             for key in keys
         ),  # fmt: skip
@@ -190,16 +190,5 @@ class HelpScreen(ModalScreen[None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
-    def action_scroll(self, amount: str) -> None:
-        body = self.query_one("#help-body", VerticalScroll)
-        if amount == "top":
-            body.scroll_home(animate=False)
-            return
-        if amount == "bottom":
-            body.scroll_end(animate=False)
-            return
-        sign = -1 if amount.startswith("-") else 1
-        size = amount.lstrip("-")
-        height = body.scrollable_content_region.height
-        rows = {"half": max(1, height // 2), "page": max(1, height - 1)}.get(size)
-        body.scroll_relative(y=sign * (rows if rows is not None else int(size)), animate=False)
+    def action_scroll(self, where: str) -> None:
+        scroll_body(self.query_one("#help-body", VerticalScroll), where)

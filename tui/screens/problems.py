@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from tui.app_state import AppState
 from tui.network.store import FileState, RefreshReport, Snapshot
-from tui.screens.dialog import Dialog
+from tui.screens.dialog import Dialog, scroll_body
 from tui.untrusted import clean
 from tui.widgets.text import age, when
 
@@ -162,5 +162,4 @@ class ProblemsScreen(Dialog):
         self.query_one(VerticalScroll).focus()
 
     def action_scroll(self, where: str) -> None:
-        body = self.query_one(VerticalScroll)
-        getattr(body, f"scroll_{where}")(animate=False)
+        scroll_body(self.query_one(VerticalScroll), where)

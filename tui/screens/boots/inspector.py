@@ -46,6 +46,7 @@ from tui.eggs.verify import verify_egg
 from tui.eggs.zip_reader import EggSource
 from tui.screens.boots.entry_pages import EntryPages, language_for
 from tui.screens.boots.json_text import pretty_json, size_text
+from tui.screens.dialog import scroll_body
 from tui.stylesheets import sheets
 from tui.untrusted import clean_line
 from tui.widgets.key_bar import KeyBar
@@ -135,17 +136,14 @@ def move_cursor(focused: Widget | None, delta: int) -> None:
         focused.scroll_relative(y=delta, animate=False)
 
 
+_SCROLL_FOR_JUMP = {"top": "home", "bottom": "end", "down": "half_down", "up": "half_up"}
+
+
 def jump_cursor(focused: Widget | None, where: str) -> None:
     """``g``/``G`` (``where`` "top"/"bottom") and ``ctrl+d``/``ctrl+u`` ("down"/"up": half a
     page) in the focused list, table or tree, or the focused pane's text."""
     if isinstance(focused, VerticalScroll):
-        half = max(1, focused.scrollable_content_region.height // 2)
-        if where == "top":
-            focused.scroll_home(animate=False)
-        elif where == "bottom":
-            focused.scroll_end(animate=False)
-        else:
-            focused.scroll_relative(y=half if where == "down" else -half, animate=False)
+        scroll_body(focused, _SCROLL_FOR_JUMP[where])
         return
     if isinstance(focused, OptionList):
         count, current = focused.option_count, focused.highlighted
