@@ -426,6 +426,11 @@ async def test_vim_jumps_in_the_report_and_help_lists_the_inspectors_keys():
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(pilot.app.screen, HelpScreen)
+        help_screen = pilot.app.screen
+        for _ in range(3):  # a burst: no refresh between the keys, each still moves a line
+            help_screen.action_scroll("down")
+        await pilot.pause()
+        assert help_screen.query_one("#help-body").scroll_y == 3
         keys = plain(pilot.app.screen.query_one("#help-keys", Static))
         assert keys.startswith("Egg inspector")
         for words in ("Hex/text", "Prev page", "Prev pane", "Previous match", "Quit"):

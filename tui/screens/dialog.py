@@ -7,14 +7,14 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.stylesheets import sheets
 
-__all__ = ["Dialog", "scroll_body"]
+__all__ = ["Dialog"]
 
 
 class Dialog(ModalScreen[None]):
@@ -41,14 +41,3 @@ class Dialog(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-def scroll_body(body: VerticalScroll, where: str) -> None:
-    """One scroll key in a text (``down``, ``up``, ``home``, ``end``, ``page_down``,
-    ``page_up``, ``half_down``, ``half_up``), never animated: a burst of keys moves as far as the
-    keys say (an animated scroll restarted by each key moves one line in all)."""
-    if where in ("half_down", "half_up"):
-        step = max(1, body.scrollable_content_region.height // 2)
-        body.scroll_relative(y=step if where == "half_down" else -step, animate=False)
-    else:
-        getattr(body, f"scroll_{where}")(animate=False)

@@ -18,8 +18,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from tui.screens.dialog import scroll_body
 from tui.stylesheets import sheets
+from tui.widgets.find_text import scroll_body
 
 __all__ = ["HelpScreen", "KeyEntry", "declared_bindings", "key_sections"]
 
@@ -133,7 +133,7 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape", "close", "Close", id="help.close"),
         Binding("question_mark", "close", "Close", key_display="?", show=False, id="help.close2"),
         Binding("q", "close", "Close", show=False, id="help.close3"),
-        # vim motion and the usual scroll keys, none animated (tui.screens.dialog.scroll_body)
+        # vim motion and the usual scroll keys, none animated (tui.widgets.find_text.scroll_body)
         *(
             Binding(
                 key,

@@ -18,8 +18,9 @@ from textual.widgets import Static
 
 from tui.app_state import AppState
 from tui.network.store import FileState, RefreshReport, Snapshot
-from tui.screens.dialog import Dialog, scroll_body
+from tui.screens.dialog import Dialog
 from tui.untrusted import clean
+from tui.widgets.find_text import scroll_body
 from tui.widgets.text import age, when
 
 __all__ = ["ProblemsScreen", "problem_lines"]

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from tui.widgets.text import hang_labelled
 
-__all__ = ["FindScroll", "vim_scroll_keys"]
+__all__ = ["FindScroll", "scroll_body", "vim_scroll_keys"]
 
 
 def vim_scroll_keys(scope: str) -> list[BindingType]:
@@ -32,6 +32,19 @@ def vim_scroll_keys(scope: str) -> list[BindingType]:
         Binding(key, action, description, show=False, id=f"{scope}.{key}")
         for key, action, description in keys
     ]
+
+
+def scroll_body(body: VerticalScroll, where: str) -> None:
+    """One scroll key in a text (``down``, ``up``, ``home``, ``end``, ``page_down``,
+    ``page_up``, ``half_down``, ``half_up``), at once and never animated: a burst of keys moves
+    as far as the keys say. (Textual defers a scroll to the next refresh by default, and each
+    key of a burst then starts from the same place: six ``j`` moved one line.)"""
+    if where in ("half_down", "half_up"):
+        step = max(1, body.scrollable_content_region.height // 2)
+        y = step if where == "half_down" else -step
+        body.scroll_relative(y=y, animate=False, immediate=True)
+    else:
+        getattr(body, f"scroll_{where}")(animate=False, immediate=True)
 
 
 class FindScroll(VerticalScroll, can_focus=True):
@@ -73,8 +86,7 @@ class FindScroll(VerticalScroll, can_focus=True):
         return self.query_one(self.TEXT_SELECTOR, Static)
 
     def action_half_page(self, direction: int) -> None:
-        step = max(1, self.scrollable_content_region.height // 2)
-        self.scroll_relative(y=direction * step, animate=False)
+        scroll_body(self, "half_down" if direction > 0 else "half_up")
 
     def show_text(self, body: Content) -> None:
         """New text; the matches of the find (if any) are marked in it."""

@@ -46,9 +46,9 @@ from tui.eggs.verify import verify_egg
 from tui.eggs.zip_reader import EggSource
 from tui.screens.boots.entry_pages import EntryPages, language_for
 from tui.screens.boots.json_text import pretty_json, size_text
-from tui.screens.dialog import scroll_body
 from tui.stylesheets import sheets
 from tui.untrusted import clean_line
+from tui.widgets.find_text import scroll_body
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.panes import LatestTabbedContent
 
@@ -133,7 +133,7 @@ def move_cursor(focused: Widget | None, delta: int) -> None:
     if isinstance(focused, OptionList | Tree | DataTable):
         (focused.action_cursor_down if delta > 0 else focused.action_cursor_up)()
     elif isinstance(focused, VerticalScroll):
-        focused.scroll_relative(y=delta, animate=False)
+        scroll_body(focused, "down" if delta > 0 else "up")
 
 
 _SCROLL_FOR_JUMP = {"top": "home", "bottom": "end", "down": "half_down", "up": "half_up"}
