@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from app_rig import loaded, make_rig, settle
 
+from tui.network.models import replace as model_replace
 from tui.screens.agents import AgentsScreen
 
 WIDE = (140, 40)
@@ -199,8 +200,8 @@ async def test_trending_panels_mark_changed_rows() -> None:
         snapshot = rig.store.snapshot
         trending = snapshot.trending
         first = trending.top_agents[0]
-        changed = first.model_copy(update={"posts": first.posts + 5})
-        model = trending.model_copy(update={"top_agents": [changed, *trending.top_agents[1:]]})
+        changed = model_replace(first, posts=first.posts + 5)
+        model = model_replace(trending, top_agents=(changed, *trending.top_agents[1:]))
         files = dict(snapshot.files)
         files["trending.json"] = replace(files["trending.json"], model=model)
         newer = replace(snapshot, files=MappingProxyType(files), generation=snapshot.generation + 1)

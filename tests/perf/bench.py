@@ -12,8 +12,8 @@ refresh      bytes and requests of one no-change refresh cycle of the store vs a
              transport). Bytes are counted on the wire: status line + headers + body, by one
              httpx response hook shared by both clients. Two store cases: the manifest answered
              304 (ETag) and the manifest re-sent (200) with no file changed.
-validation   agents.json: pydantic validation into roost's models vs `json.loads` alone, best of
-             several runs each, at 1k / 10k / 50k agents.
+validation   agents.json: validation (msgspec) into roost's models vs `json.loads` alone, best
+             of several runs each, at 1k / 10k / 50k agents.
 table        first paint and one filter keystroke at 50k rows: roost's VirtualTable vs the stock
              Textual DataTable (tests/perf/bench_table.py).
 cold_start   start from the disk cache to a painted Agents screen (all rows) vs a bare one-widget

@@ -3,7 +3,7 @@
 The store reads only its disk cache: its HTTP transport fails at once (as on a machine with no
 network), so the figure is start-up + cache read + validation + row build + first paint. The
 bare app is one ``Static`` started the same way (``run_test``, same size). ``data_load_s`` is
-the store's ``load_cache()`` alone (file read, sha256 check, pydantic validation), measured
+the store's ``load_cache()`` alone (file read, sha256 check, validation), measured
 outside the app. Goal (issue 3): ``roost_s <= 2 * bare_s + data_load_s``.
 
 "Painted" is the first display of the screen after the Agents table holds every row
@@ -237,7 +237,7 @@ def measure_process_cold_start(cache_dir: Path, agents: int, *, repeats: int = 5
     warm_s = statistics.median(warm)
     summary["data_load_warm_s"] = round(warm_s, 4)
     summary["goal_met_with_warm_load"] = roost_s <= 2 * bare_s + warm_s
-    # the load's own imports (pydantic and the models: ~0.1 s) counted as data load, not as
+    # the load's own imports (msgspec and the models) counted as data load, not as
     # roost's start-up: the bare app loads no data and imports no validator
     imports_s = statistics.median(with_imports)
     summary["data_load_with_imports_s"] = round(imports_s, 4)

@@ -6,7 +6,7 @@
 it headless at 120×40, prints the wall-clock time of its first populated display as JSON, and
 exits. ``load``: the data load alone in a fresh interpreter, as the app does it (the store's
 ``load_cache()`` with the collector paused); prints its duration without and with the imports
-it needs (tui.service, the store, the pydantic models).
+it needs (tui.service, the store, the models).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def roost_app(cache_dir: str, agents: int):
 
 
 def data_load(cache_dir: str, agents: int) -> dict[str, float]:
-    """The store's load_cache() alone, and with the imports it needs (store, models, pydantic)."""
+    """The store's load_cache() alone, and with the imports it needs (store, models, msgspec)."""
     root = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(root))
     imports_started = time.perf_counter()

@@ -3,20 +3,18 @@ column alone (``make_sort_value``), and it must agree with the whole tuple the w
 
 from __future__ import annotations
 
-from tui.network.models import Agent
+from tui.network.models import Agent, convert, replace
 from tui.sandbox.generator import DEFAULT_EPOCH, generate_state
 from tui.screens.agents import COLUMNS, AgentRow
 
 
 def _agents() -> dict[str, Agent]:
     state = generate_state(seed=7, agents=300, epoch=DEFAULT_EPOCH)
-    agents = {
-        key: Agent.model_validate(value) for key, value in state["agents.json"]["agents"].items()
-    }
+    agents = {key: convert(Agent, value) for key, value in state["agents.json"]["agents"].items()}
     # the edges: no heartbeat, an unparsable one, a display name, empty texts
     first = next(iter(agents.values()))
-    agents["no-beat"] = first.model_copy(update={"heartbeat_last": None})
-    agents["Shown-Name"] = first.model_copy(update={"display_name": "Zed Ä", "framework": ""})
+    agents["no-beat"] = replace(first, heartbeat_last=None)
+    agents["Shown-Name"] = replace(first, display_name="Zed Ä", framework="")
     return agents
 
 

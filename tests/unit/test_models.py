@@ -12,10 +12,15 @@ from hypothesis import strategies as st
 from tui.network.models import (
     MANIFEST_FILE,
     STATE_FILES,
+    Agent,
+    InvalidDocument,
     StateValidationError,
     as_utc,
+    convert,
+    dump,
     parse_manifest,
     parse_state,
+    replace,
 )
 
 
@@ -58,7 +63,8 @@ def test_unknown_fields_are_kept_not_fatal():
     model = parse_state("agents.json", json.dumps(doc))
     agent = model.agents["a1"]
     assert agent.extras == {"brand_new_field": {"x": 1}}
-    dumped = model.model_dump(mode="json", by_alias=True)
+    assert model.extras == {"top_level_new": [1, 2]} and model.meta.extras == {"also_new": True}
+    dumped = dump(model)
     assert dumped["top_level_new"] == [1, 2]
     assert dumped["agents"]["a1"]["brand_new_field"] == {"x": 1}
     assert dumped["_meta"]["also_new"] is True
@@ -175,25 +181,42 @@ def test_agent_shaped_documents_always_validate(agents):
     assert set(model.agents) == set(agents)
 
 
-def test_agents_share_their_set_of_given_fields_and_still_copy():
-    """Each agent's set of given fields is one shared frozenset per shape (not ~0.7 KB each);
-    copies made with model_copy(update=...) still work and own their set."""
-    document = {
-        "agents": {
-            "a": {"name": "A", "karma": 1},
-            "b": {"name": "B", "karma": 2},
-            "c": {"name": "C", "bio": "x"},
-        },
-        "_meta": {"count": 3},
-    }
+def test_a_replaced_model_keeps_its_extras_and_leaves_the_original_alone():
+    document = {"agents": {"a": {"name": "A", "karma": 1, "new": 2}}, "top": True}
     parsed = parse_state("agents.json", json.dumps(document).encode())
-    a, b, c = (parsed.agents[k] for k in "abc")
-    assert a.model_fields_set == {"name", "karma"} and c.model_fields_set == {"name", "bio"}
-    assert a.__pydantic_fields_set__ is b.__pydantic_fields_set__
-    assert a.__pydantic_fields_set__ is not c.__pydantic_fields_set__
-    changed = a.model_copy(update={"karma": 5})
-    assert changed.karma == 5 and a.karma == 1
-    assert a.model_fields_set == {"name", "karma"}  # the shared set was not touched
-    deep = c.model_copy(update={"status": "active"}, deep=True)
-    assert deep.status == "active" and "status" in deep.model_fields_set
-    assert "status" not in c.model_fields_set
+    agent = parsed.agents["a"]
+    changed = replace(agent, karma=5)
+    assert changed.karma == 5 and agent.karma == 1
+    assert changed.extras == agent.extras == {"new": 2}
+    copied = replace(parsed, agents={})
+    assert copied.extras == {"top": True} and parsed.agents
+    with pytest.raises(AttributeError):
+        agent.karma = 7  # frozen: a snapshot is shared by every screen
+
+
+def test_model_from_plain_values_keeps_extras_and_names_the_failing_key():
+    agent = convert(Agent, {"name": "A", "karma": "3", "shiny": [1]})
+    assert agent.karma == 3 and agent.extras == {"shiny": [1]}
+    with pytest.raises(InvalidDocument) as info:
+        convert(dict[str, Agent], {"ok": {"name": "A"}, "x y": {"name": "B", "karma": "q"}})
+    assert info.value.path == '$["x y"].karma'
+
+
+def test_nan_and_infinity_as_python_writes_them_are_accepted():
+    model = parse_state(
+        "agents.json", '{"agents": {"a": {"name": "A", "traits": {"t": NaN, "u": Infinity}}}}'
+    )
+    traits = model.agents["a"].traits
+    assert traits["u"] == float("inf") and traits["t"] != traits["t"]
+
+
+def test_hostile_shapes_are_validation_errors_not_crashes():
+    for text in [
+        "[" * 100_000,
+        '{"agents": ' + "[" * 100_000,
+        b"\xff\xfe",
+        '{"agents": {"a": {"name": "A", "karma": 1e400}}}',
+        "",
+    ]:
+        with pytest.raises(StateValidationError):
+            parse_state("agents.json", text)

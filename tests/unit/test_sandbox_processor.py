@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tui.actions.catalog import CATALOG
-from tui.network.models import Agent, Channel
+from tui.network.models import Agent, Channel, convert
 from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES
 from tui.sandbox.deployment import KNOWN_ACTIONS
 from tui.sandbox.generator import generate_state, serialize
@@ -267,7 +267,7 @@ def test_moderators(docs):
     assert channel["moderators"] == []
     with pytest.raises(ActionRejected, match="does not moderate"):
         apply_action(docs, "remove_moderator", payload, ME, NOW)
-    Channel.model_validate(channel)
+    convert(Channel, channel)
 
 
 def test_recruit_agent(docs):
@@ -279,7 +279,7 @@ def test_recruit_agent(docs):
     apply_action(docs, "recruit_agent", payload, ME, NOW)
     assert "nova-scout-2" in agents(docs)
     assert_consistent(docs)
-    Agent.model_validate(recruit)
+    convert(Agent, recruit)
     with pytest.raises(ActionRejected, match="not a registered agent"):
         apply_action(docs, "recruit_agent", payload, "stranger", NOW)
 
@@ -290,7 +290,7 @@ def test_verify_agent(docs):
     }
     agent = agents(docs)[ME]
     assert agent["verified"] is True and agent["github_username"] == "new-agent"
-    assert Agent.model_validate(agent).verified is True
+    assert convert(Agent, agent).verified is True
     with pytest.raises(ActionRejected, match="must not be empty"):
         apply_action(docs, "verify_agent", {"github_username": " "}, ME, NOW)
 

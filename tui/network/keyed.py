@@ -1,8 +1,8 @@
 """Re-validating a big keyed state file: only the entries whose text changed since last time.
 
-Why: agents.json holds every agent under one key. At 50 000 agents validating it whole takes
-~450 ms, and pydantic-core holds the GIL all that time, so the UI froze for as long on every
-refresh that changed a single heartbeat. Here the file is walked one entry at a time with the
+Why: agents.json holds every agent under one key. At 50 000 agents decoding it whole takes
+~170 ms, and msgspec holds the GIL all that time, so the UI froze for as long on every refresh
+that changed a single heartbeat. Here the file is walked one entry at a time with the
 standard library's C JSON scanner (a loop of small calls, so the UI thread gets its turn), each
 entry's raw text is compared with the text it had last time, and only new or changed entries are
 validated; unchanged ones keep their model objects (so a screen's change-marking finds them
@@ -33,15 +33,21 @@ from functools import lru_cache
 from json.decoder import scanstring
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
-
-from tui.network.models import STATE_FILES, Agent, big_document, parse_state
+from tui.network.models import (
+    STATE_FILES,
+    Agent,
+    InvalidDocument,
+    big_document,
+    decode,
+    parse_state,
+    replace,
+)
 from tui.network.state_files import AGENTS
 
 __all__ = ["KEYED_FILES", "Keyed", "parse_keyed"]
 
 # file -> (the member holding the keyed entries, the model of one entry)
-KEYED_FILES: Mapping[str, tuple[str, type[BaseModel]]] = {AGENTS: ("agents", Agent)}
+KEYED_FILES: Mapping[str, tuple[str, type[Any]]] = {AGENTS: ("agents", Agent)}
 
 MIN_SIZE = 1 << 20  # smaller files are validated whole: a few ms, nothing to gain
 
@@ -93,7 +99,7 @@ def parse_keyed(
     *,
     min_size: int = MIN_SIZE,
     piece: int | None = None,
-) -> tuple[BaseModel, Keyed | None]:
+) -> tuple[Any, Keyed | None]:
     """Validate ``data`` like :func:`parse_state`, reusing ``previous``'s unchanged entries.
 
     Returns the model and what the next call needs (``None`` when the file is small or not a
@@ -119,7 +125,7 @@ def parse_keyed(
 
 # --------------------------------------------------------------------------- first copy: in pieces
 
-PIECE = 1 << 18  # bytes of entries validated at a time: ~3 ms of pydantic-core holding the GIL
+PIECE = 1 << 18  # bytes of entries decoded at a time: ~1 ms of msgspec holding the GIL
 MAX_MISSES = 4  # pieces that were not cut between two entries, before giving up on the layout
 _WS = rb"[ \t\n\r]*"
 
@@ -134,27 +140,17 @@ def _head(member: str) -> re.Pattern[bytes]:
     )
 
 
-@lru_cache(maxsize=8)
-def _entries_adapter(entry_model: type[BaseModel]) -> TypeAdapter[dict[str, Any]]:
-    return TypeAdapter(dict[str, entry_model])  # type: ignore[valid-type]
-
-
-def _only_json_invalid(exc: ValidationError) -> bool:
-    errors = exc.errors(include_url=False, include_context=False, include_input=False)
-    return all(error["type"] == "json_invalid" for error in errors)
-
-
 def _validate_in_pieces(
-    file_name: str, data: bytes, member: str, entry_model: type[BaseModel], piece: int = PIECE
-) -> BaseModel | None:
+    file_name: str, data: bytes, member: str, entry_model: type[Any], piece: int = PIECE
+) -> Any | None:
     """The first copy of a big keyed file, validated a quarter MiB of entries at a time; None
     when the document is not laid out as expected or anything in it fails (then the caller
     validates it whole, which decides and reports).
 
-    Why: pydantic-core parses a JSON document into its own tree before it builds the models,
-    outside Python's allocator. For a 50k-agent agents.json that tree is ~75 MiB more at the
-    peak, and the holes it leaves keep the process's resident set high afterwards. A piece at a
-    time, the tree is never more than a piece's, and the GIL is let go between pieces.
+    Why: the GIL is let go between pieces (a whole 50k-agent document holds it ~170 ms), and
+    a piece with unknown fields is decoded a second time as plain JSON to keep them
+    (:func:`~tui.network.models.decode`): a piece's worth of plain objects, never the whole
+    document's, is alive at once.
 
     How the cuts are found: the whitespace around the member's first key shows the layout (two
     spaces of indent and a newline, or none). A cut is tried where an entry's closing brace is
@@ -170,7 +166,7 @@ def _validate_in_pieces(
         return None
     between = b"}," + head.group(2) + b'"'  # an entry's end, the comma, the next key's quote
     close = b"}" + head.group(1) + b"}"  # the last entry's end and the member's
-    adapter = _entries_adapter(entry_model)
+    entries_model = dict[str, entry_model]  # type: ignore[valid-type]
     opened = head.start(2) - 1  # the member's "{"
     start = head.end() - 1  # the first key's quote
     size = len(data)
@@ -196,11 +192,11 @@ def _validate_in_pieces(
             text += view[start:stop]
             text += b"}"
             try:
-                entries = adapter.validate_json(text)
-            except ValidationError as exc:
+                entries = decode(entries_model, text)
+            except InvalidDocument as exc:
                 misses += 1
                 missed = True
-                if not _only_json_invalid(exc) or misses > MAX_MISSES:
+                if not exc.malformed or misses > MAX_MISSES:
                     return None
                 continue
             break
@@ -215,17 +211,17 @@ def _validate_in_pieces(
     if b"\\" in rest or b'"' + member.encode() + b'"' in rest:
         return None  # perhaps the member a second time
     try:
-        document = STATE_FILES[file_name].model_validate_json(data[:opened] + b"{}" + rest)
-    except ValidationError:
+        document = decode(STATE_FILES[file_name], data[:opened] + b"{}" + rest)
+    except InvalidDocument:
         return None
     if getattr(document, member):
         return None
-    return document.model_copy(update={member: models})
+    return replace(document, **{member: models})
 
 
 def _parse(
-    file_name: str, data: bytes, member: str, entry_model: type[BaseModel], previous: Keyed
-) -> tuple[BaseModel, Keyed]:
+    file_name: str, data: bytes, member: str, entry_model: type[Any], previous: Keyed
+) -> tuple[Any, Keyed]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -249,7 +245,6 @@ def _parse(
     entries, others = _layout(text, member, entry_end)
     spans: dict[str, tuple[int, int]] = {}
     models: dict[str, Any] = {}
-    validate = entry_model.model_validate_json
     for key, value_start, value_end in entries:
         if key in spans:
             raise _Malformed  # a duplicate key: the whole-document rules decide
@@ -258,15 +253,15 @@ def _parse(
             models[key] = old_models[key]
             continue
         try:
-            models[key] = validate(text[value_start:value_end])
-        except ValidationError:
+            models[key] = decode(entry_model, text[value_start:value_end])
+        except InvalidDocument:
             raise _Malformed from None  # reported by the whole-document validation
     rest = "{" + ",".join([f"{json.dumps(member)}:{{}}", *(text[a:b] for a, b in others)]) + "}"
     try:
-        document = STATE_FILES[file_name].model_validate_json(rest)
-    except ValidationError:
+        document = decode(STATE_FILES[file_name], rest)
+    except InvalidDocument:
         raise _Malformed from None
-    return document.model_copy(update={member: models}), Keyed(text, spans, models, member)
+    return replace(document, **{member: models}), Keyed(text, spans, models, member)
 
 
 def _layout(

@@ -5,26 +5,41 @@ The rules, learned from the published files:
 * typed where the data is stable (counts are ints, traits are floats, lists are lists);
 * optional where real data omits fields (``traits``, ``subscribed_channels``, ``slug`` on some
   channels, ``proposals`` on older deployments, ``active`` may be null);
-* unknown fields are kept (``extra="allow"``) — the service adds fields over time and roost shows
-  them in raw views instead of dropping them;
+* unknown fields are kept (:attr:`_Model.extras`) — the service adds fields over time and roost
+  shows them in raw views instead of dropping them;
 * timestamps are kept as the strings the service sent and parsed on use with :func:`as_utc`, so
-  one odd timestamp never discards a whole file (and validation stays close to ``json.loads``
-  speed at 50k agents: parsing every timestamp up front costs ~30%).
+  one odd timestamp never discards a whole file (and decoding stays fast at 50k agents).
+
+The models are msgspec structs, decoded straight from the JSON bytes by msgspec's C decoder
+(lax: ``"5"`` and ``5.0`` are accepted for an int, as the service's older writers sent them).
+msgspec is used here rather than pydantic because this module is on the path of roost's first
+paint: importing pydantic and building its validators costs ~110 ms before anything is shown,
+msgspec ~5 ms, and msgspec decodes a 50k-agent agents.json in about a third of pydantic's time
+(``tests/perf/bench.py``). The egg and action models, off that path, stay pydantic.
+
+How unknown fields are kept: the structs refuse unknown fields, so the common case (every field
+known) is one C call. A document (or a piece of one) that has unknown fields is decoded again as
+plain JSON, the unknown members are taken out beside the struct they belong to, the rest is
+converted to the structs, and each struct gets its extras back (:func:`decode`).
 
 Models are frozen: a snapshot is shared by every screen and must not change under them.
 A validation failure is raised as :class:`StateValidationError`, naming the file and the JSON
-path of the first errors.
+path of the failure (dict keys included: ``$.agents["a b"].karma``).
 """
 
 from __future__ import annotations
 
 import json
+import types
+import typing
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from functools import lru_cache
+from typing import Annotated, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+import msgspec
+from msgspec import field
 
 from tui import collector
 from tui.network.state_files import (
@@ -58,14 +73,20 @@ __all__ = [
     "StateValidationError",
     "as_utc",
     "big_document",
+    "convert",
+    "decode",
+    "dump",
     "parse_state",
     "parse_manifest",
+    "replace",
 ]
 
 
 # A timestamp as sent (ISO 8601 in practice); `as_utc` parses it when a screen needs a time.
 Timestamp = str | None
 StrTuple = tuple[str, ...]
+
+_EXTRAS = "extras"  # the key of a struct's unknown fields in its __dict__
 
 
 def as_utc(value: datetime | str | None) -> datetime | None:
@@ -82,15 +103,14 @@ def as_utc(value: datetime | str | None) -> datetime | None:
     return value.astimezone(UTC)
 
 
-class _Model(BaseModel):
-    """Base: frozen, unknown fields kept, aliases accepted both ways."""
-
-    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+class _Model(msgspec.Struct, frozen=True, kw_only=True, dict=True, forbid_unknown_fields=True):
+    """Base: frozen, keyword-built, unknown fields refused by the decoder and kept by
+    :func:`decode` (in the instance's ``__dict__``, which the struct's own fields do not use)."""
 
     @property
     def extras(self) -> dict[str, Any]:
         """Fields the service sent that roost does not model (shown in raw views)."""
-        return dict(self.model_extra or {})
+        return dict(self.__dict__.get(_EXTRAS, ()))
 
 
 class Meta(_Model):
@@ -99,15 +119,6 @@ class Meta(_Model):
 
 
 # --------------------------------------------------------------------------- agents.json
-
-
-#: One frozenset per distinct set of given fields, shared by every model that has it.
-_FIELD_SETS: dict[frozenset[str], frozenset[str]] = {}
-
-
-# BaseModel's slot for that set, read and written without attribute lookups (once per agent)
-_GIVEN_SLOT = BaseModel.__dict__["__pydantic_fields_set__"]
-_get_given, _set_given = _GIVEN_SLOT.__get__, _GIVEN_SLOT.__set__
 
 
 class Agent(_Model):
@@ -149,30 +160,10 @@ class Agent(_Model):
         "following_count",
     )
 
-    @model_validator(mode="after")
-    def _share_given_fields(self) -> Agent:
-        # Pydantic gives every instance its own set of the fields that were given (~0.7 KB for
-        # an agent: 35 MiB at 50 000 agents); a big file has a hundred distinct ones. The
-        # models are frozen, so the set is never added to: share one frozenset per distinct set.
-        given = frozenset(_get_given(self))
-        _set_given(self, _FIELD_SETS.setdefault(given, given))
-        return self
-
-    def __copy__(self) -> Agent:
-        # pydantic's model_copy(update=...) adds to the copy's set: give the copy its own
-        copied = super().__copy__()
-        object.__setattr__(copied, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
-        return copied
-
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Agent:
-        copied = super().__deepcopy__(memo)
-        object.__setattr__(copied, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
-        return copied
-
 
 class AgentsFile(_Model):
     agents: dict[str, Agent]
-    meta: Meta | None = Field(default=None, alias="_meta")
+    meta: Meta | None = field(default=None, name="_meta")
 
 
 # --------------------------------------------------------------------------- channels.json
@@ -197,7 +188,7 @@ class Channel(_Model):
 
 class ChannelsFile(_Model):
     channels: dict[str, Channel]
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: dict[str, Any] | None = field(default=None, name="_meta")
 
 
 # --------------------------------------------------------------------------- trending.json
@@ -209,7 +200,7 @@ class TrendingPost(_Model):
     channel: str = ""
     upvotes: int = 0
     downvotes: int = 0
-    comment_count: int = Field(default=0, alias="commentCount")
+    comment_count: int = field(default=0, name="commentCount")
     score: float = 0.0
     number: int | None = None
     url: str | None = None
@@ -244,7 +235,7 @@ class TrendingFile(_Model):
     top_agents: tuple[TopAgent, ...] = ()
     top_channels: tuple[TopChannel, ...] = ()
     top_topics: tuple[TopTopic, ...] = ()
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: dict[str, Any] | None = field(default=None, name="_meta")
 
 
 # --------------------------------------------------------------------------- stats.json
@@ -264,7 +255,8 @@ class StatsFile(_Model):
 
     def counters(self) -> dict[str, float]:
         """Every numeric counter by name, including ones this version of roost does not know."""
-        data = self.model_dump(exclude={"last_updated"})
+        data = dump(self)
+        data.pop("last_updated", None)
         return {
             key: value
             for key, value in data.items()
@@ -324,13 +316,13 @@ class SeedsFile(_Model):
 
 
 class ManifestEntry(_Model):
-    hash: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
-    size: int | None = Field(default=None, ge=0)
+    hash: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-fA-F]{64}$")]
+    size: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class ManifestFile(_Model):
     files: dict[str, ManifestEntry]
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: dict[str, Any] | None = field(default=None, name="_meta")
 
     def entry(self, name: str) -> ManifestEntry | None:
         return self.files.get(name)
@@ -360,25 +352,271 @@ class StateValidationError(ValueError):
         more = f" (+{self.total - len(errors)} more)" if self.total > len(errors) else ""
         super().__init__(f"{file}: {shown}{more}")
 
-    @classmethod
-    def from_pydantic(cls, file: str, exc: ValidationError) -> StateValidationError:
-        errors = exc.errors(include_url=False, include_input=False)
-        pairs = [(json_path(err["loc"]), str(err["msg"])) for err in errors[: cls.MAX_ERRORS]]
-        return cls(file, pairs, total=len(errors))
+
+class InvalidDocument(ValueError):
+    """:func:`decode` refused the bytes: ``path`` (a JSON path, keys spelled out) and
+    ``message`` say where and why. ``malformed``: the bytes are not JSON at all."""
+
+    def __init__(self, path: str, message: str, *, malformed: bool = False):
+        self.path = path
+        self.message = message
+        self.malformed = malformed
+        super().__init__(f"{path}: {message}")
 
 
 def json_path(loc: tuple[int | str, ...]) -> str:
-    """A pydantic error location as a JSON path: ``$.agents["a b"].karma``, ``$.trending[3]``."""
-    parts = ["$"]
-    for item in loc:
-        if isinstance(item, int):
-            parts.append(f"[{item}]")
-        elif item.isidentifier():
-            parts.append(f".{item}")
-        else:
-            # keys come from the data: show them JSON-quoted (escapes control characters)
-            parts.append(f"[{json.dumps(item)}]")
-    return "".join(parts)
+    """A location as a JSON path: ``$.agents["a b"].karma``, ``$.trending[3]``."""
+    return "$" + "".join(_step(item) for item in loc)
+
+
+def _step(item: int | str) -> str:
+    if isinstance(item, int):
+        return f"[{item}]"
+    if item.isidentifier():
+        return f".{item}"
+    # keys come from the data: show them JSON-quoted (escapes control characters)
+    return f"[{json.dumps(item)}]"
+
+
+M = TypeVar("M")
+
+
+@lru_cache(maxsize=64)
+def _decoder(model: Any) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(model, strict=False)
+
+
+def decode(model: type[M] | Any, data: bytes | bytearray | memoryview | str) -> M:
+    """``data`` (JSON) as ``model`` (a struct, or a container of structs such as
+    ``dict[str, Agent]``), unknown fields kept as each struct's :attr:`~_Model.extras`.
+
+    Raises :class:`InvalidDocument` with the JSON path of the failure.
+    """
+    try:
+        return _decoder(model).decode(data)
+    except msgspec.ValidationError as exc:
+        if not str(exc).startswith("Object contains unknown field"):
+            raise _explained(model, data, exc) from None
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        pass  # perhaps NaN or Infinity, which Python's json writes and msgspec refuses
+    # decoded again as plain JSON: unknown fields are set aside, the rest is converted
+    return convert(model, _plain(data))
+
+
+def _plain(data: bytes | bytearray | memoryview | str) -> Any:
+    """``data`` as plain JSON values; NaN and Infinity accepted, as Python's json writes them."""
+    try:
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+        failure: BaseException = exc
+    try:
+        return json.loads(bytes(data) if isinstance(data, bytearray | memoryview) else data)
+    except json.JSONDecodeError as exc:  # its message says where: line and column
+        reason = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    except (ValueError, RecursionError):
+        reason = _message(failure)
+    raise InvalidDocument("$", f"Invalid JSON: {reason}", malformed=True)
+
+
+def _message(exc: BaseException) -> str:
+    """msgspec's message without its `` - at `$…` `` suffix (the path is reported apart)."""
+    text = str(exc) or type(exc).__name__
+    return text.split(" - at `", 1)[0]
+
+
+def _explained(model: Any, data: Any, exc: msgspec.ValidationError) -> InvalidDocument:
+    """The failure with its full path: msgspec writes a dict key as ``[...]``; the key is found
+    by converting the plain JSON (``data``, or its text) one member at a time (on this error
+    path only)."""
+    text = str(exc)
+    where = text.rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in text else "$"
+    if "[...]" not in where:
+        return InvalidDocument(where, _message(exc))
+    try:
+        raw = _plain(data) if isinstance(data, bytes | bytearray | memoryview | str) else data
+    except InvalidDocument:
+        return InvalidDocument(where, _message(exc))
+    path, message = _first_failure(model, raw, ())
+    return InvalidDocument(path, message)
+
+
+def _first_failure(model: Any, raw: Any, loc: tuple[int | str, ...]) -> tuple[str, str]:
+    """Where converting ``raw`` to ``model`` first fails, descending into the member that
+    fails (``raw`` is known to fail)."""
+    for key, member_model, member in _members(model, raw):
+        try:
+            msgspec.convert(_known(member_model, member), member_model, strict=False)
+        except msgspec.ValidationError:
+            return _first_failure(member_model, member, (*loc, key))
+    try:
+        msgspec.convert(_known(model, raw), model, strict=False)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        rest = text.rsplit(" - at `", 1)[1].rstrip("`")[1:] if " - at `" in text else ""
+        return json_path(loc) + rest, _message(exc)
+    return json_path(loc), "not valid"  # pragma: no cover - raw was known to fail
+
+
+def _members(model: Any, raw: Any) -> Iterator[tuple[int | str, Any, Any]]:
+    """(key, model, value) of each member of ``raw`` that ``model`` types as a struct or a
+    container (scalars are checked by the caller's own conversion)."""
+    model = _structured(model, raw)
+    if model is None:
+        return
+    if isinstance(model, type) and issubclass(model, msgspec.Struct):
+        for info in msgspec.structs.fields(model):
+            if info.encode_name in raw:
+                yield info.encode_name, info.type, raw[info.encode_name]
+        return
+    origin, args = typing.get_origin(model), typing.get_args(model)
+    if origin is dict and isinstance(raw, dict):
+        yield from ((key, args[1], value) for key, value in raw.items())
+    elif origin is tuple and isinstance(raw, list):
+        item = args[0] if len(args) == 2 and args[1] is Ellipsis else Any
+        yield from ((index, item, value) for index, value in enumerate(raw))
+
+
+def _structured(model: Any, raw: Any) -> Any:
+    """``model`` if it holds structs somewhere and ``raw`` has its shape; for ``X | None``, X."""
+    if typing.get_origin(model) in (types.UnionType, typing.Union):
+        for option in typing.get_args(model):
+            if option is not type(None) and _structured(option, raw) is not None:
+                return option
+        return None
+    if isinstance(model, type) and issubclass(model, msgspec.Struct):
+        return model if isinstance(raw, dict) else None
+    origin = typing.get_origin(model)
+    if origin is dict:
+        return model if isinstance(raw, dict) and _holds_structs(model) else None
+    if origin is tuple:
+        return model if isinstance(raw, list) and _holds_structs(model) else None
+    return None
+
+
+@lru_cache(maxsize=256)
+def _holds_structs(model: Any) -> bool:
+    if isinstance(model, type) and issubclass(model, msgspec.Struct):
+        return True
+    return any(_holds_structs(arg) for arg in typing.get_args(model) if arg is not Ellipsis)
+
+
+@lru_cache(maxsize=64)
+def _known_names(model: type[msgspec.Struct]) -> frozenset[str]:
+    return frozenset(info.encode_name for info in msgspec.structs.fields(model))
+
+
+def _known(model: Any, raw: Any) -> Any:
+    """``raw`` without the members no struct in ``model`` knows (copies what it changes)."""
+    model = _structured(model, raw)
+    if model is None:
+        return raw
+    if isinstance(model, type) and issubclass(model, msgspec.Struct):
+        known = _known_names(model)
+        return {
+            key: _known(member_model, value)
+            for key, member_model, value in _all_members(model, raw)
+            if key in known
+        }
+    origin, args = typing.get_origin(model), typing.get_args(model)
+    if origin is dict:
+        return {key: _known(args[1], value) for key, value in raw.items()}
+    item = args[0] if len(args) == 2 and args[1] is Ellipsis else Any
+    return [_known(item, value) for value in raw]
+
+
+def _all_members(
+    model: type[msgspec.Struct], raw: dict[str, Any]
+) -> Iterator[tuple[str, Any, Any]]:
+    types_by_name = {info.encode_name: info.type for info in msgspec.structs.fields(model)}
+    for key, value in raw.items():
+        yield key, types_by_name.get(key, Any), value
+
+
+def _give_extras(model: Any, value: Any, raw: Any) -> None:
+    """Walk ``value`` (converted from ``raw``) and give each struct the members of its JSON
+    object that it does not know."""
+    model = _structured(model, raw)
+    if model is None:
+        return
+    if isinstance(value, msgspec.Struct):
+        known = _known_names(type(value))
+        extras = {key: member for key, member in raw.items() if key not in known}
+        if extras:
+            value.__dict__[_EXTRAS] = extras
+        for info in msgspec.structs.fields(type(value)):
+            if info.encode_name in raw:
+                _give_extras(info.type, getattr(value, info.name), raw[info.encode_name])
+        return
+    origin, args = typing.get_origin(model), typing.get_args(model)
+    if origin is dict and isinstance(value, dict):
+        for key, member in value.items():
+            _give_extras(args[1], member, raw[key])
+    elif origin is tuple and isinstance(value, tuple):
+        item = args[0] if len(args) == 2 and args[1] is Ellipsis else Any
+        for member, member_raw in zip(value, raw, strict=True):
+            _give_extras(item, member, member_raw)
+
+
+def convert(model: type[M] | Any, value: Any) -> M:
+    """Plain JSON values (``json.loads``'s) as ``model``, as :func:`decode` would decode them."""
+    try:
+        converted = msgspec.convert(_known(model, value), model, strict=False)
+    except msgspec.ValidationError as exc:
+        raise _explained(model, value, exc) from None
+    _give_extras(model, converted, value)
+    return converted
+
+
+def replace(model: M, **changes: Any) -> M:
+    """A copy of ``model`` with ``changes``, its extras kept."""
+    copied = msgspec.structs.replace(model, **changes)  # type: ignore[type-var]
+    extras = model.__dict__.get(_EXTRAS)  # type: ignore[attr-defined]
+    if extras:
+        copied.__dict__[_EXTRAS] = extras  # type: ignore[attr-defined]
+    return copied
+
+
+def dump(model: Any, *, exclude_none: bool = False) -> Any:
+    """``model`` as plain JSON values: fields by their JSON names, unknown fields included
+    (and, with ``exclude_none``, fields that are None left out)."""
+    out = msgspec.to_builtins(model)  # one C pass; then the extras, where there are any
+    _merge_extras(model, out, exclude_none)
+    return out
+
+
+def _merge_extras(value: Any, out: Any, exclude_none: bool) -> None:
+    if isinstance(value, msgspec.Struct):
+        if exclude_none:
+            for key in [key for key, member in out.items() if member is None]:
+                del out[key]
+        extras = value.__dict__.get(_EXTRAS)
+        if extras:
+            out.update(extras)
+        for name, encode_name in _nested_fields(type(value)):
+            member = getattr(value, name)
+            if member is not None:
+                _merge_extras(member, out[encode_name], exclude_none)
+    elif isinstance(value, dict):
+        for key, member in value.items():
+            if isinstance(member, msgspec.Struct):
+                if member.__dict__ or exclude_none or _nested_fields(type(member)):
+                    _merge_extras(member, out[key], exclude_none)
+            elif isinstance(member, dict | tuple | list):
+                _merge_extras(member, out[key], exclude_none)
+    elif isinstance(value, tuple | list):
+        for member, member_out in zip(value, out, strict=True):
+            if isinstance(member, msgspec.Struct | dict | tuple | list):
+                _merge_extras(member, member_out, exclude_none)
+
+
+@lru_cache(maxsize=64)
+def _nested_fields(model: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
+    """(name, JSON name) of the fields of ``model`` that may hold structs."""
+    return tuple(
+        (info.name, info.encode_name)
+        for info in msgspec.structs.fields(model)
+        if _holds_structs(info.type)
+    )
 
 
 def parse_state(file_name: str, data: bytes | str) -> _Model:
@@ -402,13 +640,13 @@ def big_document(size: int) -> Iterator[None]:
     collector is paused (a hold on the shared switch, :mod:`tui.collector`) and, if the build
     succeeds, what it built is frozen out of the collector's view.
 
-    Why: a 50k-agent agents.json is about a million container objects. While they are built the
-    collector would rescan the growing tree many times over; afterwards its next passes rescan
-    all of them with the UI frozen. The models hold no reference cycles and live until a
-    refresh replaces them, when reference counting frees them, so they are frozen (RoostApp
-    gives them back to the collector when it unmounts). Young garbage is collected first so
-    that little else is frozen with them; when the collector is already off (roost's start-up)
-    nothing is collected.
+    Why: a 50k-agent agents.json is a few hundred thousand container objects. While they are
+    built the collector would rescan the growing tree many times over; afterwards its next
+    passes rescan all of them with the UI frozen. The models hold no reference cycles and live
+    until a refresh replaces them, when reference counting frees them, so they are frozen
+    (RoostApp gives them back to the collector when it unmounts). Young garbage is collected
+    first so that little else is frozen with them; when the collector is already off (roost's
+    start-up) nothing is collected.
     """
     if size <= _GC_PAUSE_THRESHOLD:
         yield
@@ -423,6 +661,6 @@ def big_document(size: int) -> Iterator[None]:
 def _validate(model: type[_Model], file_name: str, data: bytes | str) -> _Model:
     with big_document(len(data)):
         try:
-            return model.model_validate_json(data)
-        except ValidationError as exc:
-            raise StateValidationError.from_pydantic(file_name, exc) from None
+            return decode(model, data)
+        except InvalidDocument as exc:
+            raise StateValidationError(file_name, [(exc.path, exc.message)]) from None

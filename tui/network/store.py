@@ -47,6 +47,7 @@ from tui.network.models import (
     StateValidationError,
     StatsFile,
     TrendingFile,
+    dump,
     parse_manifest,
 )
 from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATE_FILE_NAMES, STATS, TRENDING
@@ -434,9 +435,8 @@ class Store:
         failed_checks = cache.check_in_thread(unchecked) if unchecked else None
         found = [cached for name in prefetched if (cached := self._load_cached(name))]
         found += unchecked
-        # Smallest first: validating a small file right after a big agents.json is much slower
-        # (pydantic-core tidies up after the big document); with the big one
-        # last, that happens at the next refresh instead of before the first paint.
+        # Smallest first: the small files' models are built before a big agents.json fills the
+        # heap (and, with the collector paused, before anything is frozen with them).
         parsed = {
             cached.name: self._parse_cached(cached)
             for cached in sorted(found, key=lambda cached: len(cached.body))
@@ -998,5 +998,5 @@ def snapshot_as_json(snapshot: Snapshot) -> dict[str, Any]:
     for name in STATE_FILE_NAMES:
         state = snapshot.file(name)
         key = name.removesuffix(".json")
-        out[key] = state.model.model_dump(mode="json", by_alias=True) if state.model else None
+        out[key] = dump(state.model) if state.model else None
     return out

@@ -7,12 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import msgspec
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.network.models import dump
 from tui.untrusted import clean
 from tui.widgets.find_text import FindScroll
 
@@ -32,7 +34,9 @@ class Link:
 
 def raw_json(model: Any) -> str:
     """A model (or any JSON-like value) as indented JSON, cleaned for display."""
-    if hasattr(model, "model_dump"):
+    if isinstance(model, msgspec.Struct):  # the state files' models
+        value = dump(model, exclude_none=True)
+    elif hasattr(model, "model_dump"):  # pydantic: boot records and eggs
         value = model.model_dump(mode="json", by_alias=True, exclude_none=True)
     else:
         value = model
