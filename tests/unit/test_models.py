@@ -17,6 +17,7 @@ from tui.network.models import (
     StateValidationError,
     as_utc,
     convert,
+    decode,
     dump,
     parse_manifest,
     parse_state,
@@ -220,3 +221,30 @@ def test_hostile_shapes_are_validation_errors_not_crashes():
     ]:
         with pytest.raises(StateValidationError):
             parse_state("agents.json", text)
+
+
+def test_entries_are_decoded_one_by_one_when_some_have_unknown_fields():
+    # dict[str, Agent] (a piece of agents.json): entries with unknown fields get them as
+    # extras, the others none; the same text decoded twice gives the same, whichever way the
+    # first decode went (a hint remembers that the last one had extras)
+    entries = {
+        "plain": {"name": "P", "karma": 1},
+        "new": {"name": "N", "karma": "2", "badges": ["early"]},
+        "odd": {"name": "O", "traits": {"t": float("nan")}},
+    }
+    text = json.dumps(entries).encode()
+    for _ in range(2):
+        decoded = decode(dict[str, Agent], text)
+        assert list(decoded) == ["plain", "new", "odd"]
+        assert decoded["plain"].extras == {} and decoded["new"].extras == {"badges": ["early"]}
+        assert (
+            decoded["new"].karma == 2 and decoded["odd"].traits["t"] != decoded["odd"].traits["t"]
+        )
+    # a failure in one entry is reported with the whole text's path
+    entries["x y"] = {"name": "B", "karma": "q", "badges": []}
+    with pytest.raises(InvalidDocument) as info:
+        decode(dict[str, Agent], json.dumps(entries))
+    assert info.value.path == '$["x y"].karma'
+    with pytest.raises(InvalidDocument) as info:
+        decode(dict[str, Agent], b'{"a": {"name": "A", "badges": 1}, "b": {"name": 2}}')
+    assert info.value.path == "$.b.name"

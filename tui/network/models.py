@@ -18,9 +18,12 @@ msgspec ~5 ms, and msgspec decodes a 50k-agent agents.json in about a third of p
 (``tests/perf/bench.py``). The egg and action models, off that path, stay pydantic.
 
 How unknown fields are kept: the structs refuse unknown fields, so the common case (every field
-known) is one C call. A document (or a piece of one) that has unknown fields is decoded again as
-plain JSON, the unknown members are taken out beside the struct they belong to, the rest is
-converted to the structs, and each struct gets its extras back (:func:`decode`).
+known) is one C call. A document with unknown fields somewhere (the real service's are: fields
+it added over time) is split into its members' texts in one C pass and each member decoded as
+its field's type, the same way down: a dict of flat structs (agents.json's agents) entry by
+entry, so only the entries with unknown fields are decoded as plain JSON, their unknown members
+taken out and kept as the struct's extras (:func:`decode`). Which way a model's last decode went
+is remembered as a hint, so the pieces of one big agents.json do not each retry the strict way.
 
 Models are frozen: a snapshot is shared by every screen and must not change under them.
 A validation failure is raised as :class:`StateValidationError`, naming the file and the JSON
@@ -392,15 +395,108 @@ def decode(model: type[M] | Any, data: bytes | bytearray | memoryview | str) -> 
 
     Raises :class:`InvalidDocument` with the JSON path of the failure.
     """
+    return _decode(model, data)[0]
+
+
+def _decode(model: Any, data: Any) -> tuple[Any, bool]:
+    """:func:`decode`, and whether some struct in it had unknown fields."""
+    if not _had_extras.get(model):
+        try:
+            return _decoder(model).decode(data), False
+        except msgspec.ValidationError as exc:
+            if not str(exc).startswith("Object contains unknown field"):
+                raise _explained(model, data, exc) from None
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+            pass  # perhaps NaN or Infinity, which Python's json writes and msgspec refuses
+    flat = _flat_entries(model)
+    if flat is not None:
+        value, extras = _entry_by_entry(model, flat, data)
+    elif isinstance(model, type) and issubclass(model, msgspec.Struct):
+        value, extras = _member_by_member(model, data)
+    else:  # decoded as plain JSON: unknown fields set aside, the rest converted
+        value, extras = _converted(model, _plain(data))
+    _had_extras[model] = extras
+    return value, extras
+
+
+def _member_by_member(model: type[msgspec.Struct], data: Any) -> tuple[Any, bool]:
+    """A struct with unknown fields somewhere: each member's text is found in one C pass and
+    decoded as its field's type (a big member, agents.json's agents, entry by entry); unknown
+    members become extras. Anything that fails is decoded whole again, so the error and its
+    path are the whole document's."""
+    texts = _member_texts(data)
+    if texts is None:
+        return _converted(model, _plain(data))
+    fields = _fields_by_json_name(model)
+    values: dict[str, Any] = {}
+    extras: dict[str, Any] = {}
+    had = False
     try:
-        return _decoder(model).decode(data)
-    except msgspec.ValidationError as exc:
-        if not str(exc).startswith("Object contains unknown field"):
-            raise _explained(model, data, exc) from None
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
-        pass  # perhaps NaN or Infinity, which Python's json writes and msgspec refuses
-    # decoded again as plain JSON: unknown fields are set aside, the rest is converted
-    return convert(model, _plain(data))
+        for key, text in texts.items():
+            field_info = fields.get(key)
+            if field_info is None:
+                extras[key] = _plain(memoryview(text))
+                continue
+            name, member_model = field_info
+            values[name], member_had = _decode(member_model, text)
+            had = had or member_had
+        value = model(**values)
+    except (InvalidDocument, TypeError):
+        return _converted(model, _plain(data))
+    if extras:
+        value.__dict__[_EXTRAS] = extras
+    return value, had or bool(extras)
+
+
+def _member_texts(data: Any) -> dict[str, msgspec.Raw] | None:
+    """Each member's JSON text of the object ``data`` (one C pass, nothing decoded), or None
+    when ``data`` is not a well-formed object (then the plain way decides and reports)."""
+    try:
+        return _decoder(dict[str, msgspec.Raw]).decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+@lru_cache(maxsize=64)
+def _fields_by_json_name(model: type[msgspec.Struct]) -> dict[str, tuple[str, Any]]:
+    return {info.encode_name: (info.name, info.type) for info in msgspec.structs.fields(model)}
+
+
+@lru_cache(maxsize=64)
+def _flat_entries(model: Any) -> type[msgspec.Struct] | None:
+    """The entry struct when ``model`` is ``dict[str, S]`` with ``S`` a flat struct."""
+    if typing.get_origin(model) is dict:
+        return _flat_struct(typing.get_args(model)[1])
+    return None
+
+
+def _entry_by_entry(model: Any, flat: type[msgspec.Struct], data: Any) -> tuple[Any, bool]:
+    """``dict[str, flat]`` with unknown fields somewhere (agents.json's agents, a piece at a
+    time): each entry's text is found in one C pass, decoded strictly, and only the entries
+    with unknown fields go the plain-JSON way. Anything else that fails is decoded whole again,
+    so the error and its path are the whole document's."""
+    texts = _member_texts(data)
+    if texts is None:
+        return _converted(model, _plain(data))
+    entry = _decoder(flat)
+    out: dict[str, Any] = {}
+    extras = False
+    for key, text in texts.items():
+        try:
+            out[key] = entry.decode(text)
+        except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+            try:
+                out[key], had = _converted(flat, _plain(memoryview(text)))
+            except InvalidDocument:
+                return _converted(model, _plain(data))
+            extras = extras or had
+    return out, extras
+
+
+# Per model: whether its last decode met unknown fields. Only a hint, for speed: the pieces of
+# one agents.json mostly all have some (then the strict attempt, which stops at the first one,
+# is skipped) or none; the result is the same either way.
+_had_extras: dict[Any, bool] = {}
 
 
 def _plain(data: bytes | bytearray | memoryview | str) -> Any:
@@ -505,31 +601,67 @@ def _known_names(model: type[msgspec.Struct]) -> frozenset[str]:
     return frozenset(info.encode_name for info in msgspec.structs.fields(model))
 
 
+@lru_cache(maxsize=64)
+def _nested_members(model: type[msgspec.Struct]) -> tuple[tuple[str, str, Any], ...]:
+    """(name, JSON name, type) of the fields of ``model`` that may hold structs
+    (``msgspec.structs.fields`` evaluates the annotations on every call: cached here)."""
+    return tuple(
+        (info.name, info.encode_name, info.type)
+        for info in msgspec.structs.fields(model)
+        if _holds_structs(info.type)
+    )
+
+
 def _known(model: Any, raw: Any) -> Any:
-    """``raw`` without the members no struct in ``model`` knows (copies what it changes)."""
+    """``raw`` without the members no struct in ``model`` knows: ``raw`` itself when every
+    member is known (then nothing has extras), else a copy of what changes."""
     model = _structured(model, raw)
     if model is None:
         return raw
     if isinstance(model, type) and issubclass(model, msgspec.Struct):
         known = _known_names(model)
-        return {
-            key: _known(member_model, value)
-            for key, member_model, value in _all_members(model, raw)
-            if key in known
-        }
+        nested = _nested_members(model)
+        if not nested:
+            if raw.keys() <= known:
+                return raw
+            return {key: value for key, value in raw.items() if key in known}
+        kept = {key: value for key, value in raw.items() if key in known}
+        changed = len(kept) != len(raw)
+        for _, encode_name, member_model in nested:
+            if encode_name in kept:
+                member = kept[encode_name]
+                kept[encode_name] = _known(member_model, member)
+                changed = changed or kept[encode_name] is not member
+        return kept if changed else raw
     origin, args = typing.get_origin(model), typing.get_args(model)
     if origin is dict:
-        return {key: _known(args[1], value) for key, value in raw.items()}
+        flat = _flat_struct(args[1])
+        if flat is None:
+            kept = {key: _known(args[1], value) for key, value in raw.items()}
+            same = all(kept[key] is value for key, value in raw.items())
+            return raw if same else kept
+        # the common big case (agents.json's 50 000 agents): one tight loop, objects whose
+        # members are all known passed through as they are
+        known = _known_names(flat)
+        kept = {}
+        changed = False
+        for key, value in raw.items():
+            if type(value) is dict and not value.keys() <= known:
+                value = {name: member for name, member in value.items() if name in known}
+                changed = True
+            kept[key] = value
+        return kept if changed else raw
     item = args[0] if len(args) == 2 and args[1] is Ellipsis else Any
-    return [_known(item, value) for value in raw]
+    items = [_known(item, value) for value in raw]
+    return raw if all(new is old for new, old in zip(items, raw, strict=True)) else items
 
 
-def _all_members(
-    model: type[msgspec.Struct], raw: dict[str, Any]
-) -> Iterator[tuple[str, Any, Any]]:
-    types_by_name = {info.encode_name: info.type for info in msgspec.structs.fields(model)}
-    for key, value in raw.items():
-        yield key, types_by_name.get(key, Any), value
+@lru_cache(maxsize=64)
+def _flat_struct(model: Any) -> type[msgspec.Struct] | None:
+    """``model`` if it is a struct none of whose fields may hold structs, else None."""
+    if isinstance(model, type) and issubclass(model, msgspec.Struct):
+        return None if _nested_members(model) else model
+    return None
 
 
 def _give_extras(model: Any, value: Any, raw: Any) -> None:
@@ -540,17 +672,28 @@ def _give_extras(model: Any, value: Any, raw: Any) -> None:
         return
     if isinstance(value, msgspec.Struct):
         known = _known_names(type(value))
-        extras = {key: member for key, member in raw.items() if key not in known}
-        if extras:
-            value.__dict__[_EXTRAS] = extras
-        for info in msgspec.structs.fields(type(value)):
-            if info.encode_name in raw:
-                _give_extras(info.type, getattr(value, info.name), raw[info.encode_name])
+        if not raw.keys() <= known:
+            value.__dict__[_EXTRAS] = {
+                key: member for key, member in raw.items() if key not in known
+            }
+        for name, encode_name, member_model in _nested_members(type(value)):
+            if encode_name in raw:
+                _give_extras(member_model, getattr(value, name), raw[encode_name])
         return
     origin, args = typing.get_origin(model), typing.get_args(model)
     if origin is dict and isinstance(value, dict):
+        flat = _flat_struct(args[1])
+        if flat is None:
+            for key, member in value.items():
+                _give_extras(args[1], member, raw[key])
+            return
+        known = _known_names(flat)
         for key, member in value.items():
-            _give_extras(args[1], member, raw[key])
+            member_raw = raw[key]
+            if not member_raw.keys() <= known:
+                member.__dict__[_EXTRAS] = {
+                    name: item for name, item in member_raw.items() if name not in known
+                }
     elif origin is tuple and isinstance(value, tuple):
         item = args[0] if len(args) == 2 and args[1] is Ellipsis else Any
         for member, member_raw in zip(value, raw, strict=True):
@@ -559,12 +702,20 @@ def _give_extras(model: Any, value: Any, raw: Any) -> None:
 
 def convert(model: type[M] | Any, value: Any) -> M:
     """Plain JSON values (``json.loads``'s) as ``model``, as :func:`decode` would decode them."""
+    return _converted(model, value)[0]
+
+
+def _converted(model: Any, value: Any) -> tuple[Any, bool]:
+    """:func:`convert`, and whether ``value`` had members no struct knows."""
+    known = _known(model, value)
     try:
-        converted = msgspec.convert(_known(model, value), model, strict=False)
+        converted = msgspec.convert(known, model, strict=False)
     except msgspec.ValidationError as exc:
         raise _explained(model, value, exc) from None
+    if known is value:
+        return converted, False
     _give_extras(model, converted, value)
-    return converted
+    return converted, True
 
 
 def replace(model: M, **changes: Any) -> M:
@@ -592,14 +743,14 @@ def _merge_extras(value: Any, out: Any, exclude_none: bool) -> None:
         extras = value.__dict__.get(_EXTRAS)
         if extras:
             out.update(extras)
-        for name, encode_name in _nested_fields(type(value)):
+        for name, encode_name, _ in _nested_members(type(value)):
             member = getattr(value, name)
             if member is not None:
                 _merge_extras(member, out[encode_name], exclude_none)
     elif isinstance(value, dict):
         for key, member in value.items():
             if isinstance(member, msgspec.Struct):
-                if member.__dict__ or exclude_none or _nested_fields(type(member)):
+                if member.__dict__ or exclude_none or _nested_members(type(member)):
                     _merge_extras(member, out[key], exclude_none)
             elif isinstance(member, dict | tuple | list):
                 _merge_extras(member, out[key], exclude_none)
@@ -607,16 +758,6 @@ def _merge_extras(value: Any, out: Any, exclude_none: bool) -> None:
         for member, member_out in zip(value, out, strict=True):
             if isinstance(member, msgspec.Struct | dict | tuple | list):
                 _merge_extras(member, member_out, exclude_none)
-
-
-@lru_cache(maxsize=64)
-def _nested_fields(model: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
-    """(name, JSON name) of the fields of ``model`` that may hold structs."""
-    return tuple(
-        (info.name, info.encode_name)
-        for info in msgspec.structs.fields(model)
-        if _holds_structs(info.type)
-    )
 
 
 def parse_state(file_name: str, data: bytes | str) -> _Model:
