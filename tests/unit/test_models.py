@@ -38,6 +38,27 @@ def test_real_files_validate(real_state_dir):
     assert all(as_utc(a.joined) is not None for a in agents.agents.values())
 
 
+def test_real_files_keep_every_member_they_were_sent(real_state_dir):
+    # the real service sends fields roost does not model (agents' last_renamed, channels'
+    # banner_url, new stats counters): each file, dumped, is the document it was decoded from
+    for name in STATE_FILES:
+        data = (real_state_dir / name).read_bytes()
+        model = parse_state(name, data)
+        assert _without_nulls(dump(model)) == _without_nulls(json.loads(data)), name
+        assert dump(model) == dump(convert(STATE_FILES[name], json.loads(data)))
+    agents = parse_state("agents.json", (real_state_dir / "agents.json").read_bytes())
+    assert any("last_renamed" in agent.extras for agent in agents.agents.values())
+
+
+def _without_nulls(value):
+    """``value`` with null members left out (a model has a member for every field it knows)."""
+    if isinstance(value, dict):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list | tuple):
+        return [_without_nulls(item) for item in value]
+    return value
+
+
 def test_real_seeds_is_the_older_shape(real_state_dir):
     seeds = parse_state("seeds.json", (real_state_dir / "seeds.json").read_bytes())
     assert seeds.proposals is None  # older deployment: no proposals key
