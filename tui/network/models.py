@@ -14,7 +14,7 @@ The models are msgspec structs, decoded straight from the JSON bytes by msgspec'
 (lax: ``"5"`` and ``5.0`` are accepted for an int, as the service's older writers sent them).
 msgspec is used here rather than pydantic because this module is on the path of roost's first
 paint: importing pydantic and building its validators costs ~110 ms before anything is shown,
-msgspec ~5 ms, and msgspec decodes a 50k-agent agents.json in about a third of pydantic's time
+msgspec ~5 ms, and msgspec decodes a 50k-agent agents.json in under half of pydantic's time
 (``tests/perf/bench.py``). The egg and action models, off that path, stay pydantic.
 
 How unknown fields are kept: the structs refuse unknown fields, so the common case (every field

@@ -2,7 +2,7 @@
 or the manifest imports it from here, so a new file or a renamed one is one edit.
 
 No imports beyond the standard library: the CLI, the sandbox and the tab registry use it without
-pydantic or Textual.
+the models (msgspec) or Textual.
 """
 
 from __future__ import annotations
