@@ -269,3 +269,47 @@ def test_entries_are_decoded_one_by_one_when_some_have_unknown_fields():
     with pytest.raises(InvalidDocument) as info:
         decode(dict[str, Agent], b'{"a": {"name": "A", "badges": 1}, "b": {"name": 2}}')
     assert info.value.path == "$.b.name"
+
+
+def _with_unknown_members(value, rng):
+    """``value`` with an unknown member added to some of its objects, at every depth."""
+    if isinstance(value, dict):
+        changed = {key: _with_unknown_members(item, rng) for key, item in value.items()}
+        key = rng.choice(["zz_new", "badges", "_extra", "x y", None, None])
+        if key is not None and key not in changed:
+            changed[key] = rng.choice(
+                [None, 1, "s", [1], {"a": None}, {}, float("inf"), 2**70, 1e-320, "\x1b[31m"]
+            )
+        return changed
+    if isinstance(value, list):
+        return [_with_unknown_members(item, rng) for item in value]
+    return value
+
+
+def _decoded_or_error(decoding):
+    try:
+        return dump(decoding())
+    except InvalidDocument as exc:
+        return ("error", exc.path, exc.message)
+
+
+def test_documents_with_unknown_members_anywhere_decode_as_plain_json_converts():
+    # decode() finds members' and entries' texts and decodes them one by one; convert() takes
+    # the plain-JSON way: both keep the same unknown members in the same places, and refuse the
+    # same documents with the same error (an unknown member added inside a typed dict, such as
+    # an agent's traits, makes the document invalid)
+    import random
+
+    from tui.sandbox.generator import generate_state
+
+    network = generate_state(seed=3, agents=12)
+    outcomes = set()
+    for seed in range(60):
+        rng = random.Random(seed)
+        for name, model in STATE_FILES.items():
+            text = json.dumps(_with_unknown_members(network[name], rng)).encode()
+            for _ in range(2):  # the second time, the hint says the last one had unknown members
+                decoded = _decoded_or_error(lambda: decode(model, text))  # noqa: B023
+                assert decoded == _decoded_or_error(lambda: convert(model, json.loads(text)))  # noqa: B023
+                outcomes.add(decoded[0] == "error" if isinstance(decoded, tuple) else False)
+    assert outcomes == {True, False}  # both kinds were met
