@@ -151,6 +151,46 @@ def test_file_path_and_bytes_give_the_same_report(demo, tmp_path):
     assert verify_egg(path).as_json() == verify_egg(bytes(bad)).as_json()
 
 
+def test_a_big_egg_from_a_file_is_read_once_and_hashed_as_read(tmp_path, monkeypatch):
+    # over READ_WHOLE_MAX a file is streamed: the archive's hash is fed by the checks' own
+    # reads (EggSource.tee), the rest (the central directory) read at the end. The reports
+    # from the file and from the bytes are the same, untouched or tampered anywhere
+    import random
+
+    from tui.eggs import verify
+    from tui.eggs.zip_reader import EggSource
+
+    monkeypatch.setattr(verify, "READ_WHOLE_MAX", 64 << 10)  # streamed from 64 KiB on
+    rng = random.Random(5)
+    files = {f"pkg/f{i}.md": "".join(rng.choices("abc \n", k=20_000)) for i in range(12)}
+    spec = SeedBootSpec("big-co", "Big Co", "T.", "M.", seed_files=files)
+    egg, record = build_seed_boot(spec, HUB)
+    assert len(egg) > 300 << 10
+    path = tmp_path / "big.egg"
+    reads: list[int] = []
+    original = EggSource.chunks
+
+    def counting(self, start, end, size=1 << 20):
+        for block in original(self, start, end, size):
+            reads.append(len(block))
+            yield block
+
+    monkeypatch.setattr(EggSource, "chunks", counting)
+    for where in (None, 100, len(egg) // 2, len(egg) - 30, len(egg) - 1):
+        data = bytearray(egg)
+        if where is not None:
+            data[where] ^= 1
+        path.write_bytes(bytes(data))
+        reads.clear()
+        from_file = verify_egg(path, record)
+        read = sum(reads)
+        assert from_file.sha256 == hashlib.sha256(data).hexdigest()
+        assert from_file.as_json() == verify_egg(bytes(data), record).as_json()
+        if where is None:
+            assert from_file.ok
+            assert read < 1.1 * len(egg)  # once, not once for the hash and once more
+
+
 def test_json_egg_session_passes_and_noncanonical_fails():
     tail = "ab" * 32
     manifest = {"schema": "rapp/1-egg", "variant": "session", "rappid": f"rappid:@me/chat:{tail}",

@@ -68,12 +68,14 @@ def _pools() -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
 
 
 class _PlainHash:
-    """A plain sha256 whose big updates run on the entry-hash worker, overlapping the egg hash
-    and CRC-32 of the same bytes on the calling thread; at most a few blocks are in flight."""
+    """A plain sha256 whose big updates run on a worker (``pool``: 1, the entry-hash one; 0,
+    the archive's), overlapping the egg hash and CRC-32 of the same bytes on the calling
+    thread; at most a few blocks are in flight."""
 
-    def __init__(self, offload: bool) -> None:
+    def __init__(self, offload: bool, pool: int = 1) -> None:
         self._hasher = hashlib.sha256()
         self._offload = offload
+        self._pool = pool
         self._pending: deque[Future[None]] = deque()
 
     def update(self, block: Any) -> None:
@@ -82,7 +84,7 @@ class _PlainHash:
             self._hasher.update(block)
             return
         self._drain(_PENDING_MAX - 1)
-        self._pending.append(_pools()[1].submit(self._hasher.update, block))
+        self._pending.append(_pools()[self._pool].submit(self._hasher.update, block))
 
     def _drain(self, keep: int) -> None:
         while len(self._pending) > keep:
@@ -260,11 +262,16 @@ class _Verifier:
     # ------------------------------------------------------------------ driver
 
     def run(self) -> EggReport:
-        pending = None
-        if self.source.size >= _PARALLEL_FROM:
+        pending = archive = None
+        if self.source.size >= _PARALLEL_FROM and self.source.in_memory:
             # The whole-file sha256 runs beside the entry pass: hashlib releases the GIL on big
             # buffers, so the two passes the checks need overlap instead of adding up.
             pending = _pools()[0].submit(self.source.window(0, self.source.size).sha256)
+        elif self.source.size >= _PARALLEL_FROM:
+            # From a file, the same, fed by the entry pass's own reads: the file is read once
+            # and the hash is of the bytes the checks saw.
+            archive = _PlainHash(True, pool=0)
+            self.source.tee(archive.update)
         self._record_document()
         self._nesting()
         if self.depth <= MAX_NESTING:
@@ -273,7 +280,13 @@ class _Verifier:
                 self._zip_container()
             else:
                 self._json_container()
-        sha256 = pending.result() if pending is not None else self.source.sha256()
+        if pending is not None:
+            sha256 = pending.result()
+        elif archive is not None:
+            self.source.end_tee()
+            sha256 = archive.hexdigest()
+        else:
+            sha256 = self.source.sha256()
         self._record_file(sha256)
         if self.r.container_failure is None and self.manifest is not None:
             self._manifest_rules()

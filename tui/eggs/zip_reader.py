@@ -39,6 +39,10 @@ __all__ = [
 ]
 
 CHUNK = 1 << 20
+# EggSource.tee: reads past the bytes handed over that are kept until their turn (each at most,
+# all together at most); anything else is read again at the end
+AHEAD_PIECE_MAX = 64 << 10
+AHEAD_MAX = 1 << 20
 # roost's own bound on the central directory it holds in memory (65,534 entries with names of
 # up to 200 bytes fit); a larger directory is refused rather than buffered.
 MAX_DIRECTORY_BYTES = 16 << 20
@@ -124,6 +128,9 @@ class EggSource:
         self._base = base
         self.size = whole - base if size is None else size
         self._file: Any = None
+        self._tee: Callable[[bytes], None] | None = None  # see tee()
+        self._teed = 0
+        self._ahead: dict[int, bytes] = {}  # small reads past what was handed over, by offset
 
     @classmethod
     def of(cls, egg: bytes | bytearray | memoryview | str | Path) -> EggSource:
@@ -157,7 +164,47 @@ class EggSource:
         if self._file is None:
             self._file = open(self._path, "rb")  # noqa: SIM115 - closed by close()
         self._file.seek(self._base + offset)
-        return self._file.read(length)
+        data = self._file.read(length)
+        self._fed(offset, data)
+        return data
+
+    def tee(self, update: Callable[[bytes], None]) -> None:
+        """Hand ``update`` every byte of this file once, in order, as the reads bring them:
+        a read that starts at or before the first byte not handed over yet hands over what it
+        adds; a small read further on (a local header, the central directory) is kept until
+        the bytes before it have been handed over. :meth:`end_tee` reads what no read brought. A file is then read once for the
+        checks and the archive's hash together, and the hash is of the bytes the checks saw
+        (two separate reads could each see a different file)."""
+        self._tee, self._teed = update, 0
+        self._ahead = {}
+
+    def end_tee(self) -> None:
+        """Read and hand over the bytes no read brought (past the last entry, or all of them
+        after an early failure); then stop handing over."""
+        if self._tee is not None and self._teed < self.size:
+            for _ in self.chunks(self._teed, self.size):
+                pass  # chunks() hands each block over
+        self._tee = None
+        self._ahead = {}
+
+    def _fed(self, offset: int, block: bytes) -> None:
+        if self._tee is None:
+            return
+        end = offset + len(block)
+        if offset > self._teed:
+            if len(block) <= AHEAD_PIECE_MAX and sum(map(len, self._ahead.values())) < AHEAD_MAX:
+                self._ahead[offset] = block
+            return
+        if end <= self._teed:
+            return
+        self._tee(block if offset == self._teed else block[self._teed - offset :])
+        self._teed = end
+        while self._ahead:
+            piece = self._ahead.pop(self._teed, None)
+            if piece is None:
+                break
+            self._tee(piece)
+            self._teed += len(piece)
 
     @property
     def in_memory(self) -> bool:
@@ -173,11 +220,14 @@ class EggSource:
         with open(self._path, "rb") as handle:  # type: ignore[arg-type]
             handle.seek(self._base + start)
             remaining = end - start
+            position = start
             while remaining > 0:
                 block = handle.read(min(size, remaining))
                 if not block:
                     raise OSError(f"{self._path} changed while it was being read")
                 remaining -= len(block)
+                self._fed(position, block)
+                position += len(block)
                 yield block
 
     def sha256(self) -> str:
