@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, KeysView, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -89,7 +89,17 @@ __all__ = [
 Timestamp = str | None
 StrTuple = tuple[str, ...]
 
-_EXTRAS = "extras"  # the key of a struct's unknown fields in its __dict__
+# The key of a struct's unknown fields in its ``__dict__``. Read with getattr (_extras_of):
+# reading ``__dict__`` itself creates an empty dict in every struct that has none.
+_EXTRAS = "_unknown_fields"
+
+
+def _extras_of(value: msgspec.Struct) -> dict[str, Any] | None:
+    return getattr(value, _EXTRAS, None)
+
+
+def _set_extras(value: msgspec.Struct, extras: dict[str, Any]) -> None:
+    value.__dict__[_EXTRAS] = extras
 
 
 def as_utc(value: datetime | str | None) -> datetime | None:
@@ -113,7 +123,7 @@ class _Model(msgspec.Struct, frozen=True, kw_only=True, dict=True, forbid_unknow
     @property
     def extras(self) -> dict[str, Any]:
         """Fields the service sent that roost does not model (shown in raw views)."""
-        return dict(self.__dict__.get(_EXTRAS, ()))
+        return dict(_extras_of(self) or ())
 
 
 class Meta(_Model):
@@ -444,7 +454,7 @@ def _member_by_member(model: type[msgspec.Struct], data: Any) -> tuple[Any, bool
     except (InvalidDocument, TypeError):
         return _converted(model, _plain(data))
     if extras:
-        value.__dict__[_EXTRAS] = extras
+        _set_extras(value, extras)
     return value, had or bool(extras)
 
 
@@ -459,14 +469,20 @@ def _member_texts(data: Any) -> dict[str, msgspec.Raw] | None:
 
 @lru_cache(maxsize=64)
 def _fields_by_json_name(model: type[msgspec.Struct]) -> dict[str, tuple[str, Any]]:
+    """JSON name -> (attribute name, type) of each field of ``model`` (cached:
+    ``msgspec.structs.fields`` evaluates the annotations on every call)."""
     return {info.encode_name: (info.name, info.type) for info in msgspec.structs.fields(model)}
 
 
 @lru_cache(maxsize=64)
 def _flat_entries(model: Any) -> type[msgspec.Struct] | None:
-    """The entry struct when ``model`` is ``dict[str, S]`` with ``S`` a flat struct."""
-    if typing.get_origin(model) is dict:
-        return _flat_struct(typing.get_args(model)[1])
+    """The entry struct when ``model`` is ``dict[str, S]`` with ``S`` a struct none of whose
+    fields may hold structs."""
+    if typing.get_origin(model) is not dict:
+        return None
+    entry = typing.get_args(model)[1]
+    if isinstance(entry, type) and issubclass(entry, msgspec.Struct):
+        return None if _nested_members(entry) else entry
     return None
 
 
@@ -560,9 +576,9 @@ def _members(model: Any, raw: Any) -> Iterator[tuple[int | str, Any, Any]]:
     if model is None:
         return
     if isinstance(model, type) and issubclass(model, msgspec.Struct):
-        for info in msgspec.structs.fields(model):
-            if info.encode_name in raw:
-                yield info.encode_name, info.type, raw[info.encode_name]
+        for encode_name, (_, member_model) in _fields_by_json_name(model).items():
+            if encode_name in raw:
+                yield encode_name, member_model, raw[encode_name]
         return
     origin, args = typing.get_origin(model), typing.get_args(model)
     if origin is dict and isinstance(raw, dict):
@@ -596,19 +612,17 @@ def _holds_structs(model: Any) -> bool:
     return any(_holds_structs(arg) for arg in typing.get_args(model) if arg is not Ellipsis)
 
 
-@lru_cache(maxsize=64)
-def _known_names(model: type[msgspec.Struct]) -> frozenset[str]:
-    return frozenset(info.encode_name for info in msgspec.structs.fields(model))
+def _known_names(model: type[msgspec.Struct]) -> KeysView[str]:
+    return _fields_by_json_name(model).keys()
 
 
 @lru_cache(maxsize=64)
 def _nested_members(model: type[msgspec.Struct]) -> tuple[tuple[str, str, Any], ...]:
-    """(name, JSON name, type) of the fields of ``model`` that may hold structs
-    (``msgspec.structs.fields`` evaluates the annotations on every call: cached here)."""
+    """(name, JSON name, type) of the fields of ``model`` that may hold structs."""
     return tuple(
-        (info.name, info.encode_name, info.type)
-        for info in msgspec.structs.fields(model)
-        if _holds_structs(info.type)
+        (name, encode_name, member_model)
+        for encode_name, (name, member_model) in _fields_by_json_name(model).items()
+        if _holds_structs(member_model)
     )
 
 
@@ -620,48 +634,22 @@ def _known(model: Any, raw: Any) -> Any:
         return raw
     if isinstance(model, type) and issubclass(model, msgspec.Struct):
         known = _known_names(model)
-        nested = _nested_members(model)
-        if not nested:
-            if raw.keys() <= known:
-                return raw
-            return {key: value for key, value in raw.items() if key in known}
-        kept = {key: value for key, value in raw.items() if key in known}
-        changed = len(kept) != len(raw)
-        for _, encode_name, member_model in nested:
+        kept = raw if raw.keys() <= known else {k: v for k, v in raw.items() if k in known}
+        for _, encode_name, member_model in _nested_members(model):
             if encode_name in kept:
                 member = kept[encode_name]
-                kept[encode_name] = _known(member_model, member)
-                changed = changed or kept[encode_name] is not member
-        return kept if changed else raw
+                trimmed = _known(member_model, member)
+                if trimmed is not member:
+                    kept = dict(kept) if kept is raw else kept
+                    kept[encode_name] = trimmed
+        return kept
     origin, args = typing.get_origin(model), typing.get_args(model)
     if origin is dict:
-        flat = _flat_struct(args[1])
-        if flat is None:
-            kept = {key: _known(args[1], value) for key, value in raw.items()}
-            same = all(kept[key] is value for key, value in raw.items())
-            return raw if same else kept
-        # the common big case (agents.json's 50 000 agents): one tight loop, objects whose
-        # members are all known passed through as they are
-        known = _known_names(flat)
-        kept = {}
-        changed = False
-        for key, value in raw.items():
-            if type(value) is dict and not value.keys() <= known:
-                value = {name: member for name, member in value.items() if name in known}
-                changed = True
-            kept[key] = value
-        return kept if changed else raw
+        kept = {key: _known(args[1], value) for key, value in raw.items()}
+        return raw if all(kept[key] is value for key, value in raw.items()) else kept
     item = args[0] if len(args) == 2 and args[1] is Ellipsis else Any
     items = [_known(item, value) for value in raw]
     return raw if all(new is old for new, old in zip(items, raw, strict=True)) else items
-
-
-@lru_cache(maxsize=64)
-def _flat_struct(model: Any) -> type[msgspec.Struct] | None:
-    """``model`` if it is a struct none of whose fields may hold structs, else None."""
-    if isinstance(model, type) and issubclass(model, msgspec.Struct):
-        return None if _nested_members(model) else model
-    return None
 
 
 def _give_extras(model: Any, value: Any, raw: Any) -> None:
@@ -673,27 +661,15 @@ def _give_extras(model: Any, value: Any, raw: Any) -> None:
     if isinstance(value, msgspec.Struct):
         known = _known_names(type(value))
         if not raw.keys() <= known:
-            value.__dict__[_EXTRAS] = {
-                key: member for key, member in raw.items() if key not in known
-            }
+            _set_extras(value, {key: member for key, member in raw.items() if key not in known})
         for name, encode_name, member_model in _nested_members(type(value)):
             if encode_name in raw:
                 _give_extras(member_model, getattr(value, name), raw[encode_name])
         return
     origin, args = typing.get_origin(model), typing.get_args(model)
     if origin is dict and isinstance(value, dict):
-        flat = _flat_struct(args[1])
-        if flat is None:
-            for key, member in value.items():
-                _give_extras(args[1], member, raw[key])
-            return
-        known = _known_names(flat)
         for key, member in value.items():
-            member_raw = raw[key]
-            if not member_raw.keys() <= known:
-                member.__dict__[_EXTRAS] = {
-                    name: item for name, item in member_raw.items() if name not in known
-                }
+            _give_extras(args[1], member, raw[key])
     elif origin is tuple and isinstance(value, tuple):
         item = args[0] if len(args) == 2 and args[1] is Ellipsis else Any
         for member, member_raw in zip(value, raw, strict=True):
@@ -721,9 +697,9 @@ def _converted(model: Any, value: Any) -> tuple[Any, bool]:
 def replace(model: M, **changes: Any) -> M:
     """A copy of ``model`` with ``changes``, its extras kept."""
     copied = msgspec.structs.replace(model, **changes)  # type: ignore[type-var]
-    extras = model.__dict__.get(_EXTRAS)  # type: ignore[attr-defined]
+    extras = _extras_of(model)  # type: ignore[arg-type]
     if extras:
-        copied.__dict__[_EXTRAS] = extras  # type: ignore[attr-defined]
+        _set_extras(copied, extras)  # type: ignore[arg-type]
     return copied
 
 
@@ -740,7 +716,7 @@ def _merge_extras(value: Any, out: Any, exclude_none: bool) -> None:
         if exclude_none:
             for key in [key for key, member in out.items() if member is None]:
                 del out[key]
-        extras = value.__dict__.get(_EXTRAS)
+        extras = _extras_of(value)
         if extras:
             out.update(extras)
         for name, encode_name, _ in _nested_members(type(value)):
@@ -750,7 +726,7 @@ def _merge_extras(value: Any, out: Any, exclude_none: bool) -> None:
     elif isinstance(value, dict):
         for key, member in value.items():
             if isinstance(member, msgspec.Struct):
-                if member.__dict__ or exclude_none or _nested_members(type(member)):
+                if exclude_none or _extras_of(member) or _nested_members(type(member)):
                     _merge_extras(member, out[key], exclude_none)
             elif isinstance(member, dict | tuple | list):
                 _merge_extras(member, out[key], exclude_none)
