@@ -67,8 +67,8 @@ def _pools() -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
         return _FILE_POOL, _PLAIN_POOL
 
 
-class _PlainHash:
-    """A plain sha256 whose big updates run on a worker (``pool``: 1, the entry-hash one; 0,
+class _OffloadedHash:
+    """A sha256 whose big updates run on a worker (``pool``: 1, the entry-hash one; 0,
     the archive's), overlapping the egg hash and CRC-32 of the same bytes on the calling
     thread; at most a few blocks are in flight."""
 
@@ -101,7 +101,7 @@ class _Sink:
 
     def __init__(self, plain: bool, capture: bool, offload: bool) -> None:
         self.egg_hash = rapp.hb_hasher("rapp/1:egg")
-        self.plain = _PlainHash(offload) if plain else None
+        self.plain = _OffloadedHash(offload) if plain else None
         self.data = bytearray() if capture else None
 
     def update(self, block: Any) -> None:
@@ -270,7 +270,7 @@ class _Verifier:
         elif self.source.size >= _PARALLEL_FROM:
             # From a file, the same, fed by the entry pass's own reads: the file is read once
             # and the hash is of the bytes the checks saw.
-            archive = _PlainHash(True, pool=0)
+            archive = _OffloadedHash(True, pool=0)
             self.source.tee(archive.update)
         self._record_document()
         self._nesting()

@@ -131,6 +131,7 @@ class EggSource:
         self._tee: Callable[[bytes], None] | None = None  # see tee()
         self._teed = 0
         self._ahead: dict[int, bytes] = {}  # small reads past what was handed over, by offset
+        self._ahead_bytes = 0
 
     @classmethod
     def of(cls, egg: bytes | bytearray | memoryview | str | Path) -> EggSource:
@@ -172,11 +173,11 @@ class EggSource:
         """Hand ``update`` every byte of this file once, in order, as the reads bring them:
         a read that starts at or before the first byte not handed over yet hands over what it
         adds; a small read further on (a local header, the central directory) is kept until
-        the bytes before it have been handed over. :meth:`end_tee` reads what no read brought. A file is then read once for the
-        checks and the archive's hash together, and the hash is of the bytes the checks saw
-        (two separate reads could each see a different file)."""
+        the bytes before it have been handed over. :meth:`end_tee` reads what no read brought.
+        A file is then read once for the checks and the archive's hash together, and the hash
+        is of the bytes the checks saw (two separate reads could each see a different file)."""
         self._tee, self._teed = update, 0
-        self._ahead = {}
+        self._ahead, self._ahead_bytes = {}, 0
 
     def end_tee(self) -> None:
         """Read and hand over the bytes no read brought (past the last entry, or all of them
@@ -185,15 +186,16 @@ class EggSource:
             for _ in self.chunks(self._teed, self.size):
                 pass  # chunks() hands each block over
         self._tee = None
-        self._ahead = {}
+        self._ahead, self._ahead_bytes = {}, 0
 
     def _fed(self, offset: int, block: bytes) -> None:
         if self._tee is None:
             return
         end = offset + len(block)
         if offset > self._teed:
-            if len(block) <= AHEAD_PIECE_MAX and sum(map(len, self._ahead.values())) < AHEAD_MAX:
+            if len(block) <= AHEAD_PIECE_MAX and self._ahead_bytes < AHEAD_MAX:
                 self._ahead[offset] = block
+                self._ahead_bytes += len(block)
             return
         if end <= self._teed:
             return

@@ -1,8 +1,8 @@
 """Re-validating a big keyed state file: only the entries whose text changed since last time.
 
 Why: agents.json holds every agent under one key. At 50 000 agents decoding it whole takes
-~170 ms, and msgspec holds the GIL all that time, so the UI froze for as long on every refresh
-that changed a single heartbeat. Here the file is walked one entry at a time with the
+~400 ms, on every refresh that changed a single heartbeat (and where no agent has a field roost
+does not model, msgspec holds the GIL all that time). Here the file is walked one entry at a time with the
 standard library's C JSON scanner (a loop of small calls, so the UI thread gets its turn), each
 entry's raw text is compared with the text it had last time, and only new or changed entries are
 validated; unchanged ones keep their model objects (so a screen's change-marking finds them
@@ -147,10 +147,9 @@ def _validate_in_pieces(
     when the document is not laid out as expected or anything in it fails (then the caller
     validates it whole, which decides and reports).
 
-    Why: the GIL is let go between pieces (a whole 50k-agent document holds it ~170 ms), and
-    a piece with unknown fields is decoded a second time as plain JSON to keep them
-    (:func:`~tui.network.models.decode`): a piece's worth of plain objects, never the whole
-    document's, is alive at once.
+    Why: the GIL is let go between pieces (a strict decode of a whole 50k-agent document holds
+    it throughout), and a piece with unknown fields is decoded again entry by entry
+    (:func:`~tui.network.models.decode`): a piece's worth, never the whole document.
 
     How the cuts are found: the whitespace around the member's first key shows the layout (two
     spaces of indent and a newline, or none). A cut is tried where an entry's closing brace is
