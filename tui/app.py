@@ -683,4 +683,9 @@ def run_tui(
         settings = settings.as_demo()
     app = RoostApp(settings, initial_screen=screen or "agents", cache=cache)
     result = app.run()
+    # The process ends now. The app gave what it froze back to the collector when it closed
+    # (tests run many apps in one process); left so, the interpreter's final collections
+    # rescan all of it on the way out: 0.85 s after the screen is gone at 50 000 agents,
+    # against 0.07 s frozen. Nothing frozen is leaked: the process exits.
+    collector.freeze()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -43,6 +43,9 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     keys = result["keys"]
     assert keys["agents"] == 2000 and {"slash", "enter", "ctrl+p"} <= set(keys["per_key"])
     assert keys["quit_s"] > 0 and keys["bare_quit_s"] > 0 and keys["goal_p95_ms_max"] == 100
+    quit_process = keys["quit_process"]
+    assert quit_process["roost_s"] > 0 and quit_process["bare_s"] > 0
+    assert quit_process["goal_ratio_max"] == 2.0
     stall = result["refresh_stall"]
     assert stall["agents"] == 2000 and set(stall["runs"]) == {
         "keyed",

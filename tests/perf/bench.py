@@ -31,7 +31,9 @@ memory       peak traced memory and peak RSS of `roost state` at 50k agents besi
              only json.loads the same agents.json.
 keys         keystroke latency: the real app at 50k agents from its first paint, a scripted session
              typed with no settling pause, p50/p95/max per key; quit beside a bare app's
-             (tests/perf/bench_keys.py).
+             (tests/perf/bench_keys.py), in the process and, as a person waits for it, from
+             the key written to a pseudo-terminal until the process has exited
+             (``keys.quit_process``, tests/perf/bench_quit.py).
 eggs         verifying an egg (every check, with its boot record) vs one sha256 pass over the same
              bytes at 0.4 MB and 64 MB, in memory and from a file; peak traced memory vs the
              largest entry (tests/perf/bench_eggs.py).
@@ -252,9 +254,15 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         import tempfile
 
         from bench_keys import measure_keys
+        from bench_quit import measure_process_quit
 
+        agents = 2000 if smoke else 50_000
         with tempfile.TemporaryDirectory() as tmp:
-            out["keys"] = await measure_keys(2000 if smoke else 50_000, Path(tmp))
+            out["keys"] = await measure_keys(agents, Path(tmp))
+        with tempfile.TemporaryDirectory() as tmp:
+            out["keys"]["quit_process"] = await asyncio.to_thread(
+                measure_process_quit, Path(tmp), agents, rounds=1 if smoke else 5
+            )
     if "eggs" in only:
         from bench_eggs import measure_eggs
 
