@@ -225,6 +225,7 @@ class RoostApp(PostingMixin, App[int]):
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
         self._cache_on_view = asyncio.Event()  # the disk cache's data has been painted
         self._tab_screens: dict[str, StateScreen] = {}
+        self._held_keys: list[tuple[str, str | None]] = []  # typed while a tab's body mounts
         self._problems_seen: set[tuple[str, str]] = set()
         self._last_state = "starting"
         self._frozen: collector.Hold | None = None  # kept from mount to unmount
@@ -279,6 +280,9 @@ class RoostApp(PostingMixin, App[int]):
         """A new screen for ``tab`` (the modes' factory), given the app's state."""
         screen = tab()
         screen.app_state = self.app_state
+        # the first tab is painted whole; a tab opened later paints its bars on the key that
+        # opens it and its body in the frames after (StateScreen.defer_body)
+        screen.defer_body = bool(self._tab_screens)
         if tab.id == "boots" and self.service is not None and self.service.settings.boots:
             from tui.screens.boots.hub_boots import HubBoots
 
@@ -303,9 +307,25 @@ class RoostApp(PostingMixin, App[int]):
             self._publish(**changes)
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            pace.hold()  # background warm-ups stand aside while keys are handled
+        if isinstance(event, events.Key):
+            screen = self.screen
+            if isinstance(screen, StateScreen) and not screen.body_filled:
+                # A tab's body is being mounted after its first frame (StateScreen.defer_body):
+                # its keys would find no widgets yet; they are typed again, in order, once it
+                # is. Both when a key arrives and when it comes back up unhandled: in a burst
+                # ("5]]jj") the keys after "5" went to the widget focused on the tab before,
+                # and their bindings are looked up on the tab on view when they come back.
+                self._held_keys.append((event.key, event.character))
+                return
+            if not event.is_forwarded:
+                pace.hold()  # background warm-ups stand aside while keys are handled
         await super().on_event(event)
+
+    def on_state_screen_body_filled(self, message: StateScreen.BodyFilled) -> None:
+        message.stop()
+        held, self._held_keys = self._held_keys, []
+        for key, character in held:
+            self.post_message(events.Key(key, character))
 
     # ------------------------------------------------------------------ store plumbing
 
@@ -387,7 +407,8 @@ class RoostApp(PostingMixin, App[int]):
         if event.worker.group in ("store", "refresh-once"):
             self._publish(refreshing=False, failure=short(error, 300))
             for screen in self._current_state_screens():
-                screen.show_empty_state()
+                if screen.body_filled:
+                    screen.show_empty_state()
         else:
             self._publish(refreshing=False)
         self.notify(

@@ -958,3 +958,62 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
         await typist
         pace.release()
         rig.app.workers.cancel_group(rig.app, "preload")
+
+
+async def test_a_tab_opened_later_paints_its_bars_on_the_key_and_its_body_after():
+    """The first tab is composed whole. A tab first opened later (Seeds) shows its bars in the
+    frame after its key, its body empty; the body is mounted after that frame and shows the
+    snapshot, focus where the tab puts it."""
+    from tui.screens.base import ScreenBody
+    from tui.screens.seeds import SeedsScreen
+
+    rig = make_rig()
+    app = rig.app
+    frames: list[tuple[bool, int]] = []
+
+    def hook() -> None:
+        screen = app.screen
+        if isinstance(screen, SeedsScreen):
+            frames.append((screen.body_filled, len(screen.query_one(ScreenBody).children)))
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        assert app.screen.defer_body is False and app.screen.body_filled
+        app.post_display_hook = hook
+        await pilot.press("5")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SeedsScreen) and screen.defer_body
+        assert frames[0] == (False, 0)  # the key's frame: the bars, no body yet
+        assert screen.body_filled and screen.ready
+        assert screen.focused is not None and screen.focused.id == "active-scroll"
+        assert "Proposals" in screen_text(app) and "seed-" in screen_text(app)
+
+
+async def test_keys_typed_while_a_tab_body_mounts_are_handled_there_in_order():
+    """``5]]jj`` arriving at once: the keys after ``5`` wait for the Seeds body, then switch
+    two sections on and move down the queue (they are not lost, nor run on the Agents tab)."""
+    from textual import events
+
+    from tui.screens.seeds import SeedsScreen
+
+    rig = make_rig()
+    app = rig.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        agents_cursor = app.screen.table.cursor_key
+        keys = [("5", "5"), ("right_square_bracket", "]"), ("right_square_bracket", "]")]
+        keys += [("j", "j"), ("j", "j")]
+        for key, character in keys:
+            app.post_message(events.Key(key, character))
+        for _ in range(100):
+            await pilot.pause(0.05)
+            screen = app.screen
+            if isinstance(screen, SeedsScreen) and screen.body_filled and not app._held_keys:
+                break
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SeedsScreen) and screen.section == "seeds-queue"
+        queue = screen.query_one("#queue-table")
+        assert queue.cursor_row == 2  # two rows down
+        assert app.get_screen_stack("agents")[0].table.cursor_key == agents_cursor

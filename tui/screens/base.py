@@ -36,7 +36,26 @@ from tui.widgets.status_bar import StatusBar
 from tui.widgets.tab_bar import TabBar
 from tui.widgets.text import short
 
-__all__ = ["StateScreen"]
+__all__ = ["ScreenBody", "StateScreen"]
+
+
+class ScreenBody(Vertical):
+    """A tab screen's own content (:meth:`StateScreen.compose_body`), composed with the
+    screen or, when the screen defers it, by :meth:`fill` after the screen's first frame."""
+
+    def __init__(self, owner: StateScreen, *, filled: bool) -> None:
+        super().__init__(classes="screen-body", id=f"{owner.TAB_ID}-body")
+        self._owner = owner
+        self._filled = filled
+
+    def compose(self) -> ComposeResult:
+        if self._filled:
+            yield from self._owner.compose_body()
+
+    async def fill(self) -> None:
+        if not self._filled:
+            self._filled = True
+            await self.recompose()
 
 
 @dataclass(frozen=True)
@@ -85,6 +104,14 @@ class StateScreen(Screen):
 
     _hidden_once = False  # set when the screen is first hidden (see _styles_are_fresh)
 
+    defer_body = False
+    """Set by the app on a tab first opened after the app's first paint: the key that opens
+    it paints the tab's bars at once and its body in the frames after (Textual's ``Lazy``
+    idea): composing, styling and laying out a body (~30 widgets for Seeds) took 100-250 ms on
+    the key's path. Keys typed in between wait for the body (the app holds them)."""
+    body_filled = False
+    """The body's widgets are mounted (:meth:`on_body_mounted` has run)."""
+
     app_state: var[AppState] = var(AppState)
     """What the app says about itself; set by the app (the tab and status bars are bound to it)."""
     demo: var[bool] = var(False)
@@ -107,6 +134,13 @@ class StateScreen(Screen):
         def __init__(self, url: str) -> None:
             super().__init__()
             self.url = url
+
+    class BodyFilled(Message):
+        """A deferred body is mounted and shows the snapshot (the app replays held keys)."""
+
+        def __init__(self, screen: StateScreen) -> None:
+            super().__init__()
+            self.screen = screen
 
     class SnapshotShown(Message):
         """``screen`` has put its latest snapshot in its widgets (the app notes the first
@@ -142,8 +176,7 @@ class StateScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield TabBar(self.TAB_ID, demo=self.demo).data_bind(StateScreen.demo)
-        with Vertical(classes="screen-body", id=f"{self.TAB_ID}-body"):
-            yield from self.compose_body()
+        yield ScreenBody(self, filled=not self.defer_body)
         yield StatusBar(self.app_state, files=self.FILES).data_bind(StateScreen.app_state)
         yield KeyBar()
 
@@ -289,11 +322,37 @@ class StateScreen(Screen):
             bar.refresh()
 
     def on_mount(self) -> None:
+        if self.defer_body:
+            # the bars are painted first; the body after that frame (see defer_body)
+            self.call_after_refresh(self._fill_body)
+        else:
+            self._body_mounted()
+
+    async def _fill_body(self) -> None:
+        if not self.is_attached:
+            return
+        await self.query_one(ScreenBody).fill()
+        self._body_mounted()
+        if self.focused is None and self.AUTO_FOCUS:
+            # what Textual focuses when a screen is shown; the screen was shown without it
+            for widget in self.query(self.AUTO_FOCUS):
+                if widget.focusable:
+                    self.set_focus(widget)
+                    break
+        self.post_message(self.BodyFilled(self))
+
+    def _body_mounted(self) -> None:
+        self.body_filled = True
+        self.on_body_mounted()
         self._pending = None
         self.deliver(self.snapshot, self.FILES)
         key, self._select_when_ready = self._select_when_ready, None
         if key is not None:
             self.select_key(key)
+
+    def on_body_mounted(self) -> None:
+        """The body's widgets are mounted (on mount, or after the first frame when the body
+        is deferred): what a subclass sets up on them, before the first snapshot is shown."""
 
     def preset_breakpoints(self, width: int, height: int) -> None:
         """Give the screen, before it mounts, the breakpoint classes Textual would give it at
@@ -325,6 +384,8 @@ class StateScreen(Screen):
         self._hidden_once = True
 
     def on_screen_resume(self) -> None:
+        if not self.body_filled:
+            return  # the whole snapshot is shown once the body is there
         pending, self._pending = self._pending, None
         if pending is not None and self.is_mounted:
             self.deliver(self.snapshot, pending)

@@ -168,7 +168,8 @@ class TableScreen(StateScreen):
     def _filter_shown(self) -> bool:
         return self._filter_field is not None and self._filter_field.display
 
-    def on_mount(self) -> None:
+    def on_body_mounted(self) -> None:
+        super().on_body_mounted()
         # beside the detail pane the table keeps every column (edges, gaps, scrollbar)
         columns = self.COLUMNS
         self.table.styles.min_width = 2 + sum(c.width for c in columns) + len(columns) - 1 + 2

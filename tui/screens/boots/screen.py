@@ -131,8 +131,8 @@ class BootsScreen(StateScreen, tab="boots"):
             self.reports.clear()
             self._load()
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def on_body_mounted(self) -> None:
+        super().on_body_mounted()
         self._add_columns(self.size.width or 80)
         self._columns_added = True
         self.call_after_refresh(self._load)  # once the app has said whether this is the demo

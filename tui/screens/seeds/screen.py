@@ -137,8 +137,8 @@ class SeedsScreen(StateScreen, tab="seeds"):
                 on_escape=self._close_line,
             )
 
-    def on_mount(self) -> None:
-        # (StateScreen's own on_mount runs too: Textual calls the handler of every class)
+    def on_body_mounted(self) -> None:
+        super().on_body_mounted()
         self.set_interval(60, self._refresh_ages)
         # the first frame composes the Active section only; the lists follow right after it
         self.call_after_refresh(self._build_lists)
