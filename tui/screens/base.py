@@ -136,7 +136,7 @@ class StateScreen(Screen):
             self.url = url
 
     class BodyFilled(Message):
-        """A deferred body is mounted and shows the snapshot (the app replays held keys)."""
+        """The body is mounted and shows the snapshot (the app types the keys it held)."""
 
         def __init__(self, screen: StateScreen) -> None:
             super().__init__()
@@ -333,13 +333,8 @@ class StateScreen(Screen):
             return
         await self.query_one(ScreenBody).fill()
         self._body_mounted()
-        if self.focused is None and self.AUTO_FOCUS:
-            # what Textual focuses when a screen is shown; the screen was shown without it
-            for widget in self.query(self.AUTO_FOCUS):
-                if widget.focusable:
-                    self.set_focus(widget)
-                    break
-        self.post_message(self.BodyFilled(self))
+        # what Textual focuses when a screen is shown (the screen was shown without its body)
+        self._update_auto_focus()
 
     def _body_mounted(self) -> None:
         self.body_filled = True
@@ -349,6 +344,9 @@ class StateScreen(Screen):
         key, self._select_when_ready = self._select_when_ready, None
         if key is not None:
             self.select_key(key)
+        # keys the app held meanwhile are typed again when this is handled (after the focus
+        # is set: the message waits in the queue)
+        self.post_message(self.BodyFilled(self))
 
     def on_body_mounted(self) -> None:
         """The body's widgets are mounted (on mount, or after the first frame when the body
