@@ -22,11 +22,11 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from dataclasses import replace
 from functools import cached_property, partial
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from msgspec.structs import replace
 from textual import events, work
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType

@@ -8,7 +8,7 @@ No Textual import: it is plain data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from tui.clock import Clock, utc_now
 from tui.network.store import RefreshReport, Snapshot, StoreStatus
@@ -18,12 +18,11 @@ __all__ = ["AppState", "Clock", "utc_now"]
 
 # eq=False: a new state is a change (comparing two snapshots field by field would walk every
 # model of both), and reactives compare old and new values on every assignment
-@dataclass(frozen=True, slots=True, eq=False)
-class AppState:
+class AppState(msgspec.Struct, frozen=True, eq=False):
     """The app's state as its screens see it."""
 
-    snapshot: Snapshot = field(default_factory=Snapshot.empty)
-    status: StoreStatus = field(default_factory=StoreStatus)
+    snapshot: Snapshot = msgspec.field(default_factory=Snapshot.empty)
+    status: StoreStatus = msgspec.field(default_factory=StoreStatus)
     service: str = ""  # what the status bar calls the service (plain text)
     demo: bool = False  # on the built-in demo network (the tab bar's badge)
     refreshing: bool = False  # a refresh cycle is under way (asked for or polled)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATS, TRENDING
 
@@ -22,8 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["TABS", "TAB_IDS", "Tab", "tab"]
 
 
-@dataclass(frozen=True, slots=True)
-class Tab:
+class Tab(msgspec.Struct, frozen=True):
     id: str
     key: str  # the number key that opens it
     title: str

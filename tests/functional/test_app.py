@@ -4,12 +4,12 @@ copy, live refresh keeping the user's place, and failures that must not crash.""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
 from app_rig import BASE, Clock, loaded, make_rig, settle, svg_text
+from msgspec.structs import replace
 from textual.command import CommandPalette
 from textual.message import Message
 from textual.notifications import Notification, Notify

@@ -4,7 +4,6 @@ the start path reads and the tab registry the app is built from."""
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import hashlib
 import json
@@ -14,6 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 from app_rig import BASE, loaded, make_rig
 
@@ -522,7 +522,7 @@ def test_a_read_between_a_stores_two_renames_keeps_the_entry(tmp_path, monkeypat
             data = read_regular(path)  # the old meta
             disk_cache.atomic_write(
                 folder / ("agents.json" + DiskCache.META_SUFFIX),
-                json.dumps(dataclasses.asdict(meta_for(b"new bytes"))).encode(),
+                json.dumps(msgspec.structs.asdict(meta_for(b"new bytes"))).encode(),
             )
             return data
         return read_regular(path)
@@ -579,7 +579,7 @@ def test_load_cache_reads_again_what_its_check_refused_while_a_store_ran(tmp_pat
             elif reads == 3:  # the second look: the meta has followed
                 disk_cache.atomic_write(
                     folder / ("stats.json" + DiskCache.META_SUFFIX),
-                    json.dumps(dataclasses.asdict(meta_for(new))).encode(),
+                    json.dumps(msgspec.structs.asdict(meta_for(new))).encode(),
                 )
         return read_regular(path)
 

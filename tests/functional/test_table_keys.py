@@ -189,8 +189,9 @@ async def test_table_ages_count_on_between_refreshes() -> None:
 
 async def test_trending_panels_mark_changed_rows() -> None:
     """Issue 12 item 15: the top panels mark what changed, as the main table does."""
-    from dataclasses import replace
     from types import MappingProxyType
+
+    from msgspec.structs import replace
 
     rig = make_rig(screen="trending")
     async with rig.app.run_test(size=(80, 24)) as pilot:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import replace
 from datetime import UTC, datetime
 
 import httpx
 import pytest
+from msgspec.structs import replace
 
 from tui.network.disk_cache import CachedMeta, DiskCache
 from tui.network.store import (

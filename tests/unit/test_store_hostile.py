@@ -12,9 +12,9 @@ import hashlib
 import json
 import math
 import os
-from dataclasses import replace
 
 import pytest
+from msgspec.structs import replace
 
 from tests.hostile_server import (
     gzip_bomb,

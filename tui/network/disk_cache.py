@@ -25,12 +25,13 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import msgspec
 import platformdirs
+from msgspec.structs import asdict
 
 __all__ = [
     "CachedFile",
@@ -66,8 +67,7 @@ def service_folder_name(read_url: str) -> str:
     return f"{_SAFE.sub('_', host)[:60]}-{digest}"
 
 
-@dataclass(frozen=True, slots=True)
-class CachedMeta:
+class CachedMeta(msgspec.Struct, frozen=True):
     sha256: str
     size: int
     fetched_at: str
@@ -80,7 +80,7 @@ class CachedMeta:
         """The meta of a cache file, or ValueError saying what is wrong with it."""
         from tui.network.fetch import header_token
 
-        if not isinstance(raw, dict) or set(raw) - {f for f in cls.__slots__}:
+        if not isinstance(raw, dict) or set(raw) - set(cls.__struct_fields__):
             raise ValueError("meta is not an object of the known fields")
         sha, size, at = raw.get("sha256"), raw.get("size"), raw.get("fetched_at")
         if not isinstance(sha, str) or not _SHA256.fullmatch(sha):
@@ -98,8 +98,7 @@ class CachedMeta:
         return cls(**raw)
 
 
-@dataclass(frozen=True, slots=True)
-class CachedFile:
+class CachedFile(msgspec.Struct, frozen=True):
     name: str
     body: bytes
     meta: CachedMeta

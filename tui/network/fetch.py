@@ -38,9 +38,10 @@ import json
 import re
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from tui.network.urls import redact_url
 
@@ -127,8 +128,7 @@ class BadReply(FetchError):
     kind = "bad-reply"
 
 
-@dataclass(frozen=True, slots=True)
-class FetchResult:
+class FetchResult(msgspec.Struct, frozen=True):
     status: int
     body: bytes = b""
     sha256: str = ""
@@ -143,8 +143,7 @@ class FetchResult:
         return self.status == 304
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(msgspec.Struct, frozen=True):
     """What :func:`exchange` got: any status, its headers and its decoded, capped body.
 
     ``headers`` has lower-case names and keeps a value only when it is visible ASCII (see

@@ -28,10 +28,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
 from json.decoder import scanstring
 from typing import Any
+
+import msgspec
 
 from tui.network.models import (
     STATE_FILES,
@@ -59,14 +60,13 @@ class _Malformed(Exception):
     """The walk met something it does not handle exactly: validate the whole document."""
 
 
-@dataclass(frozen=True, slots=True)
-class Keyed:
+class Keyed(msgspec.Struct, frozen=True):
     """What a keyed parse leaves for the next one: the document, each entry's span in it and its
     model. ``spans`` is None until a later copy is compared with this one (see the module)."""
 
     document: bytes | str = ""
-    spans: Mapping[str, tuple[int, int]] | None = field(default_factory=dict)
-    models: Mapping[str, Any] = field(default_factory=dict)
+    spans: Mapping[str, tuple[int, int]] | None = msgspec.field(default_factory=dict)
+    models: Mapping[str, Any] = msgspec.field(default_factory=dict)
     member: str = "agents"
 
     def entry_texts(self) -> dict[str, str]:

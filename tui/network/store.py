@@ -28,10 +28,12 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+from msgspec.structs import replace
 
 from tui import collector
 from tui.clock import utc_now
@@ -97,8 +99,7 @@ def state_base_url(read_url: str) -> str:
 # --------------------------------------------------------------------------- value objects
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(msgspec.Struct, frozen=True):
     file: str
     # mismatch | invalid | missing | unverified | http | cache | internal, or a FetchError's kind:
     # too-large | too-slow | encoding | network | bad-reply
@@ -109,8 +110,7 @@ class Problem:
         return {"file": self.file, "kind": self.kind, "detail": self.detail}
 
 
-@dataclass(frozen=True, slots=True)
-class FileState:
+class FileState(msgspec.Struct, frozen=True):
     """One state file as the snapshot holds it: the last good model plus what happened since."""
 
     name: str
@@ -131,14 +131,12 @@ class FileState:
         return self.integrity == "verified"
 
 
-@dataclass(frozen=True, slots=True)
-class StatsPoint:
+class StatsPoint(msgspec.Struct, frozen=True):
     at: str  # ISO time the counters were fetched
     counters: Mapping[str, float]
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(msgspec.Struct, frozen=True):
     """An immutable view of all state files. Screens read it; only the store makes new ones."""
 
     files: Mapping[str, FileState]
@@ -196,26 +194,29 @@ class Snapshot:
         return f"{len(bad)} not verified: {listed}"
 
 
-@dataclass(slots=True)
-class RefreshReport:
+class RefreshReport(msgspec.Struct):
     """What one refresh cycle did. The CLI prints it; the benchmark reads it."""
 
     cycle: int
     started_at: datetime
     manifest: str = "not-requested"  # fetched | not-modified | missing | invalid | error
-    checked: list[str] = field(default_factory=list)
-    fetched: list[str] = field(default_factory=list)  # new verified/accepted copies taken
-    unchanged: list[str] = field(default_factory=list)
-    confirmed: list[str] = field(default_factory=list)  # cached copies the manifest vouched for
-    changed: list[str] = field(default_factory=list)  # files that differ in the new snapshot
+    checked: list[str] = msgspec.field(default_factory=list)
+    fetched: list[str] = msgspec.field(default_factory=list)  # new verified/accepted copies taken
+    unchanged: list[str] = msgspec.field(default_factory=list)
+    confirmed: list[str] = msgspec.field(
+        default_factory=list
+    )  # cached copies the manifest vouched for
+    changed: list[str] = msgspec.field(
+        default_factory=list
+    )  # files that differ in the new snapshot
     requests: int = 0
     bytes_downloaded: int = 0
     duration_s: float = 0.0
-    durations_s: dict[str, float] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
+    durations_s: dict[str, float] = msgspec.field(default_factory=dict)
+    problems: list[Problem] = msgspec.field(default_factory=list)
     online: bool = True
     forced: bool = False  # every file asked for again, without validators (the `R` key)
-    notes: list[str] = field(default_factory=list)  # things worth saying once, not problems
+    notes: list[str] = msgspec.field(default_factory=list)  # things worth saying once, not problems
 
     @property
     def ok(self) -> bool:
@@ -242,8 +243,7 @@ class RefreshReport:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class StoreStatus:
+class StoreStatus(msgspec.Struct, frozen=True):
     """Connection health for the status bar."""
 
     state: Literal["starting", "online", "offline", "backing-off", "failed"] = "starting"
@@ -264,8 +264,7 @@ class StoreStatus:
         return self.state
 
 
-@dataclass(frozen=True, slots=True)
-class StoreOptions:
+class StoreOptions(msgspec.Struct, frozen=True):
     """Polling and limits. ``interval_s`` must be finite and positive (settings check it first)."""
 
     interval_s: float = 60.0

@@ -15,10 +15,10 @@ calls the app.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+import msgspec
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -58,8 +58,7 @@ class ScreenBody(Vertical):
             await self.recompose()
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(msgspec.Struct, frozen=True):
     """Where the user was before a jump: the tab, the selected row, the filter, the detail."""
 
     tab_id: str

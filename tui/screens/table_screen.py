@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import msgspec
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -52,8 +52,7 @@ THREAD_THRESHOLD = 2000  # rows: above this the rows are built in a thread
 AGE_TICK_S = 30  # how often the ages in a table ("3m" since a heartbeat) count on
 
 
-@dataclass(frozen=True, slots=True)
-class Built:
+class Built(msgspec.Struct, frozen=True):
     """The result of one build: rows in data order plus what changed since the last build."""
 
     generation: int

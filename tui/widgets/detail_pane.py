@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import msgspec
@@ -23,8 +22,7 @@ __all__ = ["DetailPane", "Link", "raw_json"]
 RAW_LIMIT = 200_000  # characters of raw JSON shown (a hostile document can be huge)
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(msgspec.Struct, frozen=True):
     """A "go to" entry: ``label`` is built by our code from clean text."""
 
     label: Content

@@ -10,8 +10,7 @@ bindings, never from the service.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -23,8 +22,7 @@ from textual.widgets import Input
 __all__ = ["KeyBar"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Key:
+class _Key(msgspec.Struct, frozen=True):
     key: str  # what a click presses
     display: str
     description: str
