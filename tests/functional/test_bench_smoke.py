@@ -39,10 +39,14 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     for kind in ("process", "in_process"):
         cold = result["cold_start"][kind]
         assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0
-    assert result["cold_start"]["process"]["peak_rss_at_paint_mib"]["bare"] > 0
+    process = result["cold_start"]["process"]
+    assert process["peak_rss_at_paint_mib"]["bare"] > 0
+    # each roost run's own load, and the ratio with it subtracted, beside the separate load's
+    assert process["own_data_load_s"] > 0 and process["median_round_ratio_own_load"] > 0
     keys = result["keys"]
     assert keys["agents"] == 2000 and {"slash", "enter", "ctrl+p"} <= set(keys["per_key"])
     assert keys["quit_s"] > 0 and keys["bare_quit_s"] > 0 and keys["goal_p95_ms_max"] == 100
+    assert len(keys["quit_rounds"]["roost_s"]) == len(keys["quit_rounds"]["bare_s"]) >= 1
     quit_process = keys["quit_process"]
     assert quit_process["roost_s"] > 0 and quit_process["bare_s"] > 0
     assert quit_process["goal_ratio_max"] == 2.0

@@ -258,7 +258,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
         agents = 2000 if smoke else 50_000
         with tempfile.TemporaryDirectory() as tmp:
-            out["keys"] = await measure_keys(agents, Path(tmp))
+            out["keys"] = await measure_keys(agents, Path(tmp), quit_rounds=1 if smoke else 5)
         with tempfile.TemporaryDirectory() as tmp:
             out["keys"]["quit_process"] = await asyncio.to_thread(
                 measure_process_quit, Path(tmp), agents, rounds=1 if smoke else 5

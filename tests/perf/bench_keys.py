@@ -21,7 +21,8 @@ The next key is typed once the screen has settled (at most 2 s), except inside t
 Reported per key: p50, p95 and max of both over the session's presses of that key, and the
 presses in the first second after the first paint. Quit: ``pilot.press("q")`` until the app
 has shut down, beside a bare app's ``ctrl+q`` timed the same way (both include the pilot's wait
-for the process to idle). Goal (issue 13): every key's next frame
+for the process to idle), the median of alternating rounds (the session's own quit, then
+shorter sessions that visit every tab). Goal (issue 13): every key's next frame
 ≤ 100 ms at p95; quit ≤ 2× a bare app's quit (the bare app is one ``Static``, started and quit
 the same way).
 """
@@ -47,6 +48,7 @@ from textual.app import App  # noqa: E402
 
 from tui.app import RoostApp  # noqa: E402
 from tui.config import Settings  # noqa: E402
+from tui.network.disk_cache import DiskCache  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.screens.agents import AgentsScreen  # noqa: E402
 from tui.tabs import TABS  # noqa: E402
@@ -213,6 +215,34 @@ async def _bare_quit() -> float:
     return time.perf_counter() - sent
 
 
+async def _roost_quit(agents: int, cache_dir: Path) -> float:
+    """One more quit after a shorter session: from the cache, every tab visited once (as in the
+    session, so each tab's screen is there to close), back to the first, then ``q``."""
+    cache = DiskCache.for_service(BASE, cache_dir)  # the session's, already filled
+    client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
+    store = Store(BASE, client=client, cache=cache)
+    app = RoostApp(Settings(read_url=BASE), store=store, poll=False)
+    frames = _Frames()
+    app.post_display_hook = frames.hook  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            while not (
+                isinstance(app.screen, AgentsScreen) and app.screen.table.total_count == agents
+            ):
+                await frames.first_after(time.perf_counter(), timeout=5)
+            for key in [*(tab.key for tab in TABS[1:]), TABS[0].key]:
+                sent = time.perf_counter()
+                app.post_message(_key_event(key))
+                await frames.settled_after(sent)
+                await _handled(app)
+            await pilot.pause(0.5)  # the warm-ups are done, as at the session's end
+            sent = time.perf_counter()
+            await pilot.press("q")
+        return time.perf_counter() - sent
+    finally:
+        await client.aclose()
+
+
 def _quantile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -226,9 +256,17 @@ def _stats(values: list[float]) -> dict[str, float]:
     }
 
 
-async def measure_keys(agents: int, cache_dir: Path) -> dict[str, Any]:
+async def measure_keys(agents: int, cache_dir: Path, *, quit_rounds: int = 3) -> dict[str, Any]:
     session = await _session(agents, cache_dir)
-    bare_quit = await _bare_quit()
+    # Quit, timed with the pilot, moves in steps of its wait for the process to idle (20 ms
+    # each: 43 or 64 ms for the bare app, from one run to the next): a single quit of each is a
+    # coin toss, so the median of rounds, alternating, is what the goal is checked on.
+    roost_quits = [session["quit_s"]]
+    bare_quits = [await _bare_quit()]
+    for _ in range(quit_rounds - 1):
+        roost_quits.append(await _roost_quit(agents, cache_dir))
+        bare_quits.append(await _bare_quit())
+    quit_s, bare_quit = statistics.median(roost_quits), statistics.median(bare_quits)
     by_key: dict[str, list[tuple[float, float]]] = {}
     early: dict[str, list[float]] = {}
     for key, next_frame, settled, in_first_second in session["presses"]:
@@ -260,8 +298,12 @@ async def measure_keys(agents: int, cache_dir: Path) -> dict[str, Any]:
         "settled_p95_ms": round(_quantile(settled, 0.95) * 1000, 1),
         "settled_worst_key_p95_ms": max(row["settled"]["p95_ms"] for row in per_key.values()),
         "goal_p95_ms_max": GOAL_P95_S * 1000,
-        "quit_s": round(session["quit_s"], 3),
+        "quit_s": round(quit_s, 3),
         "bare_quit_s": round(bare_quit, 3),
-        "quit_ratio": round(session["quit_s"] / bare_quit, 2) if bare_quit > 0 else None,
+        "quit_ratio": round(quit_s / bare_quit, 2) if bare_quit > 0 else None,
         "goal_quit_ratio_max": GOAL_QUIT_RATIO,
+        "quit_rounds": {
+            "roost_s": [round(x, 3) for x in roost_quits],
+            "bare_s": [round(x, 3) for x in bare_quits],
+        },
     }
