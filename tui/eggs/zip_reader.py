@@ -529,9 +529,9 @@ class StrictZipReader:
             sink = sink_for(e)
             crc = 0
             for block in self.source.chunks(e.data_offset, e.data_offset + e.size, size):
-                crc = zlib.crc32(block, crc)
                 if sink is not None:
-                    sink.update(block)
+                    sink.update(block)  # first: a hash it hands to a worker starts sooner
+                crc = zlib.crc32(block, crc)
             if crc != e.crc:
                 raise ZipFormatError(
                     "zip.crc",
