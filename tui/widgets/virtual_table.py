@@ -458,6 +458,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._wanted: list[int] | None = None  # widths the content asks for (per set_rows)
         self._empty_message = "no data yet"
         self._after_paint: list[Callable[[], object]] = []
+        self._pass_styles: dict[tuple[str | None, bool], Style] | None = None  # see _style
         self._update_virtual_size()
 
     # ------------------------------------------------------------------ read-only state
@@ -523,7 +524,11 @@ class VirtualTable(ScrollView, can_focus=True):
         self.refresh()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        lines = super().render_lines(crop)
+        self._pass_styles = {}
+        try:
+            lines = super().render_lines(crop)
+        finally:
+            self._pass_styles = None
         if self._after_paint:
             callbacks, self._after_paint = self._after_paint, []
             for callback in callbacks:
@@ -913,11 +918,27 @@ class VirtualTable(ScrollView, can_focus=True):
             start += width + _GAP
         return None
 
+    def _style(self, component: str | None = None, *, partial: bool = False) -> Style:
+        """The widget's ``rich_style`` (``component`` None) or a component's, worked out once
+        per :meth:`render_lines` pass: Textual works each out from the widget's ancestors on
+        every call, which was a fifth of a full table's render."""
+        styles = self._pass_styles
+        key = (component, partial)
+        if styles is not None and (style := styles.get(key)) is not None:
+            return style
+        if component is None:
+            style = self.rich_style
+        else:
+            style = self.get_component_rich_style(component, partial=partial)
+        if styles is not None:
+            styles[key] = style
+        return style
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
         line_width = max(width, self._min_line_width)
-        base = self.rich_style
+        base = self._style()
         if y == 0:
             strip = self._header_strip(line_width, base)
         else:
@@ -958,7 +979,7 @@ class VirtualTable(ScrollView, can_focus=True):
         return Strip(segments, max(used, line_width))
 
     def _header_strip(self, line_width: int, base: Style) -> Strip:
-        style = base + self.get_component_rich_style("virtual-table--header")
+        style = base + self._style("virtual-table--header")
         cache_key = ("header", line_width, style, self._sort_column, self._sort_reverse)
         cached = self._strip_cache.get(cache_key)
         if cached is not None:
@@ -988,7 +1009,7 @@ class VirtualTable(ScrollView, can_focus=True):
         lines = textwrap.wrap(message[:2000], room, break_on_hyphens=False) or [""]
         if position >= len(lines):
             return Strip.blank(width, base)
-        style = base + self.get_component_rich_style("virtual-table--empty", partial=True)
+        style = base + self._style("virtual-table--empty", partial=True)
         text = fit_plain(lines[position], room).rstrip()
         return self._line([[Segment(text, style)]], width, base)
 
@@ -996,14 +1017,10 @@ class VirtualTable(ScrollView, can_focus=True):
         row = self._rows[self._visible[position]]
         style = base
         if position % 2:
-            style += self.get_component_rich_style("virtual-table--odd")
+            style += self._style("virtual-table--odd")
         if row.key in self._marked:
-            style += self.get_component_rich_style("virtual-table--marked", partial=True)
-        cursor_style = (
-            self.get_component_rich_style("virtual-table--cursor")
-            if position == self._cursor
-            else None
-        )
+            style += self._style("virtual-table--marked", partial=True)
+        cursor_style = self._style("virtual-table--cursor") if position == self._cursor else None
         cache_key = (row.key, line_width, style, cursor_style)
         cached = self._strip_cache.get(cache_key)
         if cached is not None:
