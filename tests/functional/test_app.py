@@ -288,6 +288,56 @@ async def test_fast_burst_after_slash_goes_into_the_filter():
         assert screen.status_filter == "all"  # the "a"/"d" did not filter
 
 
+async def test_the_search_thread_of_a_waiting_filter_starts_after_the_frame_of_its_key(
+    monkeypatch,
+):
+    """The frame that shows the typed letters and "filtering…" is made before the thread that
+    computes the search texts starts: started on the key, it would hold the interpreter half
+    the time while that frame is made."""
+    from textual import events
+
+    from tui.screens import table_screen
+    from tui.widgets.virtual_table import VirtualTable
+
+    monkeypatch.setattr(table_screen, "SEARCH_IN_THREAD_FROM", 100)  # 300 agents count as big
+    monkeypatch.setattr(table_screen, "_warm", lambda rows, worker: False)  # never warmed
+    order: list[str] = []
+    render_lines = VirtualTable.render_lines
+
+    def painted(self: VirtualTable, crop):  # noqa: ANN001, ANN202
+        order.append("paint")
+        return render_lines(self, crop)
+
+    start = table_screen.TableScreen._search_texts_in_thread
+
+    def started(self, rows):  # noqa: ANN001, ANN202
+        order.append("search")
+        return start(self, rows)
+
+    waits = table_screen.TableScreen._filter_waits
+
+    def waiting(self, query: str) -> bool:  # noqa: ANN001
+        result = waits(self, query)
+        if result:
+            order.append("waits")
+        return result
+
+    monkeypatch.setattr(VirtualTable, "render_lines", painted)
+    monkeypatch.setattr(table_screen.TableScreen, "_search_texts_in_thread", started)
+    monkeypatch.setattr(table_screen.TableScreen, "_filter_waits", waiting)
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        for char in "/ag":
+            rig.app.post_message(events.Key("slash" if char == "/" else char, char))
+        await settle(pilot)
+        assert order.count("search") == 1  # one thread for the burst
+        first_wait, search = order.index("waits"), order.index("search")
+        assert "paint" in order[first_wait:search]  # after a frame of the table
+        assert screen.filter_pending is None and screen.table.filter_query == "ag"
+
+
 async def test_a_filter_typed_before_the_search_texts_waits_for_them_in_a_thread(monkeypatch):
     """In a big table whose warm-up has not computed every search text, the typed letters show
     at once and the summary says "filtering…"; a thread computes the texts, then the latest

@@ -112,6 +112,7 @@ class TableScreen(StateScreen):
         self._searchable_rows: Sequence[LazyRow] | None = None
         self._pending_filter: str | None = None
         self._search_worker: Worker[None] | None = None  # computing them for a waiting filter
+        self._search_starting = False  # that worker starts after the next frame (_start_search)
 
     # ------------------------------------------------------------------ layout
 
@@ -499,9 +500,28 @@ class TableScreen(StateScreen):
         ):
             return False
         self._pending_filter = query
-        if self._search_worker is None or self._search_worker.is_finished:
-            self._search_worker = self._search_texts_in_thread(rows)
+        if not self._search_starting and (
+            self._search_worker is None or self._search_worker.is_finished
+        ):
+            # after the frame that shows what was typed and "filtering…": started now, the
+            # thread would hold the interpreter half the time while that frame is made
+            self._search_starting = True
+            self.table.call_after_paint(self._start_search)
         return True
+
+    def _start_search(self) -> None:
+        """The thread for a waiting filter, once the frame after its key is out: for the rows
+        the table has now (new ones may have come meanwhile), unless they are ready by now."""
+        self._search_starting = False
+        query = self._pending_filter
+        if query is None:
+            return  # applied (the warm-up finished) or cleared meanwhile
+        rows = self._rows
+        if rows is self._searchable_rows:
+            self._set_filter(query)
+            self.update_summary()
+        elif self._search_worker is None or self._search_worker.is_finished:
+            self._search_worker = self._search_texts_in_thread(rows)
 
     @work(
         thread=True,
