@@ -30,9 +30,11 @@ the same way).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import statistics
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,7 @@ if str(ROOT) not in sys.path:
 from bench_app import BASE, _Bare, _NoNetwork, fill_cache  # noqa: E402
 from textual import events  # noqa: E402
 from textual.app import App  # noqa: E402
+from textual.pilot import Pilot  # noqa: E402
 
 from tui.app import RoostApp  # noqa: E402
 from tui.config import Settings  # noqa: E402
@@ -111,6 +114,7 @@ class _Frames:
     def __init__(self) -> None:
         self.times: list[float] = []
         self.changed = asyncio.Event()
+        self.app_closed = 0.0  # when the app's run_test ended (set by _painted)
 
     def hook(self) -> None:
         self.times.append(time.perf_counter())
@@ -165,45 +169,51 @@ async def _handled(app: App) -> None:
         await asyncio.wait_for(done.wait(), timeout=5)
 
 
-async def _session(agents: int, cache_dir: Path) -> dict[str, Any]:
-    cache = fill_cache(cache_dir, agents)
+@contextlib.asynccontextmanager
+async def _painted(agents: int, cache: DiskCache) -> AsyncIterator[tuple[RoostApp, Pilot, _Frames]]:
+    """The real app from ``cache`` at 80×24, from its first frame showing all ``agents`` rows."""
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
     store = Store(BASE, client=client, cache=cache)
     app = RoostApp(Settings(read_url=BASE), store=store, poll=False)
     frames = _Frames()
     app.post_display_hook = frames.hook  # type: ignore[method-assign]
-    # (key, next frame s, settled s, in the first second after the first paint)
-    presses: list[tuple[str, float, float, bool]] = []
     try:
         async with app.run_test(size=SIZE) as pilot:
             while not (
                 isinstance(app.screen, AgentsScreen) and app.screen.table.total_count == agents
             ):
                 await frames.first_after(time.perf_counter(), timeout=5)
-            painted = frames.times[-1]
-            for step in _script():
-                keys = step if isinstance(step, list) else [step]
-                sent = time.perf_counter()
-                for key in keys:
-                    app.post_message(_key_event(key))
-                if len(keys) > 1:
-                    await _handled(app)  # the burst's next frame: after all of it is handled
-                    first = await frames.first_after(time.perf_counter(), timeout=1.0)
-                else:
-                    first = await frames.first_after(sent, timeout=1.0)
-                settled = await frames.settled_after(sent)
-                await _handled(app)
-                end = time.perf_counter()
-                next_frame = (first if first is not None else end) - sent
-                settle = (settled if settled is not None else end) - sent
-                for key in keys:
-                    presses.append((key, next_frame, max(settle, next_frame), sent - painted < 1.0))
-            sent = time.perf_counter()
-            await pilot.press("q")
-        quit_s = time.perf_counter() - sent
+            yield app, pilot, frames
+        frames.app_closed = time.perf_counter()  # a quit ends here, not with the client's close
     finally:
         await client.aclose()
-    return {"presses": presses, "quit_s": quit_s}
+
+
+async def _session(agents: int, cache_dir: Path) -> dict[str, Any]:
+    # (key, next frame s, settled s, in the first second after the first paint)
+    presses: list[tuple[str, float, float, bool]] = []
+    async with _painted(agents, fill_cache(cache_dir, agents)) as (app, pilot, frames):
+        painted = frames.times[-1]
+        for step in _script():
+            keys = step if isinstance(step, list) else [step]
+            sent = time.perf_counter()
+            for key in keys:
+                app.post_message(_key_event(key))
+            if len(keys) > 1:
+                await _handled(app)  # the burst's next frame: after all of it is handled
+                first = await frames.first_after(time.perf_counter(), timeout=1.0)
+            else:
+                first = await frames.first_after(sent, timeout=1.0)
+            settled = await frames.settled_after(sent)
+            await _handled(app)
+            end = time.perf_counter()
+            next_frame = (first if first is not None else end) - sent
+            settle = (settled if settled is not None else end) - sent
+            for key in keys:
+                presses.append((key, next_frame, max(settle, next_frame), sent - painted < 1.0))
+        sent = time.perf_counter()
+        await pilot.press("q")
+    return {"presses": presses, "quit_s": frames.app_closed - sent}
 
 
 async def _bare_quit() -> float:
@@ -219,28 +229,16 @@ async def _roost_quit(agents: int, cache_dir: Path) -> float:
     """One more quit after a shorter session: from the cache, every tab visited once (as in the
     session, so each tab's screen is there to close), back to the first, then ``q``."""
     cache = DiskCache.for_service(BASE, cache_dir)  # the session's, already filled
-    client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
-    store = Store(BASE, client=client, cache=cache)
-    app = RoostApp(Settings(read_url=BASE), store=store, poll=False)
-    frames = _Frames()
-    app.post_display_hook = frames.hook  # type: ignore[method-assign]
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            while not (
-                isinstance(app.screen, AgentsScreen) and app.screen.table.total_count == agents
-            ):
-                await frames.first_after(time.perf_counter(), timeout=5)
-            for key in [*(tab.key for tab in TABS[1:]), TABS[0].key]:
-                sent = time.perf_counter()
-                app.post_message(_key_event(key))
-                await frames.settled_after(sent)
-                await _handled(app)
-            await pilot.pause(0.5)  # the warm-ups are done, as at the session's end
+    async with _painted(agents, cache) as (app, pilot, frames):
+        for key in [*(tab.key for tab in TABS[1:]), TABS[0].key]:
             sent = time.perf_counter()
-            await pilot.press("q")
-        return time.perf_counter() - sent
-    finally:
-        await client.aclose()
+            app.post_message(_key_event(key))
+            await frames.settled_after(sent)
+            await _handled(app)
+        await pilot.pause(0.5)  # the warm-ups are done, as at the session's end
+        sent = time.perf_counter()
+        await pilot.press("q")
+    return frames.app_closed - sent
 
 
 def _quantile(values: list[float], q: float) -> float:

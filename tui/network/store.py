@@ -201,14 +201,13 @@ class RefreshReport(msgspec.Struct):
     started_at: datetime
     manifest: str = "not-requested"  # fetched | not-modified | missing | invalid | error
     checked: list[str] = msgspec.field(default_factory=list)
-    fetched: list[str] = msgspec.field(default_factory=list)  # new verified/accepted copies taken
+    # new verified/accepted copies taken
+    fetched: list[str] = msgspec.field(default_factory=list)
     unchanged: list[str] = msgspec.field(default_factory=list)
-    confirmed: list[str] = msgspec.field(
-        default_factory=list
-    )  # cached copies the manifest vouched for
-    changed: list[str] = msgspec.field(
-        default_factory=list
-    )  # files that differ in the new snapshot
+    # cached copies the manifest vouched for
+    confirmed: list[str] = msgspec.field(default_factory=list)
+    # files that differ in the new snapshot
+    changed: list[str] = msgspec.field(default_factory=list)
     requests: int = 0
     bytes_downloaded: int = 0
     duration_s: float = 0.0
@@ -216,7 +215,8 @@ class RefreshReport(msgspec.Struct):
     problems: list[Problem] = msgspec.field(default_factory=list)
     online: bool = True
     forced: bool = False  # every file asked for again, without validators (the `R` key)
-    notes: list[str] = msgspec.field(default_factory=list)  # things worth saying once, not problems
+    # things worth saying once, not problems
+    notes: list[str] = msgspec.field(default_factory=list)
 
     @property
     def ok(self) -> bool:

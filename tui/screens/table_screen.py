@@ -513,13 +513,11 @@ class TableScreen(StateScreen):
         """The thread for a waiting filter, once the frame after its key is out: for the rows
         the table has now (new ones may have come meanwhile), unless they are ready by now."""
         self._search_starting = False
-        query = self._pending_filter
-        if query is None:
+        if self._pending_filter is None:
             return  # applied (the warm-up finished) or cleared meanwhile
         rows = self._rows
         if rows is self._searchable_rows:
-            self._set_filter(query)
-            self.update_summary()
+            self._search_texts_ready(rows)  # the query applies now
         elif self._search_worker is None or self._search_worker.is_finished:
             self._search_worker = self._search_texts_in_thread(rows)
 

@@ -28,10 +28,11 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, ClassVar, Literal, Protocol, overload
 
+import msgspec
+
 # Textual imports its scroll bars the first time a widget needs one: for a big table that is
 # its first paint of rows, while the 50 000-row build thread holds the interpreter, and the
 # import's file reads then wait for it (about 30 ms instead of 1). Imported here, with the rest.
-import msgspec
 import textual.scrollbar  # noqa: F401
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
