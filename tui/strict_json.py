@@ -26,11 +26,13 @@ def unique_members(
     """An ``object_pairs_hook`` that raises ``refuse(key)`` at the first repeated member."""
 
     def hook(pairs: Pairs) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in result:
-                raise refuse(key)
-            result[key] = value
+        result = dict(pairs)  # in C; only a document with a repeat is walked, to name it
+        if len(result) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    raise refuse(key)
+                seen.add(key)
         return result
 
     return hook

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui.eggs import rapp
 from tui.eggs.canonical_json import canonical
@@ -210,3 +213,18 @@ def test_kind_grammar():
     assert rapp.is_kind("twin.birth") and rapp.is_kind(f"{'a' * 64}.b-c")
     for bad in ("twin", "twin.birth.x", "Twin.birth", f"{'a' * 65}.b", ".b", "a.", "a-.b", None):
         assert not rapp.is_kind(bad), bad
+
+
+@given(
+    st.text(st.sampled_from("aZ09_-./ :\\\x00é"), max_size=14)
+    | st.sampled_from(["con", "CON.txt", "a/nul.md", "lpt1", "com9.x", "aux.", "a/-/b", "x..y"])
+)
+@settings(max_examples=500, deadline=None)
+def test_the_plain_path_shortcut_answers_as_the_rules_do(path):
+    shortcut = rapp._PLAIN_PATH
+    answer = rapp.path_problem(path)
+    rapp._PLAIN_PATH = re.compile(r"(?!)")  # matches nothing: every path takes the rules
+    try:
+        assert rapp.path_problem(path) == answer
+    finally:
+        rapp._PLAIN_PATH = shortcut

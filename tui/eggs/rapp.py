@@ -57,6 +57,7 @@ VALUE_TAGS = frozenset(
 OCTET_TAGS = frozenset({"rapp/1:egg", "rapp/1:rappid", "rapp/1:grail", "rapp/1:seal"})
 # a running hash already fed "tag LF" per octet tag, copied for each use (cheaper than a new one)
 _OCTET_PREFIXES = {tag: hashlib.sha256(tag.encode("ascii") + b"\n") for tag in OCTET_TAGS}
+_ADDRESS_PREFIX = hashlib.sha256(b"rapp/1:egg-manifest\n")
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _LCLABEL = r"[a-z0-9]+(?:-[a-z0-9]+)*"
@@ -95,11 +96,41 @@ def hb_hasher(tag: str, data: bytes | bytearray | memoryview = b"") -> Any:
     return hasher
 
 
-def egg_address(manifest: dict[str, Any], *, plain: bool = False) -> str:
+def egg_address(
+    manifest: dict[str, Any], *, plain: bool = False, canonical_text: bytes | None = None
+) -> str:
     """The egg address: ``H("rapp/1:egg-manifest", manifest without sig)``; re-signing keeps it.
-    ``plain``: the manifest is plain (:func:`~tui.eggs.canonical_json.strict_parse_plain`)."""
+    ``plain``: the manifest is plain (:func:`~tui.eggs.canonical_json.strict_parse_plain`).
+    ``canonical_text``: the manifest's own canonical bytes, when known: the canonical text
+    without sig is then cut from it instead of printed again (see :func:`_without_sig`)."""
+    if canonical_text is not None:
+        text = _without_sig(manifest, canonical_text, plain)
+        if text is not None:
+            hasher = _ADDRESS_PREFIX.copy()
+            hasher.update(text)
+            return hasher.hexdigest()
     without_sig = {k: v for k, v in manifest.items() if k != "sig"}
     return H("rapp/1:egg-manifest", without_sig, plain=plain)
+
+
+def _without_sig(manifest: dict[str, Any], text: bytes, plain: bool) -> bytes | None:
+    """The canonical text of ``manifest`` without its ``sig`` member, cut from ``text`` (the
+    canonical text of the whole manifest), or None when that cannot be done exactly. With
+    exactly the seven members, sorted, ``sig`` is next to last and ``variant`` last, so the
+    text ends ``,"sig":S,"variant":V}`` with S and V their own canonical texts (a string's
+    canonical text has no unescaped quote, so the match cannot start inside a value)."""
+    if set(manifest) != MANIFEST_MEMBERS:
+        return None
+    try:
+        sig = canonical(manifest["sig"], plain=plain)
+        variant = canonical(manifest["variant"], plain=plain)
+    except CanonicalJsonError:
+        return None
+    tail = b',"variant":' + variant + b"}"
+    cut = b',"sig":' + sig + tail
+    if not text.endswith(cut):
+        return None
+    return text[: len(text) - len(cut)] + tail
 
 
 def is_hex64(value: Any) -> bool:
@@ -147,8 +178,18 @@ def is_kind(value: Any) -> bool:
     )
 
 
+# ASCII segments of letters, digits, '_', '-' and '.' that neither start nor end with a dot:
+# none of the rules below can refuse such a path but the reserved device names
+_PLAIN_PATH = re.compile(r"[\w-](?:[\w.-]*[\w-])?(?:/[\w-](?:[\w.-]*[\w-])?)*", re.ASCII)
+
+
 def path_problem(path: Any) -> str | None:
     """Why ``path`` is not a valid packed path (§6.1), or None when it is."""
+    if type(path) is str and _PLAIN_PATH.fullmatch(path) is not None:
+        for segment in path.split("/"):
+            if segment.split(".", 1)[0].upper() in _RESERVED:
+                return f"segment {segment!r} is a reserved device name"
+        return None
     if not isinstance(path, str):
         return "not a string"
     if not path:

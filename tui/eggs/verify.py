@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,7 +36,13 @@ from tui.eggs.canonical_json import (
     strict_parse_plain,
 )
 from tui.eggs.egg_report import CHECKS, CONTAINER_CHECKS, Check, EggReport, EntryResult
-from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
+from tui.eggs.zip_reader import (
+    RULES,
+    EggSource,
+    StrictZipReader,
+    ZipEntry,
+    ZipFormatError,
+)
 from tui.untrusted import clean_line, is_plain
 
 __all__ = ["MAX_NESTING", "READ_WHOLE_MAX", "record_document_checks", "verify_egg"]
@@ -155,13 +162,13 @@ class _Report:
             if self.container_failure
             else "not run"
         )
-        rows = [
-            (check_id, name, *results.get(check_id, ("skip", not_run))) for check_id, name in CHECKS
-        ]
+        get, absent = results.get, ("skip", not_run)
+        rows = [(check_id, name, *get(check_id, absent)) for check_id, name in CHECKS]
         # one scan of every detail for anything unsafe (the usual answer: nothing)
-        every = " ".join(row[3] for row in rows)
-        if is_plain(every) and max(len(row[3]) for row in rows) <= _DETAIL_LIMIT:
-            return [Check._make(row) for row in rows]
+        details = [row[3] for row in rows]
+        if is_plain(" ".join(details)) and max(map(len, details)) <= _DETAIL_LIMIT:
+            make = tuple.__new__  # rows are 4-tuples: Check._make's length check is moot
+            return [make(Check, row) for row in rows]
         return [Check(i, n, s, clean_line(d, _DETAIL_LIMIT)) for i, n, s, d in rows]  # type: ignore[arg-type]
 
 
@@ -236,6 +243,24 @@ def record_document_checks(record: BootRecord, hub_url: str | None) -> list[tupl
     ]  # fmt: skip
 
 
+# record_document_checks per (record, hub URL): a record is frozen, and one is checked against
+# each of its eggs, or the same egg again (the Boots tab re-verifies on every visit)
+_RECORD_CHECKS: dict[tuple[int, str | None], tuple[Any, tuple[tuple[str, bool, str], ...]]] = {}
+_RECORD_CHECKS_MAX = 64
+
+
+def _record_checks(record: BootRecord, hub_url: str | None) -> tuple[tuple[str, bool, str], ...]:
+    key = (id(record), hub_url)
+    hit = _RECORD_CHECKS.get(key)
+    if hit is not None and hit[0]() is record:  # the same object, not one that reused its id
+        return hit[1]
+    checks = tuple(record_document_checks(record, hub_url))
+    if len(_RECORD_CHECKS) >= _RECORD_CHECKS_MAX:
+        _RECORD_CHECKS.clear()
+    _RECORD_CHECKS[key] = (weakref.ref(record), checks)
+    return checks
+
+
 class _Verifier:
     def __init__(
         self,
@@ -257,16 +282,21 @@ class _Verifier:
         self.is_zip = False
         self.address: str | None = None
         self.plain_manifest = False  # told by the strict parse (canonical_json)
+        self.manifest_text: bytes | None = None  # the manifest's canonical text, once parsed
+        # the manifest's strict parse when the plain-path note needed it first (with a record)
+        self._manifest_parsed: tuple[Any, bytes, bool] | CanonicalJsonError | None = None
         self.record_refused = record_refused  # why the record given is not a boot record
+        self.archive_sha256: Future[str] | None = None  # an egg in memory's, on a worker
 
     # ------------------------------------------------------------------ driver
 
     def run(self) -> EggReport:
-        pending = archive = None
+        archive = None
         if self.source.size >= _PARALLEL_FROM and self.source.in_memory:
-            # The whole-file sha256 runs beside the entry pass: hashlib releases the GIL on big
-            # buffers, so the two passes the checks need overlap instead of adding up.
-            pending = _pools()[0].submit(self.source.window(0, self.source.size).sha256)
+            # The whole-file sha256 runs beside everything else, one call on a worker: hashlib
+            # releases the GIL on big buffers, so the passes the checks need overlap instead of
+            # adding up. Its result is asked for last (below).
+            self.archive_sha256 = _pools()[0].submit(self.source.sha256)
         elif self.source.size >= _PARALLEL_FROM:
             # From a file, the same, fed by the entry pass's own reads: the file is read once
             # and the hash is of the bytes the checks saw.
@@ -280,19 +310,15 @@ class _Verifier:
                 self._zip_container()
             else:
                 self._json_container()
-        if pending is not None:
-            sha256 = pending.result()
-        elif archive is not None:
-            self.source.end_tee()
-            sha256 = archive.hexdigest()
-        else:
-            sha256 = self.source.sha256()
-        self._record_file(sha256)
+        if archive is not None:
+            self.source.end_tee()  # the reads the checks did not do, while the hash is fed
         if self.r.container_failure is None and self.manifest is not None:
             self._manifest_rules()
             if isinstance(self.manifest, dict):
                 try:
-                    self.address = rapp.egg_address(self.manifest, plain=self.plain_manifest)
+                    self.address = rapp.egg_address(
+                        self.manifest, plain=self.plain_manifest, canonical_text=self.manifest_text
+                    )
                 except CanonicalJsonError:
                     self.address = None
                 self._integrity()
@@ -301,8 +327,19 @@ class _Verifier:
                 self._record_cross_checks()
             else:
                 for check_id, _ in CHECKS[[i for i, _ in CHECKS].index("integrity") :]:
+                    if check_id in ("file.size", "file.sha256"):
+                        continue  # below
                     if self.r.status(check_id) is None:  # the record's own checks have run
                         self.r.skip(check_id, "not run: the manifest is not an object")
+        # The archive's sha256 last: it ran on a worker beside all of the above (whose Python
+        # would otherwise wait for it and then for the interpreter to hand the GIL back).
+        if self.archive_sha256 is not None:
+            sha256 = self.archive_sha256.result()
+        elif archive is not None:
+            sha256 = archive.hexdigest()
+        else:
+            sha256 = self.source.sha256()
+        self._record_file(sha256)
         report = EggReport(checks=self.r.ordered(), size=self.source.size, sha256=sha256)
         report.manifest = self.manifest
         report.address = self.address
@@ -326,7 +363,7 @@ class _Verifier:
             for check_id in ("record.ref", "record.path", "record.url"):
                 self.r.skip(check_id, self._no_record())
             return
-        for check_id, good, detail in record_document_checks(rec, self.hub_url):
+        for check_id, good, detail in _record_checks(rec, self.hub_url):
             self.r.set(check_id, "pass" if good else "fail", detail)
 
     def _record_file(self, sha256: str) -> None:
@@ -407,12 +444,16 @@ class _Verifier:
             return
         self.plain_wanted.add(self.record.organ.path)
         sink = self.sinks.get(rapp.MANIFEST_NAME)
-        try:
-            payload = (
-                json.loads(bytes(sink.data))["payload"] if sink and sink.data is not None else {}
-            )
-        except (ValueError, TypeError, KeyError, RecursionError):
-            payload = {}
+        payload: Any = {}
+        if sink is not None and sink.data is not None:
+            parsed = self._manifest_parsed = self._strict_parse(bytes(sink.data))
+            try:
+                if isinstance(parsed, tuple):
+                    payload = parsed[0]["payload"]
+                else:  # not strict JSON (manifest.parse will say so): read it as JSON can be
+                    payload = json.loads(bytes(sink.data))["payload"]
+            except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+                payload = {}
         for organ in _organs(payload):
             if isinstance(organ.get("path"), str):
                 self.plain_wanted.add(organ["path"])
@@ -426,7 +467,8 @@ class _Verifier:
                 "manifest.parse", f"manifest.json is {size} bytes, more than {MAX_CANONICAL_BYTES}"
             )
             return
-        if not self._parse_canonical("manifest.parse", bytes(sink.data)):
+        data = bytes(sink.data)
+        if not self._parse_canonical("manifest.parse", data, self._manifest_parsed):
             return
         manifest = self.manifest
         contents = manifest.get("contents") if isinstance(manifest, dict) else None
@@ -469,13 +511,28 @@ class _Verifier:
             return
         self._parse_canonical("json.canonical", self.source.read(0, size))
 
-    def _parse_canonical(self, check_id: str, data: bytes) -> bool:
+    @staticmethod
+    def _strict_parse(data: bytes) -> tuple[Any, bytes, bool] | CanonicalJsonError:
         try:
-            value, text, self.plain_manifest = strict_parse_plain(data)
+            return strict_parse_plain(data)
         except CanonicalJsonError as exc:
-            self.r.fail(check_id, f"not strict RAPP/1 JSON: {exc}")
+            return exc
+
+    def _parse_canonical(
+        self,
+        check_id: str,
+        data: bytes,
+        parsed: tuple[Any, bytes, bool] | CanonicalJsonError | None = None,
+    ) -> bool:
+        """``parsed``: :meth:`_strict_parse` of ``data`` when it has been done already."""
+        if parsed is None:
+            parsed = self._strict_parse(data)
+        if isinstance(parsed, CanonicalJsonError):
+            self.r.fail(check_id, f"not strict RAPP/1 JSON: {parsed}")
             return False
+        value, text, self.plain_manifest = parsed
         self.manifest = value
+        self.manifest_text = text
         if text != data:
             at = next(
                 (i for i, (a, b) in enumerate(zip(text, data, strict=False)) if a != b),

@@ -20,12 +20,18 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from tui.eggs import rapp
+
+try:
+    # zlib-ng's CRC-32 (same polynomial, same values) runs 3-4x zlib's: at 64 MB it was 0.69 of
+    # a sha256 pass with zlib, 0.2 with zlib-ng; both release the GIL on big buffers
+    from zlib_ng.zlib_ng import crc32
+except ImportError:  # pragma: no cover - a platform without its wheel keeps zlib's
+    from zlib import crc32
 
 __all__ = [
     "CHUNK",
@@ -36,6 +42,7 @@ __all__ = [
     "StrictZipReader",
     "ZipEntry",
     "ZipFormatError",
+    "crc32",
 ]
 
 CHUNK = 1 << 20
@@ -233,6 +240,8 @@ class EggSource:
                 yield block
 
     def sha256(self) -> str:
+        if self._view is not None:  # one call: the GIL is let go once, for the whole buffer
+            return hashlib.sha256(self._view[self._base : self._base + self.size]).hexdigest()
         hasher = hashlib.sha256()
         for block in self.chunks(0, self.size):
             hasher.update(block)
@@ -531,7 +540,7 @@ class StrictZipReader:
             for block in self.source.chunks(e.data_offset, e.data_offset + e.size, size):
                 if sink is not None:
                     sink.update(block)  # first: a hash it hands to a worker starts sooner
-                crc = zlib.crc32(block, crc)
+                crc = crc32(block, crc)
             if crc != e.crc:
                 raise ZipFormatError(
                     "zip.crc",
