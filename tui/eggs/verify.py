@@ -102,6 +102,11 @@ class _OffloadedHash:
         return self._hasher.hexdigest()
 
 
+def _begun_then(begun: threading.Lock, job: Callable[[], str]) -> str:
+    begun.release()
+    return job()
+
+
 class _Sink:
     """Everything one pass over an entry's bytes yields: its egg hash, maybe its plain sha256,
     maybe the bytes themselves (only for the manifest and rappid.json, both size-capped)."""
@@ -296,7 +301,17 @@ class _Verifier:
             # The whole-file sha256 runs beside everything else, one call on a worker: hashlib
             # releases the GIL on big buffers, so the passes the checks need overlap instead of
             # adding up. Its result is asked for last (below).
-            self.archive_sha256 = _pools()[0].submit(self.source.sha256)
+            if self.record is None:
+                self.archive_sha256 = _pools()[0].submit(self.source.sha256)
+            else:
+                # With a record, the seed record's plain sha256 follows it on a worker core:
+                # wait until it has begun (a worker needs the GIL to begin, and this thread's
+                # Python would hold it until the entries' hashes let go of it), so that the
+                # two end sooner. Without one, this thread does the waiting's worth of checks.
+                begun = threading.Lock()
+                begun.acquire()
+                self.archive_sha256 = _pools()[0].submit(_begun_then, begun, self.source.sha256)
+                begun.acquire()
         elif self.source.size >= _PARALLEL_FROM:
             # From a file, the same, fed by the entry pass's own reads: the file is read once
             # and the hash is of the bytes the checks saw.
