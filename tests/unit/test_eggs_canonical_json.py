@@ -289,6 +289,8 @@ def _spellings(value: object) -> list[bytes]:
     out.append(json.dumps(value, sort_keys=True).encode())
     with contextlib.suppress(CanonicalJsonError):
         out.append(canonical(value))
+        out.append(b" \n" + canonical(value) + b"\r\n")  # white space around the value
+        out.append(canonical(value) + b"\x0c")  # not JSON's white space
     return out
 
 
@@ -297,9 +299,14 @@ def _spellings(value: object) -> list[bytes]:
 def test_the_fast_answer_is_the_strict_parse_s_answer(value):
     for raw in _spellings(value):
         fast = _cj._already_canonical(raw)
-        if fast is None:
-            continue  # the strict parse answers: nothing to compare
-        assert fast == _slow(raw), raw
+        if fast is not None:
+            assert fast == _slow(raw), raw
+        slow = _slow(raw)
+        if isinstance(slow, str):
+            with pytest.raises(CanonicalJsonError, match=re.escape(slow)):
+                _cj.strict_parse_plain(raw)
+        else:
+            assert _cj.strict_parse_plain(raw) == slow, raw
 
 
 @pytest.mark.parametrize(
