@@ -736,3 +736,36 @@ async def test_call_after_paint_on_a_hidden_table_waits_until_it_is_shown():
         await pilot.pause()
         await pilot.pause()
         assert called == ["callback"]
+
+
+def test_the_warm_up_makes_its_row_objects_a_piece_at_a_time(monkeypatch) -> None:
+    """Making 50 000 row objects in one go held the interpreter for ~100 ms with no chance to
+    stand aside: a key typed at the first paint (when the warm-up starts) waited through it.
+    The warm-up makes them in pieces, standing aside for keys between two pieces."""
+    from tui.screens import table_screen
+
+    class Running:
+        is_cancelled = False
+
+    rows, made = counting_lazy_rows(5_000)
+    rows[3]  # one row already on screen: made once, kept
+    made_at_each_yield: list[int] = []
+    monkeypatch.setattr(table_screen, "yield_to_keys", lambda: made_at_each_yield.append(len(made)))
+    monkeypatch.setattr(table_screen.collector, "freeze", lambda: None)
+    assert table_screen._warm(rows, Running())
+    making = [n for n in made_at_each_yield if n < 5_000]
+    assert len(making) >= 4, made_at_each_yield  # several pieces, a yield before each
+    assert making == sorted(making) and making[0] == 1
+    assert sorted(made) == sorted(f"a{i}" for i in range(5_000))  # each made once
+    assert [row.key for row in rows] == [f"a{i}" for i in range(5_000)]
+
+
+def test_lazy_rows_make_fills_only_the_missing_rows_of_a_range() -> None:
+    rows, made = counting_lazy_rows(10)
+    kept = rows[4]
+    rows.make(2, 7)
+    assert made == ["a4", "a2", "a3", "a5", "a6"]
+    assert rows[4] is kept
+    rows.make(0, 100)  # clipped to the rows there are
+    assert sorted(made) == sorted(f"a{i}" for i in range(10))
+    assert [row.key for row in rows.all()] == [f"a{i}" for i in range(10)]

@@ -283,7 +283,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                     # 15 rounds: on this machine a round's roost, bare and data-load times
                     # each move by a third from one round to the next, and the median of 7
                     # such rounds moved by 0.35 between full runs of the same code
-                    measure_process_cold_start, Path(tmp), agents, repeats=1 if smoke else 15
+                    measure_process_cold_start,
+                    Path(tmp),
+                    agents,
+                    repeats=1 if smoke else 15,
                 ),
                 "in_process": await measure_cold_start(Path(tmp), agents, repeats=repeats),
             }

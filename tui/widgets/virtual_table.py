@@ -238,6 +238,19 @@ class LazyRows(Sequence[LazyRow]):
                 if hasattr(row, "_cells"):
                     del row._cells
 
+    def make(self, start: int, stop: int) -> None:
+        """Make the rows ``[start, stop)`` that are missing (a warm-up makes every row a piece
+        at a time, so that a key between two pieces need not wait for all of them)."""
+        if self._complete:
+            return
+        rows, factory, context = self._rows, self._factory, self._context
+        rows[start:stop] = [
+            row if row is not None else factory(key, model, context)
+            for row, key, model in zip(
+                rows[start:stop], self.keys[start:stop], self._models[start:stop], strict=True
+            )
+        ]
+
     def all(self) -> list[LazyRow]:
         """Every row, made now where missing."""
         if not self._complete:
