@@ -36,13 +36,7 @@ from tui.eggs.canonical_json import (
     strict_parse_plain,
 )
 from tui.eggs.egg_report import CHECKS, CONTAINER_CHECKS, Check, EggReport, EntryResult
-from tui.eggs.zip_reader import (
-    RULES,
-    EggSource,
-    StrictZipReader,
-    ZipEntry,
-    ZipFormatError,
-)
+from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
 from tui.untrusted import clean_line, is_plain
 
 __all__ = ["MAX_NESTING", "READ_WHOLE_MAX", "record_document_checks", "verify_egg"]
@@ -461,12 +455,13 @@ class _Verifier:
         sink = self.sinks.get(rapp.MANIFEST_NAME)
         payload: Any = {}
         if sink is not None and sink.data is not None:
-            parsed = self._manifest_parsed = self._strict_parse(bytes(sink.data))
+            data = bytes(sink.data)
+            parsed = self._manifest_parsed = self._strict_parse(data)
             try:
                 if isinstance(parsed, tuple):
                     payload = parsed[0]["payload"]
                 else:  # not strict JSON (manifest.parse will say so): read it as JSON can be
-                    payload = json.loads(bytes(sink.data))["payload"]
+                    payload = json.loads(data)["payload"]
             except (ValueError, TypeError, KeyError, IndexError, RecursionError):
                 payload = {}
         for organ in _organs(payload):

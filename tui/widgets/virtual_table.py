@@ -254,11 +254,7 @@ class LazyRows(Sequence[LazyRow]):
     def all(self) -> list[LazyRow]:
         """Every row, made now where missing."""
         if not self._complete:
-            factory, context = self._factory, self._context
-            self._rows = [
-                row if row is not None else factory(key, model, context)
-                for row, key, model in zip(self._rows, self.keys, self._models, strict=True)
-            ]
+            self.make(0, len(self.keys))
             self._complete = True
         return self._rows  # type: ignore[return-value]  # complete: no None left
 
