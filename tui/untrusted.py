@@ -73,8 +73,15 @@ def clean(text: Any, *, multiline: bool = False) -> str:
     return text.translate(_SINGLE_LINE_TABLE)
 
 
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+
+
 def is_plain(text: str) -> bool:
     """Whether :func:`clean` would leave ``text`` as it is (nothing to make visible)."""
+    if len(text) > 100 and text.isascii():
+        # ASCII's unsafe characters are the C0 controls and DEL: what is left when the
+        # printable bytes are deleted (a C loop: 2 us for 2.6 kB, the regex search 15 us)
+        return not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
     return _UNSAFE.search(text) is None
 
 

@@ -680,3 +680,67 @@ def test_a_small_file_is_read_whole_a_big_one_streamed_with_the_same_report(
             b.address,
         )
     assert whole[0].ok and not whole[1].ok
+
+
+def test_concurrent_verifications_without_a_record_agree_and_name_the_archive_hash():
+    """Without a record the archive's sha256 runs on one worker handed from verifier to
+    verifier; verifiers that find it taken use the pool: every report has its own egg's hash."""
+    import hashlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    spec = SeedBootSpec("big-co", "Big Co", "t", "m", organ_padding=600_000)
+    egg, _ = build_seed_boot(spec, HUB)
+    bad = flip_in_entry(egg, "agents/rapp_seed_runner_agent.py")
+    with ThreadPoolExecutor(4) as pool:
+        reports = list(pool.map(verify_egg, [egg, bad] * 6))
+    assert all(r.ok and r.sha256 == hashlib.sha256(egg).hexdigest() for r in reports[0::2])
+    assert all(r.failed() == ["zip.crc"] for r in reports[1::2])
+    assert all(r.sha256 == hashlib.sha256(bad).hexdigest() for r in reports[1::2])
+
+
+def test_the_archive_hash_worker_is_handed_back_when_a_check_or_the_hash_raises(monkeypatch):
+    from tui.eggs import verify
+    from tui.eggs.zip_reader import EggSource
+
+    spec = SeedBootSpec("big-co", "Big Co", "t", "m", organ_padding=600_000)
+    egg, _ = build_seed_boot(spec, HUB)
+
+    def broken(self):
+        raise RuntimeError("check broke")
+
+    with monkeypatch.context() as m:
+        m.setattr(verify._Verifier, "_zip_manifest", broken)
+        with pytest.raises(RuntimeError, match="check broke"):
+            verify_egg(egg)
+    assert not verify._HANDOFF._claim.locked()
+
+    def failing_hash(self):
+        raise OSError("hash broke")
+
+    with monkeypatch.context() as m:
+        m.setattr(EggSource, "sha256", failing_hash)
+        with pytest.raises(OSError, match="hash broke"):
+            verify_egg(egg)
+    assert not verify._HANDOFF._claim.locked()
+    assert verify_egg(egg).ok
+
+
+@pytest.mark.parametrize(
+    ("field", "fmt", "name"),
+    [(4, "<H", "version"), (6, "<H", "flags"), (8, "<H", "method"), (10, "<H", "time"),
+     (12, "<H", "date"), (18, "<I", "compressed size"), (22, "<I", "size"),
+     (28, "<H", "extra length")],
+)  # fmt: skip
+def test_a_local_header_field_that_differs_from_the_directory_fails_local(demo, field, fmt, name):
+    egg = patch(demo[0], 1, field, fmt, 0x0101, central=False)
+    report = verify_egg(egg)
+    assert first_failure(report) == "zip.local"
+    assert f"local {name} differs" in report.by_id("zip.local").detail
+
+
+def test_a_local_name_that_differs_from_the_directory_fails_local(demo):
+    egg = bytearray(demo[0])
+    at = local_offsets(demo[0])[2] + 30
+    egg[at] ^= 0x01  # same length, another name
+    report = verify_egg(bytes(egg))
+    assert first_failure(report) == "zip.local" and "local name" in report.by_id("zip.local").detail

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tui.untrusted import clean, clean_cell, clean_line, clean_value, truncate
+from tui.untrusted import clean, clean_cell, clean_line, clean_value, is_plain, truncate
 
 REPLACEMENT = "\ufffd"
 C0 = [chr(code) for code in range(0x20)]
@@ -117,3 +117,12 @@ def test_clean_cell_drops_joiners_and_modifiers_only():
     kept = "e\u0301 \u05e9\u05dc\u05d5\u05dd \U0001f1eb\U0001f1f7 plain"
     assert clean_cell(kept) == kept  # combining marks, RTL letters, flags
     assert clean_cell("a\x1b\nb") == "a\u241b\u240ab"  # and everything clean() does
+
+
+@given(
+    st.text(st.sampled_from("ab \t\n\x00\x1b\x7f\x85\u2028\u202e\u2066é"), max_size=300)
+    | st.text(st.characters(max_codepoint=0x7F), min_size=90, max_size=300)
+)
+def test_is_plain_answers_whether_clean_changes_the_text(text):
+    # long ASCII texts take a bytes path (not the regex): the answer is the same
+    assert is_plain(text) == (clean(text) == text)

@@ -137,6 +137,18 @@ def is_hex64(value: Any) -> bool:
     return isinstance(value, str) and _HEX64.fullmatch(value) is not None
 
 
+_HEX64S = re.compile(r"[0-9a-f]{64}(?:\n[0-9a-f]{64})*")
+
+
+def all_hex64(values: list[str]) -> bool:
+    """:func:`is_hex64` of every one of ``values`` (strings), in one regex pass."""
+    if not values:
+        return True
+    text = "\n".join(values)
+    # 65 characters a value less the last newline: no value holds a newline of its own
+    return len(text) == 65 * len(values) - 1 and _HEX64S.fullmatch(text) is not None
+
+
 def rappid_parts(value: Any) -> tuple[str, str, str] | None:
     """``(owner, slug, tail)`` of a valid rappid (§4, including the label lengths), else None."""
     if not isinstance(value, str):
@@ -180,7 +192,30 @@ def is_kind(value: Any) -> bool:
 
 # ASCII segments of letters, digits, '_', '-' and '.' that neither start nor end with a dot:
 # none of the rules below can refuse such a path but the reserved device names
-_PLAIN_PATH = re.compile(r"[\w-](?:[\w.-]*[\w-])?(?:/[\w-](?:[\w.-]*[\w-])?)*", re.ASCII)
+# (each segment: runs of [\w-] joined by runs of dots; said so, the regex never backtracks)
+_PLAIN_SEGMENT = r"[\w-]+(?:\.+[\w-]+)*"
+_PLAIN_PATH = re.compile(rf"{_PLAIN_SEGMENT}(?:/{_PLAIN_SEGMENT})*", re.ASCII)
+
+
+_PLAIN_PATHS = re.compile(rf"{_PLAIN_PATH.pattern}(?:\n{_PLAIN_PATH.pattern})*", re.ASCII)
+_RESERVED_SEGMENT = re.compile(
+    r"(?:^|[/\n])(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])(?=[./\n]|$)", re.ASCII | re.IGNORECASE
+)
+
+
+def plain_paths(paths: list[str]) -> bool:
+    """True when every one of ``paths`` takes :func:`path_problem`'s shortcut to None (plain
+    segments, no reserved device name): two regex passes over them all instead of a call
+    each. False says only that some path needs the full rules."""
+    if not paths:
+        return True
+    text = "\n".join(paths)
+    if text.count("\n") != len(paths) - 1 or _PLAIN_PATHS.fullmatch(text) is None:
+        return False  # (a path of its own with a "\n" in it is no plain one)
+    low = text.lower()  # a reserved name's first three letters, else no search for one
+    if "con" in low or "prn" in low or "aux" in low or "nul" in low or "com" in low or "lpt" in low:
+        return _RESERVED_SEGMENT.search(text) is None
+    return True
 
 
 def path_problem(path: Any) -> str | None:

@@ -60,6 +60,7 @@ _LOCAL = struct.Struct("<IHHHHHIIIHH")
 _CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
 _END = struct.Struct("<IHHHHIIH")
 _LOCAL_SIG, _CENTRAL_SIG, _END_SIG = 0x04034B50, 0x02014B50, 0x06054B50
+_LOCAL_SIG_BYTES = b"PK\x03\x04"
 _ZIP64_LOCATOR = b"PK\x06\x07"
 _ZIP64_END = b"PK\x06\x06"
 _UTF8_FLAG = 0x0800
@@ -215,6 +216,12 @@ class EggSource:
             self._tee(piece)
             self._teed += len(piece)
 
+    def buffer(self) -> memoryview | None:
+        """The whole source as one view (no copy) when it is in memory, else None."""
+        if self._view is None:
+            return None
+        return self._view[self._base : self._base + self.size]
+
     @property
     def in_memory(self) -> bool:
         """True for a buffer (slices cost no copy), False for a file (read in chunks)."""
@@ -255,6 +262,7 @@ class StrictZipReader:
         self.source = source
         self.entries: list[ZipEntry] = []
         self.cd_offset = 0
+        self._directory_bytes = b""
 
     # ---------------------------------------------------------------- directory phases
 
@@ -266,7 +274,7 @@ class StrictZipReader:
         self._fields(entries)
         self._stored(entries)
         self._names(entries)
-        self._local_headers(entries)
+        self._local_headers(entries, self._directory_bytes)
         self.entries = entries
         self.cd_offset = cd_offset
         return entries
@@ -350,8 +358,9 @@ class StrictZipReader:
                 "zip.directory",
                 f"central directory is {cd_size} bytes, more than {MAX_DIRECTORY_BYTES}",
             )
-        directory = self.source.read(cd_offset, cd_size)
+        directory = self._directory_bytes = self.source.read(cd_offset, cd_size)
         entries: list[ZipEntry] = []
+        make = tuple.__new__  # ZipEntry's own __new__ is a Python call; the fields are 18
         pos = 0
         cursor = 0
         for index in range(count):
@@ -394,33 +403,15 @@ class StrictZipReader:
                 raise ZipFormatError(
                     "zip.directory", f"entry {index + 1} runs into the central directory"
                 )
-            raw_name = bytes(raw_name)
             try:
                 name = raw_name.decode("utf-8")  # refused in its own phase (zip.names) if not
             except UnicodeDecodeError:
                 name = ""
             entries.append(
-                ZipEntry(
-                    index + 1,
-                    name,
-                    raw_name,
-                    offset,
-                    data_offset,
-                    usize,
-                    crc,
-                    made_by,
-                    needed,
-                    flags,
-                    method,
-                    time,
-                    date,
-                    csize,
-                    extra_len,
-                    comment_len,
-                    disk,
-                    external,
-                )  # fmt: skip
-            )
+                make(ZipEntry, (index + 1, name, raw_name, offset, data_offset, usize, crc, made_by,
+                                needed, flags, method, time, date, csize, extra_len, comment_len,
+                                disk, external))
+            )  # fmt: skip
             pos = end
         if pos != cd_size:
             raise ZipFormatError(
@@ -477,6 +468,13 @@ class StrictZipReader:
                 )
 
     def _names(self, entries: list[ZipEntry]) -> None:
+        names = [e.name for e in entries]
+        if (
+            rapp.plain_paths(names)  # every name UTF-8 ("" when not), none empty, all plain
+            and len({e.raw_name for e in entries}) == len(entries)
+            and not any((e.external_attr >> 16) & _S_IFMT == _S_IFLNK for e in entries)
+        ):
+            return  # the usual answer, in three passes; the loop below names what is wrong
         seen: set[bytes] = set()
         for e in entries:
             name = e.name  # decoded with the directory; "" when it is not UTF-8
@@ -493,7 +491,19 @@ class StrictZipReader:
                 raise ZipFormatError("zip.names", f"entry {e.index} {name!r} is a symbolic link")
             seen.add(e.raw_name)
 
-    def _local_headers(self, entries: list[ZipEntry]) -> None:
+    def _local_headers(self, entries: list[ZipEntry], directory: bytes) -> None:
+        # A local header is the signature, then the central header's bytes from version needed
+        # to extra length (26 bytes at 6), then the name: one comparison an entry when they match
+        read, pos, sig = self.source.read, 0, _LOCAL_SIG_BYTES
+        for e in entries:
+            name_at = pos + _CENTRAL.size
+            if read(e.header_offset, _LOCAL.size + len(e.raw_name)) != (
+                sig + directory[pos + 6 : pos + 32] + e.raw_name
+            ):
+                break
+            pos = name_at + len(e.raw_name)  # no extra field or comment: zip.fields held
+        else:
+            return
         for e in entries:
             raw = self.source.read(e.header_offset, _LOCAL.size + len(e.raw_name))
             if len(raw) < _LOCAL.size:
@@ -532,20 +542,32 @@ class StrictZipReader:
         worker fed here would wait for the GIL after every block while this thread runs
         Python (up to the interpreter's 5 ms switch interval each time): slower, not faster.
         """
-        # a buffer's entries go as one view each (no copy, fewer calls); a file's in reads
-        size = self.source.size if self.source.in_memory else CHUNK
+        view = self.source.buffer()
+        if view is not None:  # a buffer's entries go as one view each: no copy, fewer calls
+            for e in self.entries:
+                sink = sink_for(e)
+                block = view[e.data_offset : e.data_offset + e.size]
+                if sink is not None:
+                    sink.update(block)  # first: a hash it hands to a worker starts sooner
+                if crc32(block) != e.crc:
+                    self._bad_crc(e, crc32(block))
+            return
         for e in self.entries:
             sink = sink_for(e)
             crc = 0
-            for block in self.source.chunks(e.data_offset, e.data_offset + e.size, size):
+            for block in self.source.chunks(e.data_offset, e.data_offset + e.size):
                 if sink is not None:
-                    sink.update(block)  # first: a hash it hands to a worker starts sooner
+                    sink.update(block)
                 crc = crc32(block, crc)
             if crc != e.crc:
-                raise ZipFormatError(
-                    "zip.crc",
-                    f"entry {e.index} ({e.name!r}) CRC-32 is {crc:#010x}, the header says {e.crc:#010x}",
-                )
+                self._bad_crc(e, crc)
+
+    @staticmethod
+    def _bad_crc(e: ZipEntry, crc: int) -> None:
+        raise ZipFormatError(
+            "zip.crc",
+            f"entry {e.index} ({e.name!r}) CRC-32 is {crc:#010x}, the header says {e.crc:#010x}",
+        )
 
 
 def _where(entry: ZipEntry) -> str:
