@@ -5,7 +5,8 @@
 
 For each size: the best of several runs of ``verify_egg`` (all checks, with its boot record)
 on the bytes in memory and on a file path (streamed), against the best of one
-``hashlib.sha256`` over the same bytes (memory) and one chunked read + sha256 of the file. The
+``hashlib.sha256`` over the same bytes (memory) and one chunked read + sha256 of the file,
+the cases taking turns in rounds (side by side, so the machine's swings hit them all). The
 verifier needs two hashes over the data (the whole-file sha256 the record promises, the
 domain-separated hash of every entry) plus a CRC-32; the goal is ≤ 2× one sha256 pass. With a
 record there is a third hash over the seed record entry (its plain sha256 is one of the
@@ -27,7 +28,9 @@ import json
 import random
 import sys
 import tempfile
+import time
 import tracemalloc
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -38,8 +41,6 @@ for _path in (ROOT, PERF):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from bench_paths import best_of as _best_of  # noqa: E402
-from bench_paths import best_quick as _best_of_quick  # noqa: E402
 
 from tui.eggs import rapp  # noqa: E402
 from tui.eggs.boot_record import parse_boot_record  # noqa: E402
@@ -97,30 +98,61 @@ def _floor(egg: bytes, entries: list[tuple[int, int]], plain: tuple[int, int] | 
         seed.result()
 
 
+def _taking_turns(
+    cases: dict[str, Callable[[], object]], rounds: int, runs: int, *, collect_each: bool
+) -> dict[str, float]:
+    """The best of ``rounds`` x ``runs`` timed calls of each case: in each round every case
+    runs ``runs`` times back to back (warm, as each is measured alone), the cases taking
+    turns round by round so that a slow spell of the machine falls on all of them.
+    ``collect_each``: a full collection before every call (else one before each case's runs)."""
+    best = dict.fromkeys(cases, float("inf"))
+    for _ in range(rounds):
+        for name, fn in cases.items():
+            gc.collect()
+            for _ in range(runs):
+                if collect_each:
+                    gc.collect()
+                started = time.perf_counter()
+                fn()
+                best[name] = min(best[name], time.perf_counter() - started)
+    return best
+
+
 def measure_one(total_bytes: int, runs: int) -> dict[str, Any]:
     egg, record_value = build_egg(total_bytes)
     record = parse_boot_record(record_value)  # records are validated once, when they are loaded
     report = verify_egg(egg, record, hub_url=HUB)
     assert report.ok and not report.failed(), report.failed()
     largest = max(e.size for e in report.entries)
-    best_of = _best_of
-    if len(egg) < 4 << 20 and runs > 1:
+    quick = len(egg) < 4 << 20 and runs > 1
+    rounds = 1
+    if quick:
         # a sub-millisecond timing: a handful of runs is mostly noise, so take many (after
-        # one full collection for them all: one per run would cost more than the runs)
-        runs = max(runs, 200)
-        best_of = _best_of_quick
+        # one full collection for them all: one per run would cost more than the runs), in
+        # rounds: the machine's speed swings by a third from one tenth of a second to the next
+        rounds, runs = 6, max(runs, 50)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.egg"
         path.write_bytes(egg)
-        sha_mem = best_of(lambda: hashlib.sha256(egg).hexdigest(), runs)
-        verify_mem = best_of(lambda: verify_egg(egg, record, hub_url=HUB), runs)
-        verify_bare = best_of(lambda: verify_egg(egg), runs)
         spans = [(e.data_offset, e.size) for e in report.entries]
         seed = next(e for e in report.entries if e.name == "seed/record.json")
-        floor = best_of(lambda: _floor(egg, spans, (seed.data_offset, seed.size)), runs)
-        floor_bare = best_of(lambda: _floor(egg, spans, None), runs)
-        sha_file = best_of(lambda: _sha_file(path), runs)
-        verify_file = best_of(lambda: verify_egg(path, record, hub_url=HUB), runs)
+        best = _taking_turns(
+            {
+                "sha_mem": lambda: hashlib.sha256(egg).hexdigest(),
+                "verify_mem": lambda: verify_egg(egg, record, hub_url=HUB),
+                "verify_bare": lambda: verify_egg(egg),
+                "floor": lambda: _floor(egg, spans, (seed.data_offset, seed.size)),
+                "floor_bare": lambda: _floor(egg, spans, None),
+                "sha_file": lambda: _sha_file(path),
+                "verify_file": lambda: verify_egg(path, record, hub_url=HUB),
+            },
+            rounds,
+            runs,
+            collect_each=not quick,
+        )
+        sha_mem, verify_mem, verify_bare = best["sha_mem"], best["verify_mem"], best["verify_bare"]
+        floor, floor_bare = best["floor"], best["floor_bare"]
+        sha_file, verify_file = best["sha_file"], best["verify_file"]
         gc.collect()
         tracemalloc.start()
         verify_egg(path, record, hub_url=HUB)

@@ -173,7 +173,7 @@ def is_utc(value: Any) -> bool:
     match = _UTC.fullmatch(value)
     if match is None:
         return False
-    year, month, day, hour, minute, second, _ = (int(g) for g in match.groups())
+    year, month, day, hour, minute, second, _ = map(int, match.groups())
     if not 1 <= month <= 12 or hour > 23 or minute > 59 or second > 59:
         return False
     leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)

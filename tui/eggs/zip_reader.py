@@ -130,7 +130,10 @@ class EggSource:
         base: int = 0,
         size: int | None = None,
     ) -> None:
-        self._view = memoryview(data).cast("B") if data is not None else None
+        if data is None:
+            self._view = None
+        else:  # bytes are viewed as unsigned bytes already; anything else is cast to them
+            self._view = memoryview(data) if type(data) is bytes else memoryview(data).cast("B")
         self._path = path
         whole = len(self._view) if self._view is not None else os.path.getsize(path)  # type: ignore[arg-type]
         self._base = base
