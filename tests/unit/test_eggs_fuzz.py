@@ -164,3 +164,93 @@ def test_manifests_of_every_variant_never_crash_the_verifier(manifest, files):
     for data in (zipped, canonical({**manifest, "contents": []})):
         report = verify_egg(data)
         assert [c.id for c in report.checks] == CHECK_IDS
+
+
+def _phases(data: bytes):
+    """The phased directory reading alone (the one-pass shortcut kept out): entries or the rule."""
+    reader = StrictZipReader(EggSource.of(data))
+    reader._plain_directory = lambda *args: None  # type: ignore[method-assign]
+    try:
+        return reader.read_directory()
+    except ZipFormatError as exc:
+        return exc.rule
+
+
+def _one_pass(data: bytes):
+    reader = StrictZipReader(EggSource.of(data))
+    try:
+        count, cd_size, cd_offset, end_at = reader._end_record()
+        reader._no_zip64(count, cd_size, cd_offset, end_at)
+    except ZipFormatError as exc:
+        return exc.rule
+    return reader._plain_directory(count, cd_size, cd_offset, end_at)
+
+
+def assert_one_pass_agrees(data: bytes) -> None:
+    """The one-pass directory answers only archives the phases pass, with the same entries
+    (it may leave one the phases pass to them: a name outside the plain ASCII shortcut)."""
+    shortcut, phases = _one_pass(data), _phases(data)
+    if isinstance(shortcut, list):
+        assert shortcut == phases
+
+
+def test_the_one_pass_directory_reads_a_real_egg_as_the_phases_do():
+    entries = _one_pass(EGG)
+    assert isinstance(entries, list) and entries == _phases(EGG)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, len(EGG) - 1), st.integers(0, 255)), min_size=1, max_size=3)
+    | st.lists(
+        st.tuples(st.integers(_CD, len(EGG) - 1), st.integers(0, 255)), min_size=1, max_size=3
+    )
+)
+def test_the_one_pass_directory_passes_nothing_the_phases_refuse(changes):
+    data = bytearray(EGG)
+    for offset, value in changes:
+        data[offset] = value
+    assert_one_pass_agrees(bytes(data))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(names | st.binary(max_size=8), st.binary(max_size=40)), min_size=1, max_size=5
+    )
+)
+def test_the_one_pass_directory_agrees_on_hostile_names(entries):
+    assert_one_pass_agrees(write_stored_zip(entries))
+
+
+def _header_offsets(data: bytes) -> list[tuple[int, int]]:
+    """(local header, central header) offsets of every entry."""
+    cd_size, cd_offset = struct.unpack_from("<II", data, len(data) - 22 + 12)
+    pairs, pos = [], cd_offset
+    while pos < cd_offset + cd_size:
+        n, x, c = struct.unpack_from("<HHH", data, pos + 28)
+        pairs.append((struct.unpack_from("<I", data, pos + 42)[0], pos))
+        pos += 46 + n + x + c
+    return pairs
+
+
+_PAIRS = _header_offsets(EGG)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.integers(0, len(_PAIRS) - 1),
+    st.integers(4, 29),  # a local header byte from version needed to extra length
+    st.integers(0, 255),
+    st.booleans(),
+)
+def test_the_one_pass_directory_agrees_when_local_and_central_change_alike(index, at, value, attr):
+    """The same change in an entry's local and central headers (a deflated entry, a data
+    descriptor, another date: what a packer would write): still only what the phases pass."""
+    data = bytearray(EGG)
+    local, central = _PAIRS[index]
+    data[local + at] = value
+    data[central + at + 2] = value
+    if attr:  # the external attributes' file type (a symbolic link when 0xA0)
+        data[central + 41] = value
+    assert_one_pass_agrees(bytes(data))
