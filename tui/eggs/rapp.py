@@ -119,7 +119,7 @@ def _without_sig(manifest: dict[str, Any], text: bytes, plain: bool) -> bytes | 
     exactly the seven members, sorted, ``sig`` is next to last and ``variant`` last, so the
     text ends ``,"sig":S,"variant":V}`` with S and V their own canonical texts (a string's
     canonical text has no unescaped quote, so the match cannot start inside a value)."""
-    if set(manifest) != MANIFEST_MEMBERS:
+    if manifest.keys() != MANIFEST_MEMBERS:
         return None
     try:
         sig = canonical(manifest["sig"], plain=plain)

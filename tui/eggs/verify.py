@@ -175,6 +175,7 @@ class _Sink:
             self.data += block
 
 
+_ITEM_MEMBERS = frozenset(("path", "hash"))
 _MEMBERS_DETAIL = "schema, variant, rappid, created_utc, contents, payload, sig"
 _DIRECTORY_RULES_PASS = {rule: ("pass", "") for rule in list(RULES)[:-1]}
 
@@ -575,7 +576,7 @@ class _Verifier:
         contents = manifest.get("contents") if isinstance(manifest, dict) else None
         shape_ok = isinstance(contents, list) and all(
             isinstance(item, dict)
-            and set(item) == {"path", "hash"}
+            and item.keys() == _ITEM_MEMBERS
             and isinstance(item["path"], str)
             and isinstance(item["hash"], str)
             for item in contents
