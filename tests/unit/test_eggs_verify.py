@@ -698,9 +698,18 @@ def test_concurrent_verifications_without_a_record_agree_and_name_the_archive_ha
     assert all(r.sha256 == hashlib.sha256(bad).hexdigest() for r in reports[1::2])
 
 
-def test_the_archive_hash_worker_is_handed_back_when_a_check_or_the_hash_raises(monkeypatch):
+def _workers_free() -> bool:
     from tui.eggs import verify
-    from tui.eggs.zip_reader import EggSource
+
+    for worker in verify._WORKERS:  # a worker frees itself when its job returns
+        if not worker._claim.acquire(timeout=5):
+            return False
+        worker._claim.release()
+    return True
+
+
+def test_the_archive_job_frees_its_worker_when_a_check_or_its_crc_raises(monkeypatch):
+    from tui.eggs import verify
 
     spec = SeedBootSpec("big-co", "Big Co", "t", "m", organ_padding=600_000)
     egg, _ = build_seed_boot(spec, HUB)
@@ -712,17 +721,51 @@ def test_the_archive_hash_worker_is_handed_back_when_a_check_or_the_hash_raises(
         m.setattr(verify._Verifier, "_zip_manifest", broken)
         with pytest.raises(RuntimeError, match="check broke"):
             verify_egg(egg)
-    assert not verify._HANDOFF._claim.locked()
+    assert _workers_free()
 
-    def failing_hash(self):
-        raise OSError("hash broke")
+    def failing_crc(data, value=0):
+        raise OSError("crc broke")
 
     with monkeypatch.context() as m:
-        m.setattr(EggSource, "sha256", failing_hash)
-        with pytest.raises(OSError, match="hash broke"):
+        m.setattr(verify, "crc32", failing_crc)  # the worker's CRC-32, not the reader's
+        with pytest.raises(OSError, match="crc broke"):
             verify_egg(egg)
-    assert not verify._HANDOFF._claim.locked()
+    assert _workers_free()
     assert verify_egg(egg).ok
+
+
+def test_an_archive_hash_read_before_the_worker_began_waits_for_it(monkeypatch):
+    """The archive's sha256 is read from the hash object (hashlib's own lock waits for an
+    update under way); read before the update began, it is the empty input's, and the verifier
+    waits for the job instead of reporting that."""
+    import hashlib
+    import time
+
+    from tui.eggs import verify
+
+    class Late:  # the worker reaches the hash 50 ms late
+        def __init__(self, hasher):
+            self.hasher = hasher
+
+        def update(self, data):
+            time.sleep(0.05)
+            self.hasher.update(data)
+
+        def hexdigest(self):
+            return self.hasher.hexdigest()
+
+    made = verify._ArchiveJob.__init__
+
+    def late_init(self, *args):
+        made(self, *args)
+        self._hasher = Late(self._hasher)
+
+    spec = SeedBootSpec("big-co", "Big Co", "t", "m", organ_padding=600_000)
+    egg, record = build_seed_boot(spec, HUB)
+    monkeypatch.setattr(verify._ArchiveJob, "__init__", late_init)
+    report = verify_egg(egg)
+    assert report.sha256 == hashlib.sha256(egg).hexdigest() == record["egg"]["sha256"]
+    assert report.ok
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ wrong with a well-formed egg.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import threading
@@ -37,7 +36,14 @@ from tui.eggs.canonical_json import (
     strict_parse_plain,
 )
 from tui.eggs.egg_report import CHECKS, CONTAINER_CHECKS, Check, EggReport, EntryResult
-from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
+from tui.eggs.zip_reader import (
+    RULES,
+    EggSource,
+    StrictZipReader,
+    ZipEntry,
+    ZipFormatError,
+    crc32,
+)
 from tui.untrusted import clean_line, is_plain
 
 __all__ = ["MAX_NESTING", "READ_WHOLE_MAX", "record_document_checks", "verify_egg"]
@@ -97,55 +103,113 @@ class _OffloadedHash:
         return self._hasher.hexdigest()
 
 
-class _Handoff:
-    """One worker thread for one job at a time, started and awaited through two locks.
+class _Worker:
+    """A thread that runs one job at a time, started through a lock (a ThreadPoolExecutor's
+    submit, work item, queue and Future cost the calling thread 10-20 us of Python a job,
+    about a twentieth of the 0.4 MB hash it overlaps). The job reports on its own (see
+    :class:`_ArchiveJob`); the worker frees itself when the job returns."""
 
-    A ThreadPoolExecutor's submit and result (its work item, queue, Future and condition)
-    cost the calling thread 10-20 us of Python a job, about a twentieth of the 0.4 MB hash it
-    overlaps; here it is a lock release and a lock acquire. A verifier that finds it claimed
-    (another thread is verifying) uses the pool instead."""
-
-    def __init__(self) -> None:
+    def __init__(self, name: str) -> None:
         self._claim = threading.Lock()
         self._go = threading.Lock()
         self._go.acquire()
-        self._done = threading.Lock()
-        self._done.acquire()
-        self._job: Callable[[], str] | None = None
-        self._out: str | BaseException = ""
+        self._job: Callable[[], None] | None = None
+        self._name = name
         self._thread: threading.Thread | None = None
 
-    def start(self, job: Callable[[], str]) -> bool:
-        """Run ``job`` on the worker; False (nothing started) when another caller has it."""
+    def start(self, job: Callable[[], None]) -> bool:
+        """Run ``job`` on this worker; False (nothing started) while it runs another."""
         if not self._claim.acquire(blocking=False):
             return False
         if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._loop, name="egg-sha256", daemon=True)
+            self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
             self._thread.start()
         self._job = job
         self._go.release()
         return True
 
-    def result(self) -> str:
-        """Wait for the job started last, hand the worker back, and answer (or raise) its result."""
-        self._done.acquire()
-        out, self._out, self._job = self._out, "", None
-        self._claim.release()
-        if isinstance(out, BaseException):
-            raise out
-        return out
-
     def _loop(self) -> None:
         while True:
             self._go.acquire()
+            job, self._job = self._job, None
             try:
-                self._out = self._job()  # type: ignore[misc]
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller of result()
-                self._out = exc
+                job()  # type: ignore[misc]  # (a job keeps its own errors: _ArchiveJob)
+            finally:
+                self._claim.release()
+
+
+# Two: a verifier's job frees its worker only when the worker next gets the interpreter,
+# which can be after the next verification has begun (one egg after another).
+_WORKERS = (_Worker("egg-sha256-a"), _Worker("egg-sha256-b"))
+_EMPTY_SHA256 = hashlib.sha256().hexdigest()
+
+
+class _ArchiveJob:
+    """Without a record, the worker's part of an egg in memory: the CRC-32 of its big entries,
+    then the sha256 of the whole archive.
+
+    Neither result needs the worker to take the interpreter again before this thread reads it,
+    so this thread never waits for the worker's Python (a wait that costs two thread wake-ups
+    when the worker's hash ends while this thread runs the checks' Python):
+
+    * the CRC-32s are ready long before they are asked for: they are computed while this
+      thread hashes the biggest entry, and stored then (the interpreter is free meanwhile);
+    * the archive's sha256 is read from the hash object itself: hashlib holds the object's
+      own lock for the whole of a big update (taken after the interpreter is let go) and a
+      digest takes that lock, so a digest read while the worker hashes waits for it, and one
+      read before the worker has taken the lock is the empty input's, known, and then this
+      thread waits for the job's end (``done``) and reads it again.
+    """
+
+    def __init__(self, view: memoryview, spans: dict[int, tuple[int, int]]) -> None:
+        self._view = view
+        self._spans = spans  # entry index -> (data offset, size)
+        self._hasher = hashlib.sha256()
+        self.crcs: dict[int, int] = {}
+        self._crcs_done = threading.Lock()
+        self._crcs_done.acquire()
+        self._done = threading.Lock()
+        self._done.acquire()
+        self._error: BaseException | None = None
+
+    def __call__(self) -> None:  # on the worker
+        try:
+            view = self._view
+            for index, (start, size) in self._spans.items():
+                self.crcs[index] = crc32(view[start : start + size])
+        except BaseException as exc:  # noqa: BLE001 - raised on this thread's behalf by crc()
+            self._error = exc
+        finally:
+            self._crcs_done.release()
+        try:
+            if self._error is None:
+                self._hasher.update(self._view)
+        except BaseException as exc:  # noqa: BLE001 - raised by sha256()
+            self._error = exc
+        finally:
+            self._view = None  # type: ignore[assignment]
             self._done.release()
 
+    def crc(self, index: int) -> int | None:
+        """The CRC-32 of entry ``index`` when the job computes it (waiting for it), else None."""
+        if index not in self._spans:
+            return None
+        if index not in self.crcs:
+            with self._crcs_done:
+                pass
+        if self._error is not None:
+            raise self._error
+        return self.crcs[index]
 
-_HANDOFF = _Handoff()
+    def sha256(self) -> str:
+        digest = self._hasher.hexdigest()  # waits for an update under way (see above)
+        if digest == _EMPTY_SHA256:  # the update had not begun: wait for the job's end
+            with self._done:
+                pass
+            if self._error is not None:
+                raise self._error
+            digest = self._hasher.hexdigest()
+        return digest
 
 
 def _begun_then(begun: threading.Lock, job: Callable[[], str]) -> str:
@@ -353,6 +417,7 @@ class _Verifier:
         self.record_refused = record_refused  # why the record given is not a boot record
         # an egg in memory's sha256, on a worker: how to wait for it
         self.archive_sha256: Callable[[], str] | None = None
+        self.archive_job: _ArchiveJob | None = None  # without a record (_start_archive_hash)
 
     # ------------------------------------------------------------------ driver
 
@@ -377,12 +442,7 @@ class _Verifier:
             # and the hash is of the bytes the checks saw.
             archive = _OffloadedHash(True, pool=0)
             self.source.tee(archive.update)
-        try:
-            return self._checks(archive)
-        finally:
-            if self.archive_sha256 is not None:  # not waited for (an exception): hand it back
-                with contextlib.suppress(Exception):  # the exception under way is the one to see
-                    self.archive_sha256()
+        return self._checks(archive)
 
     def _checks(self, archive: _OffloadedHash | None) -> EggReport:
         self._record_document()
@@ -494,7 +554,8 @@ class _Verifier:
             if not self._zip_first():
                 return
             self._start_archive_hash()
-            reader.stream(self._sink_for)
+            job = self.archive_job
+            reader.stream(self._sink_for, job.crc if job is not None else None)
             self.r.ok("zip.crc", f"{len(self.entries)} entries, {self.source.size} bytes")
         except ZipFormatError as exc:
             for rule in rules[: rules.index(exc.rule)]:
@@ -505,21 +566,25 @@ class _Verifier:
         self._zip_manifest()
 
     def _start_archive_hash(self) -> None:
-        """Without a record, an egg in memory's sha256 starts on a worker as the entries' pass
-        starts: the worker takes the interpreter when the first big entry's hash lets go of it
-        (asked for earlier, it would wait for this thread's Python all the same)."""
+        """Without a record, an egg in memory's big entries' CRC-32 and its sha256 start on a
+        worker as the entries' pass starts (:class:`_ArchiveJob`): the worker takes the
+        interpreter when the first big entry's hash lets go of it (asked for earlier, it would
+        wait for this thread's Python all the same)."""
         source = self.source
+        view = source.buffer()
         if (
             self.record is not None
             or self.archive_sha256 is not None
-            or not source.in_memory
+            or view is None
             or source.size < _PARALLEL_FROM
         ):
             return
-        if _HANDOFF.start(source.sha256):
-            self.archive_sha256 = _HANDOFF.result
-        else:
-            self.archive_sha256 = _pools()[0].submit(source.sha256).result
+        spans = {e.index: (e.data_offset, e.size) for e in self.entries if e.size >= _OFFLOAD_BLOCK}
+        job = _ArchiveJob(view, spans)
+        if not any(worker.start(job) for worker in _WORKERS):
+            _pools()[0].submit(job)  # both busy (other verifications): the pool's thread
+        self.archive_job = job
+        self.archive_sha256 = job.sha256
 
     def _zip_first(self) -> bool:
         first = self.entries[0].name

@@ -607,11 +607,17 @@ class StrictZipReader:
 
     # ---------------------------------------------------------------- data phase
 
-    def stream(self, sink_for: Callable[[ZipEntry], EntrySink | None]) -> None:
+    def stream(
+        self,
+        sink_for: Callable[[ZipEntry], EntrySink | None],
+        crc_of: Callable[[int], int | None] | None = None,
+    ) -> None:
         """Feed each entry's data, in order, to ``sink_for(entry)`` and check its CRC-32.
 
         ``sink_for`` is called when an entry starts, after every earlier entry was fed, so a
         caller can decide what to keep of entry n from what entry 1 (the manifest) said.
+        ``crc_of(index)``: an entry's CRC-32 computed elsewhere (another thread), or None to
+        compute it here; either way it is checked here, in entry order (an egg in memory).
 
         All on the calling thread: the sinks' C hashes release the GIL on big buffers, but a
         worker fed here would wait for the GIL after every block while this thread runs
@@ -624,8 +630,11 @@ class StrictZipReader:
                 block = view[e.data_offset : e.data_offset + e.size]
                 if sink is not None:
                     sink.update(block)  # first: a hash it hands to a worker starts sooner
-                if crc32(block) != e.crc:
-                    self._bad_crc(e, crc32(block))
+                crc = crc_of(e.index) if crc_of is not None else None
+                if crc is None:
+                    crc = crc32(block)
+                if crc != e.crc:
+                    self._bad_crc(e, crc)
             return
         for e in self.entries:
             sink = sink_for(e)
