@@ -37,6 +37,8 @@ keys         keystroke latency: the real app at 50k agents from its first paint,
 eggs         verifying an egg (every check, with its boot record) vs one sha256 pass over the same
              bytes at 0.4 MB and 64 MB, in memory and from a file; peak traced memory vs the
              largest entry (tests/perf/bench_eggs.py).
+inspector    opening the egg inspector on a 64 MB egg with 5 000 entries: from the push to the
+             painted report, headless at 80x24 (tests/perf/bench_inspector.py).
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ SECTIONS = (
     "refresh_stall",
     "keys",
     "eggs",
+    "inspector",
 )
 
 
@@ -270,6 +273,11 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
         sizes = [200_000] if smoke else [400_000, 64 * 1024 * 1024]
         out["eggs"] = await asyncio.to_thread(measure_eggs, sizes, 1 if smoke else 5)
+    if "inspector" in only:
+        from bench_inspector import measure_inspector
+
+        size, entries = ((1 << 20), 200) if smoke else ((64 << 20), 5000)
+        out["inspector"] = await measure_inspector(size, entries, 1 if smoke else 3)
     if "cold_start" in only:
         import tempfile
 
