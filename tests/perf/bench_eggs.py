@@ -130,7 +130,7 @@ def measure_one(total_bytes: int, runs: int) -> dict[str, Any]:
         # a sub-millisecond timing: a handful of runs is mostly noise, so take many (after
         # one full collection for them all: one per run would cost more than the runs), in
         # rounds: the machine's speed swings by a third from one tenth of a second to the next
-        rounds, runs = 6, max(runs, 50)
+        rounds, runs = 20, max(runs, 25)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.egg"
         path.write_bytes(egg)
