@@ -787,3 +787,25 @@ def test_a_local_name_that_differs_from_the_directory_fails_local(demo):
     egg[at] ^= 0x01  # same length, another name
     report = verify_egg(bytes(egg))
     assert first_failure(report) == "zip.local" and "local name" in report.by_id("zip.local").detail
+
+
+def test_hashlib_lets_a_digest_wait_for_an_update_under_way():
+    """What _ArchiveJob relies on, checked on this interpreter: a digest read while another
+    thread's big update runs is the whole input's (it waits on the object's lock) or, read
+    before the update began, the empty input's; never a state half way."""
+    import hashlib
+    import os
+    import threading
+    import time
+
+    data = os.urandom(2 << 20)
+    whole, empty = hashlib.sha256(data).hexdigest(), hashlib.sha256().hexdigest()
+    seen = set()
+    for trial in range(40):
+        hasher = hashlib.sha256()
+        thread = threading.Thread(target=hasher.update, args=(data,))
+        thread.start()
+        time.sleep(trial * 20e-6)
+        seen.add(hasher.hexdigest())
+        thread.join()
+    assert seen <= {whole, empty} and whole in seen
