@@ -28,7 +28,6 @@ import json
 import random
 import sys
 import tempfile
-import time
 import tracemalloc
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -41,6 +40,9 @@ for _path in (ROOT, PERF):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+
+from bench_paths import best_of as _best_of  # noqa: E402
+from bench_paths import best_quick as _best_quick  # noqa: E402
 
 from tui.eggs import rapp  # noqa: E402
 from tui.eggs.boot_record import parse_boot_record  # noqa: E402
@@ -106,15 +108,10 @@ def _taking_turns(
     turns round by round so that a slow spell of the machine falls on all of them.
     ``collect_each``: a full collection before every call (else one before each case's runs)."""
     best = dict.fromkeys(cases, float("inf"))
+    best_of = _best_of if collect_each else _best_quick
     for _ in range(rounds):
         for name, fn in cases.items():
-            gc.collect()
-            for _ in range(runs):
-                if collect_each:
-                    gc.collect()
-                started = time.perf_counter()
-                fn()
-                best[name] = min(best[name], time.perf_counter() - started)
+            best[name] = min(best[name], best_of(fn, runs))
     return best
 
 

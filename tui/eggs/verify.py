@@ -572,12 +572,7 @@ class _Verifier:
         wait for this thread's Python all the same)."""
         source = self.source
         view = source.buffer()
-        if (
-            self.record is not None
-            or self.archive_sha256 is not None
-            or view is None
-            or source.size < _PARALLEL_FROM
-        ):
+        if self.record is not None or view is None or source.size < _PARALLEL_FROM:
             return
         spans = {e.index: (e.data_offset, e.size) for e in self.entries if e.size >= _OFFLOAD_BLOCK}
         job = _ArchiveJob(view, spans)
@@ -903,9 +898,7 @@ class _Verifier:
             )
         else:
             # zip.order held: the entries are manifest.json + these paths, in order
-            same = r.status("zip.order") == "pass" or {e.name for e in self.entries[1:]} == set(
-                paths
-            )
+            same = r.status("zip.order") == "pass" or self._files() == set(paths)
             r.expect(
                 "manifest.container",
                 self.is_zip and same,

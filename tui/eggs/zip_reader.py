@@ -265,7 +265,6 @@ class StrictZipReader:
         self.source = source
         self.entries: list[ZipEntry] = []
         self.cd_offset = 0
-        self._directory_bytes = b""
 
     # ---------------------------------------------------------------- directory phases
 
@@ -279,7 +278,7 @@ class StrictZipReader:
             self._fields(entries)
             self._stored(entries)
             self._names(entries)
-            self._local_headers(entries, self._directory_bytes)
+            self._local_headers(entries)
         self.entries = entries
         self.cd_offset = cd_offset
         return entries
@@ -415,7 +414,6 @@ class StrictZipReader:
             return None
         if len(set(names)) != len(names):
             return None
-        self._directory_bytes = directory
         return entries
 
     def _directory(self, count: int, cd_size: int, cd_offset: int, end_at: int) -> list[ZipEntry]:
@@ -433,7 +431,7 @@ class StrictZipReader:
                 "zip.directory",
                 f"central directory is {cd_size} bytes, more than {MAX_DIRECTORY_BYTES}",
             )
-        directory = self._directory_bytes = self.source.read(cd_offset, cd_size)
+        directory = self.source.read(cd_offset, cd_size)
         entries: list[ZipEntry] = []
         make = tuple.__new__  # ZipEntry's own __new__ is a Python call; the fields are 18
         pos = 0
@@ -543,13 +541,6 @@ class StrictZipReader:
                 )
 
     def _names(self, entries: list[ZipEntry]) -> None:
-        names = [e.name for e in entries]
-        if (
-            rapp.plain_paths(names)  # every name UTF-8 ("" when not), none empty, all plain
-            and len({e.raw_name for e in entries}) == len(entries)
-            and not any((e.external_attr >> 16) & _S_IFMT == _S_IFLNK for e in entries)
-        ):
-            return  # the usual answer, in three passes; the loop below names what is wrong
         seen: set[bytes] = set()
         for e in entries:
             name = e.name  # decoded with the directory; "" when it is not UTF-8
@@ -566,19 +557,7 @@ class StrictZipReader:
                 raise ZipFormatError("zip.names", f"entry {e.index} {name!r} is a symbolic link")
             seen.add(e.raw_name)
 
-    def _local_headers(self, entries: list[ZipEntry], directory: bytes) -> None:
-        # A local header is the signature, then the central header's bytes from version needed
-        # to extra length (26 bytes at 6), then the name: one comparison an entry when they match
-        read, pos, sig = self.source.read, 0, _LOCAL_SIG_BYTES
-        for e in entries:
-            name_at = pos + _CENTRAL.size
-            if read(e.header_offset, _LOCAL.size + len(e.raw_name)) != (
-                sig + directory[pos + 6 : pos + 32] + e.raw_name
-            ):
-                break
-            pos = name_at + len(e.raw_name)  # no extra field or comment: zip.fields held
-        else:
-            return
+    def _local_headers(self, entries: list[ZipEntry]) -> None:
         for e in entries:
             raw = self.source.read(e.header_offset, _LOCAL.size + len(e.raw_name))
             if len(raw) < _LOCAL.size:
