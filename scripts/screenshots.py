@@ -26,11 +26,11 @@ if str(ROOT) not in sys.path:
 
 from textual.pilot import Pilot  # noqa: E402
 
-from tui.app import RoostApp  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.sandbox.generator import DEFAULT_EPOCH  # noqa: E402
 from tui.sandbox.processor import ActionRejected  # noqa: E402
 from tui.service import connect  # noqa: E402
+from tui.ui.app import RoostApp  # noqa: E402
 
 OUT = ROOT / "screenshots"
 

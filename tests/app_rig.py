@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from textual.pilot import Pilot
 
-from tui.app import RoostApp
 from tui.config import Settings
+from tui.eggs.boot_record import BootRecord, parse_boot_record
+from tui.eggs.boot_rows import BootRow, EggBytes, with_sibling_warnings
 from tui.network.store import Store
 from tui.sandbox.app import create_app
+from tui.sandbox.eggs import SeedBootSpec, build_seed_boot
 from tui.sandbox.faults import Faults
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
+from tui.ui.app import RoostApp
 
 if TYPE_CHECKING:
     from textual._compositor import LayoutUpdate
@@ -67,6 +72,8 @@ def make_rig(
     app = RoostApp(
         Settings(), store=store, clock=clock, initial_screen=screen, poll=False, demo=demo
     )
+    if demo:
+        app.boots_source = DemoBoots()  # seed boots packed in memory: no hub request
     return Rig(app, network, store, clock, sandbox.state.sandbox.faults)
 
 
@@ -116,3 +123,78 @@ def painted(app: RoostApp) -> LayoutUpdate:
 
     Textual has no public API for this; this is the one place the tests reach into it."""
     return app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+
+
+@dataclass
+class DemoBoots:
+    """Seed-boot records and eggs packed in memory by the demo packer (no hub, no request).
+
+    Stands in for the hub until the record sources and the download are connected; every
+    egg passes every check unless a test hands in other bytes.
+    """
+
+    hub_url: str | None = "http://demo-hub.invalid/hub"
+    label: str = "demo packer (no hub connected)"
+    eggs: dict[str, bytes] | None = None
+    records: list[BootRecord] | None = None
+    downloaded: set[str] | None = None
+
+    def _build(self) -> None:
+        if self.records is not None:
+            return
+        self.records, self.eggs, self.downloaded = [], {}, set()
+        for spec in DEMO_SPECS:
+            egg, value = build_seed_boot(SeedBootSpec(**spec), self.hub_url or "")
+            record = parse_boot_record(value)
+            self.records.append(record)
+            self.eggs[record.egg.sha256] = egg
+
+    async def rows(self) -> Sequence[BootRow]:
+        self._build()
+        assert self.records is not None
+        return with_sibling_warnings([BootRow(f"demo:{r.slug}", r) for r in self.records])
+
+    def cached_egg(self, record: BootRecord) -> EggBytes | None:
+        self._build()
+        assert self.downloaded is not None and self.eggs is not None
+        sha = record.egg.sha256
+        return self.eggs.get(sha) if sha in self.downloaded else None
+
+    async def egg(
+        self, record: BootRecord, progress: Callable[[int, int], None] | None = None
+    ) -> EggBytes:
+        self._build()
+        assert self.downloaded is not None and self.eggs is not None
+        data = self.eggs.get(record.egg.sha256)
+        if data is None:
+            raise LookupError(f"no egg {record.egg.sha256} on the demo hub")
+        self.downloaded.add(hashlib.sha256(data).hexdigest())
+        return data
+
+
+DEMO_SPECS: tuple[dict[str, str], ...] = (
+    {
+        "slug": "micro-manufacturing-company",
+        "name": "The Micro-Manufacturing Company",
+        "tagline": "Small batches, made right.",
+        "mission": "Run a tiny factory that ships on time.",
+    },
+    {
+        "slug": "independent-game-studio",
+        "name": "The Independent Game Studio",
+        "tagline": "Games with a point of view.",
+        "mission": "Ship one small, finished game a season.",
+    },
+    {
+        "slug": "applied-invention-lab",
+        "name": "The Applied Invention Lab",
+        "tagline": "Ideas, tested on the bench.",
+        "mission": "Turn one odd idea a month into a working prototype.",
+    },
+    {
+        "slug": "turnaround-firm",
+        "name": "The Turnaround Firm",
+        "tagline": "Fix what is failing, fast.",
+        "mission": "Bring a failing team back to shipping in ninety days.",
+    },
+)

@@ -1,6 +1,6 @@
 """A small host app for the action forms (not RoostApp) and a demo snapshot from the generator.
 
-The host binds ``n`` to :func:`tui.screens.forms.open_action_flow` the way the app will, keeps
+The host binds ``n`` to :func:`tui.ui.screens.forms.open_action_flow` the way the app will, keeps
 drafts in memory and records what was submitted.
 """
 
@@ -17,8 +17,8 @@ from tui.actions.catalog import ActionSpec
 from tui.network.models import parse_state
 from tui.network.store import FileState, Snapshot
 from tui.sandbox.generator import generate_state, serialize
-from tui.screens.forms import ActionContext, Draft, DraftKeeper, MemoryDrafts, open_action_flow
-from tui.screens.forms.form import ActionForm, WhoAmI
+from tui.ui.screens.forms import ActionContext, Draft, DraftKeeper, MemoryDrafts, open_action_flow
+from tui.ui.screens.forms.form import ActionForm, WhoAmI
 
 
 def demo_snapshot(agents: int = 300, docs: dict | None = None) -> Snapshot:

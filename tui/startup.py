@@ -7,7 +7,7 @@
   widgets, styles) and almost no cyclic garbage; with the collector on, its passes rescan them
   over and over (the README's performance section has the cost, measured by
   ``tests/perf/bench.py --only cold_start``). The app calls :func:`resume_gc` after its first
-  paint. The pause is one hold on the shared switch (:mod:`tui.collector`): resuming gives back
+  paint. The pause is one hold on the shared switch (:mod:`tui.gc_policy`): resuming gives back
   only this hold, so the collector stays off while the data layer holds it, and a collector
   someone else turned off stays off.
 * :func:`one_malloc_arena` (glibc): every thread allocates from the main malloc arena. The app
@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import sys
 
-from tui import collector
+from tui import gc_policy
 from tui.config import Settings
 from tui.network.disk_cache import DiskCache
 
 __all__ = ["begin", "one_malloc_arena", "pause_gc", "resume_gc"]
 
-_pause: collector.Hold | None = None  # the start-up's hold, until the app's first paint
+_pause: gc_policy.Hold | None = None  # the start-up's hold, until the app's first paint
 _M_ARENA_MAX = -8  # glibc's mallopt() parameter (malloc.h)
 
 
@@ -35,7 +35,7 @@ def pause_gc() -> None:
     """Hold the collector off for the start-up (once: a second call adds no hold)."""
     global _pause
     if _pause is None or not _pause.held:
-        _pause = collector.pause()
+        _pause = gc_policy.pause()
 
 
 def resume_gc() -> None:

@@ -9,16 +9,12 @@ it; an error *inside* a screen module is not hidden (it is raised when the tab o
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import msgspec
 
 from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATS, TRENDING
-
-if TYPE_CHECKING:
-    from tui.screens.base import StateScreen
 
 __all__ = ["TABS", "TAB_IDS", "Tab", "tab"]
 
@@ -30,25 +26,21 @@ class Tab(msgspec.Struct, frozen=True):
     files: frozenset[str]  # the state files it shows: it is updated when one of them changes
     target: str  # "module:Class" of its screen
 
-    def screen_class(self) -> type[StateScreen]:
+    def screen_class(self) -> type[Any]:
+        """The screen's class (a ``tui.ui.screens.base.StateScreen``), imported now."""
         module, _, name = self.target.partition(":")
         return getattr(importlib.import_module(module), name)
 
-    def __call__(self) -> StateScreen:
+    def __call__(self) -> Any:
         """A new screen for this tab (the app's MODES call it when the tab is first shown)."""
         return self.screen_class()()
 
 
 def _module_exists(module: str) -> bool:
-    """Whether ``module`` is there, without importing its package (``tui.screens`` imports
-    Textual; the CLI reads this registry without it)."""
-    package, _, name = module.rpartition(".")
-    spec = importlib.util.find_spec(package)  # imports the package's parents only
-    locations = spec.submodule_search_locations if spec is not None else None
-    return any(
-        (Path(folder) / f"{name}.py").is_file() or (Path(folder) / name / "__init__.py").is_file()
-        for folder in locations or ()
-    )
+    """Whether ``module`` (under ``tui``) is there, looked up on disk: importing even its
+    package would load ``tui.ui`` (the CLI reads this registry without the UI)."""
+    where = Path(__file__).resolve().parent.joinpath(*module.split(".")[1:])
+    return where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()
 
 
 def _present(tabs: tuple[Tab, ...]) -> tuple[Tab, ...]:
@@ -57,24 +49,24 @@ def _present(tabs: tuple[Tab, ...]) -> tuple[Tab, ...]:
 
 
 _ALL: tuple[Tab, ...] = (
-    Tab("agents", "1", "Agents", frozenset({AGENTS}), "tui.screens.agents:AgentsScreen"),
+    Tab("agents", "1", "Agents", frozenset({AGENTS}), "tui.ui.screens.agents:AgentsScreen"),
     Tab(
         "trending",
         "2",
         "Trending",
         frozenset({TRENDING}),
-        "tui.screens.trending:TrendingScreen",
+        "tui.ui.screens.trending:TrendingScreen",
     ),
     Tab(
         "channels",
         "3",
         "Channels",
         frozenset({CHANNELS, AGENTS}),
-        "tui.screens.channels:ChannelsScreen",
+        "tui.ui.screens.channels:ChannelsScreen",
     ),
-    Tab("stats", "4", "Stats", frozenset({STATS}), "tui.screens.stats:StatsScreen"),
-    Tab("seeds", "5", "Seeds", frozenset({SEEDS}), "tui.screens.seeds:SeedsScreen"),
-    Tab("boots", "6", "Boots", frozenset(), "tui.screens.boots:BootsScreen"),
+    Tab("stats", "4", "Stats", frozenset({STATS}), "tui.ui.screens.stats:StatsScreen"),
+    Tab("seeds", "5", "Seeds", frozenset({SEEDS}), "tui.ui.screens.seeds:SeedsScreen"),
+    Tab("boots", "6", "Boots", frozenset(), "tui.ui.screens.boots:BootsScreen"),
 )
 TABS: tuple[Tab, ...] = _present(_ALL)
 TAB_IDS: tuple[str, ...] = tuple(t.id for t in TABS)

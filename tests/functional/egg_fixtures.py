@@ -11,11 +11,11 @@ from typing import Any
 from textual.app import App
 
 from tui.eggs.boot_record import BootRecord, parse_boot_record
+from tui.eggs.boot_rows import BootRow, with_sibling_warnings
 from tui.eggs.verify import verify_egg
 from tui.eggs.zip_reader import EggSource, StrictZipReader
 from tui.sandbox.eggs import SeedBootSpec, build_seed_boot, pack_egg
-from tui.screens.boots.boot_rows import BootRow, with_sibling_warnings
-from tui.screens.boots.inspector import EggInspectorScreen
+from tui.ui.screens.boots.inspector import EggInspectorScreen
 
 HUB = "http://hub.invalid/hub"
 SPEC = SeedBootSpec(

@@ -15,20 +15,20 @@ from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.widgets import Input
 
-from tui.app import RoostApp, StateRefreshed, styles_dir
 from tui.config import Settings
 from tui.network.disk_cache import DiskCache
 from tui.network.store import Store, StoreStatus
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.server import in_process_client
-from tui.screens import SCREENS
-from tui.screens.agents import AgentsScreen
-from tui.screens.channels import ChannelsScreen
-from tui.screens.help import HelpScreen
-from tui.screens.trending import TrendingScreen, safe_url
-from tui.widgets.status_bar import StatusBar
-from tui.widgets.tab_bar import TabBar
+from tui.ui.app import RoostApp, StateRefreshed, styles_dir
+from tui.ui.screens import SCREENS
+from tui.ui.screens.agents import AgentsScreen
+from tui.ui.screens.channels import ChannelsScreen
+from tui.ui.screens.help import HelpScreen
+from tui.ui.screens.trending import TrendingScreen, safe_url
+from tui.ui.widgets.status_bar import StatusBar
+from tui.ui.widgets.tab_bar import TabBar
 
 SIZE = (80, 24)
 
@@ -82,7 +82,7 @@ def test_styles_are_found_and_have_no_colour_literals():
     import tui
 
     # the shared sheets, and those of feature folders (beside their screen)
-    sheets = sorted(folder.glob("*.tcss")) + sorted(Path(tui.__file__).parent.glob("*/*/*.tcss"))
+    sheets = sorted(folder.glob("*.tcss")) + sorted(Path(tui.__file__).parent.rglob("ui/**/*.tcss"))
     assert {"app.tcss", "tables.tcss", "trending.tcss", "help.tcss"} <= {p.name for p in sheets}
     import re
 
@@ -97,9 +97,9 @@ def test_styles_are_found_and_have_no_colour_literals():
 
     from textual.screen import Screen
 
-    import tui.screens
+    import tui.ui.screens
 
-    for module in pkgutil.walk_packages(tui.screens.__path__, "tui.screens."):
+    for module in pkgutil.walk_packages(tui.ui.screens.__path__, "tui.ui.screens."):
         importlib.import_module(module.name)  # every screen and modal class, tabs or not
 
     def subclasses(cls):
@@ -176,26 +176,27 @@ async def test_full_collections_run_when_no_key_is_being_handled():
     agents: the app runs them itself once no key has come for a while."""
     import gc
 
-    from tui import collector, pace
+    from tui import gc_policy
+    from tui.ui import key_pace
 
     before = gc.get_threshold()
     rig = make_rig()
     async with rig.app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         assert gc.get_threshold()[2] > 10**6  # never started by an allocation
-        for _ in range(collector.FULL_AFTER):
+        for _ in range(gc_policy.FULL_AFTER):
             gc.collect(1)
-        assert collector.full_due()
-        pace.hold(5)  # keys are being handled: not now
+        assert gc_policy.full_due()
+        key_pace.hold(5)  # keys are being handled: not now
         rig.app._collect_when_idle()
-        assert collector.full_due()
-        pace.release()  # quiet for long enough
+        assert gc_policy.full_due()
+        key_pace.release()  # quiet for long enough
         rig.app._collect_when_idle()
-        assert not collector.full_due()
+        assert not gc_policy.full_due()
         # every few quiet minutes, one that includes what was frozen
-        thorough = collector.collect_everything
+        thorough = gc_policy.collect_everything
         calls: list[bool] = []
-        collector.collect_everything = lambda: calls.append(thorough()) or True  # type: ignore[assignment]
+        gc_policy.collect_everything = lambda: calls.append(thorough()) or True  # type: ignore[assignment]
         try:
             rig.app._collect_when_idle()
             assert calls == []
@@ -203,8 +204,8 @@ async def test_full_collections_run_when_no_key_is_being_handled():
             rig.app._collect_when_idle()
             assert calls == [True]
         finally:
-            collector.collect_everything = thorough  # type: ignore[assignment]
-    pace.release()
+            gc_policy.collect_everything = thorough  # type: ignore[assignment]
+    key_pace.release()
     assert gc.get_threshold() == before
 
 
@@ -296,8 +297,8 @@ async def test_the_search_thread_of_a_waiting_filter_starts_after_the_frame_of_i
     the time while that frame is made."""
     from textual import events
 
-    from tui.screens import table_screen
-    from tui.widgets.virtual_table import VirtualTable
+    from tui.ui.screens import table_screen
+    from tui.ui.widgets.virtual_table import VirtualTable
 
     monkeypatch.setattr(table_screen, "SEARCH_IN_THREAD_FROM", 100)  # 300 agents count as big
     monkeypatch.setattr(table_screen, "_warm", lambda rows, worker: False)  # never warmed
@@ -346,8 +347,8 @@ async def test_a_filter_typed_before_the_search_texts_waits_for_them_in_a_thread
 
     from textual import events
 
-    from tui.screens import table_screen
-    from tui.screens.agents import AgentRow
+    from tui.ui.screens import table_screen
+    from tui.ui.screens.agents import AgentRow
 
     monkeypatch.setattr(table_screen, "SEARCH_IN_THREAD_FROM", 100)  # 300 agents count as big
     monkeypatch.setattr(table_screen, "_warm", lambda rows, worker: False)  # never warmed
@@ -406,7 +407,7 @@ def status_summary(screen: AgentsScreen) -> str:
 
 
 async def test_sort_picker_the_columns_key_and_reverse():
-    from tui.screens.sort_picker import SortPicker
+    from tui.ui.screens.sort_picker import SortPicker
 
     rig = make_rig()
     async with rig.app.run_test(size=SIZE) as pilot:
@@ -650,8 +651,8 @@ async def test_help_lists_the_keys_from_the_bindings():
 def test_every_binding_has_a_stable_id():
     from textual.binding import Binding
 
-    from tui.widgets.detail_pane import DetailPane
-    from tui.widgets.virtual_table import VirtualTable
+    from tui.ui.widgets.detail_pane import DetailPane
+    from tui.ui.widgets.virtual_table import VirtualTable
 
     classes = {RoostApp, HelpScreen, DetailPane, VirtualTable}
     for screen in SCREENS:
@@ -688,7 +689,7 @@ async def test_palette_jumps_to_a_channel_and_an_agent():
 
 
 async def test_palette_screens_and_actions_discoverable():
-    from tui.screens.palette import PaletteIndex, fuzzy_match
+    from tui.ui.screens.palette import PaletteIndex, fuzzy_match
 
     assert (
         fuzzy_match("poe", "#poetry \u00b7 poetry")[0]
@@ -912,7 +913,7 @@ async def test_input_filter_has_no_blinking_cursor_in_tests():
 
 
 def test_run_tui_demo_flag_forces_demo(monkeypatch):
-    from tui import app as app_module
+    from tui.ui import app as app_module
 
     seen = {}
 
@@ -931,7 +932,7 @@ def test_run_tui_freezes_what_is_left_once_the_app_has_closed(monkeypatch):
     """The process ends after the dashboard: everything left is frozen first, so that the
     interpreter's final collections do not rescan it (they took 0.85 s of a 50 000-agent
     quit, after the screen was gone; tests/perf/bench_quit.py)."""
-    from tui import app as app_module
+    from tui.ui import app as app_module
 
     order = []
 
@@ -940,7 +941,7 @@ def test_run_tui_freezes_what_is_left_once_the_app_has_closed(monkeypatch):
         return 0
 
     monkeypatch.setattr(app_module.RoostApp, "run", fake_run)
-    monkeypatch.setattr(app_module.collector, "freeze", lambda: order.append("freeze"))
+    monkeypatch.setattr(app_module.gc_policy, "freeze", lambda: order.append("freeze"))
     assert app_module.run_tui(Settings(read_url="https://example.invalid/x")) == 0
     assert order == ["run", "freeze"]
 
@@ -969,9 +970,9 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
     one step at a time, only when no key has come for a moment: keys typed every 30 ms keep
     every step away; typed every 200 ms (a person going from tab to tab), the steps fit
     between them, and the Seeds tab's own CSS is parsed before its first visit."""
-    import tui.app as app_module
-    from tui import pace
-    from tui.css_cache import ParseOnceStylesheet
+    import tui.ui.app as app_module
+    from tui.ui import key_pace
+    from tui.ui.css_cache import ParseOnceStylesheet
 
     monkeypatch.setattr(app_module, "PRELOAD_AFTER_S", 0.05)
     parsed: list[str] = []
@@ -987,7 +988,7 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
 
     async def keys() -> None:  # as the app does for each key it reads
         while typing:
-            pace.hold()
+            key_pace.hold()
             await asyncio.sleep(every)
 
     rig = make_rig()
@@ -1006,7 +1007,7 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
         assert all(".tcss" in name for name in parsed[:first_default])  # each tab's own first
         typing = False
         await typist
-        pace.release()
+        key_pace.release()
         rig.app.workers.cancel_group(rig.app, "preload")
 
 
@@ -1014,8 +1015,8 @@ async def test_a_tab_opened_later_paints_its_bars_on_the_key_and_its_body_after(
     """The first tab is composed whole. A tab first opened later (Seeds) shows its bars in the
     frame after its key, its body empty; the body is mounted after that frame and shows the
     snapshot, focus where the tab puts it."""
-    from tui.screens.base import ScreenBody
-    from tui.screens.seeds import SeedsScreen
+    from tui.ui.screens.base import ScreenBody
+    from tui.ui.screens.seeds import SeedsScreen
 
     rig = make_rig()
     app = rig.app
@@ -1045,7 +1046,7 @@ async def test_keys_typed_while_a_tab_body_mounts_are_handled_there_in_order():
     two sections on and move down the queue (they are not lost, nor run on the Agents tab)."""
     from textual import events
 
-    from tui.screens.seeds import SeedsScreen
+    from tui.ui.screens.seeds import SeedsScreen
 
     rig = make_rig()
     app = rig.app

@@ -9,14 +9,14 @@ from app_rig import BASE, Clock, loaded, make_rig, settle, svg_text
 from textual.message import Message
 from textual.notifications import Notify
 
-from tui.app import RoostApp
 from tui.config import Settings
 from tui.network.store import Store, StoreOptions
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.server import in_process_client
-from tui.screens.problems import ProblemsScreen
-from tui.widgets.status_bar import StatusBar
+from tui.ui.app import RoostApp
+from tui.ui.screens.problems import ProblemsScreen
+from tui.ui.widgets.status_bar import StatusBar
 
 SIZE = (100, 30)
 
@@ -150,7 +150,7 @@ async def test_a_folder_read_url_is_said_once_in_a_toast():
     async with rig.app.run_test(size=SIZE, message_hook=posted.append) as pilot:
         await loaded(pilot)
         rig.store.last_report.notes.append("x")  # a report's notes become toasts
-        from tui.app import StateRefreshed
+        from tui.ui.app import StateRefreshed
 
         report = rig.store.last_report
         rig.app.post_message(StateRefreshed(rig.store.snapshot, report, rig.store.status))
@@ -196,7 +196,7 @@ async def test_O_without_a_browser_copies_and_shows_a_clickable_link_never_claim
 ):
     from textual.widgets import Static
 
-    from tui.screens.link import LinkScreen
+    from tui.ui.screens.link import LinkScreen
 
     monkeypatch.setattr(
         "tui.browser.browser_unavailable", lambda: "no browser can open over SSH without a display"
@@ -224,7 +224,7 @@ async def test_O_without_a_browser_copies_and_shows_a_clickable_link_never_claim
 
 
 async def test_O_where_no_browser_takes_the_link_says_so(monkeypatch):
-    from tui.screens.link import LinkScreen
+    from tui.ui.screens.link import LinkScreen
 
     monkeypatch.setattr("tui.browser.browser_unavailable", lambda: None)
     monkeypatch.setattr("tui.browser.open_in_browser", lambda url: False)
@@ -241,7 +241,7 @@ async def test_O_where_no_browser_takes_the_link_says_so(monkeypatch):
 async def test_tab_then_enter_goes_to_a_channel_at_every_width():
     from textual.widgets import OptionList
 
-    from tui.screens.channels import ChannelsScreen
+    from tui.ui.screens.channels import ChannelsScreen
 
     for size in ((80, 24), (120, 40), (160, 50)):
         rig = make_rig()
@@ -261,7 +261,7 @@ def test_status_bar_says_the_loop_failed_and_shows_the_outbox_needing_attention(
     from datetime import UTC, datetime
 
     from tui.network.store import Snapshot, StoreStatus
-    from tui.widgets.status_bar import status_parts
+    from tui.ui.widgets.status_bar import status_parts
 
     now = datetime(2026, 11, 23, tzinfo=UTC)
     failed = StoreStatus(state="failed", loop_error="TypeError: boom", next_delay_s=40)

@@ -8,18 +8,18 @@ import copy
 from typing import Any
 
 import pytest
-from app_rig import make_rig, settle
+from app_rig import DemoBoots, make_rig, settle
 from egg_fixtures import HOSTILE_NAME, FixedBoots, demo_egg, flip_byte
 from rich.text import Text
 from textual.widgets import DataTable, OptionList, Static
 
 from tui.eggs.boot_record import BootRecord
+from tui.eggs.boot_rows import BootRow, record_fields, sibling_warnings
 from tui.eggs.egg_report import Check, EggReport
+from tui.eggs.hub_boots import HubBoots
 from tui.sandbox.eggs import SeedBootSpec
-from tui.screens.boots.boot_rows import BootRow, DemoBoots, record_fields, sibling_warnings
-from tui.screens.boots.hub_boots import HubBoots
-from tui.screens.boots.inspector import EggInspectorScreen
-from tui.screens.boots.screen import BootsScreen
+from tui.ui.screens.boots.inspector import EggInspectorScreen
+from tui.ui.screens.boots.screen import BootsScreen
 
 SIZE = (80, 24)
 SPECS = [SeedBootSpec(slug=f"org-{n}", name=f"Org {n}", tagline="t", mission="m") for n in range(3)]
@@ -375,7 +375,7 @@ async def test_vim_jumps_and_every_warning_in_the_detail():
 
 
 async def test_below_80_columns_name_and_slug_give_way_to_the_verified_column():
-    from tui.screens.boots.screen import column_widths
+    from tui.ui.screens.boots.screen import column_widths
 
     assert column_widths(80) == column_widths(200) == {
         "name": 20, "slug": 22, "size": 8, "state": 18,

@@ -283,8 +283,8 @@ async def test_inspect_opens_the_inspector_on_the_verified_egg(demo_egg):
     """`roost egg inspect` runs InspectorApp on what `_obtain` verified; escape leaves it."""
     from tui.eggs.boot_record import parse_boot_record
     from tui.eggs.verify import verify_egg
-    from tui.screens.boots.inspector import EggInspectorScreen
-    from tui.screens.boots.inspector_app import InspectorApp
+    from tui.ui.screens.boots.inspector import EggInspectorScreen
+    from tui.ui.screens.boots.inspector_app import InspectorApp
 
     egg_path, record_path, _ = demo_egg
     record = parse_boot_record(record_path.read_bytes())
@@ -302,7 +302,7 @@ def test_inspect_opens_on_the_report_of_an_egg_the_hub_lied_about(capsys, tmp_pa
     """A refused download has no bytes to show, but its report is what the person needs: the
     inspector opens on it (exit 1 after), with nothing of the egg kept or shown."""
     from tui.commands import eggs
-    from tui.screens.boots.inspector_app import InspectorApp
+    from tui.ui.screens.boots.inspector_app import InspectorApp
 
     shown: list[InspectorApp] = []
 

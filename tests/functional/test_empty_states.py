@@ -11,18 +11,18 @@ import pytest
 from app_rig import BASE, Clock, loaded, settle
 from textual.widgets import Static
 
-from tui.app import RoostApp
 from tui.config import Settings
+from tui.network.empty_state import not_loaded_text
 from tui.network.store import FileState, Problem, Store, StoreOptions, StoreStatus
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.server import in_process_client
-from tui.screens.channels import ChannelsScreen
-from tui.screens.empty_state import not_loaded_text
-from tui.screens.seeds import SeedsScreen
-from tui.screens.stats import StatsScreen
-from tui.screens.trending import TrendingScreen
-from tui.widgets.virtual_table import VirtualTable
+from tui.ui.app import RoostApp
+from tui.ui.screens.channels import ChannelsScreen
+from tui.ui.screens.seeds import SeedsScreen
+from tui.ui.screens.stats import StatsScreen
+from tui.ui.screens.trending import TrendingScreen
+from tui.ui.widgets.virtual_table import VirtualTable
 
 SIZE = (80, 24)
 FAST = StoreOptions(retry_delay_s=0)

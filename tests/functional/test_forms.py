@@ -18,14 +18,14 @@ from textual.notifications import Notify
 from textual.widgets import Checkbox, Input, Select, TextArea
 
 from tui.actions.catalog import CATALOG, ActionSpec, FieldSpec, validate_payload
+from tui.actions.drafts import FileDrafts
 from tui.actions.issue_body import compose_issue
-from tui.screens.forms import ActionContext, Draft, MemoryDrafts
-from tui.screens.forms.confirm import DiscardConfirm
-from tui.screens.forms.draft import FileDrafts
-from tui.screens.forms.fields import ReferenceRow
-from tui.screens.forms.form import ActionForm
-from tui.screens.forms.picker import ActionPicker
-from tui.screens.forms.preview import IssuePreview
+from tui.ui.screens.forms import ActionContext, Draft, MemoryDrafts
+from tui.ui.screens.forms.confirm import DiscardConfirm
+from tui.ui.screens.forms.fields import ReferenceRow
+from tui.ui.screens.forms.form import ActionForm
+from tui.ui.screens.forms.picker import ActionPicker
+from tui.ui.screens.forms.preview import IssuePreview
 
 SNAPSHOT = demo_snapshot()
 AGENT = next(iter(SNAPSHOT.agents.agents))

@@ -13,7 +13,7 @@ from forms_rig import FormsHost, demo_snapshot, open_form, settle
 from textual import events
 from textual.widgets import TextArea
 
-from tui.screens.forms.form import ActionForm
+from tui.ui.screens.forms.form import ActionForm
 
 SNAPSHOT = demo_snapshot()
 

@@ -12,7 +12,7 @@ from forms_rig import FormsHost, demo_snapshot
 from test_forms import FAMILIES
 from textual.widgets import Input, TextArea
 
-from tui.screens.forms import ActionContext, Draft, MemoryDrafts
+from tui.ui.screens.forms import ActionContext, Draft, MemoryDrafts
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
@@ -23,7 +23,7 @@ PROPOSAL = SNAPSHOT.seeds.proposals[0].id
 
 @pytest.fixture(autouse=True)
 def _fixed_nonce(monkeypatch):
-    monkeypatch.setattr("tui.screens.forms.form.new_nonce", lambda: "0123456789abcdef")
+    monkeypatch.setattr("tui.ui.screens.forms.form.new_nonce", lambda: "0123456789abcdef")
 
 
 def steps(*keys: str):

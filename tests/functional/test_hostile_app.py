@@ -18,10 +18,10 @@ from hostile import LITERALS, hostile_network
 from rich.console import Console
 from textual.command import CommandPalette
 
-from tui.app import RoostApp
-from tui.screens import SCREENS
-from tui.screens.agents import AgentsScreen
-from tui.screens.table_screen import TableScreen
+from tui.ui.app import RoostApp
+from tui.ui.screens import SCREENS
+from tui.ui.screens.agents import AgentsScreen
+from tui.ui.screens.table_screen import TableScreen
 
 # What Textual itself writes: SGR colours/styles, cursor moves, private modes.
 _OWN_SEQUENCES = re.compile(r"\x1b\[[0-9;:]*m|\x1b\[\d+;\d+H|\x1b\[\d*[ABCDGK]|\x1b\[\?[0-9;]*[hl]")

@@ -16,8 +16,8 @@ from egg_fixtures import (
 from rich.text import Text
 from textual.widgets import Input, OptionList, Static, TabbedContent, Tree
 
-from tui.screens.boots.entry_pages import TEXT_PAGE
-from tui.screens.boots.inspector import PANES, EggInspectorScreen, EntryViewer
+from tui.eggs.entry_pages import TEXT_PAGE
+from tui.ui.screens.boots.inspector import PANES, EggInspectorScreen, EntryViewer
 
 SIZE = (80, 24)
 
@@ -410,8 +410,8 @@ async def test_a_match_deep_in_one_long_line_is_scrolled_into_view():
 async def test_vim_jumps_in_the_report_and_help_lists_the_inspectors_keys():
     """In `roost egg inspect` (its own app): g/G/ctrl+d, ? lists the inspector's keys (those
     kept off the key bar too), q quits."""
-    from tui.screens.boots.inspector_app import InspectorApp as RoostInspectorApp
-    from tui.screens.help import HelpScreen
+    from tui.ui.screens.boots.inspector_app import InspectorApp as RoostInspectorApp
+    from tui.ui.screens.help import HelpScreen
 
     egg, record = demo_egg()
     async with RoostInspectorApp(egg, record).run_test(size=SIZE) as pilot:

@@ -9,10 +9,10 @@ from textual.command import CommandPalette
 from textual.strip import Strip
 from textual.widgets import Input
 
-from tui.app import RoostApp
-from tui.screens.agents import AgentsScreen
-from tui.screens.help import HelpScreen
-from tui.widgets.key_bar import KeyBar
+from tui.ui.app import RoostApp
+from tui.ui.screens.agents import AgentsScreen
+from tui.ui.screens.help import HelpScreen
+from tui.ui.widgets.key_bar import KeyBar
 
 SIZE = (80, 24)
 WIDE = (120, 40)

@@ -22,9 +22,9 @@ from tui.actions.issue_body import compose_issue
 from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import Entry, Outbox
 from tui.config import Secret
-from tui.screens.outbox import OutboxChanged, OutboxScreen, RefreshOutbox
-from tui.screens.outbox.browser import browser_available
-from tui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList, detail_text
+from tui.ui.screens.outbox import OutboxChanged, OutboxScreen, RefreshOutbox
+from tui.ui.screens.outbox.browser import browser_available
+from tui.ui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList, detail_text
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 REPO = "kody-w/rappterbook"

@@ -9,10 +9,10 @@ from app_rig import loaded, settle, svg_text
 from textual.notifications import Notify
 
 from tui.actions.tracking import follow_queued
-from tui.app import RoostApp
 from tui.config import Settings
-from tui.screens.forms.form import ActionForm
-from tui.screens.outbox import OutboxScreen
+from tui.ui.app import RoostApp
+from tui.ui.screens.forms.form import ActionForm
+from tui.ui.screens.outbox import OutboxScreen
 
 
 async def _wait_for(predicate, timeout: float = 20) -> None:
@@ -89,7 +89,7 @@ async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp
     from dataclasses import replace
 
     from tui.config import TOKEN_ENV_VARS
-    from tui.screens.forms.token_prompt import TokenPrompt
+    from tui.ui.screens.forms.token_prompt import TokenPrompt
 
     for var in TOKEN_ENV_VARS:
         monkeypatch.delenv(var, raising=False)
@@ -134,8 +134,8 @@ async def test_an_empty_or_spaced_token_is_refused_and_escape_composes_anyway(
     from dataclasses import replace
 
     from tui.config import TOKEN_ENV_VARS
-    from tui.screens.forms.picker import ActionPicker
-    from tui.screens.forms.token_prompt import TokenPrompt
+    from tui.ui.screens.forms.picker import ActionPicker
+    from tui.ui.screens.forms.token_prompt import TokenPrompt
 
     for var in TOKEN_ENV_VARS:
         monkeypatch.delenv(var, raising=False)

@@ -19,7 +19,6 @@ from app_rig import Clock, painted  # the shared frozen clock; what the terminal
 from textual import events
 from textual.content import Content
 
-from tui.app import RoostApp
 from tui.config import Settings
 from tui.network.models import Proposal
 from tui.network.store import Store
@@ -27,8 +26,9 @@ from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
-from tui.screens.seeds import SeedsScreen
-from tui.screens.seeds.details import score_fraction, sorted_proposals
+from tui.ui.app import RoostApp
+from tui.ui.screens.seeds import SeedsScreen
+from tui.ui.screens.seeds.details import score_fraction, sorted_proposals
 
 BASE = "http://sandbox.invalid"
 SIZE = (80, 24)

@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 from app_rig import Clock, svg_text  # the shared frozen clock
 
-from tui.app import RoostApp
 from tui.config import Settings
 from tui.network.store import Store
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
-from tui.screens.stats import StatsScreen
-from tui.widgets.stats_panel import (
+from tui.ui.app import RoostApp
+from tui.ui.screens.stats import StatsScreen
+from tui.ui.widgets.stats_panel import (
     HISTORY_NOTE,
     StatsPanel,
     counter_label,

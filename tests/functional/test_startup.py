@@ -19,14 +19,14 @@ from app_rig import BASE, loaded, make_rig
 
 import tui
 from tui import startup
-from tui.app import RoostApp, StateRefreshed
 from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache, service_folder_name
 from tui.network.store import Store
 from tui.sandbox.app import create_app
 from tui.sandbox.server import in_process_client
-from tui.screens import TABS, StateScreen
 from tui.tabs import tab
+from tui.ui.app import RoostApp, StateRefreshed
+from tui.ui.screens import TABS, StateScreen
 
 SIZE = (80, 24)
 REPO_ROOT = Path(tui.__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def _imports_in_child(tmp_path: Path, code: str) -> dict[str, object]:
 
 _CHILD = """
 import json, sys
-import tui.app, tui.service, tui.cli, tui.network.store
+import tui.ui.app, tui.service, tui.cli, tui.network.store
 from tui.config import load_settings
 after_imports = sorted(sys.modules)
 settings = load_settings()
@@ -112,14 +112,14 @@ def test_start_path_imports_leave_out_httpx_tomllib_and_other_tabs(tmp_path):
     result = _imports_in_child(tmp_path, _CHILD)
     imports = set(result["imports"])
     after_settings = set(result["after_settings"])
-    assert "tui.app" in imports and "tui.network.store" in imports  # the child really ran
+    assert "tui.ui.app" in imports and "tui.network.store" in imports  # the child really ran
     assert not Path(result["config_file"]).exists()
     assert "httpx" not in imports
     assert "httpx" not in after_settings
     assert "tomllib" not in imports
     assert "tomllib" not in after_settings  # no config file: no TOML parser
     for module in ("trending", "channels", "stats", "seeds"):
-        assert f"tui.screens.{module}" not in imports, module
+        assert f"tui.ui.screens.{module}" not in imports, module
     # the screen registry itself is there: the app's modes are built from it
     assert "tui.tabs" in imports
 
@@ -329,8 +329,8 @@ def test_resume_gc_keeps_a_collector_someone_else_turned_off(gc_restored):
 
 
 def test_cli_passes_the_prefetched_cache_to_the_dashboard(tmp_path, monkeypatch, gc_restored):
-    from tui import app as app_module
     from tui.cli import main
+    from tui.ui import app as app_module
 
     seen = {}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from app_rig import loaded, make_rig, settle
 
 from tui.network.models import replace as model_replace
-from tui.screens.agents import AgentsScreen
+from tui.ui.screens.agents import AgentsScreen
 
 WIDE = (140, 40)
 
@@ -122,7 +122,7 @@ async def test_columns_fit_their_content_ids_whole_free_text_yields_first() -> N
 
 
 async def test_vim_keys_on_the_shared_table_have_stable_ids() -> None:
-    from tui.widgets.virtual_table import VirtualTable
+    from tui.ui.widgets.virtual_table import VirtualTable
 
     keys = {binding.key: binding.id for binding in VirtualTable.BINDINGS}
     assert keys["j"] == "virtual_table.vim_down" and keys["ctrl+d"] == "virtual_table.half_down"
@@ -134,10 +134,10 @@ async def test_no_marks_after_a_start_from_the_disk_cache(tmp_path) -> None:
     from app_rig import BASE
     from test_app import sandbox_client
 
-    from tui.app import RoostApp
     from tui.config import Settings
     from tui.network.disk_cache import DiskCache
     from tui.network.store import Store
+    from tui.ui.app import RoostApp
 
     rig = make_rig()
     cache = DiskCache(tmp_path / "cache")

@@ -1,4 +1,4 @@
-"""tui/widgets/text.py: service text to safe Text/Content, ages, counts, bars, stamps."""
+"""tui/ui/widgets/text.py: service text to safe Text/Content, ages, counts, bars, stamps."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from rich.text import Text
 from textual.content import Content
 
-from tui.widgets.text import (
+from tui.ui.widgets.text import (
     age,
     age_seconds,
     bar,

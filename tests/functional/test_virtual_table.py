@@ -12,7 +12,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
 
-from tui.widgets.virtual_table import Column, LazyRow, LazyRows, Row, VirtualTable
+from tui.ui.widgets.virtual_table import Column, LazyRow, LazyRows, Row, VirtualTable
 
 COLUMNS = (
     Column("id", "ID", 6),
@@ -673,11 +673,11 @@ async def test_joined_emoji_do_not_move_the_columns() -> None:
 def test_a_big_warmed_table_is_frozen_out_of_the_collectors_view(monkeypatch) -> None:
     """After the warm-up of a big table its rows live until the next build and form no
     cycles: they are frozen (else every full collection rescans them on the UI thread)."""
-    from tui import collector
-    from tui.screens import table_screen
+    from tui import gc_policy
+    from tui.ui.screens import table_screen
 
     frozen: list[int] = []
-    monkeypatch.setattr(collector, "freeze", lambda: frozen.append(1))
+    monkeypatch.setattr(gc_policy, "freeze", lambda: frozen.append(1))
 
     class Running:
         is_cancelled = False
@@ -742,7 +742,7 @@ def test_the_warm_up_makes_its_row_objects_a_piece_at_a_time(monkeypatch) -> Non
     """Making 50 000 row objects in one go held the interpreter for ~100 ms with no chance to
     stand aside: a key typed at the first paint (when the warm-up starts) waited through it.
     The warm-up makes them in pieces, standing aside for keys between two pieces."""
-    from tui.screens import table_screen
+    from tui.ui.screens import table_screen
 
     class Running:
         is_cancelled = False
@@ -751,7 +751,7 @@ def test_the_warm_up_makes_its_row_objects_a_piece_at_a_time(monkeypatch) -> Non
     rows[3]  # one row already on screen: made once, kept
     made_at_each_yield: list[int] = []
     monkeypatch.setattr(table_screen, "yield_to_keys", lambda: made_at_each_yield.append(len(made)))
-    monkeypatch.setattr(table_screen.collector, "freeze", lambda: None)
+    monkeypatch.setattr(table_screen.gc_policy, "freeze", lambda: None)
     assert table_screen._warm(rows, Running())
     making = [n for n in made_at_each_yield if n < 5_000]
     assert len(making) >= 4, made_at_each_yield  # several pieces, a yield before each

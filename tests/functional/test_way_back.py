@@ -6,8 +6,8 @@ from __future__ import annotations
 from app_rig import loaded, make_rig, settle
 from textual.widgets import OptionList
 
-from tui.screens.agents import AgentsScreen
-from tui.screens.base import StateScreen
+from tui.ui.screens.agents import AgentsScreen
+from tui.ui.screens.base import StateScreen
 
 
 async def _jump_from_agent_detail_to_a_channel(pilot, screen: AgentsScreen) -> tuple[str, str]:

@@ -43,12 +43,12 @@ if str(ROOT) not in sys.path:
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.widgets import Static  # noqa: E402
 
-from tui.app import RoostApp  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import CachedMeta, DiskCache  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.sandbox.generator import DEFAULT_EPOCH, generate_state, serialize  # noqa: E402
-from tui.screens.agents import AgentsScreen  # noqa: E402
+from tui.ui.app import RoostApp  # noqa: E402
+from tui.ui.screens.agents import AgentsScreen  # noqa: E402
 
 __all__ = ["fill_cache", "measure_cold_start"]
 

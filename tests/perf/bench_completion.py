@@ -4,7 +4,7 @@
 
 Prints one JSON document: the time to build the agent index from a demo snapshot, and per query
 (a prefix, a substring, letters in order, no match) the best time of one search with the index
-(tui/screens/forms/completion.py) and with a scan that scores every agent with the palette's
+(tui/actions/completion.py) and with a scan that scores every agent with the palette's
 fuzzy_match (what a per-keystroke loop over the snapshot would cost).
 """
 
@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_paths import best_quick as _best  # noqa: E402
 from forms_rig import demo_snapshot  # noqa: E402
 
-from tui.screens.forms.completion import References  # noqa: E402
-from tui.screens.palette import fuzzy_match  # noqa: E402
+from tui.actions.completion import References  # noqa: E402
+from tui.ui.screens.palette import fuzzy_match  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -42,7 +42,7 @@ from textual.widgets import OptionList, TabbedContent, Tree  # noqa: E402
 
 from tui.eggs.verify import verify_egg  # noqa: E402
 from tui.sandbox.eggs import json_bytes, pack_egg  # noqa: E402
-from tui.screens.boots.inspector import EggInspectorScreen  # noqa: E402
+from tui.ui.screens.boots.inspector import EggInspectorScreen  # noqa: E402
 
 SIZE = (80, 24)
 RAPPID = "rappid:@hive-hub/bench-boot:" + "ab" * 32

@@ -49,12 +49,12 @@ from textual import events  # noqa: E402
 from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
-from tui.app import RoostApp  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import DiskCache  # noqa: E402
 from tui.network.store import Store  # noqa: E402
-from tui.screens.agents import AgentsScreen  # noqa: E402
 from tui.tabs import TABS  # noqa: E402
+from tui.ui.app import RoostApp  # noqa: E402
+from tui.ui.screens.agents import AgentsScreen  # noqa: E402
 
 __all__ = ["measure_keys"]
 

@@ -42,8 +42,8 @@ def roost_app(cache_dir: str, agents: int):
 
     settings = Settings(read_url=BASE, cache_dir=Path(cache_dir))
     cache = begin(settings)  # as `roost` does before importing the app (tui/cli.py)
-    from tui.app import RoostApp
-    from tui.screens.agents import AgentsScreen
+    from tui.ui.app import RoostApp
+    from tui.ui.screens.agents import AgentsScreen
 
     app = RoostApp(settings, poll=False, cache=cache)
     load_cache = app.store.load_cache

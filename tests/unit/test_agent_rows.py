@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui.network.models import Agent, convert, replace
 from tui.sandbox.generator import DEFAULT_EPOCH, generate_state
-from tui.screens.agents import COLUMNS, AgentRow
+from tui.ui.screens.agents import COLUMNS, AgentRow
 
 
 def _agents() -> dict[str, Agent]:

@@ -1,4 +1,4 @@
-"""Completion over a prepared index (tui/screens/forms/completion.py)."""
+"""Completion over a prepared index (tui/actions/completion.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tui.screens.forms.completion import Completion, ReferenceIndex, References
+from tui.actions.completion import Completion, ReferenceIndex, References
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from forms_rig import demo_snapshot  # noqa: E402

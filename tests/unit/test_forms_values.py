@@ -1,4 +1,4 @@
-"""Typed form values ↔ payload (tui/screens/forms/form_values.py), drafts and context suggestions."""
+"""Typed form values ↔ payload (tui/actions/form_values.py), drafts and context suggestions."""
 
 from __future__ import annotations
 
@@ -8,17 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tui.actions.action_context import ActionContext, Suggestion, suggestions
 from tui.actions.catalog import CATALOG, ActionSpec, FieldSpec, validate_payload
-from tui.actions.issue_body import compose_issue
-from tui.screens.forms.context import ActionContext, Suggestion, suggestions
-from tui.screens.forms.draft import Draft, FileDrafts, MemoryDrafts
-from tui.screens.forms.form_values import (
+from tui.actions.drafts import Draft, FileDrafts, MemoryDrafts
+from tui.actions.form_values import (
     field_messages,
     has_input,
     payload_from_values,
     values_from_payload,
     widget_kind,
 )
+from tui.actions.issue_body import compose_issue
 
 FAMILIES = ActionSpec(
     "family_test",

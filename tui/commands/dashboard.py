@@ -25,7 +25,7 @@ def run_dashboard(args: argparse.Namespace) -> int:
         settings = settings.as_demo()
     cache = begin(settings)  # before the heavy imports (tui/startup.py)
     try:
-        from tui.app import run_tui
+        from tui.ui.app import run_tui
 
         return run_tui(settings, screen=screen, cache=cache)
     finally:

@@ -455,7 +455,7 @@ async def _inspect(args: argparse.Namespace, service: Service, out: TextIO) -> i
             "roost egg verify --json, roost egg ls or roost egg cat",
         )
     egg = await _obtain(args, service)
-    from tui.screens.boots.inspector_app import InspectorApp
+    from tui.ui.screens.boots.inspector_app import InspectorApp
 
     hub_url = service.hub_url if egg.record is not None else None
     app = InspectorApp(egg.path, egg.record, report=egg.report, hub_url=hub_url)

@@ -44,7 +44,7 @@ from typing import Annotated, Any, ClassVar, TypeVar
 import msgspec
 from msgspec import field
 
-from tui import collector
+from tui import gc_policy
 from tui.network.state_files import (
     AGENTS,
     CHANNELS,
@@ -754,7 +754,7 @@ _GC_PAUSE_THRESHOLD = 1 << 20
 @contextmanager
 def big_document(size: int) -> Iterator[None]:
     """Around building a document from ``size`` bytes: for a big one (over 1 MiB) the cyclic
-    collector is paused (a hold on the shared switch, :mod:`tui.collector`) and, if the build
+    collector is paused (a hold on the shared switch, :mod:`tui.gc_policy`) and, if the build
     succeeds, what it built is frozen out of the collector's view.
 
     Why: a 50k-agent agents.json is a few hundred thousand container objects. While they are
@@ -768,11 +768,11 @@ def big_document(size: int) -> Iterator[None]:
     if size <= _GC_PAUSE_THRESHOLD:
         yield
         return
-    with collector.paused(collect_young=True):
+    with gc_policy.paused(collect_young=True):
         yield
         # frozen before the collector is back on: else the first allocation after it could
         # start a collection of the young generation, which is the whole new document
-        collector.freeze()
+        gc_policy.freeze()
 
 
 def _validate(model: type[_Model], file_name: str, data: bytes | str) -> _Model:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 from msgspec.structs import replace
 
-from tui import collector
+from tui import gc_policy
 from tui.clock import utc_now
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache
 from tui.network.fetch import FetchError, FetchResult, TooLarge, fetch
@@ -406,7 +406,7 @@ class Store:
         """Instant start: the last good copies from disk, marked ``cached`` until confirmed.
 
         Everything it builds lives until a refresh replaces it, so it is built with the cyclic
-        collector off (a hold on the shared switch, :mod:`tui.collector`) and frozen out of its
+        collector off (a hold on the shared switch, :mod:`tui.gc_policy`) and frozen out of its
         view afterwards, as ``models.big_document`` does for one big document: else the
         collector's passes rescan the new models, during the load and once more right after it
         (at 1 000 agents that was a tenth of the load). Young garbage is collected first, so
@@ -414,9 +414,9 @@ class Store:
         """
         if self.cache is None:
             return self._snapshot
-        with collector.paused(collect_young=True):
+        with gc_policy.paused(collect_young=True):
             snapshot = self._load_cache()
-            collector.freeze()
+            gc_policy.freeze()
         return snapshot
 
     def _load_cache(self) -> Snapshot:

@@ -1,0 +1,157 @@
+"""What the Boots tab needs from a boot-record source.
+
+The tab asks a :class:`BootsSource` for its rows and, when the user opens one, for the egg's
+bytes (or the path of the cached file). :class:`BootRow` has the fields of the record
+sources' ``BootEntry`` (``origin``, ``record``, ``problems``, ``warnings``), so those entries
+can be handed over as they are. No Textual import: the CLI and tests use these too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from tui.eggs.boot_record import BootRecord
+from tui.eggs.egg_report import EggReport
+
+__all__ = [
+    "BootRow",
+    "BootsSource",
+    "EggState",
+    "record_fields",
+    "sibling_warnings",
+]
+
+SIBLING_BLOCKS = ("brainstem", "hatch", "organ")
+EggBytes = bytes | Path
+
+
+@dataclass(frozen=True)
+class BootRow:
+    """One record of a source, or why there is none (``record`` None, ``problems`` say why)."""
+
+    origin: str
+    record: BootRecord | None = None
+    problems: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+class BootsSource(Protocol):
+    """Where the Boots tab gets records and eggs (the app's ``boots_source``)."""
+
+    #: The hub the records' ``egg.url`` must point at (the verifier's ``hub_url``), if known.
+    hub_url: str | None
+    #: What the tab says the records come from (a location with no credentials in it).
+    label: str
+
+    async def rows(self) -> Sequence[Any]:
+        """Every record of the source, in source order (``BootRow`` or anything shaped so)."""
+        ...
+
+    def cached_egg(self, record: BootRecord) -> EggBytes | None:
+        """The egg already at hand (cache), without a request; None when not downloaded."""
+        ...
+
+    async def egg(
+        self, record: BootRecord, progress: Callable[[int, int], None] | None = None
+    ) -> EggBytes:
+        """Download (or read from the cache) the egg ``record`` promises; raises on failure.
+        ``progress(received, promised)`` is called as bytes arrive.
+
+        An exception with a ``report`` attribute (an :class:`EggReport` naming the check the
+        download broke: URL, size, sha256) makes the row say "failed at check N"."""
+        ...
+
+
+@dataclass(frozen=True)
+class EggState:
+    """The table's "verified" column: not downloaded, verified, or failed at check N."""
+
+    kind: Literal["absent", "busy", "verified", "failed", "error"]
+    detail: str = ""
+
+    @classmethod
+    def of(cls, report: EggReport) -> EggState:
+        failure = report.first_failure
+        if failure is None:
+            return cls("verified", f"{sum(c.status == 'pass' for c in report.checks)} checks pass")
+        position, check = failure
+        return cls("failed", f"failed at check {position}: {check.name}")
+
+    @property
+    def label(self) -> str:
+        if self.kind == "absent":
+            return "not downloaded"
+        if self.kind == "busy":
+            return self.detail
+        if self.kind == "verified":
+            return "verified"
+        if self.kind == "failed":
+            return self.detail.split(":", 1)[0]
+        return "download failed"
+
+
+def sibling_warnings(records: Sequence[BootRecord]) -> dict[str, list[str]]:
+    """Per slug, the blocks (brainstem, hatch, organ) that differ from what most siblings say.
+
+    A hub publishes one such block for all its records, so a record that differs is suspect.
+    """
+    warnings: dict[str, list[str]] = {}
+    if len(records) < 2:
+        return warnings
+    for block in SIBLING_BLOCKS:
+        values = [repr(getattr(r, block).model_dump(mode="json")) for r in records]
+        common, _ = Counter(values).most_common(1)[0]
+        for record, value in zip(records, values, strict=True):
+            if value != common:
+                warnings.setdefault(record.slug, []).append(
+                    f"{block} differs from its sibling records' (identical on a real hub)"
+                )
+    return warnings
+
+
+def with_sibling_warnings(rows: Sequence[BootRow]) -> list[BootRow]:
+    found = sibling_warnings([r.record for r in rows if r.record is not None])
+    return [
+        replace(row, warnings=(*row.warnings, *found.get(row.record.slug, ())))
+        if row.record is not None
+        else row
+        for row in rows
+    ]
+
+
+def _flatten(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            _flatten(f"{prefix}.{key}" if prefix else str(key), child, out)
+    elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        for number, child in enumerate(value, start=1):
+            out.append((f"{prefix}[{number}]", child))
+    else:
+        out.append((prefix, value if isinstance(value, str) else _json(value)))
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def record_fields(record: BootRecord) -> list[tuple[str, str]]:
+    """Every field of the record as ``(dotted name, raw value)``; unknown ones marked so."""
+    unknown = record.unknown_fields()
+    out: list[tuple[str, str]] = []
+    known = record.as_value()
+    for key in unknown:
+        *parents, leaf = key.split(".")
+        holder: Any = known
+        for part in parents:
+            holder = holder.get(part, {}) if isinstance(holder, dict) else {}
+        if isinstance(holder, dict):
+            holder.pop(leaf, None)
+    _flatten("", known, out)
+    for key, value in unknown.items():
+        _flatten(f"{key} (unknown field)", value, out)
+    return out

@@ -1,0 +1,239 @@
+"""Tab 1, Agents: every agent in a virtualised table, a status quick-filter, and a detail pane."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from operator import attrgetter
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+
+from tui.network.models import Agent
+from tui.network.state_files import AGENTS
+from tui.network.store import Snapshot
+from tui.ui.widgets.detail_pane import Link
+from tui.ui.widgets.text import age_seconds, bar, count, epoch_seconds, labelled, stamp
+from tui.ui.widgets.virtual_table import Column, LazyRow
+from tui.untrusted import clean, truncate
+
+from .table_screen import TableScreen
+
+__all__ = ["AgentRow", "AgentsScreen", "agent_detail"]
+
+# 80 columns: 2 edges + 7 gaps + 69 cells + a 2-cell scrollbar
+COLUMNS = (
+    Column("id", "id", 18),
+    Column("name", "name", 12, flex=True),
+    Column("framework", "framework", 10),
+    Column("status", "status", 7),
+    Column("karma", "karma", 7, align="right"),
+    Column("posts", "posts", 6, align="right"),
+    Column("comments", "cmts", 5, align="right"),
+    Column("heartbeat", "beat", 4, align="right"),
+)
+
+STATUS_FILTERS = ("all", "active", "dormant")
+
+
+class AgentRow(LazyRow):
+    """One agent's table row; ``context`` is "now" in POSIX seconds (one reading per build)."""
+
+    __slots__ = ()
+    model: Agent
+
+    def make_cells(self) -> tuple[str, ...]:
+        agent = self.model
+        heartbeat = epoch_seconds(agent.heartbeat_last)
+        return (
+            self.key,
+            agent.display_name or agent.name,
+            agent.framework,
+            agent.status,
+            f"{agent.karma:,}",
+            f"{agent.post_count:,}",
+            f"{agent.comment_count:,}",
+            age_seconds(None if heartbeat is None else self.context - heartbeat),
+        )
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        # the whole tuple, written out (the warm-up makes 50 000): equal to _SORT_VALUES' own
+        agent = self.model
+        heartbeat = epoch_seconds(agent.heartbeat_last)
+        return (
+            self.key.lower(),
+            (agent.display_name or agent.name).lower(),
+            agent.framework.lower(),
+            agent.status,
+            agent.karma,
+            agent.post_count,
+            agent.comment_count,
+            -heartbeat if heartbeat is not None else None,
+        )
+
+    def make_sort_value(self, column: int) -> Any:
+        return _SORT_VALUES[column](self) if column < len(_SORT_VALUES) else None
+
+    def make_haystack(self) -> str:
+        """What `/` searches: id, name, bio, framework, channels."""
+        agent = self.model
+        channels = agent.subscribed_channels or ()
+        return " ".join((self.key, agent.name, agent.bio, agent.framework, *channels)).lower()
+
+
+def _heartbeat_sort(row: AgentRow) -> float | None:
+    heartbeat = epoch_seconds(row.model.heartbeat_last)
+    return -heartbeat if heartbeat is not None else None  # most recent first
+
+
+# per column of COLUMNS: what a sort by it compares, one function each (a sort that comes before
+# the warm-up finished computes only its own column); AgentRow.make_sort_values is these at once
+_SORT_VALUES: tuple[Callable[[AgentRow], Any], ...] = (
+    lambda row: row.key.lower(),
+    lambda row: (row.model.display_name or row.model.name).lower(),
+    lambda row: row.model.framework.lower(),
+    attrgetter("model.status"),
+    attrgetter("model.karma"),
+    attrgetter("model.post_count"),
+    attrgetter("model.comment_count"),
+    _heartbeat_sort,
+)
+assert len(_SORT_VALUES) == len(COLUMNS)
+
+
+def _line(label: str, value: Any) -> Content:
+    return labelled(label, value, 10)
+
+
+def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, list[Link]]:
+    """The detail view: identity, bio, numbers, traits as bars, optional fields, extras."""
+    lines: list[Content] = []
+    title = agent.display_name or agent.name
+    lines.append(Content(clean(title)).stylize("bold"))
+    if agent.display_name and agent.display_name != agent.name:
+        lines.append(_line("name", agent.name))
+    lines.append(_line("id", agent_id))
+    lines.append(_line("status", agent.status))
+    lines.append(_line("framework", agent.framework))
+    lines.append(_line("joined", stamp(agent.joined, now)))
+    lines.append(_line("heartbeat", stamp(agent.heartbeat_last, now)))
+    lines.append(
+        _line(
+            "numbers",
+            f"karma {agent.karma:,} · balance {agent.karma_balance:,} · "
+            f"posts {agent.post_count:,} · comments {agent.comment_count:,}",
+        )
+    )
+    if agent.bio:
+        lines.append(Content(""))
+        lines.append(Content("bio").stylize("bold $text-muted"))
+        lines.append(Content(clean(agent.bio, multiline=True)))
+    if agent.traits:
+        lines.append(Content(""))
+        lines.append(Content("traits").stylize("bold $text-muted"))
+        top = max([1.0, *(abs(v) for v in agent.traits.values())])
+        for name, value in sorted(agent.traits.items(), key=lambda item: -item[1]):
+            lines.append(
+                Content.assemble(
+                    f"{truncate(clean(name), 14):<14} ",
+                    (bar(value / top, 16), "$accent"),
+                    f" {value:.2f}",
+                )
+            )
+    optional = [
+        (name, getattr(agent, name))
+        for name in Agent.OPTIONAL_FIELDS
+        if getattr(agent, name) is not None and name != "display_name"
+    ]
+    if optional:
+        lines.append(Content(""))
+        lines.append(Content("more").stylize("bold $text-muted"))
+        for name, value in optional:
+            shown = ("yes" if value else "no") if isinstance(value, bool) else value
+            lines.append(
+                _line(name.replace("_", " "), count(shown) if isinstance(shown, int) else shown)
+            )
+    extras = agent.extras
+    if extras:
+        lines.append(Content(""))
+        lines.append(Content("other fields").stylize("bold $text-muted"))
+        for name, value in extras.items():
+            lines.append(_line(truncate(clean(name), 11), truncate(clean(value), 500)))
+    channels = agent.subscribed_channels or ()
+    lines.append(Content(""))
+    lines.append(
+        Content(
+            f"subscribed to {len(channels)} channel{'s' if len(channels) != 1 else ''}"
+        ).stylize("bold $text-muted")
+    )
+    links = [
+        Link(Content.assemble(("#", "$text-muted"), truncate(clean(slug), 60)), "channels", slug)
+        for slug in channels
+    ]
+    lines.append(Content("J raw JSON · tab then enter: go to a channel").stylize("$text-muted"))
+    return Content("\n").join(lines), links
+
+
+class AgentsScreen(TableScreen, tab="agents"):
+    """Tab 1."""
+
+    COLUMNS = COLUMNS
+    NOUN = "agents"
+    SOURCE = AGENTS
+    ROW = AgentRow
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "status('active')", "Active only", show=False, id="agents.active"),
+        Binding("d", "status('dormant')", "Dormant only", show=False, id="agents.dormant"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.status_filter = "all"
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, Agent] | None:
+        agents = snapshot.agents
+        return None if agents is None else agents.agents
+
+    def prepare(self, snapshot: Snapshot) -> float:
+        return self.clock().timestamp()
+
+    def retimed_context(self, context: Any) -> float:
+        return self.clock().timestamp()
+
+    def detail_view(self, key: str, model: Agent) -> tuple[Content, list[Link]]:
+        return agent_detail(key, model, self.clock())
+
+    def summary_extra(self) -> Content:
+        pieces = []
+        for name in STATUS_FILTERS:
+            label = Content(name)
+            if name == self.status_filter:
+                label = label.stylize("bold reverse")
+            pieces.append(label.stylize(f"@click=screen.status('{name}')"))
+        return Content.assemble("status: ", Content("/").join(pieces), ("  a/d", "$text-muted"))
+
+    def action_status(self, wanted: str) -> None:
+        """`a`/`d` toggle a status quick-filter; pressing it again shows all."""
+        if wanted == self.status_filter or wanted == "all":
+            self.status_filter = "all"
+            self.table.set_predicate(None)
+        else:
+            self.status_filter = wanted
+            # reads the models at call time: a refresh's new rows are filtered the same way
+            self.table.set_predicate(
+                lambda key: (agent := self._models.get(key)) is not None and agent.status == wanted
+            )
+        self.update_summary()
+
+    def clear_filters(self) -> None:
+        super().clear_filters()
+        if self.status_filter != "all":
+            self.action_status("all")
+
+    def back_more(self) -> None:
+        if self.status_filter != "all":
+            self.action_status("all")
+        else:
+            super().back_more()

@@ -1,0 +1,390 @@
+"""The base of every tab screen: tab bar, body, status bar, footer, and snapshot delivery.
+
+Data flows one way: the app owns the single :class:`~tui.network.store.Store`, and when a refresh
+cycle ends it hands the new immutable snapshot down to the screens. A screen only reacts:
+:meth:`StateScreen.show_snapshot` runs when one of the screen's ``FILES`` changed (at once when
+the screen is on view, otherwise when it is next shown) and must update widgets in place,
+keeping the user's cursor, scroll and filter.
+
+Attributes down, messages up: the app sets :attr:`StateScreen.app_state` (an
+:class:`~tui.ui.app_state.AppState`) and calls :meth:`StateScreen.deliver`; the tab bar and the
+status bar are bound to that state. A screen asks the app for something only by a message
+(:class:`StateScreen.JumpRequested`, :class:`StateScreen.SnapshotShown`); it never imports or
+calls the app.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+import msgspec
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import var
+from textual.screen import Screen
+
+from tui import tabs
+from tui.network.empty_state import not_loaded_text
+from tui.network.store import Snapshot
+from tui.ui.app_state import AppState
+from tui.ui.widgets.key_bar import KeyBar
+from tui.ui.widgets.status_bar import StatusBar
+from tui.ui.widgets.tab_bar import TabBar
+from tui.ui.widgets.text import short
+
+__all__ = ["ScreenBody", "StateScreen"]
+
+
+class ScreenBody(Vertical):
+    """A tab screen's own content (:meth:`StateScreen.compose_body`), composed with the
+    screen or, when the screen defers it, by :meth:`fill` after the screen's first frame."""
+
+    def __init__(self, owner: StateScreen, *, filled: bool) -> None:
+        super().__init__(classes="screen-body", id=f"{owner.TAB_ID}-body")
+        self._owner = owner
+        self._filled = filled
+
+    def compose(self) -> ComposeResult:
+        if self._filled:
+            yield from self._owner.compose_body()
+
+    async def fill(self) -> None:
+        if not self._filled:
+            self._filled = True
+            await self.recompose()
+
+
+class Place(msgspec.Struct, frozen=True):
+    """Where the user was before a jump: the tab, the selected row, the filter, the detail."""
+
+    tab_id: str
+    key: str | None = None
+    filter: str = ""
+    detail_open: bool = False
+
+
+class StateScreen(Screen):
+    """A tab of the dashboard. Subclasses set the class variables and fill in the hooks.
+
+    Hooks a subclass implements:
+
+    * :meth:`compose_body` - the screen's own widgets (the base adds the chrome around them);
+    * :meth:`show_snapshot` - update in place from a new snapshot (``changed`` ⊆ ``FILES``);
+    * :meth:`select_key` - put the cursor on a row by key (agent id, channel slug, proposal id),
+      used by :meth:`jump_to` and the command palette; rows may not exist yet when it is called,
+      so remember the key and apply it once they do;
+    * :meth:`copy_text` - what ``y`` copies (the selected id or URL), or ``None``;
+    * :meth:`clear_marks` - a refresh cycle ended without touching this screen's files: drop the
+      "new/changed" marks of the previous cycle;
+    * :meth:`show_empty_state` - say why a file that is not loaded is missing (after every
+      delivery: the reason can change while the snapshot does not, e.g. going offline);
+    * :meth:`action_back` - ``escape``: close a detail pane, clear a filter, ...
+    """
+
+    TAB_ID: ClassVar[str] = ""
+    TAB_KEY: ClassVar[str] = ""
+    TAB_TITLE: ClassVar[str] = ""
+    FILES: ClassVar[frozenset[str]] = frozenset()
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "y", "copy", "Copy", show=False, id="screen.copy"
+        ),  # in help; the bar keeps n and q
+        Binding("O", "open_link", "Open link in a browser", show=False, id="screen.open"),
+        Binding("escape", "back", "Back", show=False, id="screen.back"),
+        Binding(
+            "backspace", "app.go_back", "Back to before the jump", show=False, id="screen.go_back"
+        ),
+    ]
+
+    _hidden_once = False  # set when the screen is first hidden (see _styles_are_fresh)
+
+    defer_body = False
+    """Set by the app on a tab first opened after the app's first paint: the key that opens
+    it paints the tab's bars at once and its body in the frames after (Textual's ``Lazy``
+    idea): composing, styling and laying out a body (~30 widgets for Seeds) took 100-250 ms on
+    the key's path. Keys typed in between wait for the body (the app holds them)."""
+    body_filled = False
+    """The body's widgets are mounted (:meth:`on_body_mounted` has run)."""
+
+    app_state: var[AppState] = var(AppState)
+    """What the app says about itself; set by the app (the tab and status bars are bound to it)."""
+    demo: var[bool] = var(False)
+    """On the demo network (computed from :attr:`app_state`; the tab bar's badge)."""
+
+    class JumpRequested(Message):
+        """Show tab ``tab_id`` and, with ``key``, select that row there (handled by the app)."""
+
+        def __init__(self, tab_id: str, key: str | None = None) -> None:
+            super().__init__()
+            self.tab_id = tab_id
+            self.key = key
+
+    class BackRequested(Message):
+        """Go back to where the user was before the last jump (handled by the app)."""
+
+    class OpenLinkRequested(Message):
+        """Open ``url`` in a browser where one can open, else show and copy it (the app)."""
+
+        def __init__(self, url: str) -> None:
+            super().__init__()
+            self.url = url
+
+    class BodyFilled(Message):
+        """The body is mounted and shows the snapshot (the app types the keys it held)."""
+
+        def __init__(self, screen: StateScreen) -> None:
+            super().__init__()
+            self.screen = screen
+
+    class SnapshotShown(Message):
+        """``screen`` has put its latest snapshot in its widgets (the app notes the first
+        populated paint)."""
+
+        def __init__(self, screen: StateScreen) -> None:
+            super().__init__()
+            self.screen = screen
+
+    def __init_subclass__(cls, tab: str | None = None, **kwargs: Any) -> None:
+        """``class StatsScreen(StateScreen, tab="stats")``: id, key, title and files come from
+        the tab registry (tui/tabs.py), their one source."""
+        super().__init_subclass__(**kwargs)
+        if tab is not None:
+            spec = tabs.tab(tab)
+            cls.TAB_ID, cls.TAB_KEY, cls.TAB_TITLE, cls.FILES = (
+                spec.id,
+                spec.key,
+                spec.title,
+                spec.files,
+            )
+
+    def __init__(self) -> None:
+        super().__init__(id=f"screen-{self.TAB_ID}", classes="state-screen")
+        self._shown_generation = -1
+        self._pending: frozenset[str] | None = None  # changes kept while not on view
+        self._select_when_ready: str | None = None
+
+    def compute_demo(self) -> bool:
+        return self.app_state.demo
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield TabBar(self.TAB_ID, demo=self.demo).data_bind(StateScreen.demo)
+        yield ScreenBody(self, filled=not self.defer_body)
+        yield StatusBar(self.app_state, files=self.FILES).data_bind(StateScreen.app_state)
+        yield KeyBar()
+
+    def compose_body(self) -> ComposeResult:
+        """The screen's own content."""
+        yield from ()
+
+    # ------------------------------------------------------------------ helpers for subclasses
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The latest snapshot the app holds."""
+        return self.app_state.snapshot
+
+    def clock(self) -> datetime:
+        """The app's injectable clock: an aware UTC datetime (frozen in tests)."""
+        return self.app_state.clock()
+
+    def not_loaded_text(self, name: str) -> str:
+        """Why state file ``name`` has no loaded copy, and what the user can do (plain text)."""
+        state = self.app_state
+        return not_loaded_text(
+            state.snapshot.file(name),
+            status=state.status,
+            refreshed=state.refreshed,
+            failure=state.failure,
+        )
+
+    def empty_text(self, name: str, noun: str) -> str:
+        """What an empty list of ``noun`` from file ``name`` says: why it is empty."""
+        if self.snapshot.file(name).loaded:
+            return f"{name} lists no {noun}"
+        return self.not_loaded_text(name)
+
+    def jump_to(self, tab_id: str, key: str | None = None) -> None:
+        """Switch to another tab and, with ``key``, select that row there (asks the app)."""
+        self.post_message(self.JumpRequested(tab_id, key))
+
+    # ------------------------------------------------------------------ hooks
+
+    def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
+        """Update the widgets in place from ``snapshot``; ``changed`` is a subset of FILES."""
+
+    def select_key(self, key: str) -> None:
+        """Put the cursor on the row ``key`` (now, or as soon as it exists)."""
+
+    def copy_text(self) -> str | None:
+        """The text ``y`` copies (selected id or URL), or None when nothing is selected."""
+        return None
+
+    def link_url(self) -> str | None:
+        """The http(s) URL ``O`` opens (the selected post's), or None."""
+        return None
+
+    def open_link(self, url: str) -> None:
+        """Ask the app to open ``url`` (see :class:`OpenLinkRequested`)."""
+        self.post_message(self.OpenLinkRequested(url))
+
+    def action_open_link(self) -> None:
+        url = self.link_url()
+        if url is None:
+            self.notify("Nothing selected here has a link to open", severity="warning")
+            return
+        self.open_link(url)
+
+    def clear_marks(self) -> None:
+        """Drop the "new/changed" row marks of the previous refresh cycle."""
+
+    def show_empty_state(self) -> None:
+        """Update what empty tables and panels say (see :meth:`not_loaded_text`)."""
+
+    def action_back(self) -> None:
+        """``escape``: close what is open (detail, filter); with nothing open, go back to
+        before the last jump."""
+        self.back_more()
+
+    def back_more(self) -> None:
+        """``escape`` with nothing else to close: back to before the last jump, if any."""
+        self.post_message(self.BackRequested())
+
+    def place(self) -> Place:
+        """Where the user is on this tab, for the way back after a jump."""
+        return Place(self.TAB_ID)
+
+    def return_to(self, place: Place) -> None:
+        """Put the cursor, filter and detail back as :meth:`place` recorded them."""
+        if place.key is not None:
+            self.select_when_ready(place.key)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def action_copy(self) -> None:
+        text = self.copy_text()
+        if not text:
+            self.notify("Nothing selected to copy", severity="warning", markup=False)
+            return
+        self.app.copy_to_clipboard(text)  # OSC 52
+        self.notify(f"Copied {short(text, 80)}", markup=False)
+
+    def deliver(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
+        """Called by the app: show the snapshot if it touches this screen's files."""
+        relevant = changed & self.FILES
+        if self._shown_generation < 0:
+            relevant = self.FILES  # the first delivery shows everything
+        if relevant:
+            self._shown_generation = snapshot.generation
+            self.show_snapshot(snapshot, frozenset(relevant))
+        else:
+            self.clear_marks()
+        self.show_empty_state()
+        self.refresh_status()
+        if not self.building:
+            self.snapshot_shown()
+
+    def keep_for_later(self, changed: frozenset[str]) -> None:
+        """Called by the app while this screen is not on view: remember what changed, shown
+        when the screen is next resumed."""
+        self._pending = (self._pending or frozenset()) | (changed & self.FILES)
+
+    def select_when_ready(self, key: str) -> None:
+        """:meth:`select_key` now, or once the screen has shown its first snapshot."""
+        if self.ready:
+            self.select_key(key)
+        else:
+            self._select_when_ready = key
+
+    def snapshot_shown(self) -> None:
+        """Tell the app the latest snapshot is in the widgets (see :class:`SnapshotShown`)."""
+        self.post_message(self.SnapshotShown(self))
+
+    @property
+    def building(self) -> bool:
+        """The last delivered snapshot is still being prepared off the UI thread."""
+        return False
+
+    @property
+    def ready(self) -> bool:
+        """The screen has shown its first snapshot (later ones can be delivered at once)."""
+        return self._shown_generation >= 0
+
+    def refresh_status(self) -> None:
+        for bar in self.query(StatusBar):
+            bar.refresh()
+
+    def on_mount(self) -> None:
+        if self.defer_body:
+            # the bars are painted first; the body after that frame (see defer_body)
+            self.call_after_refresh(self._fill_body)
+        else:
+            self._body_mounted()
+
+    async def _fill_body(self) -> None:
+        if not self.is_attached:
+            return
+        await self.query_one(ScreenBody).fill()
+        self._body_mounted()
+        # what Textual focuses when a screen is shown (the screen was shown without its body)
+        self._update_auto_focus()
+
+    def _body_mounted(self) -> None:
+        self.body_filled = True
+        self.on_body_mounted()
+        self._pending = None
+        self.deliver(self.snapshot, self.FILES)
+        key, self._select_when_ready = self._select_when_ready, None
+        if key is not None:
+            self.select_key(key)
+        # keys the app held meanwhile are typed again when this is handled (after the focus
+        # is set: the message waits in the queue)
+        self.post_message(self.BodyFilled(self))
+
+    def on_body_mounted(self) -> None:
+        """The body's widgets are mounted (on mount, or after the first frame when the body
+        is deferred): what a subclass sets up on them, before the first snapshot is shown."""
+
+    def preset_breakpoints(self, width: int, height: int) -> None:
+        """Give the screen, before it mounts, the breakpoint classes Textual would give it at
+        its first resize: its nodes are then styled once, with them (a class added after the
+        mount restyles every node of the screen). Same rule as Textual's: per dimension, the
+        class of the largest breakpoint not above the size."""
+        for breakpoints, size in (
+            (self.HORIZONTAL_BREAKPOINTS, width),
+            (self.VERTICAL_BREAKPOINTS, height),
+        ):
+            for at, class_name in sorted(breakpoints or (), reverse=True):
+                if size >= at:
+                    self.add_class(class_name)
+                    break
+
+    @on(events.ScreenResume)
+    def _styles_are_fresh(self, event: events.ScreenResume) -> None:
+        """Until the screen is first hidden, a resume does not restyle it. Textual restyles
+        every node of a screen on each resume; a tab's first visit sends two, a moment after
+        the screen's nodes were styled as they mounted, from the same stylesheet (the app
+        marks a new tab's styles current: RoostApp._open_tab). At 80×24 that was two full
+        passes over the Seeds tab's ~220 styled parts, most of its first-visit time. Runs
+        before Textual's own handler (decorated handlers come first in each class)."""
+        if not self._hidden_once:
+            event.refresh_styles = False
+
+    @on(events.ScreenSuspend)
+    def _now_hidden(self) -> None:
+        self._hidden_once = True
+
+    def on_screen_resume(self) -> None:
+        if not self.body_filled:
+            return  # the whole snapshot is shown once the body is there
+        pending, self._pending = self._pending, None
+        if pending is not None and self.is_mounted:
+            self.deliver(self.snapshot, pending)
+        elif self.ready:
+            self.show_empty_state()  # e.g. the refresh worker failed while it was hidden

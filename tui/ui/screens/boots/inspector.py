@@ -1,0 +1,740 @@
+"""The egg inspector: what an egg is, proven, before anything would hatch it (issue 11 item 6).
+
+A pushed screen over one egg (bytes or a file) and, when known, the boot record that promised
+it. Panes, in this order: the verification report (every check, the first failure highlighted
+and focused), the manifest, the files (size and hash status of each entry), a read-only viewer
+of one entry (text highlighted by its name's suffix, hex for binary, paged, ``/`` to search),
+the payload, and what hatching would do (effects, ``grantsAuthority``, the installer line and
+the hatcher as text ``y`` copies — never run).
+
+Everything shown comes from untrusted bytes: strings pass through :mod:`tui.untrusted` and are
+drawn as ``Text``/``Syntax``, never markup. Entries are read where the strict reader found them
+in the egg; nothing is extracted, imported or executed. Keys alone work at 80×24.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.cells import cell_len
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import (
+    DataTable,
+    Input,
+    OptionList,
+    Static,
+    TabbedContent,
+    TabPane,
+    Tabs,
+    Tree,
+)
+from textual.widgets.option_list import Option
+from textual.widgets.tree import TreeNode
+
+from tui.eggs.boot_record import BootRecord
+from tui.eggs.egg_report import CONTAINER_CHECKS, Check, EggReport
+from tui.eggs.entry_pages import EntryPages, language_for
+from tui.eggs.verify import verify_egg
+from tui.eggs.zip_reader import EggSource
+from tui.ui.screens.boots.json_text import pretty_json, size_text
+from tui.ui.stylesheets import sheets
+from tui.ui.widgets.find_text import scroll_body
+from tui.ui.widgets.key_bar import KeyBar
+from tui.ui.widgets.panes import LatestTabbedContent
+from tui.untrusted import clean_line
+
+__all__ = [
+    "PANES",
+    "VIM_JUMPS",
+    "EggInspectorScreen",
+    "EntryViewer",
+    "hatch_lines",
+    "jump_cursor",
+    "move_cursor",
+]
+
+PANES: tuple[tuple[str, str], ...] = (
+    ("report", "Report"),
+    ("manifest", "Manifest"),
+    ("files", "Files"),
+    ("viewer", "Viewer"),
+    ("payload", "Payload"),
+    ("hatch", "Hatch"),
+)
+_OPEN_FOLDER_UP_TO = 64  # entries under a folder shown open at first
+_CONTENTS_SHOWN = 200  # a manifest's contents (path and hash) are listed up to this many items
+_HASH_MARK = {True: ("✓", "green"), False: ("✗", "bold red"), None: ("·", "dim")}
+_MARK = {"pass": ("✓", "green"), "fail": ("✗", "bold red"), "skip": ("–", "dim")}
+
+
+def _check_prompt(position: int, check: Check, first_failure: bool) -> Text:
+    mark, style = _MARK[check.status]
+    text = Text(f"{position:>2} ", style="dim")
+    text.append(f"{mark} {check.status:<4} ", style=style)
+    text.append(check.name, style="bold red" if first_failure else "")
+    if first_failure:
+        text.append("  ◀ first failure", style="bold red")
+    return text
+
+
+def summary_text(report: EggReport | None) -> Text:
+    """The one line over the panes: verified, or which check failed first."""
+    if report is None:
+        return Text("verifying…", style="dim")
+    size = f"{size_text(report.size)} · sha256 {(report.sha256 or '?')[:12]}…"
+    failure = report.first_failure
+    if failure is None:
+        passed = sum(1 for c in report.checks if c.status == "pass")
+        return Text.assemble(("VERIFIED", "bold green"), f" {passed} checks pass · {size}")
+    position, check = failure
+    return Text.assemble(("FAILED", "bold red"), f" at check {position}: {check.name} · {size}")
+
+
+def hatch_lines(record: BootRecord | None, payload: Any) -> list[tuple[str, str]]:
+    """``(label, value)`` pairs of what hatching would do, from the record and the payload.
+
+    Values are raw (copied as they are by ``y``); the screen cleans them for drawing.
+    """
+    lines: list[tuple[str, str]] = []
+    if record is not None:
+        for number, effect in enumerate(record.hatch.effects, start=1):
+            lines.append((f"effect {number}", effect))
+        lines.append(("grantsAuthority", str(record.hatch.grantsAuthority).lower()))
+        lines.append(("installer", record.brainstem.installer))
+        lines.append(("hatcher path", record.brainstem.hatcher.path))
+        lines.append(("hatcher sha256", record.brainstem.hatcher.sha256))
+        lines.append(("minVersion", record.brainstem.minVersion))
+    if isinstance(payload, dict):
+        brainstem = payload.get("brainstem")
+        if isinstance(brainstem, dict):
+            for key in ("installer", "min_version", "soul"):
+                if isinstance(brainstem.get(key), str):
+                    lines.append((f"payload {key}", brainstem[key]))
+        if isinstance(payload.get("hatch"), str):
+            lines.append(("payload hatch", payload["hatch"]))
+    if not lines:
+        lines.append(
+            ("hatch", "no record and no seed-boot payload: nothing says what hatching does")
+        )
+    return lines
+
+
+def move_cursor(focused: Widget | None, delta: int) -> None:
+    """``j``/``k``: move the cursor of the focused list, table or tree, or scroll a pane."""
+    if isinstance(focused, OptionList | Tree | DataTable):
+        (focused.action_cursor_down if delta > 0 else focused.action_cursor_up)()
+    elif isinstance(focused, VerticalScroll):
+        scroll_body(focused, "down" if delta > 0 else "up")
+
+
+_SCROLL_FOR_JUMP = {"top": "home", "bottom": "end", "down": "half_down", "up": "half_up"}
+
+
+def jump_cursor(focused: Widget | None, where: str) -> None:
+    """``g``/``G`` (``where`` "top"/"bottom") and ``ctrl+d``/``ctrl+u`` ("down"/"up": half a
+    page) in the focused list, table or tree, or the focused pane's text."""
+    if isinstance(focused, VerticalScroll):
+        scroll_body(focused, _SCROLL_FOR_JUMP[where])
+        return
+    if isinstance(focused, OptionList):
+        count, current = focused.option_count, focused.highlighted
+    elif isinstance(focused, DataTable):
+        count, current = focused.row_count, focused.cursor_row
+    elif isinstance(focused, Tree):
+        count, current = focused.last_line + 1, focused.cursor_line
+    else:
+        return
+    if count <= 0:
+        return
+    half = max(1, focused.scrollable_content_region.height // 2)
+    target = {
+        "top": 0,
+        "bottom": count - 1,
+        "down": (current or 0) + half,
+        "up": (current or 0) - half,
+    }[where]
+    target = max(0, min(count - 1, target))
+    if isinstance(focused, OptionList):
+        focused.highlighted = target
+    elif isinstance(focused, DataTable):
+        focused.move_cursor(row=target)
+    else:
+        focused.cursor_line = target
+
+
+#: ``g``/``G``/``ctrl+d``/``ctrl+u`` on the Boots tab and in the inspector (README: vim motion in
+#: every table and text)
+VIM_JUMPS: list[BindingType] = [
+    Binding("g", "jump('top')", "Top", show=False, id="eggs.jump-top"),
+    Binding("G", "jump('bottom')", "Bottom", show=False, id="eggs.jump-bottom"),
+    Binding("ctrl+d", "jump('down')", "Half page down", show=False, id="eggs.jump-down"),
+    Binding("ctrl+u", "jump('up')", "Half page up", show=False, id="eggs.jump-up"),
+]
+
+
+@dataclass
+class _Entry:
+    name: str
+    size: int
+    data_offset: int
+    hash_ok: bool | None
+
+
+@dataclass
+class _Folder:
+    """A folder of the file tree: its sub-folders, its entries, and how many entries in all."""
+
+    folders: dict[str, _Folder] = field(default_factory=dict)
+    children: list[_Entry | str] = field(default_factory=list)  # entries and folder names, in order
+    total: int = 0
+    filled: bool = False
+
+
+class EntryViewer(Vertical):
+    """One entry, a page at a time: text (highlighted by suffix) or hex, with search."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pages: EntryPages | None = None
+        self.page = 0
+        self.needle = ""
+        self.match: int | None = None
+        self.force_hex = False
+        self.hash_ok: bool | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("No entry open: choose one on Files (enter)."), id="viewer-status")
+        with VerticalScroll(id="viewer-scroll"):
+            yield Static("", id="viewer-body", markup=False)
+        yield Input(
+            placeholder="search this entry (enter: find, escape: close)", id="viewer-search"
+        )
+
+    def on_mount(self) -> None:
+        self.query_one("#viewer-search", Input).display = False
+
+    @property
+    def scroll(self) -> VerticalScroll:
+        return self.query_one("#viewer-scroll", VerticalScroll)
+
+    def open(self, pages: EntryPages, hash_ok: bool | None = None) -> None:
+        """Show ``pages`` from its first page; a search belongs to the entry it was made in."""
+        self.pages, self.page, self.match, self.force_hex = pages, 0, None, False
+        self.needle, self.hash_ok = "", hash_ok
+        self.show()
+
+    def clear_search(self) -> None:
+        """Forget the search (the highlighting of the entry's language comes back)."""
+        if self.needle or self.match is not None:
+            self.needle, self.match = "", None
+            self.show()
+
+    def turn(self, delta: int) -> None:
+        if self.pages is None:
+            return
+        target = max(0, self.page + delta)
+        if delta > 0 and self.pages.last_page(self.page):
+            return
+        self.page = target
+        self.show()
+        self.scroll.scroll_home(animate=False)
+
+    def toggle_hex(self) -> None:
+        if self.pages is not None:
+            self.pages.binary = self.force_hex = not self.pages.binary
+            self.pages._starts = [0]
+            self.page = 0 if self.match is None else self.pages.page_of(self.match)
+            self.show()
+
+    def search(self, needle: str, *, next_match: bool = False, previous: bool = False) -> bool:
+        """Find ``needle`` (after the current match with ``next_match``, before it with
+        ``previous``, both wrapping) and show its page."""
+        if self.pages is None or not needle:
+            return False
+        self.needle = needle
+        if previous:
+            before = self.match if self.match is not None else self.pages.size
+            self.match = self.pages.find_before(needle, before)
+        else:
+            after = self.match if next_match and self.match is not None else -1
+            self.match = self.pages.find(needle, after)
+        if self.match is not None:
+            self.page = self.pages.page_of(self.match)
+        self.show()
+        return self.match is not None
+
+    def show(self) -> None:
+        pages = self.pages
+        if pages is None:
+            return
+        start, end = pages.bounds(self.page)
+        kind = "hex" if pages.binary else (language_for(pages.name) or "text")
+        last = " (last)" if pages.last_page(self.page) else ""
+        status = Text()
+        if self.hash_ok is False:
+            status.append("✗ HASH MISMATCH · ", "bold red")
+        elif self.hash_ok is None:
+            status.append("· hash not checked · ", "yellow")
+        status.append_text(Text.assemble(
+            (clean_line(pages.name, 60), "bold"),
+            f" · {size_text(pages.size)} · {kind} · page {self.page + 1}/~{pages.page_count()}"
+            f"{last} · bytes {start}–{end}",
+        ))  # fmt: skip
+        if self.needle:
+            found = "no match" if self.match is None else f"match at byte {self.match}"
+            status.append(f" · “{clean_line(self.needle, 30)}”: {found}", style="italic")
+        self.query_one("#viewer-status", Static).update(status)
+        body = pages.text(self.page)
+        self.query_one("#viewer-body", Static).update(self._render_body(body, pages))
+        self._scroll_to_match(body)
+
+    def _render_body(self, body: str, pages: EntryPages) -> Syntax | Text:
+        language = None if pages.binary else language_for(pages.name)
+        if language is not None and not self.needle:
+            return Syntax(body, language, theme="ansi_dark", word_wrap=True)
+        text = Text(body, no_wrap=pages.binary)
+        if self.needle and not pages.binary:
+            text.highlight_words([clean_line(self.needle)], style="black on yellow")
+        elif self.needle and self.match is not None:
+            label = f"{self.match // 16 * 16:08x}  "
+            at = body.find(label)
+            if at >= 0:
+                end = body.find("\n", at)
+                text.stylize("black on yellow", at, end if end >= 0 else len(body))
+        return text
+
+    def _scroll_to_match(self, body: str) -> None:
+        if self.match is None or self.pages is None:
+            return
+        if self.pages.binary:
+            start = self.pages.bounds(self.page)[0]
+            line = (self.match - start) // 16
+        else:
+            before = body[: max(0, body.find(clean_line(self.needle)))]
+            line = _wrapped_rows(before, self.scroll.scrollable_content_region.width)
+        self.call_after_refresh(self.scroll.scroll_to, 0, max(0, line - 2), animate=False)
+
+
+def _wrapped_rows(text: str, width: int) -> int:
+    """The screen row at which ``text`` ends once word-wrapped to ``width`` columns (an
+    estimate by characters: a minified JSON entry is one line of many rows)."""
+    width = max(1, width)
+    lines = text.split("\n")
+    rows = sum(max(1, -(-cell_len(line) // width)) for line in lines[:-1])
+    return rows + cell_len(lines[-1]) // width
+
+
+class EggInspectorScreen(Screen[None]):
+    """Inspect one egg. ``report`` may be given (already verified); otherwise it is verified
+    here, off the UI thread. ``escape`` returns to the screen that pushed this one."""
+
+    CSS_PATH = sheets("boots")
+    AUTO_FOCUS = None
+    TAB_TITLE = "Egg inspector"  # help's first section
+    SHOWS_IN_HELP = True  # help lists this screen's keys, not those of the tab under it
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "pane(1)", "Next pane", priority=True, id="inspector.pane-next"),
+        Binding(
+            "shift+tab",
+            "pane(-1)",
+            "Prev pane",
+            show=False,
+            priority=True,
+            id="inspector.pane-prev",
+        ),
+        Binding("j", "cursor(1)", "Down", show=False, id="inspector.cursor-next"),
+        Binding("k", "cursor(-1)", "Up", show=False, id="inspector.cursor-prev"),
+        Binding("slash", "search", "Search", key_display="/", id="inspector.search"),
+        Binding("n", "next_match", "Next match", show=False, id="inspector.next-match"),
+        Binding("N", "previous_match", "Previous match", show=False, id="inspector.prev-match"),
+        Binding(
+            "right_square_bracket", "page(1)", "Page", key_display="]", id="inspector.page-next"
+        ),
+        Binding(
+            "left_square_bracket",
+            "page(-1)",
+            "Prev page",
+            show=False,
+            key_display="[",
+            id="inspector.page-prev",
+        ),
+        Binding("x", "hex", "Hex/text", show=False, id="inspector.hex"),
+        Binding("y", "copy", "Copy", id="inspector.copy"),
+        Binding("escape", "back", "Back", id="inspector.back"),
+        *VIM_JUMPS,
+    ]
+
+    def __init__(
+        self,
+        egg: bytes | bytearray | memoryview | str | Path | None,
+        record: BootRecord | None = None,
+        *,
+        report: EggReport | None = None,
+        hub_url: str | None = None,
+        title: str | None = None,
+    ) -> None:
+        super().__init__(id="egg-inspector")
+        if egg is None and report is None:
+            raise ValueError("an egg that was not read needs the report of why")
+        self.egg = egg  # None: refused before a byte was kept (``report`` says why)
+        self.source = EggSource.of(egg) if egg is not None else None
+        self.record = record
+        self.report = report
+        self.hub_url = hub_url
+        named = Path(egg).name if isinstance(egg, str | Path) else "egg"
+        self.egg_title = title or (record.name if record is not None else named)
+        self._files_built = False
+        self._entries: list[_Entry] = []
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text.assemble(("Egg inspector", "bold"), " · ", clean_line(self.egg_title, 60)),
+            id="inspector-title",
+        )
+        yield Static(summary_text(self.report), id="inspector-summary")
+        with LatestTabbedContent(initial="report", id="inspector-panes"):
+            with TabPane("Report", id="report"):
+                yield OptionList(id="report-list")
+                yield Static("", id="report-detail", markup=False)
+            with TabPane("Manifest", id="manifest"), VerticalScroll(id="manifest-scroll"):
+                yield Static("", id="manifest-body", markup=False)
+            with TabPane("Files", id="files"):
+                yield Static("", id="files-note")
+                yield Tree(Text("egg"), id="files-tree")
+            with TabPane("Viewer", id="viewer"):
+                yield EntryViewer(id="entry-viewer")
+            with TabPane("Payload", id="payload"), VerticalScroll(id="payload-scroll"):
+                yield Static("", id="payload-body", markup=False)
+            with TabPane("Hatch", id="hatch"):
+                yield Static(
+                    Text("Shown as text; y copies the highlighted line. roost never runs it."),
+                    id="hatch-note",
+                )
+                yield OptionList(id="hatch-list")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one(Tree).show_root = False
+        if self.report is None:
+            self.query_one("#report-list", OptionList).add_option(Option(Text("verifying…")))
+            self._verify()
+        else:
+            self._show_report()
+        self.query_one("#report-list", OptionList).focus()
+
+    def on_unmount(self) -> None:
+        if self.source is not None:
+            self.source.close()
+
+    @work(thread=True, exclusive=True, group="inspector-verify")
+    def _verify(self) -> None:
+        report = verify_egg(self.egg, self.record, hub_url=self.hub_url)
+        self.app.call_from_thread(self._verified, report)
+
+    def _verified(self, report: EggReport) -> None:
+        self.report = report
+        self._show_report()
+
+    # ------------------------------------------------------------------ filling the panes
+
+    def _show_report(self) -> None:
+        report = self.report
+        assert report is not None
+        self.query_one("#inspector-summary", Static).update(summary_text(report))
+        failure = report.first_failure
+        first = failure[0] if failure is not None else 0
+        options = [
+            Option(_check_prompt(n, check, n == first), id=check.id)
+            for n, check in enumerate(report.checks, start=1)
+        ]
+        listing = self.query_one("#report-list", OptionList)
+        listing.clear_options()
+        listing.add_options(options)
+        listing.highlighted = first - 1 if failure is not None else 0
+        self._show_check(listing.highlighted or 0)
+        manifest = report.manifest
+        self.query_one("#manifest-body", Static).update(self._manifest_text(manifest))
+        payload = manifest.get("payload") if isinstance(manifest, dict) else None
+        self.query_one("#payload-body", Static).update(
+            Syntax(pretty_json(payload), "json", theme="ansi_dark", word_wrap=True)
+            if payload is not None
+            else Text("no payload: the manifest did not parse as an object")
+        )
+        self._entries = [_Entry(e.name, e.size, e.data_offset, e.hash_ok) for e in report.entries]
+        hatch = self.query_one("#hatch-list", OptionList)
+        hatch.clear_options()
+        for label, value in hatch_lines(self.record, payload):
+            prompt = Text.assemble((f"{label}: ", "bold"), clean_line(value))
+            hatch.add_option(Option(prompt))
+        hatch.highlighted = 0
+        if self.query_one(TabbedContent).active == "files":
+            self._build_files()
+
+    def _not_read(self) -> str | None:
+        """Why nothing of the egg's content is shown: refused, or a container check failed."""
+        report = self.report
+        if self.source is None:
+            failure = report.first_failure if report is not None else None
+            check = f" ({failure[1].id} failed)" if failure is not None else ""
+            return f"the egg was refused before it could be read{check}: no byte of it was kept"
+        if report is not None and report.manifest is None:
+            failed = next(
+                (c.id for c in report.checks if c.status == "fail" and c.id in CONTAINER_CHECKS),
+                None,
+            )
+            if failed is not None:
+                return f"container check {failed} failed: nothing past it is read (see the report)"
+        return None
+
+    def _manifest_text(self, manifest: Any) -> Syntax | Text:
+        if manifest is None:
+            why = self._not_read() or "the manifest did not parse (see the report)"
+            return Text(f"no manifest shown: {why}")
+        if not isinstance(manifest, dict):
+            return Syntax(pretty_json(manifest), "json", theme="ansi_dark", word_wrap=True)
+        shown = dict(manifest)
+        contents = shown.get("contents")
+        if isinstance(contents, list) and len(contents) > _CONTENTS_SHOWN:
+            shown["contents"] = f"[{len(contents)} items: see Files]"
+        address = self.report.address if self.report is not None else None
+        header = (
+            f"// file sha256: {self.report.sha256 if self.report else '?'}\n"
+            f"// egg address (computed): {address or 'not computable'}\n"
+        )
+        return Syntax(header + pretty_json(shown), "json", theme="ansi_dark", word_wrap=True)
+
+    def _show_check(self, index: int) -> None:
+        if self.report is None or not self.report.checks:
+            return
+        index = max(0, min(index, len(self.report.checks) - 1))
+        check = self.report.checks[index]
+        detail = Text.assemble(
+            (f"{check.id}", "bold"), f" · {check.status}\n", clean_line(check.detail or "—")
+        )
+        self.query_one("#report-detail", Static).update(detail)
+
+    def _build_files(self) -> None:
+        if self._files_built or self.report is None:
+            return
+        self._files_built = True
+        root = _Folder()
+        for entry in self._entries:
+            *parents, _ = entry.name.split("/")
+            folder = root
+            root.total += 1
+            for part in parents:
+                if part not in folder.folders:
+                    folder.folders[part] = _Folder()
+                    folder.children.append(part)
+                folder = folder.folders[part]
+                folder.total += 1
+            folder.children.append(entry)
+        tree = self.query_one(Tree)
+        self._fill_folder(tree.root, root)
+        tree.root.expand()
+        tree.cursor_line = 0
+        why = self._not_read()
+        note = Text("✓ hash matches the manifest · ✗ does not · · not checked", style="dim")
+        if why is not None:
+            note = Text(("no files: " if not self._entries else "hashes not checked: ") + why,
+                        style="yellow")  # fmt: skip
+        self.query_one("#files-note", Static).update(note)
+
+    def _fill_folder(self, node: TreeNode[Any], folder: _Folder) -> None:
+        """Add ``folder``'s children under ``node``; big sub-folders stay closed and are filled
+        when first opened, so an egg of thousands of entries opens its tree at once."""
+        for item in folder.children:
+            if isinstance(item, str):
+                child = folder.folders[item]
+                label = Text(clean_line(item) + "/", style="bold")
+                noun = "entry" if child.total == 1 else "entries"
+                label.append(f"  {child.total} {noun}", style="dim")
+                small = child.total <= _OPEN_FOLDER_UP_TO
+                sub = node.add(label, data=child, expand=small, allow_expand=True)
+                if small:
+                    self._fill_folder(sub, child)
+                continue
+            mark, style = _HASH_MARK[item.hash_ok]
+            if item is self._entries[0] and item.name == "manifest.json":
+                mark = "manifest (hashed by the address)"
+            label = Text(clean_line(item.name.rsplit("/", 1)[-1]))
+            label.append(f"  {size_text(item.size)} ", style="dim")
+            label.append(mark, style=style)
+            node.add_leaf(label, data=item)
+        folder.filled = True
+
+    @on(Tree.NodeExpanded, "#files-tree")
+    def _folder_opened(self, event: Tree.NodeExpanded) -> None:
+        folder = event.node.data
+        if isinstance(folder, _Folder) and not folder.filled:
+            self._fill_folder(event.node, folder)
+
+    # ------------------------------------------------------------------ events
+
+    @on(OptionList.OptionHighlighted, "#report-list")
+    def _check_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._show_check(event.option_index)
+
+    @on(TabbedContent.TabActivated)
+    def _pane_shown(self, event: TabbedContent.TabActivated) -> None:
+        pane = event.pane.id
+        if pane != self.current_pane():
+            return  # queued behind a newer switch: focusing this pane would switch back to it
+        if pane == "files":
+            self._build_files()
+        self._focus_pane(pane)
+
+    @on(Tree.NodeSelected, "#files-tree")
+    def _entry_chosen(self, event: Tree.NodeSelected) -> None:
+        entry = event.node.data
+        if isinstance(entry, _Entry):
+            self.open_entry(entry.name)
+
+    def open_entry(self, name: str) -> bool:
+        """Show entry ``name`` in the viewer pane; False when the egg has no such entry."""
+        entry = next((e for e in self._entries if e.name == name), None)
+        if entry is None or self.source is None:
+            return False
+        pages = EntryPages.open(self.source, entry.name, entry.data_offset, entry.size)
+        self.query_one(EntryViewer).open(pages, entry.hash_ok)
+        self.show_pane("viewer")
+        return True
+
+    @on(Input.Submitted, "#viewer-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        viewer = self.query_one(EntryViewer)
+        if not viewer.search(event.value):
+            self.notify("No match in this entry", severity="warning", markup=False)
+        event.input.display = False
+        viewer.scroll.focus()
+
+    # ------------------------------------------------------------------ actions
+
+    def _focus_pane(self, pane: str | None) -> None:
+        target = {
+            "report": "#report-list",
+            "manifest": "#manifest-scroll",
+            "files": "#files-tree",
+            "viewer": "#viewer-scroll",
+            "payload": "#payload-scroll",
+            "hatch": "#hatch-list",
+        }.get(pane or "")
+        if target:
+            self.query_one(target).focus()
+
+    def show_pane(self, pane: str) -> None:
+        """Switch panes through the tab strip, as a click does, so keys and clicks take one path
+        (a stale switch of the strip cannot undo a newer one: tui/ui/widgets/panes.py)."""
+        tabbed = self.query_one(TabbedContent)
+        tabbed.query_one(Tabs).active = tabbed.get_tab(pane).id or ""
+
+    def current_pane(self) -> str:
+        """The pane last asked for (key or click), even before the switch has been shown."""
+        tabbed = self.query_one(TabbedContent)
+        active = tabbed.query_one(Tabs).active
+        return next((p for p, _ in PANES if tabbed.get_tab(p).id == active), tabbed.active)
+
+    def action_pane(self, delta: int) -> None:
+        if self.query_one("#viewer-search", Input).has_focus:
+            return
+        ids = [pane for pane, _ in PANES]
+        self.show_pane(ids[(ids.index(self.current_pane()) + delta) % len(ids)])
+
+    def action_cursor(self, delta: int) -> None:
+        move_cursor(self.focused, delta)
+
+    def action_search(self) -> None:
+        viewer = self.query_one(EntryViewer)
+        if viewer.pages is None:
+            self.notify("Open an entry first (Files, enter)", severity="warning", markup=False)
+            return
+        self.show_pane("viewer")
+        search = self.query_one("#viewer-search", Input)
+        search.display = True
+        search.value = viewer.needle
+        search.focus()
+
+    def action_next_match(self) -> None:
+        viewer = self.query_one(EntryViewer)
+        if viewer.needle and not viewer.search(viewer.needle, next_match=True):
+            self.notify("No match in this entry", severity="warning", markup=False)
+
+    def action_previous_match(self) -> None:
+        viewer = self.query_one(EntryViewer)
+        if viewer.needle and not viewer.search(viewer.needle, previous=True):
+            self.notify("No match in this entry", severity="warning", markup=False)
+
+    def action_jump(self, where: str) -> None:
+        jump_cursor(self.focused, where)
+
+    def action_page(self, delta: int) -> None:
+        if self.query_one(TabbedContent).active == "viewer":
+            self.query_one(EntryViewer).turn(delta)
+
+    def action_hex(self) -> None:
+        if self.query_one(TabbedContent).active == "viewer":
+            self.query_one(EntryViewer).toggle_hex()
+
+    def copy_text(self) -> str | None:
+        """What ``y`` copies on the current pane (raw value; the clipboard is not a terminal)."""
+        active = self.query_one(TabbedContent).active
+        if active == "report" and self.report is not None:
+            index = self.query_one("#report-list", OptionList).highlighted
+            if index is not None and index < len(self.report.checks):
+                check = self.report.checks[index]
+                return f"{check.id} {check.status}: {check.detail}"
+        if active == "hatch":
+            index = self.query_one("#hatch-list", OptionList).highlighted
+            lines = hatch_lines(self.record, self._payload())
+            if index is not None and index < len(lines):
+                return lines[index][1]
+        if active == "files":
+            node = self.query_one(Tree).cursor_node
+            if node is not None and isinstance(node.data, _Entry):
+                return node.data.name
+        if active == "viewer":
+            pages = self.query_one(EntryViewer).pages
+            return pages.name if pages is not None else None
+        if active == "manifest" and self.report is not None:
+            return self.report.address
+        return None
+
+    def _payload(self) -> Any:
+        manifest = self.report.manifest if self.report is not None else None
+        return manifest.get("payload") if isinstance(manifest, dict) else None
+
+    def action_copy(self) -> None:
+        text = self.copy_text()
+        if not text:
+            self.notify("Nothing selected to copy", severity="warning", markup=False)
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {clean_line(text, 80)}", markup=False)
+
+    def action_back(self) -> None:
+        search = self.query_one("#viewer-search", Input)
+        viewer = self.query_one(EntryViewer)
+        if search.display:
+            search.display = False
+            viewer.clear_search()
+            viewer.scroll.focus()
+            return
+        tabbed = self.query_one(TabbedContent)
+        if tabbed.active == "viewer":
+            if viewer.needle:  # first escape: the search goes, the entry's colours come back
+                viewer.clear_search()
+                return
+            self.show_pane("files")
+            return
+        self.dismiss(None)

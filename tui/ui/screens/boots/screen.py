@@ -1,0 +1,360 @@
+"""Tab 6, Boots: the organization boot records of a source, each egg's verified state, and
+every field of the selected record; ``enter`` fetches the egg, verifies it and opens the
+inspector (issue 11 item 6).
+
+The records come from :attr:`BootsScreen.boots_source` (a
+:class:`~tui.eggs.boot_rows.BootsSource`, set from outside: the app hands down
+``HubBoots(service)``). Record
+fields are hostile: drawn as ``Text`` after :mod:`tui.untrusted`, never markup, and the
+installer line is text that ``y`` copies — roost never runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.reactive import var
+from textual.widgets import DataTable, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.eggs.boot_record import BootRecord
+from tui.eggs.boot_rows import BootsSource, EggState, record_fields
+from tui.eggs.egg_report import EggReport
+from tui.eggs.verify import verify_egg
+from tui.ui.screens.base import StateScreen
+from tui.ui.screens.boots.inspector import (
+    VIM_JUMPS,
+    EggInspectorScreen,
+    jump_cursor,
+    move_cursor,
+)
+from tui.ui.screens.boots.json_text import size_text
+from tui.ui.stylesheets import sheets
+from tui.untrusted import clean_line
+
+__all__ = ["BootsScreen"]
+
+_STATE_STYLE = {
+    "absent": "dim",
+    "busy": "yellow",
+    "verified": "green",
+    "failed": "bold red",
+    "error": "red",
+}
+# (key, label, width): the four fit 80 columns with the table's cell padding
+COLUMNS = (
+    ("name", "Name", 20),
+    ("slug", "Slug", 22),
+    ("size", "Egg size", 8),
+    ("state", "Verified", 18),
+)
+
+
+def column_widths(screen_width: int) -> dict[str, int]:
+    """Each column's width at ``screen_width``: :data:`COLUMNS`' from 80 columns up; narrower,
+    the name and slug share what the size and Verified columns (kept whole) leave."""
+    widths = {key: width for key, _, width in COLUMNS}
+    # each column has one cell of padding on either side; the scrollbar and a margin take 4
+    spare = screen_width - 4 - 2 * len(COLUMNS) - widths["size"] - widths["state"]
+    if spare < widths["name"] + widths["slug"]:
+        widths["name"] = max(6, spare // 2)
+        widths["slug"] = max(6, spare - widths["name"])
+    return widths
+
+
+class BootsTable(DataTable[Text]):
+    """The records table: its ``enter`` is the screen's "inspect egg" (shown on the key bar;
+    the table's own enter, "select", is hidden there and would hide the screen's too)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "screen.inspect", "Inspect egg", id="boots.table-inspect"),
+    ]
+
+
+class BootsScreen(StateScreen, tab="boots"):
+    """``enter`` opens the selected record's egg in the inspector; ``tab`` moves to the detail,
+    where ``y`` copies the highlighted field (the installer line, the hatcher's sha256…)."""
+
+    CSS_PATH = sheets("boots")
+    AUTO_FOCUS = "#boots-table"
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (110, "-wide"),
+    ]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "inspect", "Inspect egg", show=True, id="boots.inspect"),
+        Binding("j", "cursor(1)", "Down", show=False, id="boots.cursor-next"),
+        Binding("k", "cursor(-1)", "Up", show=False, id="boots.cursor-prev"),
+        *VIM_JUMPS,
+    ]
+
+    boots_source: var[Any] = var(None, init=False)
+    """Where records and eggs come from (a ``BootsSource``), set by the app — e.g.
+    ``HubBoots(service)`` when the service has a boot-record source — or by tests."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._columns_added = False
+        self._widths = column_widths(80)
+        self.rows: list[Any] = []
+        self.states: dict[str, EggState] = {}
+        self.reports: dict[str, EggReport] = {}
+        self._loaded = False
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(Text("Loading boot records…"), id="boots-source")
+        table = BootsTable(id="boots-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="boots-warnings", markup=False)
+        yield OptionList(id="boots-detail")
+
+    @property
+    def source(self) -> BootsSource | None:
+        """The source handed down by the app (None: no boot-record source is configured)."""
+        return self.boots_source
+
+    def watch_boots_source(self) -> None:
+        if self._columns_added:
+            self.states.clear()
+            self.reports.clear()
+            self._load()
+
+    def on_body_mounted(self) -> None:
+        super().on_body_mounted()
+        self._add_columns(self.size.width or 80)
+        self._columns_added = True
+        self.call_after_refresh(self._load)  # once the app has said whether this is the demo
+
+    def _add_columns(self, screen_width: int) -> None:
+        self._widths = column_widths(screen_width)
+        table = self.query_one(DataTable)
+        for key, label, _ in COLUMNS:
+            table.add_column(label, key=key, width=self._widths[key])
+
+    def on_resize(self) -> None:
+        """Below 80 columns the name and slug give up width first: the Verified column, what
+        the tab is for, stays whole."""
+        if self._columns_added and column_widths(self.size.width) != self._widths:
+            table = self.query_one(DataTable)
+            row = table.cursor_row
+            table.clear(columns=True)
+            self._add_columns(self.size.width)
+            self._fill(row)
+
+    @work(exclusive=True, group="boots-load")
+    async def _load(self) -> None:
+        source = self.source
+        note = self.query_one("#boots-source", Static)
+        if source is None:
+            note.update(
+                Text("No boot-record source: start roost with --boots PATH|URL (or ROOST_BOOTS).")
+            )
+            return
+        try:
+            rows = list(await source.rows())
+        except Exception as exc:  # noqa: BLE001 - any source failure is shown, not raised
+            note.update(Text(f"Boot records unreadable: {clean_line(str(exc), 200)}"))
+            return
+        self.rows = rows
+        for row in rows:
+            record = row.record
+            if record is not None and record.egg.sha256 not in self.states:
+                cached = source.cached_egg(record)
+                self.states[record.egg.sha256] = EggState("absent")
+                if cached is not None:
+                    self._verify(record, cached)
+        origin = clean_line(getattr(source, "label", "source"), 60)
+        bad = sum(1 for r in rows if r.record is None)
+        noun = "boot record" if len(rows) == 1 else "boot records"
+        note.update(
+            Text(
+                f"enter: inspect egg · {len(rows)} {noun}"
+                + (f" · {bad} unreadable" if bad else "")
+                + f" · {origin}"
+            )
+        )
+        self._fill()
+        self._loaded = True
+
+    def _fill(self, keep: int | None = None) -> None:
+        table = self.query_one(DataTable)
+        keep = table.cursor_row if keep is None else keep
+        table.clear()
+        for index, row in enumerate(self.rows):
+            table.add_row(*self.cells(row), key=str(index))
+        if self.rows:
+            table.move_cursor(row=min(keep, len(self.rows) - 1))
+            self._show_detail(table.cursor_row)
+
+    def cells(self, row: Any) -> list[Text]:
+        """The row's cells: untrusted text made literal and cut to its column."""
+        record: BootRecord | None = row.record
+        if record is None:
+            problem = row.problems[0] if row.problems else "not a boot record"
+            return [
+                Text(clean_line(row.origin, self._widths["name"]), style="red"),
+                Text("—"),
+                Text("—"),
+                Text(clean_line(problem, 18), style="red"),
+            ]
+        state = self.states.get(record.egg.sha256, EggState("absent"))
+        width = self._widths["name"]
+        name = Text(clean_line(record.name, width - 2 if row.warnings else width))
+        if row.warnings:
+            name.append(" ⚠", style="bold yellow")
+        return [
+            name,
+            Text(clean_line(record.slug, self._widths["slug"])),
+            Text(size_text(record.egg.bytes), justify="right"),
+            Text(state.label, style=_STATE_STYLE[state.kind]),
+        ]
+
+    def _update_row(self, sha256: str, *, detail: bool = True) -> None:
+        table = self.query_one(DataTable)
+        for index, row in enumerate(self.rows):
+            if row.record is not None and row.record.egg.sha256 == sha256:
+                table.update_cell(str(index), "state", self.cells(row)[3])
+        if self.rows and detail:
+            self._show_detail(table.cursor_row)
+
+    # ------------------------------------------------------------------ detail
+
+    def _show_detail(self, index: int) -> None:
+        if not 0 <= index < len(self.rows):
+            return
+        row = self.rows[index]
+        warnings = [*row.warnings, *row.problems]
+        self.query_one("#boots-warnings", Static).update(
+            Text("\n".join("⚠ " + clean_line(w, 200) for w in warnings), style="bold yellow")
+        )
+        self.query_one("#boots-warnings", Static).display = bool(warnings)
+        detail = self.query_one("#boots-detail", OptionList)
+        detail.clear_options()
+        for label, value in self.detail_lines(row):
+            style = "bold yellow" if "(unknown field)" in label else "bold"
+            prompt = Text.assemble((f"{clean_line(label)}: ", style), clean_line(value))
+            detail.add_option(Option(prompt))
+
+    def detail_lines(self, row: Any) -> list[tuple[str, str]]:
+        """``(field, raw value)`` lines of the detail: the egg's state, then every field."""
+        if row is None:
+            return []
+        if row.record is None:
+            return [("origin", row.origin), *(("problem", p) for p in row.problems)]
+        state = self.states.get(row.record.egg.sha256, EggState("absent"))
+        # the warnings in full too (the strip above the detail shows three lines of them)
+        notes = [("warning", w) for w in row.warnings] + [("problem", p) for p in row.problems]
+        return [("egg state", state.detail or state.label), *notes, *record_fields(row.record)]
+
+    def selected_row(self) -> Any:
+        index = self.query_one(DataTable).cursor_row
+        return self.rows[index] if 0 <= index < len(self.rows) else None
+
+    @on(DataTable.RowHighlighted, "#boots-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_cursor(self, delta: int) -> None:
+        move_cursor(self.focused, delta)
+
+    def action_jump(self, where: str) -> None:
+        jump_cursor(self.focused, where)
+
+    @on(DataTable.RowSelected, "#boots-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_inspect()
+
+    def action_inspect(self) -> None:
+        row = self.selected_row()
+        if row is None or row.record is None:
+            self.notify("No boot record here to inspect", severity="warning", markup=False)
+            return
+        self._fetch(row.record)
+
+    @work(exclusive=True, group="boots-fetch")
+    async def _fetch(self, record: BootRecord) -> None:
+        source = self.source
+        if source is None:
+            return
+        sha256 = record.egg.sha256
+        before = self.states.get(sha256, EggState("absent"))
+        shown = [-1]
+
+        def progress(received: int, total: int) -> None:
+            percent = received * 100 // total if total > 0 else 100
+            if percent != shown[0] and received < total:
+                shown[0] = percent
+                self.states[sha256] = EggState("busy", f"downloading {percent}%")
+                self._update_row(sha256, detail=False)  # the detail's cursor stays put
+
+        try:
+            egg = source.cached_egg(record) or await source.egg(record, progress=progress)
+        except Exception as exc:  # noqa: BLE001 - a refused or failed download is shown
+            refused = getattr(exc, "report", None)  # a refusal that names its check
+            if isinstance(refused, EggReport):
+                self._verified(sha256, refused)
+                self._open(None, record, refused, source.hub_url)
+            else:
+                self.states[sha256] = (
+                    EggState("error", clean_line(str(exc), 200))
+                    if before.kind in ("absent", "busy", "error")
+                    else before  # a failed retry leaves what the last look found
+                )
+                self._update_row(sha256)
+            self.notify(
+                clean_line(str(exc), 300), title="Egg download", severity="error", markup=False
+            )
+            return
+        report = self.reports.get(sha256)
+        if report is None:
+            report = await asyncio.to_thread(verify_egg, egg, record, hub_url=source.hub_url)
+        self._verified(sha256, report)
+        self._open(egg, record, report, source.hub_url)
+
+    def _open(self, egg: Any, record: BootRecord, report: EggReport, hub_url: str | None) -> None:
+        """The inspector on the egg — unless the Boots tab is no longer on view (another tab or
+        screen was chosen while the egg came): then a toast says it is ready, and nothing
+        takes the screen from under the keys typed there."""
+        if self.app.screen is self:
+            self.app.push_screen(EggInspectorScreen(egg, record, report=report, hub_url=hub_url))
+            return
+        state = EggState.of(report)
+        self.notify(
+            f"{clean_line(record.name, 60)}: egg {state.label} · Boots (6), enter to inspect",
+            title="Egg ready",
+            severity="information" if state.kind == "verified" else "warning",
+            markup=False,
+        )
+
+    @work(thread=True, group="boots-verify")
+    def _verify(self, record: BootRecord, egg: Any) -> None:
+        source = self.source
+        report = verify_egg(egg, record, hub_url=source.hub_url if source else None)
+        self.app.call_from_thread(self._verified, record.egg.sha256, report)
+
+    def _verified(self, sha256: str, report: EggReport) -> None:
+        self.reports[sha256] = report
+        self.states[sha256] = EggState.of(report)
+        self._update_row(sha256)
+
+    def copy_text(self) -> str | None:
+        if self.focused is self.query_one("#boots-detail", OptionList):
+            index = self.query_one("#boots-detail", OptionList).highlighted
+            lines = self.detail_lines(self.selected_row())
+            if index is not None and index < len(lines):
+                return lines[index][1]
+        row = self.selected_row()
+        return row.record.egg.url if row is not None and row.record is not None else None
+
+    def select_key(self, key: str) -> None:
+        for index, row in enumerate(self.rows):
+            if row.record is not None and row.record.slug == key:
+                self.query_one(DataTable).move_cursor(row=index)

@@ -1,0 +1,165 @@
+"""Tab 3, Channels: every channel with its posts, subscribers (counted from agents) and texts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from textual.content import Content
+
+from tui.network.models import Channel
+from tui.network.state_files import CHANNELS
+from tui.network.store import Snapshot
+from tui.ui.widgets.detail_pane import Link
+from tui.ui.widgets.text import labelled, stamp
+from tui.ui.widgets.virtual_table import Column, LazyRow
+from tui.untrusted import clean, truncate
+
+from .table_screen import TableScreen
+
+__all__ = ["ChannelsScreen", "subscriber_counts"]
+
+COLUMNS = (
+    Column("slug", "slug", 15),
+    Column("name", "name", 14),
+    Column("posts", "posts", 6, align="right"),
+    Column("subscribers", "subs", 5, align="right"),
+    Column("verified", "verified", 8),
+    Column("description", "description", 12, flex=True),
+)
+
+
+def subscriber_counts(snapshot: Snapshot) -> Counter[str]:
+    """Agents subscribed to each channel slug (an agent listing a slug twice counts once)."""
+    counts: Counter[str] = Counter()
+    agents = snapshot.agents
+    if agents is None:
+        return counts
+    for agent in agents.agents.values():
+        channels = agent.subscribed_channels
+        if channels:
+            counts.update(set(channels))
+    return counts
+
+
+def _section(title: str, text: str | None) -> list[Content]:
+    if not text:
+        return []
+    return [
+        Content(""),
+        Content(title).stylize("bold $text-muted"),
+        Content(clean(text, multiline=True)),
+    ]
+
+
+def _line(label: str, value: Any) -> Content:
+    return labelled(label, value, 11)
+
+
+_VERIFIED = {True: "\u2713 yes", False: "no", None: "\u2014"}
+
+
+class ChannelRow(LazyRow):
+    """One channel's row; ``context`` is the subscriber count per slug."""
+
+    __slots__ = ()
+    model: Channel
+
+    def make_cells(self) -> tuple[str, ...]:
+        channel = self.model
+        return (
+            self.key,
+            channel.name,
+            f"{channel.post_count:,}",
+            f"{self.context.get(self.key, 0):,}",
+            _VERIFIED[channel.verified],
+            channel.description,
+        )
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        channel = self.model
+        return (
+            self.key.lower(),
+            channel.name.lower(),
+            channel.post_count,
+            self.context.get(self.key, 0),
+            channel.verified,
+            channel.description.lower(),
+        )
+
+    def make_haystack(self) -> str:
+        channel = self.model
+        words = (self.key, channel.name, channel.description, channel.tag or "")
+        return " ".join((*words, *channel.topic_affinity)).lower()
+
+
+class ChannelsScreen(TableScreen, tab="channels"):
+    """Tab 3."""
+
+    COLUMNS = COLUMNS
+    NOUN = "channels"
+    SOURCE = CHANNELS
+    ROW = ChannelRow
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, Channel] | None:
+        channels = snapshot.channels
+        return None if channels is None else channels.channels
+
+    def build_cost(self, snapshot: Snapshot, models: Mapping[str, Channel]) -> int:
+        agents = snapshot.agents
+        return len(models) + (len(agents.agents) if agents is not None else 0)
+
+    def prepare(self, snapshot: Snapshot) -> Counter[str]:
+        return subscriber_counts(snapshot)
+
+    def fingerprints(
+        self, models: Mapping[str, Channel], context: Counter[str]
+    ) -> Mapping[str, Any]:
+        return {key: (model, context.get(key, 0)) for key, model in models.items()}
+
+    def detail_view(self, key: str, model: Channel) -> tuple[Content, list[Link]]:
+        subscribers = (self._row_context or {}).get(key, 0)
+        lines = [Content.assemble(("#", "$text-muted"), (clean(key), "bold"))]
+        if model.name:
+            lines.append(Content(clean(model.name)).stylize("bold"))
+        lines.append(Content(""))
+        lines.append(_line("posts", f"{model.post_count:,}"))
+        lines.append(_line("subscribers", f"{subscribers:,} (agents subscribed)"))
+        verified = {True: "yes", False: "no", None: "\u2014"}[model.verified]
+        lines.append(_line("verified", verified))
+        if model.created_by:
+            lines.append(_line("created by", model.created_by))
+        if model.created_at:
+            lines.append(_line("created", stamp(model.created_at, self.clock())))
+        if model.icon:
+            lines.append(_line("icon", model.icon))
+        if model.tag:
+            lines.append(_line("tag", model.tag))
+        if model.topic_affinity:
+            lines.append(_line("topics", ", ".join(clean(t) for t in model.topic_affinity)))
+        if model.moderators:
+            lines.append(_line("moderators", ", ".join(clean(m) for m in model.moderators)))
+        lines += _section("description", model.description)
+        lines += _section("rules", model.rules)
+        lines += _section("constitution", model.constitution)
+        extras = model.extras
+        if extras:
+            lines.append(Content(""))
+            lines.append(Content("other fields").stylize("bold $text-muted"))
+            for name, value in extras.items():
+                lines.append(_line(truncate(clean(name), 10), truncate(clean(value), 500)))
+        lines.append(Content(""))
+        lines.append(Content("J raw JSON · tab then enter: go to an agent").stylize("$text-muted"))
+        links = []
+        people = [model.created_by] if model.created_by else []
+        people += [m for m in model.moderators or () if m not in people]
+        for agent_id in people:
+            links.append(
+                Link(
+                    Content.assemble(("agent ", "$text-muted"), truncate(clean(agent_id), 60)),
+                    "agents",
+                    agent_id,
+                )
+            )
+        return Content("\n").join(lines), links

@@ -1,0 +1,117 @@
+"""``n`` → picker → form → ``on_submit(draft)``: the one entry point the app calls.
+
+The app passes what it owns (attributes down): the current snapshot (completion), the context
+under the cursor, where drafts are kept, the login, and what to do with a submitted draft (the
+outbox). Wiring ``n`` is then a few lines::
+
+    def action_compose(self) -> None:
+        open_action_flow(self, context, self.snapshot, self.outbox_drafts,
+                         login=self.login, on_submit=self.outbox_submit)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+from textual.app import App
+
+from tui.actions.action_context import ActionContext, Suggestion
+from tui.actions.catalog import CATALOG, ActionSpec
+from tui.actions.completion import References
+from tui.actions.drafts import Draft, DraftKeeper
+from tui.actions.form_values import values_from_payload
+from tui.network.store import Snapshot
+from tui.ui.screens.forms.form import ActionForm, WhoAmI
+from tui.ui.screens.forms.picker import ActionPicker
+from tui.ui.widgets.text import short
+
+__all__ = ["OnSubmit", "open_action_flow", "open_action_form"]
+
+#: Takes a submitted draft (the outbox persists and sends it); raising keeps the draft.
+OnSubmit = Callable[[Draft], object]
+
+
+def open_action_form(
+    app: App,
+    action: str,
+    *,
+    prefill: Mapping[str, Any] | None = None,
+    references: References | None = None,
+    drafts: DraftKeeper | None = None,
+    on_submit: OnSubmit,
+    login: str | None = None,
+    whoami: WhoAmI | None = None,
+    catalog: Mapping[str, ActionSpec] | None = None,
+) -> ActionForm:
+    """Push the form of ``action``: the kept draft when there is one, else ``prefill``."""
+    table = CATALOG if catalog is None else catalog
+    spec = table[action]
+    values = values_from_payload(spec, prefill or {})
+    kept = drafts.kept(action) if drafts is not None else None
+    nonce = None
+    if kept is not None:
+        # the kept draft wins; the context only fills what it left empty
+        values = {**values, **{k: v for k, v in kept.values.items() if v not in ("", False)}}
+        nonce = kept.nonce
+    form = ActionForm(
+        spec,
+        values=values,
+        nonce=nonce,
+        login=login,
+        references=references,
+        keeper=drafts,
+        whoami=whoami,
+        restored=kept is not None,
+    )
+
+    def submitted(draft: Draft | None) -> None:
+        if draft is None:
+            return
+        try:
+            on_submit(draft)
+        except Exception as exc:  # the outbox failed: nothing typed may be lost
+            if drafts is not None:
+                drafts.keep(draft)
+            app.notify(
+                f"Not sent: {short(exc, 200)}. The draft is kept.",
+                severity="error",
+                markup=False,
+            )
+            return
+        if drafts is not None:
+            drafts.forget(action)
+
+    app.push_screen(form, submitted)
+    return form
+
+
+def open_action_flow(
+    app: App,
+    context: ActionContext,
+    snapshot: Snapshot,
+    drafts: DraftKeeper | None,
+    *,
+    on_submit: OnSubmit,
+    login: str | None = None,
+    whoami: WhoAmI | None = None,
+    catalog: Mapping[str, ActionSpec] | None = None,
+) -> None:
+    """Open the action picker for ``context``; the chosen action's form follows."""
+    form = partial(
+        open_action_form,
+        app,
+        references=References(snapshot),
+        drafts=drafts,
+        on_submit=on_submit,
+        login=login,
+        whoami=whoami,
+        catalog=catalog,
+    )
+
+    def picked(choice: Suggestion | None) -> None:
+        if choice is not None:
+            form(choice.action, prefill=choice.prefill)
+
+    app.push_screen(ActionPicker(context, catalog, drafts), picked)

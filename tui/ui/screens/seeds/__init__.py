@@ -1,0 +1,11 @@
+"""The Seeds tab as one feature folder: the screen (:mod:`.screen`), its views (:mod:`.views`),
+their rows (:mod:`.rows`), what they say (:mod:`.details`) and their stylesheet (``seeds.tcss``).
+
+The tab registry names ``tui.ui.screens.seeds:SeedsScreen``.
+"""
+
+from __future__ import annotations
+
+from tui.ui.screens.seeds.screen import SeedsScreen
+
+__all__ = ["SeedsScreen"]

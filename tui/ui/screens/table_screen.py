@@ -1,0 +1,773 @@
+"""A tab whose heart is one big table with a filter, a sort and a detail pane.
+
+Agents, Trending and Channels share this shape. A subclass says how to turn the snapshot into
+keyed models (:meth:`TableScreen.models`) and a model into a row and a detail view; this class
+owns the flow that keeps the user's place:
+
+* rows are rebuilt from the new snapshot and handed to ``VirtualTable.set_rows`` by key, so the
+  cursor, scroll, filter and sort survive a refresh; rows whose model is new or changed since the
+  previous snapshot are marked until the next refresh cycle;
+* rows are lazy (:class:`~tui.ui.widgets.virtual_table.LazyRows`): a build lists the keys and
+  models, the table makes a row object when it first reads it and computes its cells, sort
+  values and search text when it first needs them, so 50 000 agents reach the screen without
+  making or formatting 50 000 rows first;
+* big tables (thousands of rows) are built in a thread worker, which posts the rows back; only
+  the message handler touches the widgets. Once the first rows are on screen, another thread
+  computes every row's search text and sort values, so the first filter keystroke or sort does
+  not; a refresh's build computes them before posting (its rows may replace filtered or sorted
+  ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import msgspec
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Static
+from textual.worker import Worker, get_current_worker
+
+from tui import gc_policy
+from tui.network.store import Snapshot
+from tui.ui.key_pace import yield_to_keys
+from tui.ui.widgets.detail_pane import DetailPane, Link, raw_json
+from tui.ui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
+
+from .base import Place, StateScreen
+
+if TYPE_CHECKING:
+    from tui.ui.screens.sort_picker import SortChoice
+
+__all__ = ["Built", "TableScreen"]
+
+THREAD_THRESHOLD = 2000  # rows: above this the rows are built in a thread
+AGE_TICK_S = 30  # how often the ages in a table ("3m" since a heartbeat) count on
+
+
+class Built(msgspec.Struct, frozen=True):
+    """The result of one build: rows in data order plus what changed since the last build."""
+
+    generation: int
+    rows: LazyRows
+    models: Mapping[str, Any]
+    marked: frozenset[str]
+    context: Any
+    fingerprints: Mapping[str, Any]
+    from_cache: bool = False  # built from the disk cache's copy, not yet confirmed by the service
+    compared: bool = False  # ``marked`` compares with rows the user saw (else nothing is marked)
+
+
+class TableScreen(StateScreen):
+    """See the module docstring. Subclasses set ``COLUMNS``/``NOUN``/``ROW`` and the hooks."""
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = ()
+    # mounted on first use; listed for the help screen (DetailPane's go-to list)
+    LATER_WIDGETS: ClassVar[tuple[type[Widget], ...]] = (DetailPane, OptionList)
+    ROW: ClassVar[type[LazyRow]] = LazyRow  # built as ROW(key, model, prepare(snapshot))
+    SOURCE: ClassVar[str] = ""  # the state file whose models are the rows
+    NOUN: ClassVar[str] = "rows"
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "filter", "Filter", key_display="/", id="table.filter"),
+        Binding("s", "sort", "Sort", id="table.sort"),
+        Binding("S", "reverse", "Reverse sort", show=False, id="table.reverse"),
+        Binding("J", "raw", "Raw JSON", show=False, id="table.raw"),
+        Binding("l", "pane(1)", "To the detail pane", show=False, id="table.pane_right"),
+        Binding("h", "pane(-1)", "To the table", show=False, id="table.pane_left"),
+    ]
+
+    class RowsBuilt(Message):
+        def __init__(self, built: Built, *, warm: bool = False) -> None:
+            super().__init__()
+            self.built = built
+            self.warm = warm  # the rows' search texts and sort values are still to compute
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.add_class("table-screen")
+        self._models: Mapping[str, Any] = {}
+        self._fingerprints: Mapping[str, Any] = {}
+        self._row_context: Any = None
+        self._rows: Sequence[LazyRow] = []
+        self._has_marks = False
+        self._detail_open = False
+        # made on first use: their CSS, mounting and layout are otherwise paid on every start
+        self._detail_pane: DetailPane | None = None
+        self._filter_field: Input | None = None
+        self._wanted_key: str | None = None
+        self._built_generation = -1
+        self._finding = False  # the line finds in the detail pane instead of filtering
+        self._from_cache = False  # the rows on view are the disk cache's copy
+        # the rows whose search texts are all computed (warmed); a filter typed into a big
+        # table before then waits for them in a thread (_pending_filter), the keys do not
+        self._searchable_rows: Sequence[LazyRow] | None = None
+        self._pending_filter: str | None = None
+        self._search_worker: Worker[None] | None = None  # computing them for a waiting filter
+        self._search_starting = False  # that worker starts after the next frame (_start_search)
+
+    # ------------------------------------------------------------------ layout
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(classes="table-bar"):
+            yield Static(Content(""), classes="table-summary", markup=False)
+            # the filter field is mounted here on the first "/" (filter_input)
+        with Horizontal(classes="table-main"):
+            yield VirtualTable(self.COLUMNS, classes="main-table")
+            # the detail pane is mounted here on the first open (detail)
+        yield from self.compose_extra()
+
+    def compose_extra(self) -> ComposeResult:
+        """Widgets below the table (the Trending panels)."""
+        yield from ()
+
+    @property
+    def table(self) -> VirtualTable:
+        return self.query_one(".main-table", VirtualTable)
+
+    @property
+    def detail(self) -> DetailPane:
+        """The detail pane (hidden until opened), mounted on first use."""
+        pane = self._detail_pane
+        if pane is None:
+            pane = self._detail_pane = DetailPane(classes="detail")
+            pane.display = False
+            self.query_one(".table-main", Horizontal).mount(pane)
+        return pane
+
+    @property
+    def detail_open(self) -> bool:
+        """Whether the detail pane is open (asking does not mount it)."""
+        return self._detail_open
+
+    @property
+    def filter_input(self) -> Input:
+        """The filter field (hidden until "/"), mounted on first use."""
+        field = self._filter_field
+        if field is None:
+            field = self._filter_field = Input(
+                placeholder=f"filter {self.NOUN}…",
+                classes="table-filter",
+                compact=True,
+                select_on_focus=False,
+            )
+            field.display = False
+            if self.app.is_headless:
+                field.cursor_blink = False  # stable snapshots
+            self.query_one(".table-bar", Horizontal).mount(field)
+        return field
+
+    def _filter_shown(self) -> bool:
+        return self._filter_field is not None and self._filter_field.display
+
+    def on_body_mounted(self) -> None:
+        super().on_body_mounted()
+        # beside the detail pane the table keeps every column (edges, gaps, scrollbar)
+        columns = self.COLUMNS
+        self.table.styles.min_width = 2 + sum(c.width for c in columns) + len(columns) - 1 + 2
+        self.set_focus(self.table)
+        self.set_interval(AGE_TICK_S, self.tick_ages, name="table ages")
+
+    # ------------------------------------------------------------------ hooks for subclasses
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, Any] | None:
+        """The keyed models of this table, in data order; None when the file is not loaded."""
+        raise NotImplementedError
+
+    def prepare(self, snapshot: Snapshot) -> Any:
+        """What the rows share besides their models: each row's ``context`` (build thread)."""
+        return None
+
+    def build_cost(self, snapshot: Snapshot, models: Mapping[str, Any]) -> int:
+        """Roughly how many items a build touches; above THREAD_THRESHOLD it runs in a thread."""
+        return len(models)
+
+    def retimed_context(self, context: Any) -> Any | None:
+        """The rows' ``context`` at the clock's new "now" when the cells show ages (None: the
+        cells do not depend on the clock)."""
+        return None
+
+    def tick_ages(self) -> None:
+        """Ages count on between refreshes, as on Stats: cells are redrawn at the new "now"."""
+        rows = self._rows
+        if not isinstance(rows, LazyRows) or not len(rows):
+            return
+        context = self.retimed_context(self._row_context)
+        if context is not None:
+            self._row_context = context
+            rows.retime(context)
+            self.table.redraw_rows()
+            if self._detail_open:
+                self._show_detail(self.detail.key)
+
+    def fingerprints(self, models: Mapping[str, Any], context: Any) -> Mapping[str, Any]:
+        """Per key, what must differ for a row to count as changed (default: its model)."""
+        return models
+
+    def detail_view(self, key: str, model: Any) -> tuple[Content, list[Link]]:
+        raise NotImplementedError
+
+    def summary_extra(self) -> Content:
+        """Extra text for the summary line (e.g. the status quick-filter)."""
+        return Content("")
+
+    def extra_tables(self) -> list[VirtualTable]:
+        """Tables other than the main one (the Trending panels) that a refresh updates."""
+        return []
+
+    # ------------------------------------------------------------------ snapshot → rows
+
+    def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
+        models = self.models(snapshot)
+        if models is None:
+            models = {}
+        # Marks say what changed since the user last saw live data: the disk cache's copy is only
+        # on view while the first refresh runs, so what that refresh brings is not marked.
+        previous = (
+            self._fingerprints
+            if self._built_generation >= 0 and self._models and not self._from_cache
+            else None
+        )
+        if self.build_cost(snapshot, models) > THREAD_THRESHOLD:
+            # A refresh's rows replace rows the table may be sorting or filtering: they get their
+            # search texts and sort values here, in the thread, not in set_rows on the UI thread.
+            # The first rows go on screen at once and are warmed afterwards.
+            self.workers.cancel_group(self, "table-warm")  # it would warm rows now replaced
+            self._build_in_thread(snapshot, models, previous, warm=previous is not None)
+        else:
+            self._apply(self._build(snapshot, models, previous))
+
+    def _build(
+        self,
+        snapshot: Snapshot,
+        models: Mapping[str, Any],
+        previous: Mapping[str, Any] | None,
+    ) -> Built:
+        # The rows themselves are made later (LazyRows), but prepare() and fingerprints() may
+        # make an object per model (Channels: subscriber counts over every agent, a tuple per
+        # channel); the cyclic collector would rescan them many times over. Paused for big
+        # builds only (a hold on the shared switch, like the store's validation).
+        big = self.build_cost(snapshot, models) > THREAD_THRESHOLD
+        with gc_policy.paused() if big else nullcontext():
+            context = self.prepare(snapshot)
+            rows = LazyRows(self.ROW, models, context)
+            prints = self.fingerprints(models, context)
+        marked: set[str] = set()
+        if previous is not None:
+            get = previous.get
+            for key, value in prints.items():
+                old = get(key)
+                if old is not value and old != value:
+                    marked.add(key)
+        from_cache = bool(self.SOURCE) and snapshot.file(self.SOURCE).integrity == "cached"
+        return Built(
+            snapshot.generation,
+            rows,
+            models,
+            frozenset(marked),
+            context,
+            prints,
+            from_cache,
+            previous is not None,
+        )
+
+    # An explicit description: by default @work repr()s the arguments, and the repr of a big
+    # snapshot is made on the UI thread.
+    @work(
+        thread=True,
+        exclusive=True,
+        group="table-build",
+        exit_on_error=False,
+        description="build table rows",
+    )
+    def _build_in_thread(
+        self,
+        snapshot: Snapshot,
+        models: Mapping[str, Any],
+        previous: Mapping[str, Any] | None,
+        *,
+        warm: bool,
+    ) -> None:
+        built = self._build(snapshot, models, previous)
+        worker = get_current_worker()
+        if warm and not _warm(built.rows, worker):
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.RowsBuilt(built, warm=not warm))
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="table-warm",
+        exit_on_error=False,
+        description="compute the search text and sort values of every row",
+    )
+    def _warm_in_thread(self, rows: Sequence[LazyRow]) -> None:
+        if _warm(rows, get_current_worker()):
+            self.app.call_from_thread(self._search_texts_ready, rows)
+
+    def on_table_screen_rows_built(self, message: TableScreen.RowsBuilt) -> None:
+        if message.built.generation >= self._built_generation:
+            self._apply(message.built)
+            if message.warm:
+                # after the rows are on screen (the warm-up holds the interpreter for a while
+                # and would delay that frame): the first "/" then finds every haystack ready
+                rows = message.built.rows
+                self.table.call_after_paint(lambda: self._warm_in_thread(rows))
+            else:
+                self._searchable_rows = message.built.rows  # warmed before they came
+
+    def _apply(self, built: Built) -> None:
+        self._built_generation = built.generation
+        self._models = built.models
+        self._fingerprints = built.fingerprints
+        self._from_cache = built.from_cache
+        self._row_context = built.context
+        self._rows = built.rows
+        self._has_marks = bool(built.marked)
+        self.table.set_rows(built.rows, marked=built.marked)
+        self.show_empty_state()
+        self.after_rows(built)
+        self._apply_wanted()
+        if self._detail_open:
+            self._show_detail(self.detail.key)
+        self.update_summary()
+        if not self.building:
+            self.snapshot_shown()
+
+    @property
+    def building(self) -> bool:
+        return self._built_generation < self._shown_generation
+
+    def after_rows(self, built: Built) -> None:
+        """After the main table got new rows (update side panels here)."""
+
+    def show_empty_state(self) -> None:
+        if self._built_generation < self._shown_generation:  # rows still being built
+            message = "loading\u2026"
+        else:
+            message = self.empty_text(self.SOURCE, self.NOUN)
+        self.table.set_empty_message(message)
+
+    def clear_marks(self) -> None:
+        if self._has_marks:
+            self._has_marks = False
+            self.table.set_rows(self._rows, marked=())
+
+    # ------------------------------------------------------------------ selection
+
+    def select_key(self, key: str) -> None:
+        self._wanted_key = key
+        if self._built_generation >= 0:  # else: applied when the rows arrive
+            self._apply_wanted()
+
+    def _apply_wanted(self) -> None:
+        key = self._wanted_key
+        if key is None or key not in self._models:
+            if key is not None and self._built_generation >= 0 and not self.building:
+                self._wanted_key = None
+                self.notify(
+                    f"No such {self.NOUN.rstrip('s')} in the current data",
+                    severity="warning",
+                    markup=False,
+                )
+            return
+        self._wanted_key = None
+        if self._detail_pane is not None:
+            self._detail_pane.raw = False  # a jump shows the record's detail, not its JSON
+        table = self.table
+        if not table.move_cursor_to(key):
+            self.clear_filters()
+            table.move_cursor_to(key)
+        self.open_detail(key)
+
+    @property
+    def rows(self) -> Sequence[LazyRow]:
+        """The rows on screen, in data order (made lazily: see the module docstring)."""
+        return self._rows
+
+    def model(self, key: str) -> Any | None:
+        """The model behind row ``key`` in the rows on screen, if there is one."""
+        return self._models.get(key)
+
+    def clear_filters(self) -> None:
+        """Remove every filter so any row can be shown (subclasses drop their own too)."""
+        if self._filter_field is not None:
+            self._filter_field.value = ""
+            self._filter_field.display = False
+        self._set_filter("")
+
+    def copy_text(self) -> str | None:
+        if self._detail_open and self.detail.key is not None:
+            return self.detail.key
+        return self.table.cursor_key
+
+    # ------------------------------------------------------------------ detail
+
+    def open_detail(self, key: str | None) -> None:
+        if key is None or key not in self._models:
+            return
+        self._detail_open = True
+        self.add_class("-detail-open")
+        self.detail.display = True
+        self._show_detail(key)
+        if self.has_class("-narrow"):
+            self.set_focus(self.detail)
+
+    def close_detail(self) -> None:
+        self._detail_open = False
+        self.remove_class("-detail-open")
+        if self._finding:
+            self._end_find()
+        if self._detail_pane is not None:
+            self._detail_pane.display = False
+            self._detail_pane.raw = False  # the next detail opens as a detail
+        self.set_focus(self.table)
+
+    def _show_detail(self, key: str | None) -> None:
+        detail = self.detail
+        model = self._models.get(key) if key is not None else None
+        if key is None or model is None:
+            detail.show(key, Content(f"This {self.NOUN.rstrip('s')} is gone from the latest data."))
+            return
+        body, links = self.detail_view(key, model)
+        detail.show(
+            key,
+            body,
+            links,
+            raw=raw_json(model) if detail.raw else None,
+            heading=f"{self.NOUN.rstrip('s')} {key}",
+        )
+
+    @on(VirtualTable.Selected, ".main-table")
+    def _table_selected(self, event: VirtualTable.Selected) -> None:
+        event.stop()
+        self.open_detail(event.key)
+
+    @on(VirtualTable.Highlighted, ".main-table")
+    def _table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        event.stop()
+        if self._detail_open and not self.has_class("-narrow"):
+            self._show_detail(event.key)
+
+    def on_detail_pane_link_chosen(self, event: DetailPane.LinkChosen) -> None:
+        event.stop()
+        self.jump_to(event.link.tab, event.link.key)
+
+    # ------------------------------------------------------------------ filter and summary
+
+    @on(Input.Changed, ".table-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._finding:
+            self.detail.find(event.value)
+        elif not self._filter_waits(event.value):
+            self._set_filter(event.value)
+        self.update_summary()
+
+    def _set_filter(self, query: str) -> None:
+        """Filter the table now (a filter still waiting for search texts is dropped)."""
+        self._pending_filter = None
+        self.table.set_filter(query)
+
+    @property
+    def filter_pending(self) -> str | None:
+        """The filter typed while the search texts of a big table were still being computed
+        (it applies when they are), or None."""
+        return self._pending_filter
+
+    def _filter_waits(self, query: str) -> bool:
+        """Whether ``query`` must wait for the rows' search texts: a big table whose warm-up
+        has not finished them would compute tens of thousands on the key (120 ms and more at
+        50 000 agents, before the typed letter even shows). Then the line shows the letter at
+        once, the summary says "filtering…", and a thread computes the texts the warm-up has
+        not reached; the latest query applies when they are all there."""
+        if not query.strip():
+            return False  # clearing needs no search text: at once
+        rows = self._rows
+        if self._pending_filter is None and (
+            len(rows) < SEARCH_IN_THREAD_FROM
+            or rows is self._searchable_rows
+            or query.lower() == self.table.filter_query.lower()
+        ):
+            return False
+        self._pending_filter = query
+        if not self._search_starting and (
+            self._search_worker is None or self._search_worker.is_finished
+        ):
+            # after the frame that shows what was typed and "filtering…": started now, the
+            # thread would hold the interpreter half the time while that frame is made
+            self._search_starting = True
+            self.table.call_after_paint(self._start_search)
+        return True
+
+    def _start_search(self) -> None:
+        """The thread for a waiting filter, once the frame after its key is out: for the rows
+        the table has now (new ones may have come meanwhile), unless they are ready by now."""
+        self._search_starting = False
+        if self._pending_filter is None:
+            return  # applied (the warm-up finished) or cleared meanwhile
+        rows = self._rows
+        if rows is self._searchable_rows:
+            self._search_texts_ready(rows)  # the query applies now
+        elif self._search_worker is None or self._search_worker.is_finished:
+            self._search_worker = self._search_texts_in_thread(rows)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="table-search",
+        exit_on_error=False,
+        description="compute the search texts a filter waits for",
+    )
+    def _search_texts_in_thread(self, rows: Sequence[LazyRow]) -> None:
+        every = rows.all() if isinstance(rows, LazyRows) else rows
+        worker = get_current_worker()
+        # from the bottom up: the warm-up goes from the top down, so the two meet halfway
+        for end in range(len(every), 0, -2048):
+            if worker.is_cancelled:
+                return
+            for row in every[max(0, end - 2048) : end]:
+                row.haystack  # noqa: B018 - computed and cached by the property
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._search_texts_ready, rows)
+
+    def _search_texts_ready(self, rows: Sequence[LazyRow]) -> None:
+        """Every search text of ``rows`` is computed (by the warm-up or for a waiting filter)."""
+        if rows is not self._rows:
+            if self._pending_filter is not None:  # new rows came meanwhile: their turn
+                query, self._pending_filter = self._pending_filter, None
+                if not self._filter_waits(query):
+                    self._set_filter(query)
+                self.update_summary()
+            return
+        self._searchable_rows = rows
+        if self._pending_filter is not None:
+            self._set_filter(self._pending_filter)
+            self.update_summary()
+
+    @on(Input.Submitted, ".table-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._finding:
+            if not event.value.strip():
+                self._end_find()
+            self.set_focus(self.detail)
+            return
+        if not event.value.strip():
+            self.filter_input.display = False
+        self.set_focus(self.table)
+
+    def on_detail_pane_found(self, event: DetailPane.Found) -> None:
+        event.stop()
+        self.update_summary()
+
+    def _end_find(self) -> None:
+        """Stop finding in the detail: the marks go, the line goes back to the table's filter."""
+        self._finding = False
+        if self._detail_pane is not None:
+            self._detail_pane.find("")
+        field = self._filter_field
+        if field is not None:
+            with field.prevent(Input.Changed):
+                field.value = self.table.filter_query
+            field.placeholder = f"filter {self.NOUN}…"
+            field.display = bool(field.value)
+
+    def update_summary(self) -> None:
+        table = self.table
+        shown, total = table.row_count, table.total_count
+        text = f"{shown:,} {self.NOUN}" if shown == total else f"{shown:,} of {total:,} {self.NOUN}"
+        parts = [Content(text).stylize("bold")]
+        if table.sort_column is not None:
+            label = next(c.label for c in self.COLUMNS if c.key == table.sort_column)
+            arrow = "\u25bc" if table.sort_reverse else "\u25b2"
+            parts.append(Content(f"sorted by {label} {arrow}"))
+        extra = self.summary_extra()
+        if extra.plain:
+            parts.append(extra)
+        if self._finding:
+            pane = self.detail
+            if not pane.find_query.strip():
+                parts.append(Content("find in the detail"))
+            elif pane.match_count:
+                parts.append(Content(f"find {pane.current + 1}/{pane.match_count} · n/N"))
+            else:
+                parts.append(Content("find: no match"))
+        if self._pending_filter is not None:
+            parts.append(Content("filtering\u2026"))
+        elif table.filter_query and not (self._filter_shown() and not self._finding):
+            parts.append(Content.assemble("filter: ", (table.filter_query, "bold")))
+        if self._has_marks:
+            parts.append(Content("highlighted: new or changed").stylize("$text-accent"))
+        self.query_one(".table-summary", Static).update(Content(" \u00b7 ").join(parts))
+
+    # ------------------------------------------------------------------ actions
+
+    def action_filter(self) -> None:
+        """``/``: in the detail pane (or its raw JSON), find in it; elsewhere, filter the table."""
+        field = self.filter_input
+        in_detail = self._detail_open and self.focused is self.detail
+        if in_detail != self._finding:
+            self._finding = in_detail
+            with field.prevent(Input.Changed):
+                field.value = self.detail.find_query if in_detail else self.table.filter_query
+            field.placeholder = "find in this text…" if in_detail else f"filter {self.NOUN}…"
+        field.display = True
+        field.cursor_position = len(field.value)
+        self.set_focus(field)
+        self.update_summary()
+
+    def on_key(self, event: events.Key) -> None:
+        """Make a fast burst like "/phil" land in the filter.
+
+        Textual forwards each key to the widget focused when it arrives and runs (non-priority)
+        bindings only once a key has bubbled up to the app, so in a burst the letters after "/"
+        would all reach the table before the `/` binding moves the focus. Here "/" opens the
+        filter as soon as it bubbles to the screen, and a printable key that bubbles up while
+        the filter has focus (the filter consumes the keys sent to it) goes into the filter.
+        """
+        field = self._filter_field
+        if event.key == "slash" and (field is None or self.focused is not field):
+            event.stop()
+            event.prevent_default()
+            self.action_filter()
+        elif field is not None and self.focused is field and event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            field.insert_text_at_cursor(event.character)
+
+    def action_sort(self) -> None:
+        """``s``: the sort picker; then the column's key (``s`` again: the next column)."""
+        from tui.ui.screens.sort_picker import SortPicker
+
+        self.app.push_screen(SortPicker(self.table), self._sort_chosen)
+
+    def _sort_chosen(self, choice: SortChoice | None) -> None:
+        if choice is not None:
+            self.table.sort_by(choice.column, choice.reverse)
+            self.update_summary()
+
+    def action_reverse(self) -> None:
+        table = self.table
+        if table.sort_column is None:
+            table.sort_by(self.COLUMNS[0].key, reverse=True)
+        else:
+            table.toggle_sort_direction()
+        self.update_summary()
+
+    def action_pane(self, direction: int) -> None:
+        """``l`` / ``h``: from the table to the open detail pane and back."""
+        if direction > 0 and self._detail_open:
+            self.detail.take_focus()
+        elif direction < 0:
+            self.set_focus(self.table)
+
+    def action_raw(self) -> None:
+        if not self._detail_open:
+            self.open_detail(self.table.cursor_key)
+        detail = self.detail
+        detail.raw = not detail.raw
+        self._show_detail(detail.key)
+
+    def action_back(self) -> None:
+        field = self._filter_field
+        if field is not None and self.focused is field and self._finding:
+            self._end_find()
+            self.set_focus(self.detail)
+        elif field is not None and self.focused is field:
+            field.value = ""
+            field.display = False
+            self.set_focus(self.table)
+        elif self._finding:
+            self._end_find()
+        elif self._detail_open:
+            self.close_detail()
+        elif self.table.filter_query or self._pending_filter is not None:
+            self.clear_filters()
+        else:
+            self.back_more()
+        self.update_summary()
+
+    def back_more(self) -> None:
+        """``escape`` with nothing else to close (subclasses clear their quick-filters first)."""
+        super().back_more()
+
+    def place(self) -> Place:
+        return Place(
+            self.TAB_ID,
+            key=self.detail.key if self._detail_open else self.table.cursor_key,
+            filter=self.table.filter_query
+            if self._pending_filter is None
+            else self._pending_filter,
+            detail_open=self._detail_open,
+        )
+
+    def return_to(self, place: Place) -> None:
+        if not self.ready:
+            super().return_to(place)
+            return
+        table = self.table
+        if table.filter_query != place.filter:
+            if self._filter_field is not None:
+                self._filter_field.value = place.filter
+                self._filter_field.display = False
+            self._set_filter(place.filter)
+        if place.key is not None:
+            table.move_cursor_to(place.key)
+        self.set_focus(table)
+        if place.detail_open and place.key is not None:
+            self.open_detail(place.key)
+        elif self._detail_open:
+            self.close_detail()
+        self.update_summary()
+
+
+# rows warmed in a table this big are frozen afterwards (see _warm)
+FREEZE_WARMED_FROM = 5_000
+
+
+# a table with this many rows filters in a thread while its search texts are not all computed
+SEARCH_IN_THREAD_FROM = 10_000
+
+
+def _warm(rows: Sequence[LazyRow], worker: Any) -> bool:
+    """Compute (and cache on each row) what filtering and sorting will read.
+
+    Search texts first (a "/" is the likelier first key), then sort values. Returns False if the
+    worker was cancelled on the way (a newer build replaced these rows).
+    """
+    if isinstance(rows, LazyRows):
+        # the row objects first (the passes below then index a list), a piece at a time: made
+        # in one go, 50 000 of them held the interpreter for ~100 ms, and a key typed at the
+        # first paint (when this starts) was handled at half speed meanwhile
+        for start in range(0, len(rows), 1024):
+            if worker.is_cancelled:
+                return False
+            yield_to_keys()
+            rows.make(start, start + 1024)
+        rows = rows.all()
+    for field in ("haystack", "sort_values"):
+        for start in range(0, len(rows), 512):
+            if worker.is_cancelled:
+                return False
+            yield_to_keys()  # a key being handled gets the GIL to itself
+            for row in rows[start : start + 512]:
+                getattr(row, field)  # computed and cached by the property
+    if len(rows) >= FREEZE_WARMED_FROM:
+        # The rows and what they keep live until a refresh replaces them, then reference
+        # counting frees them (no cycles): out of the collector's view, as the models are. Else
+        # every full collection rescans them on the UI thread: 40-75 ms each at 50 000 agents,
+        # landing on whatever key comes next (a tab's first visit makes the garbage that
+        # starts one). Young garbage is collected first so that little else is frozen.
+        with gc_policy.paused(collect_young=True):
+            gc_policy.freeze()
+    return True

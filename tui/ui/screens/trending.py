@@ -1,0 +1,297 @@
+"""Tab 2, Trending: ranked posts with a detail pane, and the top agents/channels/topics panels."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from tui.network.models import TrendingFile, TrendingPost
+from tui.network.state_files import TRENDING
+from tui.network.store import Snapshot
+from tui.ui.stylesheets import sheets
+from tui.ui.widgets.detail_pane import Link
+from tui.ui.widgets.text import labelled
+from tui.ui.widgets.virtual_table import Column, LazyRow, Row, VirtualTable
+from tui.untrusted import clean, truncate
+
+from .table_screen import Built, TableScreen
+
+__all__ = ["TrendingScreen", "post_keys", "safe_url"]
+
+COLUMNS = (
+    Column("rank", "#", 3, align="right"),
+    Column("score", "score", 6, align="right"),
+    Column("votes", "votes", 5, align="right"),
+    Column("comments", "cmts", 4, align="right"),
+    Column("channel", "channel", 11),
+    Column("author", "author", 13),
+    Column("title", "title", 16, flex=True),
+)
+
+PANELS = (
+    ("top-agents", "Top agents", "agent_id", "agents"),
+    ("top-channels", "Top channels", "channel", "channels"),
+    ("top-topics", "Top topics", "topic", "channels"),
+)
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL if it is an http(s) URL with a host and no control characters, else None."""
+    if not url or len(url) > 2000:
+        return None
+    if clean(url) != url or any(ch.isspace() for ch in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    return url
+
+
+def post_keys(posts: tuple[TrendingPost, ...]) -> list[str]:
+    """A stable key per post: its number when unique, else its rank."""
+    keys: list[str] = []
+    seen: set[str] = set()
+    for rank, post in enumerate(posts, 1):
+        key = f"#{post.number}" if post.number is not None else f"rank{rank}"
+        if key in seen:
+            key = f"{key}@{rank}"
+        seen.add(key)
+        keys.append(key)
+    return keys
+
+
+def _score(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def _line(label: str, value: Any) -> Content:
+    return labelled(label, value, 9)
+
+
+class PostRow(LazyRow):
+    """One trending post's row; ``context`` is ``(trending file, rank by key)``."""
+
+    __slots__ = ()
+    model: TrendingPost
+
+    def make_cells(self) -> tuple[str, ...]:
+        post = self.model
+        return (
+            str(self.context[1].get(self.key, 0)),
+            _score(post.score),
+            f"{post.upvotes - post.downvotes:,}",
+            f"{post.comment_count:,}",
+            post.channel,
+            post.author,
+            post.title,
+        )
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        post = self.model
+        return (
+            self.context[1].get(self.key, 0),
+            post.score,
+            post.upvotes - post.downvotes,
+            post.comment_count,
+            post.channel.lower(),
+            post.author.lower(),
+            post.title.lower(),
+        )
+
+    def make_haystack(self) -> str:
+        post = self.model
+        return " ".join((post.title, post.author, post.channel, self.key)).lower()
+
+
+class TrendingScreen(TableScreen, tab="trending"):
+    """Tab 2."""
+
+    CSS_PATH = sheets("trending")
+
+    COLUMNS = COLUMNS
+    NOUN = "posts"
+    SOURCE = TRENDING
+    ROW = PostRow
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "author", "Go to author", show=False, id="trending.author"),
+        Binding("c", "channel", "Go to channel", show=False, id="trending.channel"),
+    ]
+
+    def compose_extra(self) -> ComposeResult:
+        with Horizontal(classes="trending-panels"):
+            for panel_id, title, _field, _tab in PANELS:
+                with Vertical(classes="trending-panel"):
+                    yield Static(Content(title), classes="panel-title", markup=False)
+                    yield VirtualTable(
+                        (
+                            Column("name", title.split()[1].rstrip("s"), 8, flex=True),
+                            Column("posts", "posts", 5, align="right"),
+                            Column("score", "score", 6, align="right"),
+                        ),
+                        id=panel_id,
+                        classes="panel-table",
+                    )
+
+    # ------------------------------------------------------------------ rows
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, TrendingPost] | None:
+        trending = snapshot.trending
+        if trending is None:
+            return None
+        return dict(zip(post_keys(trending.trending), trending.trending, strict=True))
+
+    def prepare(self, snapshot: Snapshot) -> tuple[TrendingFile | None, dict[str, int]]:
+        trending = snapshot.trending
+        keys = post_keys(trending.trending) if trending is not None else []
+        return trending, {key: rank for rank, key in enumerate(keys, 1)}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._panel_cells: dict[str, dict[str, tuple[Any, ...]]] = {}
+        self._panel_rows: dict[str, list[Row]] = {}
+
+    def clear_marks(self) -> None:
+        super().clear_marks()
+        for panel_id, rows in self._panel_rows.items():
+            panel = self.query_one(f"#{panel_id}", VirtualTable)
+            if panel.marked:
+                panel.set_rows(rows)
+
+    def after_rows(self, built: Built) -> None:
+        trending: TrendingFile | None = built.context[0]
+        boards = (
+            (trending.top_agents, "agent_id") if trending else ((), ""),
+            (trending.top_channels, "channel") if trending else ((), ""),
+            (trending.top_topics, "topic") if trending else ((), ""),
+        )
+        for (panel_id, _title, _field, _tab), (items, field) in zip(PANELS, boards, strict=True):
+            rows = []
+            seen: set[str] = set()
+            for item in items:
+                name = str(getattr(item, field))
+                if name in seen:
+                    continue
+                seen.add(name)
+                rows.append(
+                    Row(
+                        name,
+                        (name, f"{item.posts:,}", _score(item.score)),
+                        (name.lower(), item.posts, item.score),
+                        name.lower(),
+                    )
+                )
+            # marked as the main table is: what changed since the rows the user saw
+            old = self._panel_cells.get(panel_id, {})
+            marked = [row.key for row in rows if built.compared and old.get(row.key) != row.cells]
+            self._panel_cells[panel_id] = {row.key: row.cells for row in rows}
+            self._panel_rows[panel_id] = rows
+            self.query_one(f"#{panel_id}", VirtualTable).set_rows(rows, marked=marked)
+
+    def show_empty_state(self) -> None:
+        super().show_empty_state()
+        loaded = self.snapshot.file(self.SOURCE).loaded
+        for panel_id, title, _field, _tab in PANELS:
+            message = f"no {title.lower()}" if loaded else f"{self.SOURCE} not loaded"
+            self.query_one(f"#{panel_id}", VirtualTable).set_empty_message(message)
+
+    # ------------------------------------------------------------------ detail
+
+    def detail_view(self, key: str, model: TrendingPost) -> tuple[Content, list[Link]]:
+        lines = [Content(clean(model.title, multiline=True)).stylize("bold"), Content("")]
+        lines.append(_line("author", model.author))
+        lines.append(_line("channel", model.channel))
+        lines.append(_line("score", _score(model.score)))
+        lines.append(
+            _line(
+                "votes",
+                f"▲ {model.upvotes:,}  ▼ {model.downvotes:,}  (net {model.upvotes - model.downvotes:,})",
+            )
+        )
+        lines.append(_line("comments", f"{model.comment_count:,}"))
+        if model.number is not None:
+            lines.append(_line("number", f"#{model.number}"))
+        if model.url:
+            lines.append(_line("url", truncate(clean(model.url), 400)))
+            if safe_url(model.url) is None:
+                lines.append(
+                    Content("          (not an http(s) URL: o will not open it)").stylize(
+                        "$text-warning"
+                    )
+                )
+        for name, value in model.extras.items():
+            lines.append(_line(truncate(clean(name), 9), truncate(clean(value), 500)))
+        lines.append(Content(""))
+        lines.append(
+            Content("a author · c channel · o open URL · J raw JSON").stylize("$text-muted")
+        )
+        links = []
+        if model.author:
+            links.append(
+                Link(
+                    Content.assemble(("agent ", "$text-muted"), truncate(clean(model.author), 60)),
+                    "agents",
+                    model.author,
+                )
+            )
+        if model.channel:
+            links.append(
+                Link(
+                    Content.assemble(
+                        ("channel #", "$text-muted"), truncate(clean(model.channel), 60)
+                    ),
+                    "channels",
+                    model.channel,
+                )
+            )
+        return Content("\n").join(lines), links
+
+    def _current_post(self) -> TrendingPost | None:
+        key = self.detail.key if self._detail_open else self.table.cursor_key
+        return self._models.get(key) if key is not None else None
+
+    def copy_text(self) -> str | None:
+        focused = self.focused
+        if isinstance(focused, VirtualTable) and focused.has_class("panel-table"):
+            return focused.cursor_key
+        post = self._current_post()
+        if post is None:
+            return None
+        return safe_url(post.url) or (clean(post.url) if post.url else None) or super().copy_text()
+
+    def link_url(self) -> str | None:
+        """``O`` opens the post's URL (issue 12 item 5: `o` is the outbox)."""
+        post = self._current_post()
+        return safe_url(post.url) if post is not None else None
+
+    def action_author(self) -> None:
+        post = self._current_post()
+        if post is not None and post.author:
+            self.jump_to("agents", post.author)
+
+    def action_channel(self) -> None:
+        post = self._current_post()
+        if post is not None and post.channel:
+            self.jump_to("channels", post.channel)
+
+    @on(VirtualTable.Selected, ".panel-table")
+    def _panel_selected(self, event: VirtualTable.Selected) -> None:
+        event.stop()
+        panel = event.table.id
+        tab = next(tab for panel_id, _t, _f, tab in PANELS if panel_id == panel)
+        self.jump_to(tab, event.key)
+
+    @on(VirtualTable.Highlighted, ".panel-table")
+    def _panel_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        event.stop()
