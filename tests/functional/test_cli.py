@@ -243,3 +243,22 @@ def test_sandbox_serve_prints_json_first_then_serves():
 def test_sandbox_refuses_non_loopback_hosts(capsys):
     assert main(["sandbox", "serve", "--host", "0.0.0.0"]) == 2
     assert "loopback" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["demo"], []], ids=["demo", "configured"])
+def test_the_dashboard_without_a_terminal_says_so_and_exits_2(tmp_path, argv):
+    """`roost demo </dev/null | head` used to paint escape sequences into the pipe forever."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        "roost: the dashboard needs a terminal (for scripts: roost state --json)\n"
+    )

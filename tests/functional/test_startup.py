@@ -330,6 +330,7 @@ def test_resume_gc_keeps_a_collector_someone_else_turned_off(gc_restored):
 
 def test_cli_passes_the_prefetched_cache_to_the_dashboard(tmp_path, monkeypatch, gc_restored):
     from tui.cli import main
+    from tui.commands import dashboard
     from tui.ui import app as app_module
 
     seen = {}
@@ -339,6 +340,7 @@ def test_cli_passes_the_prefetched_cache_to_the_dashboard(tmp_path, monkeypatch,
         return 0
 
     monkeypatch.setattr(app_module, "run_tui", fake_run_tui)
+    monkeypatch.setattr(dashboard, "on_a_terminal", lambda: True)
     gc.enable()
     assert main(["--cache-dir", str(tmp_path), "--read-url", "https://s.example.org/r"]) == 0
     assert seen["gc"] is False  # paused before the dashboard is imported and built

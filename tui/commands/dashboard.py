@@ -4,8 +4,9 @@ none is set) and `roost demo` (the embedded demo network, always)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
-from tui.commands import settings_from
+from tui.commands import EXIT_USAGE, settings_from
 from tui.startup import begin, resume_gc
 from tui.tabs import TAB_IDS
 
@@ -18,8 +19,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     demo.set_defaults(handler=run_dashboard, demo=True)
 
 
+def on_a_terminal() -> bool:
+    """Whether both ends are a terminal: the dashboard draws on stdout and reads keys from
+    stdin, and without one it would paint blind into a pipe and never be told to stop."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def run_dashboard(args: argparse.Namespace) -> int:
     settings = settings_from(args)
+    if not on_a_terminal():
+        print(
+            "roost: the dashboard needs a terminal (for scripts: roost state --json)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     screen = getattr(args, "demo_screen", None) or args.screen
     if getattr(args, "demo", False):
         settings = settings.as_demo()
