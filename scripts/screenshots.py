@@ -131,7 +131,7 @@ def _activity(network, step: int, when: datetime) -> None:
 async def take(shot: Shot) -> str:
     clock = FrozenClock(DEFAULT_EPOCH - timedelta(minutes=30))
     # the demo service as `roost demo` builds it (store, issue API, hub), on a frozen clock
-    service = connect(Settings().as_demo(), use_cache=False, epoch=DEFAULT_EPOCH, clock=clock)
+    service = connect(Settings(), use_cache=False, epoch=DEFAULT_EPOCH, clock=clock)
     network = service.demo_app.state.sandbox.network
     store = service.store
     # history for the sparklines: five cycles, ten minutes apart, each after some activity
@@ -141,9 +141,7 @@ async def take(shot: Shot) -> str:
         _activity(network, step, clock.now)
         await store.refresh()
     clock.now = DEFAULT_EPOCH
-    app = RoostApp(
-        service.settings, service=service, clock=clock, initial_screen=shot.screen, poll=False
-    )
+    app = RoostApp(service, clock=clock, initial_screen=shot.screen, poll=False)
     async with app.run_test(size=shot.size) as pilot:
         await _settle(pilot)
         for key in shot.keys:

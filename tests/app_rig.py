@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 
 from tui.config import Settings
 from tui.eggs.boot_record import BootRecord, parse_boot_record
-from tui.eggs.boot_rows import BootRow, EggBytes, with_sibling_warnings
+from tui.eggs.boot_rows import BootRow, BootsSource, EggBytes, with_sibling_warnings
 from tui.network.store import Store
 from tui.sandbox.app import create_app
 from tui.sandbox.eggs import SeedBootSpec, build_seed_boot
@@ -21,6 +21,7 @@ from tui.sandbox.faults import Faults
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
+from tui.service import Service
 from tui.ui.app import RoostApp
 
 if TYPE_CHECKING:
@@ -65,16 +66,33 @@ def make_rig(
     network: DemoNetwork | None = None,
     demo: bool = True,
 ) -> Rig:
+    """The app on a demo network of its own (at ``BASE``, in-process), on a frozen clock.
+
+    ``demo``: the app is told it is the demo network (the tab bar's badge, and the Boots tab
+    reads the seed boots the demo packer makes in memory); otherwise it reads ``BASE`` as a
+    configured service with no boot-record source."""
     sandbox = create_app(network, seed=7, agents=agents, epoch=DEFAULT_EPOCH)
     network = sandbox.state.sandbox.network
     clock = Clock()
-    store = Store(BASE, client=in_process_client(sandbox, BASE), clock=clock)
-    app = RoostApp(
-        Settings(), store=store, clock=clock, initial_screen=screen, poll=False, demo=demo
-    )
-    if demo:
-        app.boots_source = DemoBoots()  # seed boots packed in memory: no hub request
+    client = in_process_client(sandbox, BASE)
+    store = Store(BASE, client=client, clock=clock)
+    service = service_for(store, demo=demo, demo_app=sandbox)
+    app = RoostApp(service, clock=clock, initial_screen=screen, poll=False)
     return Rig(app, network, store, clock, sandbox.state.sandbox.faults)
+
+
+def service_for(
+    store: Store,
+    *,
+    demo: bool = True,
+    demo_app: object | None = None,
+    boots: BootsSource | None = None,
+) -> Service:
+    """A service around ``store``: the demo network (seed boots packed in memory, no hub
+    request, unless ``boots`` is given) or the service at the store's address."""
+    if demo:
+        return Service(Settings(), store, demo_app=demo_app, boots_source=boots or DemoBoots())
+    return Service(Settings(read_url=store.read_url), store, boots_source=boots)
 
 
 def demo_app(screen: str = "agents") -> RoostApp:

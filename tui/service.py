@@ -1,15 +1,20 @@
-"""Connecting settings to a store: the real service over HTTP, or the embedded demo network.
+"""Connecting settings to a service: the real one over HTTP, or the embedded demo network.
 
-The CLI and the TUI both call :func:`connect`, so `roost state` and `roost` read the same
-service the same way. The demo network is served in-process through ``httpx.ASGITransport``:
-no socket is opened, so `roost` works on a machine with no network at all.
+:func:`connect` is the one construction path: the CLI and the dashboard both call it, so `roost
+state` and `roost` read the same service the same way, and the dashboard is handed the
+:class:`Service` it builds. The demo network is served in-process through
+``httpx.ASGITransport``: no socket is opened, so `roost` works on a machine with no network.
+
+Importing this module is cheap (the store and the demo network are imported by
+:func:`connect`): `roost` calls it before the dashboard's imports, so that its disk cache is
+read on another core meanwhile (tui/startup.py).
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -18,10 +23,12 @@ from tui.clock import utc_now
 from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.eggs.hub_paths import PUBLIC_HUB_URL, index_url
 from tui.network.disk_cache import DiskCache
-from tui.network.store import Store, StoreOptions
 
 if TYPE_CHECKING:
     import httpx
+
+    from tui.eggs.boot_rows import BootsSource
+    from tui.network.store import Store, StoreOptions
 
 __all__ = ["DEMO_BASE_URL", "Service", "connect", "demo_epoch"]
 
@@ -33,22 +40,42 @@ def demo_epoch() -> datetime:
 
 @dataclass
 class Service:
-    """Everything a front end needs to talk to one service."""
+    """Everything a front end needs to talk to one service.
 
-    settings: Settings  # for the demo: read/write/hub URLs, repo and token of the sandbox
+    ``settings`` are the user's, complete (profile, config file, ``[actions]``); on the demo
+    network its write URL, repository, hub and token are the sandbox's. Whether this is the
+    demo is ``settings.demo``, nowhere else.
+    """
+
+    settings: Settings
     store: Store
-    demo: bool = False
     demo_app: object | None = None  # the in-process sandbox: its hub, and tests' fault knobs
     client: httpx.AsyncClient | None = None  # shared by the store and the issue client
+    #: Where the Boots tab's records and eggs come from; None: built from ``settings.boots``
+    #: when first asked for (:meth:`boots`). Tests hand in their own.
+    boots_source: BootsSource | None = None
     #: This run's identity: each demo run starts a fresh network, so its outbox is its own.
     run_id: str = field(default_factory=lambda: secrets.token_hex(6))
 
     _hub_client: httpx.AsyncClient | None = None
 
     @property
+    def demo(self) -> bool:
+        """On the embedded demo network (``settings.demo``)."""
+        return self.settings.demo
+
+    @property
     def hub_url(self) -> str:
         """Where eggs may be downloaded from (the public hub unless one is configured)."""
         return (self.settings.hub_url or PUBLIC_HUB_URL).rstrip("/")
+
+    def boots(self) -> BootsSource | None:
+        """The Boots tab's records and eggs (None: no boot-record source is configured)."""
+        if self.boots_source is None and self.settings.boots:
+            from tui.eggs.hub_boots import HubBoots
+
+            self.boots_source = HubBoots(self)
+        return self.boots_source
 
     def hub_client(self) -> httpx.AsyncClient:
         """The client for boot records and eggs, of its own: it carries no token (the hub never
@@ -84,17 +111,31 @@ def connect(
     *,
     use_cache: bool = True,
     cache: DiskCache | None = None,
+    prefetch: bool = False,
     options: StoreOptions | None = None,
     epoch: datetime | None = None,
     agents: int | None = None,
     clock: Callable[[], datetime] | None = None,
 ) -> Service:
-    """Build the service for ``settings``; demo settings get an in-process sandbox."""
+    """Build the service for ``settings``; demo settings get an in-process sandbox.
+
+    ``cache``: the disk cache to use (default: the service's own folder, unless ``use_cache``
+    is False). ``prefetch``: start reading it in a background thread at once (`roost` does, so
+    that the read overlaps the dashboard's imports).
+    """
+    if not use_cache:
+        cache = None
+    elif cache is None:
+        cache = DiskCache.for_service(settings.state_url, settings.cache_dir)
+    if cache is not None and prefetch:
+        cache.prefetch()
+
+    from tui.network.store import Store, StoreOptions
+
     options = options or StoreOptions(interval_s=settings.interval)
     timing = {"clock": clock} if clock is not None else {}  # screenshots freeze the store's
     if not settings.demo:
-        cache = _cache(settings, use_cache, cache)
-        store = Store(settings.read_url, cache=cache, options=options, **timing)
+        store = Store(settings.state_url, cache=cache, options=options, **timing)
         return Service(settings, store)
 
     from tui.sandbox.app import DEMO_TOKEN, create_app
@@ -107,23 +148,15 @@ def connect(
     client = in_process_client(app, base_url=DEMO_BASE_URL)
     sandbox = app.state.sandbox
     hub_url = settings.hub_url or DEMO_BASE_URL + "/hub"  # a hub given beside the demo wins
-    demo_settings = Settings(
-        read_url=DEMO_BASE_URL,
+    # the user's settings (profile, config file, [actions]) with the sandbox's write side
+    demo_settings = replace(
+        settings,
         write_url=DEMO_BASE_URL + "/api",
         hub_url=hub_url,
         boots=settings.boots or index_url(hub_url),
         repo=f"{sandbox.owner}/{sandbox.repo}",
-        interval=settings.interval,
-        cache_dir=settings.cache_dir,
         token=Secret(DEMO_TOKEN),
         token_source="demo",
     )
-    cache = _cache(settings, use_cache, cache)
     store = Store(DEMO_BASE_URL, client=client, cache=cache, options=options, **timing)
-    return Service(demo_settings, store, demo=True, demo_app=app, client=client)
-
-
-def _cache(settings: Settings, use_cache: bool, cache: DiskCache | None) -> DiskCache | None:
-    if not use_cache:
-        return None
-    return cache or DiskCache.for_service(settings.state_url, settings.cache_dir)
+    return Service(demo_settings, store, demo_app=app, client=client)

@@ -1,15 +1,15 @@
 """What `roost` does before it imports the dashboard, to shorten its cold start.
 
-* :func:`begin` starts reading the disk cache in a background thread (file reads and sha256
-  release the GIL, so they overlap the imports on another core) and pauses the collector.
+* :func:`begin` pauses the collector, shares one malloc arena and connects the service with its
+  disk cache read in a background thread (file reads and sha256 release the GIL, so they
+  overlap the dashboard's imports on another core).
 * The cyclic garbage collector stays paused until the first data is on screen. Starting `roost`
   allocates a few hundred thousand objects that live as long as the process (modules, classes,
   widgets, styles) and almost no cyclic garbage; with the collector on, its passes rescan them
-  over and over (the README's performance section has the cost, measured by
-  ``tests/perf/bench.py --only cold_start``). The app calls :func:`resume_gc` after its first
-  paint. The pause is one hold on the shared switch (:mod:`tui.gc_policy`): resuming gives back
-  only this hold, so the collector stays off while the data layer holds it, and a collector
-  someone else turned off stays off.
+  over and over (measured by ``tests/perf/bench.py --only cold_start``). The app calls
+  :func:`resume_gc` after its first paint. The pause is one hold on the shared switch
+  (:mod:`tui.gc_policy`): resuming gives back only this hold, so a collector someone else
+  turned off stays off.
 * :func:`one_malloc_arena` (glibc): every thread allocates from the main malloc arena. The app
   validates the cache in a worker thread, and glibc gives each new thread its own arena, whose
   heaps grow in small mapped steps, which makes that validation measurably slower than in the
@@ -20,10 +20,13 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from tui import gc_policy
-from tui.config import Settings
-from tui.network.disk_cache import DiskCache
+
+if TYPE_CHECKING:
+    from tui.config import Settings
+    from tui.service import Service
 
 __all__ = ["begin", "one_malloc_arena", "pause_gc", "resume_gc"]
 
@@ -63,12 +66,11 @@ def one_malloc_arena() -> bool:
         return False
 
 
-def begin(settings: Settings) -> DiskCache:
-    """Pause the collector, share one malloc arena and start prefetching ``settings``' disk
-    cache; pass the cache on to the app (``RoostApp(settings, cache=...)``) so its store loads
-    the prefetched files."""
+def begin(settings: Settings) -> Service:
+    """Pause the collector, share one malloc arena and connect ``settings``' service, its disk
+    cache already being read; hand the service to the app (``run_tui(service)``)."""
+    from tui.service import connect
+
     pause_gc()
     one_malloc_arena()  # before the prefetch and the app start any thread
-    cache = DiskCache.for_service(settings.state_url, settings.cache_dir)
-    cache.prefetch()
-    return cache
+    return connect(settings, prefetch=True)

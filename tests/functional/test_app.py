@@ -8,19 +8,20 @@ from pathlib import Path
 
 import httpx
 import pytest
-from app_rig import BASE, Clock, loaded, make_rig, settle, svg_text
+from app_rig import BASE, Clock, loaded, make_rig, service_for, settle, svg_text
 from msgspec.structs import replace
 from textual.command import CommandPalette
 from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.widgets import Input
 
-from tui.config import Settings
+from tui.config import DEMO_BASE_URL, Settings
 from tui.network.disk_cache import DiskCache
 from tui.network.store import Store, StoreStatus
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.server import in_process_client
+from tui.service import connect
 from tui.ui.app import RoostApp, StateRefreshed, styles_dir
 from tui.ui.screens import SCREENS
 from tui.ui.screens.agents import AgentsScreen
@@ -230,7 +231,7 @@ async def test_initial_screen_and_unknown_screen():
         assert isinstance(rig.app.screen, TrendingScreen)
         assert rig.app.screen.table.total_count > 0
     with pytest.raises(ValueError, match="no screen"):
-        RoostApp(Settings(), store=rig.store, initial_screen="nests")
+        RoostApp(service_for(rig.store), initial_screen="nests")
 
 
 # --------------------------------------------------------------------------- agents
@@ -844,7 +845,7 @@ async def test_offline_start_from_disk_cache(tmp_path: Path):
     await warm.refresh()
     client = httpx.AsyncClient(transport=_Down(), base_url=BASE)
     store = Store(BASE, client=client, cache=cache, clock=Clock())
-    app = RoostApp(Settings(read_url=BASE), store=store, clock=Clock(), poll=False)
+    app = RoostApp(service_for(store, demo=False), clock=Clock(), poll=False)
     toasts = Toasts()
     async with app.run_test(size=SIZE, message_hook=toasts) as pilot:
         await loaded(pilot)
@@ -863,7 +864,7 @@ async def test_worker_failure_becomes_a_toast_not_a_crash():
 
     rig = make_rig()
     store = Broken(BASE, client=sandbox_client(rig))
-    app = RoostApp(Settings(), store=store, clock=Clock(), poll=False, demo=True)
+    app = RoostApp(service_for(store), clock=Clock(), poll=False)
     toasts = Toasts()
     async with app.run_test(size=SIZE, message_hook=toasts) as pilot:
         await app.workers.wait_for_complete()
@@ -912,20 +913,41 @@ async def test_input_filter_has_no_blinking_cursor_in_tests():
         assert rig.app.screen.query_one(Input).cursor_blink is False
 
 
-def test_run_tui_demo_flag_forces_demo(monkeypatch):
+def test_roost_demo_keeps_the_users_settings_and_says_demo_once(monkeypatch, tmp_path):
+    """`roost demo` with a service configured: the app is handed the demo network's service,
+    whose settings are the app's and keep the user's profile, config file and [actions]."""
+    from tui.actions.connection import catalog_for
+    from tui.cli import main
     from tui.ui import app as app_module
 
     seen = {}
 
     def fake_run(self):
-        seen["demo"] = self.demo
-        seen["screen"] = self.initial_screen
+        seen.update(app=self, screen=self.initial_screen)
         return 0
 
     monkeypatch.setattr(app_module.RoostApp, "run", fake_run)
-    settings = Settings(read_url="https://example.invalid/x")
-    assert app_module.run_tui(settings, screen="channels", demo=True) == 0
-    assert seen == {"demo": True, "screen": "channels"}
+    config = tmp_path / "config.toml"
+    config.write_text(
+        'profile = "work"\n'
+        "[profiles.work]\n"
+        'read_url = "https://example.invalid/x"\n'
+        'repo = "owner/repo"\n'
+        "[actions.heartbeat]\n"
+        'description = "Say the team is here"\n'
+    )
+    argv = ["--config", str(config), "--cache-dir", str(tmp_path / "cache"), "demo"]
+    assert main([*argv, "--screen", "channels"]) == 0
+    app = seen["app"]
+    assert seen["screen"] == "channels"
+    assert app.settings is app.service.settings  # one truth, not a copy that drifts
+    settings = app.settings
+    assert settings.demo and app.service.demo and app.app_state.demo
+    assert (settings.profile, settings.config_file) == ("work", config)
+    assert catalog_for(settings)["heartbeat"].description == "Say the team is here"
+    assert settings.repo != "owner/repo" and settings.token_source == "demo"  # the sandbox's
+    assert app.service.store.read_url == DEMO_BASE_URL
+    assert app.service.store.cache.folder.parent == tmp_path / "cache"  # derived once
 
 
 def test_run_tui_freezes_what_is_left_once_the_app_has_closed(monkeypatch):
@@ -942,7 +964,8 @@ def test_run_tui_freezes_what_is_left_once_the_app_has_closed(monkeypatch):
 
     monkeypatch.setattr(app_module.RoostApp, "run", fake_run)
     monkeypatch.setattr(app_module.gc_policy, "freeze", lambda: order.append("freeze"))
-    assert app_module.run_tui(Settings(read_url="https://example.invalid/x")) == 0
+    service = connect(Settings(read_url="https://example.invalid/x"), use_cache=False)
+    assert app_module.run_tui(service) == 0
     assert order == ["run", "freeze"]
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
-from app_rig import BASE, Clock, loaded, make_rig, settle, svg_text
+from app_rig import BASE, Clock, loaded, make_rig, service_for, settle, svg_text
 from textual.message import Message
 from textual.notifications import Notify
 
-from tui.config import Settings
 from tui.network.store import Store, StoreOptions
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
@@ -66,7 +65,7 @@ async def test_a_stale_copy_is_said_stale_on_its_tab_and_listed_in_full_in_the_p
 async def test_a_wrong_read_url_names_the_urls_tried_on_the_tab_and_in_the_view():
     sandbox = create_app(None, seed=7, agents=20, epoch=DEFAULT_EPOCH)
     store = Store(BASE + "/nope", client=in_process_client(sandbox, BASE), clock=Clock())
-    app = RoostApp(Settings(), store=store, clock=Clock(), poll=False, demo=False)
+    app = RoostApp(service_for(store, demo=False), clock=Clock(), poll=False)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         shown = svg_text(app.export_screenshot())
@@ -85,7 +84,7 @@ def polling_app(interval: float = 3600) -> tuple[RoostApp, Store]:
     clock = Clock()
     options = StoreOptions(interval_s=interval, jitter=0, min_interval_s=5)
     store = Store(BASE, client=in_process_client(sandbox, BASE), clock=clock, options=options)
-    app = RoostApp(Settings(), store=store, clock=clock, poll=True, demo=True)
+    app = RoostApp(service_for(store), clock=clock, poll=True)
     return app, store
 
 

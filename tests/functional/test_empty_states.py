@@ -8,10 +8,9 @@ import asyncio
 
 import httpx
 import pytest
-from app_rig import BASE, Clock, loaded, settle
+from app_rig import BASE, Clock, loaded, service_for, settle
 from textual.widgets import Static
 
-from tui.config import Settings
 from tui.network.empty_state import not_loaded_text
 from tui.network.store import FileState, Problem, Store, StoreOptions, StoreStatus
 from tui.sandbox.app import create_app
@@ -37,9 +36,7 @@ def faulty_app(
         setattr(sandbox.state.sandbox.faults, knob, value)
     clock = Clock()
     store = Store(BASE, client=in_process_client(sandbox, BASE), clock=clock, options=options)
-    app = RoostApp(
-        Settings(), store=store, clock=clock, initial_screen=screen, poll=False, demo=True
-    )
+    app = RoostApp(service_for(store), clock=clock, initial_screen=screen, poll=False)
     return app, sandbox
 
 
@@ -127,7 +124,7 @@ class _Down(httpx.AsyncBaseTransport):
 async def test_offline_without_cache_and_loading_while_the_first_refresh_runs():
     client = httpx.AsyncClient(transport=_Down(), base_url=BASE)
     store = Store(BASE, client=client, clock=Clock())
-    app = RoostApp(Settings(read_url=BASE), store=store, clock=Clock(), poll=False)
+    app = RoostApp(service_for(store, demo=False), clock=Clock(), poll=False)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         said = table_says(app.screen.table)

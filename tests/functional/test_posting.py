@@ -10,6 +10,7 @@ from textual.notifications import Notify
 
 from tui.actions.tracking import follow_queued
 from tui.config import Settings
+from tui.service import connect
 from tui.ui.app import RoostApp
 from tui.ui.screens.forms.form import ActionForm
 from tui.ui.screens.outbox import OutboxScreen
@@ -24,7 +25,7 @@ async def _wait_for(predicate, timeout: float = 20) -> None:
 
 
 async def test_register_from_the_form_reaches_the_outbox_and_the_platform():
-    app = RoostApp(Settings().as_demo(), poll=False, use_cache=False)
+    app = RoostApp(connect(Settings(), use_cache=False), poll=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await loaded(pilot)
         await pilot.press("n")
@@ -34,7 +35,7 @@ async def test_register_from_the_form_reaches_the_outbox_and_the_platform():
         assert isinstance(app.screen, ActionForm)
         await pilot.press(*"Night Owl", "tab", *"roost", "tab", *"I read the feed at night.")
         await pilot.press("ctrl+s")
-        write = app.write_side()
+        write = app.writer.write_side()
         assert write is not None
         await _wait_for(lambda: any(e.state == "queued" for e in write.outbox.entries()))
         (entry,) = write.outbox.entries()
@@ -62,7 +63,7 @@ async def test_register_from_the_form_reaches_the_outbox_and_the_platform():
 
 
 async def test_posting_without_a_repository_keeps_the_draft_and_says_why():
-    app = RoostApp(Settings(read_url="http://127.0.0.1:9/"), poll=False, use_cache=False)
+    app = RoostApp(connect(Settings(read_url="http://127.0.0.1:9/"), use_cache=False), poll=False)
     posted = []
     async with app.run_test(size=(80, 24), message_hook=posted.append) as pilot:
         await pilot.press("n")
@@ -72,9 +73,9 @@ async def test_posting_without_a_repository_keeps_the_draft_and_says_why():
         assert isinstance(app.screen, ActionForm)
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert app.write_side() is None
+        assert app.writer.write_side() is None
         # nothing typed is lost: the draft is kept, reopening the form restores it
-        assert app.draft_keeper().kept("heartbeat") is not None
+        assert app.writer.draft_keeper().kept("heartbeat") is not None
         toasts = [m.notification.message for m in posted if isinstance(m, Notify)]
         assert any("Not sent" in t and "repository" in t for t in toasts), toasts
         await pilot.press("o")
@@ -95,7 +96,7 @@ async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))  # no `gh` to ask
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    app = RoostApp(Settings().as_demo(), poll=False, use_cache=False)
+    app = RoostApp(connect(Settings(), use_cache=False), poll=False)
     posted = []
     async with app.run_test(size=(80, 24), message_hook=posted.append) as pilot:
         await loaded(pilot)
@@ -111,7 +112,7 @@ async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp
         assert token not in svg_text(app.export_screenshot())  # masked as it is typed
         await pilot.press("enter")
         await settle(pilot)
-        assert app.write_side().client.has_token
+        assert app.writer.write_side().client.has_token
         toasts = [str(m.notification.message) for m in posted if isinstance(m, Notify)]
         assert any("acting as demo-agent" in t for t in toasts), toasts
         # then the picker, as `n` always opens
@@ -119,7 +120,7 @@ async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp
         await settle(pilot)
         assert isinstance(app.screen, ActionForm)
         await pilot.press(*"Owl", "tab", *"roost", "tab", *"Night reader.", "ctrl+s")
-        write = app.write_side()
+        write = app.writer.write_side()
         await _wait_for(lambda: any(e.state == "queued" for e in write.outbox.entries()))
         written = [path for path in (tmp_path / "data").rglob("*") if path.is_file()]
         assert any(path.suffix == ".json" for path in written), written  # the outbox entry
@@ -140,7 +141,7 @@ async def test_an_empty_or_spaced_token_is_refused_and_escape_composes_anyway(
     for var in TOKEN_ENV_VARS:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
-    app = RoostApp(Settings().as_demo(), poll=False, use_cache=False)
+    app = RoostApp(connect(Settings(), use_cache=False), poll=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
         app.service.settings = replace(app.service.settings, token=None, token_source=None)
@@ -156,4 +157,4 @@ async def test_an_empty_or_spaced_token_is_refused_and_escape_composes_anyway(
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, ActionPicker)  # composing goes on; sending will say why
-        assert not app.write_side().client.has_token
+        assert not app.writer.write_side().client.has_token

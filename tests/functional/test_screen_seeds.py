@@ -15,11 +15,10 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from app_rig import Clock, painted  # the shared frozen clock; what the terminal shows
+from app_rig import Clock, painted, service_for  # frozen clock; what the terminal shows
 from textual import events
 from textual.content import Content
 
-from tui.config import Settings
 from tui.network.models import Proposal
 from tui.network.store import Store
 from tui.sandbox.app import create_app
@@ -85,9 +84,7 @@ def make_rig(seeds: dict[str, Any] | None = None) -> Rig:
         network.replace_doc("seeds.json", seeds, DEFAULT_EPOCH)
     clock = Clock()
     store = Store(BASE, client=in_process_client(sandbox, BASE), clock=clock)
-    app = RecordingApp(
-        Settings(), store=store, clock=clock, initial_screen="seeds", poll=False, demo=True
-    )
+    app = RecordingApp(service_for(store), clock=clock, initial_screen="seeds", poll=False)
     return Rig(app, network, store, clock)
 
 

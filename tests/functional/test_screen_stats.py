@@ -14,9 +14,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from app_rig import Clock, svg_text  # the shared frozen clock
+from app_rig import Clock, service_for, svg_text  # the shared frozen clock
 
-from tui.config import Settings
 from tui.network.store import Store
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
@@ -65,9 +64,7 @@ def make_rig(stats: dict[str, Any] | None = None, *, screen: str = "stats") -> R
         network.replace_doc("stats.json", stats, DEFAULT_EPOCH)
     clock = Clock()
     store = Store(BASE, client=in_process_client(sandbox, BASE), clock=clock)
-    app = RoostApp(
-        Settings(), store=store, clock=clock, initial_screen=screen, poll=False, demo=True
-    )
+    app = RoostApp(service_for(store), clock=clock, initial_screen=screen, poll=False)
     return Rig(app, network, store, clock)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec.structs
 import pytest
-from app_rig import BASE, loaded, make_rig
+from app_rig import BASE, loaded, make_rig, service_for
 
 import tui
 from tui import startup
@@ -24,6 +24,7 @@ from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache, service_fo
 from tui.network.store import Store
 from tui.sandbox.app import create_app
 from tui.sandbox.server import in_process_client
+from tui.service import connect
 from tui.tabs import tab
 from tui.ui.app import RoostApp, StateRefreshed
 from tui.ui.screens import TABS, StateScreen
@@ -229,15 +230,17 @@ def test_prefetch_of_a_missing_folder_does_nothing(tmp_path):
 # --------------------------------------------------------------------------- startup.begin, gc
 
 
-def test_begin_pauses_gc_and_prefetches_the_services_cache(tmp_path, gc_restored):
+def test_begin_pauses_gc_and_connects_with_the_cache_prefetched(tmp_path, gc_restored):
     root = tmp_path / "cache-root"
     settings = Settings(read_url="https://state.example.org/x", cache_dir=root)
     expected_folder = root / service_folder_name(settings.state_url)
     DiskCache(expected_folder).store("agents.json", b"cached", meta_for(b"cached"))
     gc.enable()
 
-    cache = startup.begin(settings)
+    service = startup.begin(settings)
     assert not gc.isenabled()
+    assert service.settings is settings
+    cache = service.store.cache
     assert isinstance(cache, DiskCache)
     assert cache.folder == expected_folder
     wait_for_prefetch()
@@ -311,8 +314,10 @@ def test_one_malloc_arena_does_nothing_off_glibc(monkeypatch):
 
 
 def test_begin_for_the_demo_uses_the_demo_address(tmp_path, gc_restored):
-    cache = startup.begin(Settings(cache_dir=tmp_path))
-    assert cache.folder == tmp_path / service_folder_name(DEMO_BASE_URL)
+    service = startup.begin(Settings(cache_dir=tmp_path))
+    assert service.demo and service.store.cache.folder == tmp_path / service_folder_name(
+        DEMO_BASE_URL
+    )
     startup.resume_gc()
 
 
@@ -328,15 +333,17 @@ def test_resume_gc_keeps_a_collector_someone_else_turned_off(gc_restored):
     assert gc.isenabled()
 
 
-def test_cli_passes_the_prefetched_cache_to_the_dashboard(tmp_path, monkeypatch, gc_restored):
+def test_cli_hands_the_dashboard_its_service_with_the_prefetched_cache(
+    tmp_path, monkeypatch, gc_restored
+):
     from tui.cli import main
     from tui.commands import dashboard
     from tui.ui import app as app_module
 
     seen = {}
 
-    def fake_run_tui(settings, *, screen=None, demo=False, cache=None):
-        seen.update(settings=settings, cache=cache, gc=gc.isenabled())
+    def fake_run_tui(service, *, screen=None):
+        seen.update(service=service, gc=gc.isenabled())
         return 0
 
     monkeypatch.setattr(app_module, "run_tui", fake_run_tui)
@@ -344,16 +351,18 @@ def test_cli_passes_the_prefetched_cache_to_the_dashboard(tmp_path, monkeypatch,
     gc.enable()
     assert main(["--cache-dir", str(tmp_path), "--read-url", "https://s.example.org/r"]) == 0
     assert seen["gc"] is False  # paused before the dashboard is imported and built
-    assert seen["cache"].folder == tmp_path / service_folder_name("https://s.example.org/r")
+    cache = seen["service"].store.cache
+    assert cache.folder == tmp_path / service_folder_name("https://s.example.org/r")
     startup.resume_gc()
 
 
-def test_app_uses_the_cache_it_is_given(tmp_path):
-    cache = DiskCache(tmp_path / "given")
-    app = RoostApp(Settings(cache_dir=tmp_path), cache=cache, poll=False)
-    assert app.store.cache is cache
-    app_no_cache = RoostApp(Settings(cache_dir=tmp_path), use_cache=False, poll=False)
-    assert app_no_cache.store.cache is None
+def test_the_app_uses_the_services_store_and_connect_the_cache_it_is_given(tmp_path):
+    service = connect(Settings(read_url="https://s.example.org/r"), use_cache=False)
+    app = RoostApp(service, poll=False)
+    assert app.store is service.store and app.settings is service.settings
+    assert service.store.cache is None
+    given = DiskCache(tmp_path / "given")
+    assert connect(Settings(cache_dir=tmp_path), cache=given).store.cache is given
 
 
 async def test_app_resumes_gc_when_there_is_no_cache(gc_restored):
@@ -403,7 +412,7 @@ async def test_first_refresh_waits_for_the_cached_paint(tmp_path, gc_restored):
     warm = Store(BASE, client=client, cache=cache)
     await warm.refresh()
     store = _Recording(BASE, client=client, cache=cache, clock=rig.clock)
-    app = _NotingApp(Settings(), store=store, clock=rig.clock, poll=False, demo=True)
+    app = _NotingApp(service_for(store), clock=rig.clock, poll=False)
     app.gc_at_cache_delivery = []
     store.app = app
     startup.pause_gc()

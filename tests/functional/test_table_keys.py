@@ -131,10 +131,9 @@ async def test_vim_keys_on_the_shared_table_have_stable_ids() -> None:
 async def test_no_marks_after_a_start_from_the_disk_cache(tmp_path) -> None:
     """Issue 12 item 9: the first refresh after a start from an older disk cache marks nothing;
     the next one marks what it changed."""
-    from app_rig import BASE
+    from app_rig import BASE, service_for
     from test_app import sandbox_client
 
-    from tui.config import Settings
     from tui.network.disk_cache import DiskCache
     from tui.network.store import Store
     from tui.ui.app import RoostApp
@@ -149,7 +148,7 @@ async def test_no_marks_after_a_start_from_the_disk_cache(tmp_path) -> None:
             "poke", {"target_agent": target}, agents[-1], rig.clock.advance(minutes=1)
         )
     store = Store(BASE, client=sandbox_client(rig), cache=cache, clock=rig.clock)
-    app = RoostApp(Settings(read_url=BASE), store=store, clock=rig.clock, poll=False)
+    app = RoostApp(service_for(store, demo=False), clock=rig.clock, poll=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
         for _ in range(50):

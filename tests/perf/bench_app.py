@@ -47,6 +47,7 @@ from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import CachedMeta, DiskCache  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.sandbox.generator import DEFAULT_EPOCH, generate_state, serialize  # noqa: E402
+from tui.service import Service  # noqa: E402
 from tui.ui.app import RoostApp  # noqa: E402
 from tui.ui.screens.agents import AgentsScreen  # noqa: E402
 
@@ -105,7 +106,7 @@ async def _roost_once(cache: DiskCache, agents: int) -> float:
     started = time.perf_counter()
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
     store = Store(BASE, client=client, cache=cache)
-    app = RoostApp(Settings(read_url=BASE), store=store, poll=False)
+    app = RoostApp(Service(Settings(read_url=BASE), store), poll=False)
 
     def ready() -> bool:
         screen = app.screen

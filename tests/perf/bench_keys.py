@@ -52,6 +52,7 @@ from textual.pilot import Pilot  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import DiskCache  # noqa: E402
 from tui.network.store import Store  # noqa: E402
+from tui.service import Service  # noqa: E402
 from tui.tabs import TABS  # noqa: E402
 from tui.ui.app import RoostApp  # noqa: E402
 from tui.ui.screens.agents import AgentsScreen  # noqa: E402
@@ -174,7 +175,7 @@ async def _painted(agents: int, cache: DiskCache) -> AsyncIterator[tuple[RoostAp
     """The real app from ``cache`` at 80×24, from its first frame showing all ``agents`` rows."""
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
     store = Store(BASE, client=client, cache=cache)
-    app = RoostApp(Settings(read_url=BASE), store=store, poll=False)
+    app = RoostApp(Service(Settings(read_url=BASE), store), poll=False)
     frames = _Frames()
     app.post_display_hook = frames.hook  # type: ignore[method-assign]
     try:

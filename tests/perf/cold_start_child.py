@@ -34,18 +34,19 @@ def bare_app():
 
 
 def roost_app(cache_dir: str, agents: int):
-    """Built as `roost --read-url BASE` builds it: settings in, the app makes store and cache."""
+    """Built as `roost --read-url BASE` builds it: settings in, `begin` connects the service
+    (its store and disk cache), the app is given it."""
     root = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(root))
     from tui.config import Settings
     from tui.startup import begin
 
     settings = Settings(read_url=BASE, cache_dir=Path(cache_dir))
-    cache = begin(settings)  # as `roost` does before importing the app (tui/cli.py)
+    service = begin(settings)  # as `roost` does before importing the app (tui/commands)
     from tui.ui.app import RoostApp
     from tui.ui.screens.agents import AgentsScreen
 
-    app = RoostApp(settings, poll=False, cache=cache)
+    app = RoostApp(service, poll=False)
     load_cache = app.store.load_cache
 
     def timed_load_cache():  # the data load this very process did (its own duration)

@@ -36,10 +36,10 @@ def run_dashboard(args: argparse.Namespace) -> int:
     screen = getattr(args, "demo_screen", None) or args.screen
     if getattr(args, "demo", False):
         settings = settings.as_demo()
-    cache = begin(settings)  # before the heavy imports (tui/startup.py)
     try:
+        service = begin(settings)  # before the heavy imports (tui/startup.py)
         from tui.ui.app import run_tui
 
-        return run_tui(settings, screen=screen, cache=cache)
+        return run_tui(service, screen=screen)
     finally:
         resume_gc()  # normally the app has already (after its first paint)

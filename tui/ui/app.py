@@ -2,12 +2,15 @@
 
 Wiring (attributes down, messages up):
 
-* one :class:`~tui.network.store.Store` per app. At start the disk cache is read (in a thread)
+* the app is given its :class:`~tui.service.Service` (built by :func:`tui.service.connect`) and
+  builds nothing itself: one store per app. At start the disk cache is read (in a thread)
   and shown at once; then a worker runs the store's refresh loop. The store's listener posts
   :class:`StateRefreshed`; the handler (never a worker) hands the snapshot to the screens.
 * the app's state (snapshot, store status, refreshing, demo, …) is one
   :class:`~tui.ui.app_state.AppState`, set on every tab screen when it changes; their tab and
-  status bars are bound to it.
+  status bars are bound to it. Each tab screen takes what else it needs from the service
+  (:meth:`~tui.ui.screens.base.StateScreen.take_service`) when it is made.
+* posting is a :class:`~tui.ui.write_controller.WriteController` the app holds.
 * a screen updates only when one of its ``FILES`` changed; a screen that is not on view is
   updated when it is next shown.
 * screens and widgets ask by message: :class:`~tui.ui.widgets.tab_bar.TabBar.TabChosen`,
@@ -35,7 +38,6 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from tui import gc_policy
-from tui.config import Settings
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
 from tui.network.urls import redact_url
 from tui.startup import resume_gc
@@ -52,7 +54,7 @@ from tui.ui.screens.base import Place
 from tui.ui.stylesheets import no_color, sheets, styles_dir
 from tui.ui.widgets.tab_bar import TabBar
 from tui.ui.widgets.text import short
-from tui.ui.write_controller import PostingMixin
+from tui.ui.write_controller import WriteController
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -60,9 +62,9 @@ if TYPE_CHECKING:
     from textual.command import Provider
     from textual.screen import Screen
 
-    from tui.eggs.boot_rows import BootsSource
-    from tui.network.disk_cache import DiskCache
+    from tui.config import Settings
     from tui.service import Service
+    from tui.ui.screens.outbox.messages import OutboxChanged
     from tui.ui.screens.palette import PaletteIndex
 
 __all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
@@ -128,8 +130,9 @@ def _tab_bindings() -> list[BindingType]:
     ]
 
 
-class RoostApp(PostingMixin, App[int]):
-    """The dashboard. ``store`` is built from ``settings`` unless given (tests, benchmark)."""
+class RoostApp(App[int]):
+    """The dashboard of ``service``: its store's snapshots on the tabs, its write side behind
+    ``n`` and ``o``."""
 
     TITLE = "roost"
     # the chrome and the three table tabs; other screens bring their own sheets, parsed when
@@ -141,7 +144,7 @@ class RoostApp(PostingMixin, App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *_tab_bindings(),
         Binding("r", "refresh", "Refresh", id="app.refresh"),
-        *PostingMixin.POSTING_BINDINGS,
+        *WriteController.BINDINGS,
         Binding(
             "R", "refresh(True)", "Re-fetch everything (no ETags)", show=False, id="app.reload"
         ),
@@ -177,16 +180,11 @@ class RoostApp(PostingMixin, App[int]):
 
     def __init__(
         self,
-        settings: Settings,
+        service: Service,
         *,
-        store: Store | None = None,
-        service: Service | None = None,
         clock: Clock = utc_now,
         initial_screen: str = "agents",
         poll: bool = True,
-        demo: bool | None = None,
-        use_cache: bool = True,
-        cache: DiskCache | None = None,
     ) -> None:
         if initial_screen not in self.MODES:
             known = ", ".join(self.MODES)
@@ -206,34 +204,24 @@ class RoostApp(PostingMixin, App[int]):
         for source in default_css_sources(Input):
             self.stylesheet.add_source(*source)
         self.initial_screen = initial_screen
-        self.settings = settings
         self.clock: Clock = clock
         self.service = service
-        if service is not None:
-            store = service.store
-            demo = service.demo if demo is None else demo
-        elif store is None:
-            from tui.service import connect
-
-            self.service = connect(settings, use_cache=use_cache, cache=cache)
-            store = self.service.store
-            demo = self.service.demo if demo is None else demo
-        self.store = store
-        self.demo = settings.demo if demo is None else demo
-        #: Where the Boots tab's records and eggs come from (None: no source configured).
-        self.boots_source: BootsSource | None = None
-        if self.service is not None and self.service.settings.boots:
-            from tui.eggs.hub_boots import HubBoots
-
-            self.boots_source = HubBoots(self.service)
+        self.store: Store = service.store
         self.poll = poll
         self.app_state = AppState(
-            snapshot=store.snapshot,
-            status=store.status,
-            service="demo network" if self.demo else settings.service_label(),
-            demo=self.demo,
+            snapshot=self.store.snapshot,
+            status=self.store.status,
+            service=service.settings.service_label(),
+            demo=service.settings.demo,
             clock=clock,
-            interval_s=store.options.interval_s if poll else 0.0,
+            interval_s=self.store.options.interval_s if poll else 0.0,
+        )
+        #: Posting: the issue client and outbox, the keys that post, the outbox's tracker.
+        self.writer = WriteController(
+            self,
+            service,
+            snapshot=lambda: self.snapshot,
+            show_outbox=lambda summary: self._publish(outbox=summary),
         )
         self.palette_index: PaletteIndex | None = None  # the palette's candidates (per snapshot)
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
@@ -246,7 +234,7 @@ class RoostApp(PostingMixin, App[int]):
         self._leaving = False  # exit() was called: nothing will be drawn again
         self._full_collections: gc_policy.Hold | None = None  # from mount to unmount
         self._thorough_at = time.monotonic()  # the last collection that included the frozen
-        self._unsubscribe = store.subscribe(self._on_store_cycle)
+        self._unsubscribe = self.store.subscribe(self._on_store_cycle)
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         self._leaving = True
@@ -261,6 +249,11 @@ class RoostApp(PostingMixin, App[int]):
         super().update_styles(node, animate)
 
     # ------------------------------------------------------------------ state, handed down
+
+    @property
+    def settings(self) -> Settings:
+        """The service's settings (the user's, with the demo network's write side on it)."""
+        return self.service.settings
 
     @property
     def snapshot(self) -> Snapshot:
@@ -297,8 +290,7 @@ class RoostApp(PostingMixin, App[int]):
         # the first tab is painted whole; a tab opened later paints its bars on the key that
         # opens it and its body in the frames after (StateScreen.defer_body)
         screen.defer_body = bool(self._tab_screens)
-        if tab.id == "boots" and self.boots_source is not None:
-            screen.boots_source = self.boots_source  # records and eggs: attributes down
+        screen.take_service(self.service)
         self._tab_screens[tab.id] = screen
         # A new screen's styles are computed when it mounts, from the stylesheet as it is then:
         # mark them current, or Textual restyles the app and the new screen twice more
@@ -408,9 +400,8 @@ class RoostApp(PostingMixin, App[int]):
         self._unsubscribe()
         if self._frozen is not None:
             self._frozen.release()  # what big validations froze is the collector's again
-        await self.close_write_side()
-        if self.service is not None:
-            await self.service.aclose()
+        await self.writer.aclose()
+        await self.service.aclose()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state != WorkerState.ERROR:
@@ -443,7 +434,7 @@ class RoostApp(PostingMixin, App[int]):
             )
             if not self.loaded.is_set():
                 if self.poll:
-                    self.start_tracking()  # the outbox is followed once the dashboard is up
+                    self.writer.start_tracking()  # the outbox is followed once the dashboard is up
                 self.set_timer(PRELOAD_AFTER_S, self._preload_tabs, name="preload tabs")
             self.loaded.set()
             self._tell_problems(message.report, message.status)
@@ -630,6 +621,29 @@ class RoostApp(PostingMixin, App[int]):
     def action_go_back(self) -> None:
         self.go_back()
 
+    # ------------------------------------------------------------------ posting
+
+    def action_compose(self) -> None:
+        """`n`: the action picker for what is selected."""
+        self.writer.compose()
+
+    def action_outbox(self) -> None:
+        """`o`: the outbox of this service."""
+        self.writer.open_outbox()
+
+    def action_token(self) -> None:
+        """`T`: type a token for this session."""
+        self.writer.ask_token()
+
+    def on_write_controller_actions_progressed(
+        self, message: WriteController.ActionsProgressed
+    ) -> None:
+        self.writer.progressed(message)
+
+    def on_outbox_changed(self, message: OutboxChanged) -> None:
+        """The Outbox screen saw the folder change (tui/ui/screens/outbox)."""
+        self.writer.outbox_changed(message.counts)
+
     # ------------------------------------------------------------------ actions
 
     def action_switch_tab(self, tab_id: str) -> None:
@@ -704,17 +718,9 @@ def _interval(seconds: float) -> str:
     return f"{seconds:g}s" if seconds < 60 else f"{seconds / 60:g} min"
 
 
-def run_tui(
-    settings: Settings,
-    *,
-    screen: str | None = None,
-    demo: bool = False,
-    cache: DiskCache | None = None,
-) -> int:
-    """Run the dashboard until the user quits; the process exit code."""
-    if demo:
-        settings = settings.as_demo()
-    app = RoostApp(settings, initial_screen=screen or "agents", cache=cache)
+def run_tui(service: Service, *, screen: str | None = None) -> int:
+    """Run the dashboard of ``service`` until the user quits; the process exit code."""
+    app = RoostApp(service, initial_screen=screen or "agents")
     result = app.run()
     # The process ends now. The app gave what it froze back to the collector when it closed
     # (tests run many apps in one process); left so, the interpreter's final collections

@@ -3,76 +3,96 @@
 ``n`` opens the action picker for what is selected (tui/ui/screens/forms); a submitted draft becomes
 an outbox entry (saved before anything leaves) and is sent by a worker; a background worker then
 follows queued entries to accepted / rejected and each refresh settles accepted ones whose effect
-the state shows. The app mixes this in: its handlers own the UI state, workers only do I/O and
-report back through messages.
+the state shows. The app holds one :class:`WriteController` and hands it its keys; workers only
+do I/O and report back through messages, which the app's handlers pass on to it.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from tui.untrusted import clean_line
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from tui.actions.connection import WriteSide
     from tui.actions.outbox import Entry
-    from tui.ui.screens.forms import ActionContext, Draft
+    from tui.network.store import Snapshot
+    from tui.service import Service
+    from tui.ui.screens.forms import ActionContext, Draft, DraftKeeper
 
-__all__ = ["ActionsProgressed", "PostingMixin"]
+__all__ = ["WriteController"]
 
 FOLLOW_EVERY_S = 10.0  # the tracker's pace; each entry's own checks are paced by tracking.py
+NO_TOKEN = "no token: set ROOST_TOKEN, GH_TOKEN or GITHUB_TOKEN, or log in with gh"
 
 
-class ActionsProgressed(Message):
-    """Entries of the outbox changed state (sent, accepted, rejected, applied…)."""
+class WriteController:
+    """The write side of one app: its issue client and outbox (made on first use), the keys
+    that post (:attr:`BINDINGS`, actions on the app that call the methods here) and the worker
+    that follows the outbox.
 
-    def __init__(self, entries: list[Entry], counts: dict[str, int]) -> None:
-        super().__init__()
-        self.entries = entries
-        self.counts = counts
+    ``app`` shows what happens (toasts, screens) and runs the workers; ``snapshot`` is the
+    state on view (for the forms' references and to settle applied actions); ``show_outbox``
+    puts the outbox's summary on the status bars.
+    """
 
-
-class PostingMixin:
-    """Mixed into :class:`tui.ui.app.RoostApp` (which provides ``service``, ``settings``,
-    ``snapshot``, ``notify``, ``push_screen`` and the worker machinery)."""
-
-    POSTING_BINDINGS: ClassVar[list[BindingType]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "compose", "Post", id="app.compose"),
         Binding("o", "outbox", "Outbox", id="app.outbox", show=False),
         Binding("T", "token", "Type a token for this session", show=False, id="app.token"),
     ]
 
-    _write: WriteSide | None = None
-    write_problem: str | None = None
-    _drafts: Any = None
-    outbox_counts: dict[str, int] = {}  # noqa: RUF012 - replaced, never mutated
+    @dataclass
+    class ActionsProgressed(Message):
+        """Entries of the outbox changed state (sent, accepted, rejected, applied…)."""
+
+        entries: list[Entry]
+        counts: dict[str, int]
+
+    def __init__(
+        self,
+        app: App[Any],
+        service: Service,
+        *,
+        snapshot: Callable[[], Snapshot],
+        show_outbox: Callable[[str], None],
+    ) -> None:
+        self.app = app
+        self.service = service
+        self._snapshot = snapshot
+        self._show_outbox = show_outbox
+        self._write: WriteSide | None = None
+        #: Why posting is impossible here (no repository, a refused URL), once that is known.
+        self.problem: str | None = None
+        self._drafts: DraftKeeper | None = None
+        self.outbox_counts: dict[str, int] = {}
 
     # ------------------------------------------------------------------ the write side
 
     def write_side(self) -> WriteSide | None:
         """The issue client and outbox of this service, made on first use (None, with the reason
-        in ``write_problem``, when posting is not possible: no repository, a refused URL)."""
-        if self._write is None and self.write_problem is None:
+        in :attr:`problem`, when posting is not possible: no repository, a refused URL)."""
+        if self._write is None and self.problem is None:
             from tui.actions.connection import write_side
             from tui.actions.token import TokenError
             from tui.config import ConfigError
 
-            service = getattr(self, "service", None)
-            if service is None:
-                self.write_problem = "this dashboard has no service to post to"
-                return None
             try:
-                self._write = write_side(service)
+                self._write = write_side(self.service)
             except (TokenError, ConfigError) as exc:
-                self.write_problem = str(exc)
+                self.problem = str(exc)
         return self._write
 
-    def draft_keeper(self) -> Any:
+    def draft_keeper(self) -> DraftKeeper:
+        """Where unsent drafts are kept: beside the outbox, or in memory without one."""
         if self._drafts is None:
             from tui.ui.screens.forms import FileDrafts, MemoryDrafts
 
@@ -84,7 +104,7 @@ class PostingMixin:
 
     # ------------------------------------------------------------------ n: compose
 
-    def action_compose(self) -> None:
+    def compose(self) -> None:
         write = self.write_side()
         if write is not None and not write.client.has_token:
             # no token anywhere: ask for one first (escape composes anyway: the draft is kept
@@ -105,11 +125,11 @@ class PostingMixin:
         if write is not None:
             from tui.actions.connection import catalog_for
 
-            catalog = catalog_for(self.settings)  # type: ignore[attr-defined]
+            catalog = catalog_for(self.service.settings)
         open_action_flow(
-            self,  # type: ignore[arg-type]
+            self.app,
             self._action_context(),
-            self.snapshot,  # type: ignore[attr-defined]
+            self._snapshot(),
             self.draft_keeper(),
             on_submit=self._submit_draft,
             login=self._login(),
@@ -119,16 +139,16 @@ class PostingMixin:
 
     # ------------------------------------------------------------------ T: a token
 
-    def action_token(self) -> None:
+    def ask_token(self) -> None:
         write = self.write_side()
         if write is None:
-            self.notify(  # type: ignore[attr-defined]
-                f"Cannot post here: {self.write_problem}", severity="warning", markup=False
-            )
+            self.app.notify(f"Cannot post here: {self.problem}", severity="warning", markup=False)
             return
         self._ask_token(write, "")
 
-    def _ask_token(self, write: WriteSide, why: str, then: Any = None) -> None:
+    def _ask_token(
+        self, write: WriteSide, why: str, then: Callable[[], None] | None = None
+    ) -> None:
         from tui.actions.token import origin_of
         from tui.ui.screens.forms.token_prompt import TokenPrompt
 
@@ -142,13 +162,18 @@ class PostingMixin:
 
                 write.client.set_token(Secret(token))
                 write.token_source = "typed in this session"
-                self._tell_token_owner()
+                self.app.run_worker(
+                    self._tell_token_owner(),
+                    group="whoami",
+                    exclusive=True,
+                    exit_on_error=False,
+                    name="whoami",
+                )
             if then is not None:
                 then()
 
-        self.push_screen(TokenPrompt(write.client.repo, origin, why=why), answered)  # type: ignore[attr-defined]
+        self.app.push_screen(TokenPrompt(write.client.repo, origin, why=why), answered)
 
-    @work(group="whoami", exclusive=True, exit_on_error=False, name="whoami")
     async def _tell_token_owner(self) -> None:
         """Say who the new token acts as and what it may do (``GET /user``)."""
         write = self.write_side()
@@ -157,14 +182,14 @@ class PostingMixin:
         try:
             who = await write.client.whoami()
         except Exception as exc:  # told, never a crash: the token may be wrong
-            self.notify(  # type: ignore[attr-defined]
+            self.app.notify(
                 f"Token set for this session, but the platform did not accept it: "
                 f"{clean_line(str(exc), 160)}",
                 severity="warning",
                 markup=False,
             )
             return
-        self.notify(  # type: ignore[attr-defined]
+        self.app.notify(
             f"Token set for this session: acting as {clean_line(who.login, 40)} · "
             f"{clean_line(who.describe(write.client.repo), 120)}",
             title="Token",
@@ -172,19 +197,12 @@ class PostingMixin:
         )
 
     def _action_context(self) -> ActionContext:
-        """What the person has selected: an agent, a channel or a proposal."""
+        """What the person has selected on the tab on view: an agent, a channel, a proposal."""
+        from tui.ui.screens.base import StateScreen
         from tui.ui.screens.forms import ActionContext
 
-        screen = self.screen  # type: ignore[attr-defined]
-        tab = getattr(screen, "TAB_ID", None)
-        if tab == "seeds":
-            proposal = screen.selected_proposal()
-            return (
-                ActionContext("proposal", proposal.id) if proposal is not None else ActionContext()
-            )
-        kind = {"agents": "agent", "channels": "channel"}.get(tab or "")
-        key = screen.copy_text() if kind is not None and hasattr(screen, "copy_text") else None
-        return ActionContext(kind, key) if key else ActionContext()  # type: ignore[arg-type]
+        screen = self.app.screen
+        return screen.posting_context() if isinstance(screen, StateScreen) else ActionContext()
 
     def _login(self) -> str | None:
         write = self._write
@@ -204,38 +222,44 @@ class PostingMixin:
         is impossible), then send it in a worker."""
         write = self.write_side()
         if write is None:
-            raise RuntimeError(f"cannot post: {self.write_problem}")
+            raise RuntimeError(f"cannot post: {self.problem}")
         entry = write.outbox.draft(draft.action, dict(draft.payload), nonce=draft.nonce)
-        self.notify(  # type: ignore[attr-defined]
-            f"{entry.action}: in the outbox, sending…", title="Outbox", markup=False
+        self.app.notify(f"{entry.action}: in the outbox, sending…", title="Outbox", markup=False)
+        self.app.run_worker(
+            self._send_entry(write, entry.id),
+            group="send",
+            exit_on_error=False,
+            name="send",
+            description="send",
         )
-        self._send_entry(entry.id)
 
-    @work(group="send", exclusive=False, exit_on_error=False, name="send", description="send")
-    async def _send_entry(self, entry_id: str) -> None:
+    async def _send_entry(self, write: WriteSide, entry_id: str) -> None:
         from tui.actions.outbox import EntryBusy
 
-        write = self.write_side()
-        if write is None:
-            return
         try:
             entry = await write.outbox.send(entry_id, write.client)
         except EntryBusy:
             return  # another roost is sending it
         self._report_entries([entry])
-        self.post_message(ActionsProgressed([entry], write.outbox.counts()))  # type: ignore[attr-defined]
+        self.app.post_message(self.ActionsProgressed([entry], write.outbox.counts()))
 
     # ------------------------------------------------------------------ tracking
 
     def start_tracking(self) -> None:
         """Begin following the outbox (called once the dashboard is up; off the start path)."""
-        self._track()
+        self.app.run_worker(
+            self._track(),
+            group="track",
+            exclusive=True,
+            exit_on_error=False,
+            name="track",
+            description="follow",
+        )
 
-    async def close_write_side(self) -> None:
+    async def aclose(self) -> None:
         if self._write is not None:
             await self._write.aclose()
 
-    @work(group="track", exclusive=True, exit_on_error=False, name="track", description="follow")
     async def _track(self) -> None:
         from tui.actions.tracking import follow_queued
 
@@ -243,71 +267,61 @@ class PostingMixin:
         if write is None:
             return
         changed = list(await write.outbox.resume_interrupted(write.client))
-        self.post_message(ActionsProgressed(changed, write.outbox.counts()))  # type: ignore[attr-defined]
+        self.app.post_message(self.ActionsProgressed(changed, write.outbox.counts()))
         changed = []
         while True:
             changed += await follow_queued(write.outbox, write.client)
-            changed += await asyncio.to_thread(self._settle)
+            changed += await asyncio.to_thread(self._settle, write)
             if changed:
-                self.post_message(ActionsProgressed(changed, write.outbox.counts()))  # type: ignore[attr-defined]
+                self.app.post_message(self.ActionsProgressed(changed, write.outbox.counts()))
                 changed = []
             await asyncio.sleep(FOLLOW_EVERY_S)
 
-    def _settle(self) -> list[Entry]:
+    def _settle(self, write: WriteSide) -> list[Entry]:
         from tui.actions.tracking import settle_applied
 
-        write = self._write
-        return settle_applied(write.outbox, self.snapshot) if write is not None else []  # type: ignore[attr-defined]
+        return settle_applied(write.outbox, self._snapshot())
 
-    def on_actions_progressed(self, message: ActionsProgressed) -> None:
-        self._show_outbox_counts(message.counts)
+    def progressed(self, message: ActionsProgressed) -> None:
+        """The app's handler of :class:`ActionsProgressed`: toasts, the bars' summary and any
+        Outbox screen open."""
+        self.outbox_changed(message.counts)
         self._report_entries(message.entries)
         from tui.ui.screens.outbox import OutboxScreen, RefreshOutbox
 
-        for screen in self.screen_stack:  # type: ignore[attr-defined]
+        for screen in self.app.screen_stack:
             if isinstance(screen, OutboxScreen):
                 screen.post_message(RefreshOutbox())
 
-    def on_outbox_changed(self, message: Any) -> None:
-        """The Outbox screen saw the folder change (tui/ui/screens/outbox)."""
-        self._show_outbox_counts(message.counts)
-
-    def _show_outbox_counts(self, counts: dict[str, int]) -> None:
+    def outbox_changed(self, counts: dict[str, int]) -> None:
+        """The outbox's counts changed (here, or seen by the Outbox screen)."""
         from tui.actions.outbox_report import status_summary
 
         self.outbox_counts = dict(counts)
-        self._publish(outbox=status_summary(counts))  # type: ignore[attr-defined]
+        self._show_outbox(status_summary(counts))
 
     # ------------------------------------------------------------------ o: the outbox
 
-    def action_outbox(self) -> None:
+    def open_outbox(self) -> None:
         from tui.ui.screens.outbox import OutboxScreen
 
-        if isinstance(self.screen, OutboxScreen):  # type: ignore[attr-defined]
+        if isinstance(self.app.screen, OutboxScreen):
             return
         write = self.write_side()
         if write is None:
-            self.notify(  # type: ignore[attr-defined]
-                f"No outbox: {self.write_problem}", severity="warning", markup=False
-            )
+            self.app.notify(f"No outbox: {self.problem}", severity="warning", markup=False)
             return
         client = write.client if write.client.has_token else None
-        self.push_screen(  # type: ignore[attr-defined]
-            OutboxScreen(
-                write.outbox,
-                client,
-                no_client_reason="no token: set ROOST_TOKEN, GH_TOKEN or GITHUB_TOKEN, or log in with gh",
-            )
-        )
+        self.app.push_screen(OutboxScreen(write.outbox, client, no_client_reason=NO_TOKEN))
 
     def _report_entries(self, entries: list[Entry]) -> None:
         for entry in entries:
-            number = f" #{entry.number}" if getattr(entry, "number", None) else ""
-            reason = f": {clean_line(entry.reason, 200)}" if getattr(entry, "reason", None) else ""
+            number = f" #{entry.number}" if entry.number else ""
+            reason = f": {clean_line(entry.reason, 200)}" if entry.reason else ""
             severity = (
                 "error" if entry.state in ("failed", "rejected", "unknown") else "information"
             )
-            self.notify(  # type: ignore[attr-defined]
+            self.app.notify(
                 f"{clean_line(entry.action, 40)}{number}: {entry.state}{reason}",
                 title="Outbox",
                 severity=severity,

@@ -182,6 +182,7 @@ class AgentsScreen(TableScreen, tab="agents"):
     NOUN = "agents"
     SOURCE = AGENTS
     ROW = AgentRow
+    POSTING_KIND = "agent"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "status('active')", "Active only", show=False, id="agents.active"),

@@ -16,7 +16,7 @@ calls the app.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 from textual import events, on
@@ -35,6 +35,10 @@ from tui.ui.widgets.key_bar import KeyBar
 from tui.ui.widgets.status_bar import StatusBar
 from tui.ui.widgets.tab_bar import TabBar
 from tui.ui.widgets.text import short
+
+if TYPE_CHECKING:
+    from tui.actions.action_context import ActionContext, ContextKind
+    from tui.service import Service
 
 __all__ = ["ScreenBody", "StateScreen"]
 
@@ -78,6 +82,9 @@ class StateScreen(Screen):
       used by :meth:`jump_to` and the command palette; rows may not exist yet when it is called,
       so remember the key and apply it once they do;
     * :meth:`copy_text` - what ``y`` copies (the selected id or URL), or ``None``;
+    * :meth:`posting_context` - what ``n`` posts about (by default the selected row, read
+      by :meth:`copy_text`, as a :attr:`POSTING_KIND`);
+    * :meth:`take_service` - take what the tab needs from the service before it mounts;
     * :meth:`clear_marks` - a refresh cycle ended without touching this screen's files: drop the
       "new/changed" marks of the previous cycle;
     * :meth:`show_empty_state` - say why a file that is not loaded is missing (after every
@@ -89,6 +96,8 @@ class StateScreen(Screen):
     TAB_KEY: ClassVar[str] = ""
     TAB_TITLE: ClassVar[str] = ""
     FILES: ClassVar[frozenset[str]] = frozenset()
+    #: What the selected row is to the action picker (``n``): None, nothing to post about.
+    POSTING_KIND: ClassVar[ContextKind | None] = None
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -225,6 +234,17 @@ class StateScreen(Screen):
     def copy_text(self) -> str | None:
         """The text ``y`` copies (selected id or URL), or None when nothing is selected."""
         return None
+
+    def posting_context(self) -> ActionContext:
+        """What ``n`` posts about: the selected row as a :attr:`POSTING_KIND`, if any."""
+        from tui.actions.action_context import ActionContext
+
+        key = self.copy_text() if self.POSTING_KIND is not None else None
+        return ActionContext(self.POSTING_KIND, key) if key else ActionContext()
+
+    def take_service(self, service: Service) -> None:
+        """Take what this tab needs from the service; the app calls it on every tab screen it
+        makes, before the screen mounts. Most tabs need nothing but the snapshot."""
 
     def link_url(self) -> str | None:
         """The http(s) URL ``O`` opens (the selected post's), or None."""

@@ -101,6 +101,7 @@ class ChannelsScreen(TableScreen, tab="channels"):
     NOUN = "channels"
     SOURCE = CHANNELS
     ROW = ChannelRow
+    POSTING_KIND = "channel"
 
     def models(self, snapshot: Snapshot) -> Mapping[str, Channel] | None:
         channels = snapshot.channels

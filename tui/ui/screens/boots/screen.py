@@ -3,8 +3,8 @@ every field of the selected record; ``enter`` fetches the egg, verifies it and o
 inspector (issue 11 item 6).
 
 The records come from :attr:`BootsScreen.boots_source` (a
-:class:`~tui.eggs.boot_rows.BootsSource`, set from outside: the app hands down
-``HubBoots(service)``). Record
+:class:`~tui.eggs.boot_rows.BootsSource`, taken from the service the app hands every tab:
+``service.boots()``). Record
 fields are hostile: drawn as ``Text`` after :mod:`tui.untrusted`, never markup, and the
 installer line is text that ``y`` copies — roost never runs it.
 """
@@ -12,7 +12,7 @@ installer line is text that ``y`` copies — roost never runs it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -36,6 +36,9 @@ from tui.ui.screens.boots.inspector import (
 from tui.ui.screens.boots.json_text import size_text
 from tui.ui.stylesheets import sheets
 from tui.untrusted import clean_line
+
+if TYPE_CHECKING:
+    from tui.service import Service
 
 __all__ = ["BootsScreen"]
 
@@ -94,8 +97,8 @@ class BootsScreen(StateScreen, tab="boots"):
     ]
 
     boots_source: var[Any] = var(None, init=False)
-    """Where records and eggs come from (a ``BootsSource``), set by the app — e.g.
-    ``HubBoots(service)`` when the service has a boot-record source — or by tests."""
+    """Where records and eggs come from (a ``BootsSource``): the service's
+    (:meth:`take_service`), or a test's."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -112,6 +115,9 @@ class BootsScreen(StateScreen, tab="boots"):
         yield table
         yield Static("", id="boots-warnings", markup=False)
         yield OptionList(id="boots-detail")
+
+    def take_service(self, service: Service) -> None:
+        self.boots_source = service.boots()
 
     @property
     def source(self) -> BootsSource | None:

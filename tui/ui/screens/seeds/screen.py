@@ -53,6 +53,7 @@ from tui.ui.screens.seeds.views import (
 from tui.ui.widgets.virtual_table import LazyRows
 
 if TYPE_CHECKING:
+    from tui.actions.action_context import ActionContext
     from tui.ui.screens.sort_picker import SortChoice
 
 __all__ = ["SECTIONS", "SeedsScreen"]
@@ -328,6 +329,13 @@ class SeedsScreen(StateScreen, tab="seeds"):
             self.active_seed.scroll.focus()
 
     # ------------------------------------------------------------------ Seeds' own
+
+    def posting_context(self) -> ActionContext:
+        """``n`` on the Proposals section votes on the selected proposal."""
+        from tui.actions.action_context import ActionContext
+
+        proposal = self.selected_proposal()
+        return ActionContext("proposal", proposal.id) if proposal is not None else ActionContext()
 
     def selected_proposal(self) -> Proposal | None:
         """The proposal under the cursor on the Proposals section (for a vote action)."""
