@@ -918,6 +918,7 @@ def test_roost_demo_keeps_the_users_settings_and_says_demo_once(monkeypatch, tmp
     whose settings are the app's and keep the user's profile, config file and [actions]."""
     from tui.actions.connection import catalog_for
     from tui.cli import main
+    from tui.commands import dashboard
     from tui.ui import app as app_module
 
     seen = {}
@@ -927,6 +928,7 @@ def test_roost_demo_keeps_the_users_settings_and_says_demo_once(monkeypatch, tmp
         return 0
 
     monkeypatch.setattr(app_module.RoostApp, "run", fake_run)
+    monkeypatch.setattr(dashboard, "on_a_terminal", lambda: True)
     config = tmp_path / "config.toml"
     config.write_text(
         'profile = "work"\n'
