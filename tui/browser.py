@@ -12,6 +12,8 @@ import os
 import sys
 from collections.abc import Mapping
 
+from tui.ssh.mode import NO_BROWSER, session_role
+
 __all__ = ["browser_unavailable", "open_in_browser"]
 
 
@@ -21,6 +23,8 @@ def browser_unavailable(
     """Why no browser can open here (one line), or None when one can."""
     environ = os.environ if environ is None else environ
     platform = sys.platform if platform is None else platform
+    if session_role(environ):  # a browser here would open on the server, for the wrong person
+        return NO_BROWSER
     if platform == "darwin" or platform.startswith(("win", "cygwin")):
         return None
     if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):

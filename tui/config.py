@@ -97,6 +97,8 @@ class Settings:
     config_file: Path | None = None
     #: The config file's ``[actions.NAME]`` tables: a deployment's own or overridden actions.
     actions: Mapping[str, Any] | None = field(default=None, repr=False)
+    #: Served by `roost serve-ssh` as "guest" or "user" (tui/ssh/mode.py); never from a file.
+    ssh_role: str | None = None
 
     @property
     def demo(self) -> bool:
@@ -160,7 +162,7 @@ def _read_config(path: Path, required: bool = False) -> dict[str, Any]:
             raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
-_KEYS = {f.name for f in fields(Settings)} - {"profile", "token_source", "config_file"}
+_KEYS = {f.name for f in fields(Settings)} - {"profile", "token_source", "config_file", "ssh_role"}
 _URL_KEYS = ("read_url", "write_url", "hub_url")
 
 

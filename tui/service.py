@@ -155,8 +155,9 @@ def connect(
         hub_url=hub_url,
         boots=settings.boots or index_url(hub_url),
         repo=f"{sandbox.owner}/{sandbox.repo}",
-        token=Secret(DEMO_TOKEN),
-        token_source="demo",
+        # served over SSH, a session holds only a token its user types (tui/ssh/mode.py)
+        token=None if settings.ssh_role else Secret(DEMO_TOKEN),
+        token_source=None if settings.ssh_role else "demo",
     )
     store = Store(DEMO_BASE_URL, client=client, cache=cache, options=options, **timing)
     return Service(demo_settings, store, demo_app=app, client=client)

@@ -18,6 +18,7 @@ from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import Outbox
 from tui.actions.token import TokenError, find_token
 from tui.config import DEFAULT_WRITE_URL, ConfigError, Settings
+from tui.ssh.mode import GUEST, GUEST_CANNOT_POST
 
 __all__ = ["WriteSide", "catalog_for", "write_side"]
 
@@ -52,10 +53,13 @@ def write_side(
 ) -> WriteSide:
     """The issue client and outbox of ``service`` (a :class:`tui.service.Service`).
 
-    Raises ``TokenError`` for a write URL the token must not go to, or no repository.
+    Raises ``TokenError`` for a write URL the token must not go to, no repository, or a guest's
+    session of `roost serve-ssh` (guests never post).
     ``client_options`` go to :class:`IssueClient` (tests give a fake clock and sleep).
     """
     settings: Settings = service.settings  # type: ignore[attr-defined]
+    if settings.ssh_role == GUEST:
+        raise TokenError(GUEST_CANNOT_POST)
     demo = bool(getattr(service, "demo", False))
     write_url = settings.write_url or DEFAULT_WRITE_URL
     if not settings.repo:

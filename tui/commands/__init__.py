@@ -37,7 +37,7 @@ EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 # module names under tui.commands, in help order
-COMMANDS: tuple[str, ...] = ("dashboard", "state", "action", "eggs", "sandbox")
+COMMANDS: tuple[str, ...] = ("dashboard", "state", "action", "eggs", "sandbox", "serve_ssh")
 
 
 def service_options(parser: argparse.ArgumentParser, *, interval: bool = True) -> None:

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from tui.commands import EXIT_USAGE, settings_from
+from tui.ssh.mode import for_session
 from tui.startup import begin, resume_gc
 from tui.tabs import TAB_IDS
 
@@ -26,7 +27,7 @@ def on_a_terminal() -> bool:
 
 
 def run_dashboard(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
+    settings = for_session(settings_from(args))  # a session of `roost serve-ssh`: no token
     if not on_a_terminal():
         print(
             "roost: the dashboard needs a terminal (for scripts: roost state --json)",

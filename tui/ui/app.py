@@ -51,6 +51,7 @@ from tui.ui.css_cache import (
 )
 from tui.ui.screens import TABS, StateScreen, Tab
 from tui.ui.screens.base import Place
+from tui.ui.ssh_mode import SSHModeMixin
 from tui.ui.stylesheets import no_color, sheets, styles_dir
 from tui.ui.widgets.tab_bar import TabBar
 from tui.ui.widgets.text import short
@@ -130,7 +131,7 @@ def _tab_bindings() -> list[BindingType]:
     ]
 
 
-class RoostApp(App[int]):
+class RoostApp(SSHModeMixin, App[int]):
     """The dashboard of ``service``: its store's snapshots on the tabs, its write side behind
     ``n`` and ``o``."""
 

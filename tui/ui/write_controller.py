@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from tui.ssh.mode import GUEST, GUEST_CANNOT_POST, TYPE_A_TOKEN
 from tui.untrusted import clean_line
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ __all__ = ["WriteController"]
 
 FOLLOW_EVERY_S = 10.0  # the tracker's pace; each entry's own checks are paced by tracking.py
 NO_TOKEN = "no token: set ROOST_TOKEN, GH_TOKEN or GITHUB_TOKEN, or log in with gh"
+NO_TOKEN_OVER_SSH = "no token: served over SSH, press T to type one for this session"
 
 
 class WriteController:
@@ -105,13 +107,19 @@ class WriteController:
     # ------------------------------------------------------------------ n: compose
 
     def compose(self) -> None:
+        ssh_role = self.service.settings.ssh_role
+        if ssh_role == GUEST:  # served over SSH to a guest: no form, no outbox, no token
+            self.app.notify(GUEST_CANNOT_POST, severity="warning", markup=False)
+            return
         write = self.write_side()
         if write is not None and not write.client.has_token:
             # no token anywhere: ask for one first (escape composes anyway: the draft is kept
             # and the entry waits in the outbox until a token is given)
             self._ask_token(
                 write,
-                "No token was found (ROOST_TOKEN, GH_TOKEN, GITHUB_TOKEN, the config, gh).",
+                TYPE_A_TOKEN
+                if ssh_role
+                else "No token was found (ROOST_TOKEN, GH_TOKEN, GITHUB_TOKEN, the config, gh).",
                 then=self._compose_now,
             )
             return
@@ -312,7 +320,8 @@ class WriteController:
             self.app.notify(f"No outbox: {self.problem}", severity="warning", markup=False)
             return
         client = write.client if write.client.has_token else None
-        self.app.push_screen(OutboxScreen(write.outbox, client, no_client_reason=NO_TOKEN))
+        no_token = NO_TOKEN_OVER_SSH if self.service.settings.ssh_role else NO_TOKEN
+        self.app.push_screen(OutboxScreen(write.outbox, client, no_client_reason=no_token))
 
     def _report_entries(self, entries: list[Entry]) -> None:
         for entry in entries:

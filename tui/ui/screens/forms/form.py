@@ -37,6 +37,7 @@ from tui.actions.completion import References
 from tui.actions.drafts import Draft, DraftKeeper, FormValue
 from tui.actions.form_values import has_input, payload_from_values
 from tui.actions.issue_body import IssueRequest, compose_issue, new_nonce
+from tui.ssh.mode import NO_EDITOR, session_role
 from tui.ui.screens.forms.confirm import DiscardConfirm
 from tui.ui.screens.forms.fields import CompletingRow, FieldRow, field_row
 from tui.ui.screens.forms.preview import IssuePreview
@@ -453,6 +454,9 @@ class ActionForm(ModalScreen[Draft | None]):
         row = self._focused_row()
         if row is None or not row.edits_text:
             self.notify("ctrl+e edits a text field: move to one first", markup=False)
+            return
+        if session_role():  # served over SSH: an editor is a shell away
+            self.notify(NO_EDITOR, severity="warning", markup=False)
             return
         command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not command:

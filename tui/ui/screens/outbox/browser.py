@@ -8,6 +8,8 @@ import os
 import sys
 from collections.abc import Mapping
 
+from tui.ssh.mode import session_role
+
 __all__ = ["browser_available"]
 
 
@@ -16,6 +18,8 @@ def browser_available(env: Mapping[str, str] | None = None, platform: str | None
     SSH (the display there is the remote box's)."""
     env = os.environ if env is None else env
     platform = sys.platform if platform is None else platform
+    if session_role(env):  # served by `roost serve-ssh`: a browser would open on the server
+        return False
     if env.get("SSH_CONNECTION") or env.get("SSH_TTY"):
         return False
     if platform == "darwin" or platform.startswith("win"):

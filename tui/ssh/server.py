@@ -1,0 +1,256 @@
+"""`roost serve-ssh`'s server: the listener, who logs in, the caps, and a clean stop
+(ARCHITECTURE.md, serving over SSH).
+
+Built on asyncssh with the defaults a full-screen program needs changed: raw bytes
+(``encoding=None``), no line editor, no agent or X11 forwarding, no passwords or
+keyboard-interactive, a login timeout and keepalives. Port forwarding of every kind is refused
+with a reason. This module never imports Textual: each session's dashboard is a child process
+(``tui.ssh.child``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncssh
+
+from tui.ssh.auth import AuthorizedKeys, Identity
+from tui.ssh.child import child_environment
+from tui.ssh.hostkey import HostKey
+from tui.ssh.mode import GUEST
+from tui.ssh.session import SessionLimits, SessionOwner, SSHSession
+
+__all__ = ["ServerLimits", "SSHServe"]
+
+FORWARDING_OFF = "port forwarding is off on this server"
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    max_sessions: int = 16
+    max_per_address: int = 4
+    login_timeout_s: float = 30.0
+    keepalive_s: float = 15.0  # a vanished client is noticed after about three of these
+    keepalive_count: int = 3
+    session: SessionLimits = field(default_factory=SessionLimits)
+
+    @property
+    def max_connections_per_address(self) -> int:
+        """Connections from one address, logged in or not, before new ones are dropped at once
+        (room for the sessions plus a few logins under way)."""
+        return self.max_per_address * 2 + 2
+
+
+class _Connection(asyncssh.SSHServer):
+    """One client connection: its address, its login, and the sessions it opens."""
+
+    def __init__(self, serve: SSHServe) -> None:
+        self.serve = serve
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.address = "?"
+        self.port = 0
+        self.identity = Identity(GUEST, "")
+        self._key: asyncssh.SSHKey | None = None
+        self._key_username: str | None = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        peer = conn.get_extra_info("peername") or ("?", 0)
+        self.address, self.port = str(peer[0]), int(peer[1])
+        self.serve.connections.add(self)
+        if (
+            self.serve.connections_from(self.address)
+            > self.serve.server_limits.max_connections_per_address
+        ):
+            asyncio.get_running_loop().call_soon(
+                conn.disconnect,
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                "roost: too many connections from your address",
+            )
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.serve.connections.discard(self)
+
+    # ------------------------------------------------------------------ logging in
+
+    def begin_auth(self, username: str) -> bool:
+        # a new user name starts over: no key offered for another name may count for this one
+        self._key = None
+        self._key_username = None
+        return self.serve.authorized.needs_key(username)
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        # asked before the signature is checked: the role waits for auth_completed
+        self._key, self._key_username = key, username
+        return self.serve.authorized.lists(key, self.address)
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def kbdint_auth_supported(self) -> bool:
+        return False
+
+    def host_based_auth_supported(self) -> bool:
+        return False
+
+    def auth_completed(self) -> None:
+        assert self.conn is not None
+        username = str(self.conn.get_extra_info("username") or "")
+        self.identity = self.serve.authorized.identity(
+            username, self._key, self._key_username, self.address
+        )
+
+    # ------------------------------------------------------------------ channels
+
+    def session_requested(self) -> SSHSession:
+        return SSHSession(self.serve, self.identity, self.address, self.port)
+
+    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int):
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, FORWARDING_OFF)
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        return False
+
+    def unix_connection_requested(self, dest_path: str):
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, FORWARDING_OFF)
+
+    def unix_server_requested(self, listen_path: str) -> bool:
+        return False
+
+    def tun_requested(self, unit: int | None):
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, FORWARDING_OFF)
+
+    def tap_requested(self, unit: int | None):
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, FORWARDING_OFF)
+
+
+class SSHServe(SessionOwner):
+    """The server: start it, let it run, stop it (every session ends with it)."""
+
+    def __init__(
+        self,
+        *,
+        host_key: HostKey,
+        authorized: AuthorizedKeys,
+        service_env: dict[str, str],
+        state_dir: Path,
+        host: str = "127.0.0.1",
+        port: int = 2222,
+        limits: ServerLimits | None = None,
+        log: Callable[[str], None] = print,
+    ) -> None:
+        self.host_key = host_key
+        self.authorized = authorized
+        self.service_env = service_env
+        self.state_dir = state_dir
+        self.host = host
+        self.port = port
+        self.server_limits = limits or ServerLimits()
+        self.limits = self.server_limits.session
+        self.log = log
+        self.connections: set[_Connection] = set()
+        self.sessions: set[SSHSession] = set()
+        self._listener: asyncssh.SSHAcceptor | None = None
+        self._stopped = asyncio.Event()
+
+    # ------------------------------------------------------------------ the listener
+
+    async def start(self) -> None:
+        limits = self.server_limits
+        self._listener = await asyncssh.create_server(
+            lambda: _Connection(self),
+            self.host,
+            self.port,
+            server_host_keys=[self.host_key.key],
+            encoding=None,
+            line_editor=False,
+            allow_pty=True,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            password_auth=False,
+            kbdint_auth=False,
+            host_based_auth=False,
+            gss_host=None,
+            login_timeout=limits.login_timeout_s,
+            keepalive_interval=limits.keepalive_s,
+            keepalive_count_max=limits.keepalive_count,
+            config=None,
+        )
+        sockets = self._listener.sockets
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+
+    async def serve_until_stopped(self) -> None:
+        await self._stopped.wait()
+
+    async def stop(self) -> int:
+        """Stop listening, end every session (their dashboards quit, are killed if they do
+        not, and are reaped), close every connection. The number of sessions ended."""
+        if self._listener is not None:
+            self._listener.close()
+        sessions = list(self.sessions)
+        for session in sessions:
+            session.end("server-stopping")
+        tasks = [s.task for s in sessions if s.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=self.limits.stop_grace_s + 5.0)
+        # each client's last line ("the server is stopping") goes out before its connection ends
+        closing = [
+            asyncio.ensure_future(s.chan.wait_closed()) for s in sessions if s.chan is not None
+        ]
+        if closing:
+            await asyncio.wait(closing, timeout=2.0)
+        for connection in list(self.connections):
+            if connection.conn is not None:
+                connection.conn.close()
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._listener.wait_closed(), 5.0)
+        self._stopped.set()
+        return len(sessions)
+
+    # ------------------------------------------------------------------ SessionOwner
+
+    def connections_from(self, address: str) -> int:
+        return sum(1 for c in self.connections if c.address == address)
+
+    def admit(self, session: SSHSession) -> str | None:
+        limits = self.server_limits
+        if len(self.sessions) >= limits.max_sessions:
+            return f"the server is full ({limits.max_sessions} sessions at once); try again later"
+        from_here = Counter(s.address for s in self.sessions)[session.address]
+        if from_here >= limits.max_per_address:
+            return (
+                f"too many sessions from your address ({limits.max_per_address} at once); "
+                "close one and try again"
+            )
+        self.sessions.add(session)
+        return None
+
+    def environment(self, session: SSHSession) -> tuple[dict[str, str], Path]:
+        identity = session.identity
+        home = self.state_dir / ("users" if identity.fingerprint else "") / identity.folder_name
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        env = child_environment(
+            term_type=session.term_type,
+            role=identity.role,
+            home=home,
+            service=self.service_env,
+            warn_s=self.limits.warn_s,
+        )
+        return env, home
+
+    def finished(self, session: SSHSession) -> None:
+        self.sessions.discard(session)
+        self.log(session.log_line())
+
+    def child_pids(self) -> list[int]:
+        return [s.child.pid for s in self.sessions if s.child is not None and s.child.running]
