@@ -1,0 +1,350 @@
+"""The parts of `roost serve-ssh` on their own: the host key, the authorized keys and roles, the
+child's environment and size, and a child on a real PTY (a small script, not the dashboard)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import sys
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from tui.config import Secret, Settings
+from tui.ssh.auth import AuthorizedKeys, AuthorizedKeysError, Identity
+from tui.ssh.child import (
+    Child,
+    ChildLimits,
+    child_environment,
+    clamp_size,
+    service_environment,
+    terminal_environment,
+)
+from tui.ssh.hostkey import KEY_NAME, HostKeyError, load_or_create, ssh_state_dir
+from tui.ssh.mode import GUEST, KEYED
+from tui.ssh.server import SSHServe, _Connection
+
+# ------------------------------------------------------------------ the host key
+
+
+def test_the_host_key_is_made_once_private_and_then_kept(tmp_path):
+    folder = tmp_path / "state" / "ssh"
+    made = load_or_create(folder)
+    assert made.created and made.algorithm == "ssh-ed25519"
+    assert made.fingerprint.startswith("SHA256:")
+    path = folder / KEY_NAME
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    kept = load_or_create(folder)
+    assert not kept.created and kept.fingerprint == made.fingerprint
+    assert [p.name for p in folder.iterdir()] == [KEY_NAME]  # no temporary file left
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
+def test_a_host_key_others_may_read_is_refused_and_left_alone(tmp_path, mode):
+    load_or_create(tmp_path)
+    path = tmp_path / KEY_NAME
+    before = path.read_bytes()
+    path.chmod(mode)
+    with pytest.raises(HostKeyError, match=f"permissions {mode:04o} let others read"):
+        load_or_create(tmp_path)
+    assert path.read_bytes() == before
+
+
+def test_a_host_key_that_cannot_be_read_is_refused_never_replaced(tmp_path):
+    path = tmp_path / KEY_NAME
+    path.write_bytes(b"-----BEGIN OPENSSH PRIVATE KEY-----\ntruncated\n")
+    path.chmod(0o600)
+    with pytest.raises(HostKeyError, match="not a usable private key"):
+        load_or_create(tmp_path)
+    assert path.read_bytes().endswith(b"truncated\n")
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(HostKeyError, match="not a regular file"):
+        load_or_create(tmp_path)
+
+
+def test_the_state_folder_follows_xdg_state_home(tmp_path):
+    assert ssh_state_dir({"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "roost" / "ssh"
+
+
+# ------------------------------------------------------------------ authorized keys and roles
+
+
+@pytest.fixture(scope="module")
+def keys() -> dict[str, asyncssh.SSHKey]:
+    """Public keys, as the server receives them."""
+    return {
+        name: asyncssh.generate_private_key("ssh-ed25519").convert_to_public()
+        for name in ("alice", "bob", "eve")
+    }
+
+
+def line(key: asyncssh.SSHKey, options: str = "", comment: str = "someone") -> str:
+    public = key.export_public_key().decode().split()[:2]
+    return (options + " " if options else "") + " ".join(public) + " " + comment
+
+
+def test_option_prefixed_lines_comments_and_blanks_are_read(keys):
+    text = "\n".join(
+        [
+            "# keyed users of roost",
+            "",
+            line(keys["alice"], 'from="127.0.0.0/8",no-pty,command="echo a, b"'),
+            line(keys["bob"], "restrict", comment="bob with spaces in the comment"),
+            "   ",
+        ]
+    )
+    authorized = AuthorizedKeys.parse(text, "ak")
+    assert authorized.count == 2 and authorized.enabled
+    assert authorized.lists(keys["alice"], "127.0.0.1")
+    assert not authorized.lists(keys["alice"], "10.0.0.1")  # its from= says loopback only
+    assert authorized.lists(keys["bob"], "10.0.0.1")
+    assert not authorized.lists(keys["eve"], "127.0.0.1")
+
+
+def test_a_line_that_is_not_a_key_is_an_error_naming_it(keys, tmp_path):
+    text = line(keys["alice"]) + "\nssh-ed25519 AAAAnot-base64 broken\n"
+    with pytest.raises(AuthorizedKeysError, match=r"^ak:2: not a public key line"):
+        AuthorizedKeys.parse(text, "ak")
+    with pytest.raises(AuthorizedKeysError, match="no keys in it"):
+        AuthorizedKeys.parse("# nobody yet\n", "ak")
+    with pytest.raises(AuthorizedKeysError, match="not found"):
+        AuthorizedKeys.read(tmp_path / "missing")
+
+
+def test_who_needs_a_key(keys):
+    nobody = AuthorizedKeys.none()
+    assert not nobody.needs_key("alice") and not nobody.needs_key("guest")
+    authorized = AuthorizedKeys.parse(line(keys["alice"]))
+    assert authorized.needs_key("alice") and authorized.needs_key("root")
+    assert not authorized.needs_key("guest")
+
+
+class FakeConnection:
+    """What ``_Connection`` reads from asyncssh's connection object."""
+
+    def __init__(self) -> None:
+        self.info = {"peername": ("127.0.0.1", 40000), "username": None}
+
+    def get_extra_info(self, name: str) -> object:
+        return self.info[name]
+
+
+def login(authorized: AuthorizedKeys, steps: list[tuple[str, ...]], final: str) -> Identity:
+    """Play a client's authentication requests on the server's side; the role decided."""
+    serve = SSHServe(
+        host_key=None,  # type: ignore[arg-type]  # not listening: no key needed
+        authorized=authorized,
+        service_env={},
+        state_dir=Path("unused"),
+    )
+    link = _Connection(serve)
+    conn = FakeConnection()
+    link.connection_made(conn)  # type: ignore[arg-type]
+    for step in steps:
+        if step[0] == "begin":
+            link.begin_auth(step[1])
+        else:
+            link.validate_public_key(step[1], step[2])  # type: ignore[arg-type]
+    conn.info["username"] = final
+    link.auth_completed()
+    return link.identity
+
+
+def test_the_role_comes_from_the_final_user_and_the_key_that_completed_the_login(keys):
+    authorized = AuthorizedKeys.parse(line(keys["alice"]))
+    alice, eve = keys["alice"], keys["eve"]
+    keyed = login(
+        authorized, [("begin", "alice"), ("key", "alice", eve), ("key", "alice", alice)], "alice"
+    )
+    assert keyed == Identity(KEYED, "alice", alice.get_fingerprint())
+    assert keyed.folder_name.startswith("key-") and "/" not in keyed.folder_name
+    # a listed key offered for alice, then the user name changed to guest: a guest
+    switched = login(
+        authorized, [("begin", "alice"), ("key", "alice", alice), ("begin", "guest")], "guest"
+    )
+    assert switched == Identity(GUEST, "guest")
+    # … or to another name: nothing offered for the new name counts
+    renamed = login(
+        authorized, [("begin", "alice"), ("key", "alice", alice), ("begin", "bob")], "bob"
+    )
+    assert renamed.role == GUEST
+    # with no authorized keys at all, every login is a guest whatever it offered
+    assert login(AuthorizedKeys.none(), [("begin", "alice")], "alice").role == GUEST
+
+
+# ------------------------------------------------------------------ the child's terminal and environment
+
+
+@pytest.mark.parametrize(
+    ("asked", "given"),
+    [
+        ((80, 24), (80, 24)),
+        ((0, 0), (80, 24)),
+        ((0, 40), (80, 40)),
+        ((3, 1), (20, 6)),
+        ((2**32 - 1, 2**32 - 1), (1000, 500)),
+        ((250, 70), (250, 70)),
+    ],
+)
+def test_sizes_are_clamped(asked, given):
+    assert clamp_size(*asked) == given
+
+
+@pytest.mark.parametrize(
+    ("term", "env"),
+    [
+        ("xterm-256color", {"TERM": "xterm-256color"}),
+        ("xterm-kitty", {"TERM": "xterm-kitty", "COLORTERM": "truecolor"}),
+        ("wezterm", {"TERM": "wezterm", "COLORTERM": "truecolor"}),
+        ("xterm-direct", {"TERM": "xterm-direct", "COLORTERM": "truecolor"}),
+        ("screen", {"TERM": "screen"}),
+        ("", {"TERM": "xterm-256color"}),
+        (None, {"TERM": "xterm-256color"}),
+        ("dumb", {"TERM": "xterm-256color"}),
+        ("xterm;rm -rf /", {"TERM": "xterm-256color"}),
+        ("x" * 100, {"TERM": "xterm-256color"}),
+    ],
+)
+def test_term_and_colorterm_are_decided_on_the_server(term, env):
+    assert terminal_environment(term) == env
+
+
+def test_the_child_environment_is_an_allow_list(tmp_path):
+    server = {
+        "LANG": "en_GB.UTF-8",
+        "LC_TIME": "C.UTF-8",
+        "EDITOR": "vi",
+        "VISUAL": "vi",
+        "PAGER": "less",
+        "BROWSER": "firefox",
+        "ROOST_TOKEN": "t1",
+        "GH_TOKEN": "t2",
+        "GITHUB_TOKEN": "t3",
+        "SSH_AUTH_SOCK": "/tmp/agent",
+        "DISPLAY": ":0",
+        "LD_PRELOAD": "/x.so",
+        "PYTHONSTARTUP": "/x.py",
+        "TEXTUAL_ALLOW_SIGNALS": "1",
+        "HOME": "/root",
+        "PATH": "/home/me/bin:/usr/bin",
+    }
+    env = child_environment(
+        term_type="xterm-kitty",
+        role=GUEST,
+        home=tmp_path,
+        service={"ROOST_READ_URL": "https://example.org/x", "ROOST_CONFIG": os.devnull},
+        warn_s=60,
+        server_environ=server,
+    )
+    assert env == {
+        "LANG": "en_GB.UTF-8",
+        "LC_TIME": "C.UTF-8",
+        "TERM": "xterm-kitty",
+        "COLORTERM": "truecolor",
+        "ROOST_READ_URL": "https://example.org/x",
+        "ROOST_CONFIG": os.devnull,
+        "ROOST_SSH_ROLE": "guest",
+        "ROOST_SSH_WARN_S": "60",
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path),
+        "PATH": os.defpath,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
+    bare = child_environment(
+        term_type=None, role=KEYED, home=tmp_path, service={}, warn_s=5, server_environ={}
+    )
+    assert bare["LANG"] == "C.UTF-8" and bare["ROOST_SSH_ROLE"] == "user"
+
+
+def test_service_settings_reach_the_child_but_never_a_token(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[profiles.work]\n", encoding="utf-8")
+    settings = Settings(
+        read_url="https://raw.example.org/o/r/main",
+        write_url="https://api.example.org",
+        repo="o/r",
+        interval=30.0,
+        cache_dir=tmp_path / "cache",
+        profile="work",
+        config_file=config,
+        token=Secret("secret-token"),
+        token_source="ROOST_TOKEN",
+    )
+    env = service_environment(settings)
+    assert env == {
+        "ROOST_READ_URL": "https://raw.example.org/o/r/main",
+        "ROOST_WRITE_URL": "https://api.example.org",
+        "ROOST_REPO": "o/r",
+        "ROOST_INTERVAL": "30.0",
+        "ROOST_CACHE_DIR": str(tmp_path / "cache"),
+        "ROOST_CONFIG": str(config),
+        "ROOST_PROFILE": "work",
+    }
+    demo = service_environment(Settings(config_file=tmp_path / "absent.toml"))
+    assert demo["ROOST_CONFIG"] == os.devnull and "ROOST_READ_URL" not in demo
+    assert "secret-token" not in repr(env) + repr(demo)
+
+
+# ------------------------------------------------------------------ a child on its own PTY
+
+PROBE = r"""
+import fcntl, os, signal, struct, sys, termios, time
+def size(*_):
+    rows, cols = struct.unpack("HHHH", fcntl.ioctl(0, termios.TIOCGWINSZ, b"\0" * 8))[:2]
+    os.write(1, f"size {cols}x{rows}\r\n".encode())
+signal.signal(signal.SIGWINCH, size)
+if sys.argv[1] == "stubborn":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+ctty = os.open("/dev/tty", os.O_RDWR)  # fails without a controlling terminal
+os.write(1, f"sid {os.getsid(0)} pid {os.getpid()} nofile {__import__('resource').getrlimit(7)[0]}\r\n".encode())
+size()
+while True:
+    time.sleep(0.05)
+"""
+
+
+async def read_until(child: Child, text: bytes, timeout: float = 30) -> bytes:
+    seen = b""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while text not in seen:
+        assert loop.time() < deadline, seen
+        try:
+            seen += os.read(child.master, 4096)
+        except BlockingIOError:
+            await asyncio.sleep(0.02)
+    return seen
+
+
+async def test_a_child_runs_on_its_own_pty_sized_and_resized(tmp_path):
+    limits = ChildLimits(open_files=64)
+    child = await Child.start({}, (100, 30), limits, argv=[sys.executable, "-c", PROBE, "plain"])
+    try:
+        first = await read_until(child, b"size 100x30")
+        assert f"sid {child.pid} pid {child.pid} nofile 64".encode() in first
+        child.resize(*clamp_size(132, 43))
+        await read_until(child, b"size 132x43")
+    finally:
+        code = await child.stop(grace_s=10)
+        child.close()
+    assert code < 0  # ended by the server's SIGTERM
+    assert not Path(f"/proc/{child.pid}").exists()  # reaped
+
+
+async def test_a_child_that_ignores_sigterm_is_killed_after_the_grace(tmp_path):
+    child = await Child.start(
+        {}, (80, 24), ChildLimits(), argv=[sys.executable, "-c", PROBE, "stubborn"]
+    )
+    try:
+        await read_until(child, b"size 80x24")
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        code = await child.stop(grace_s=0.5)
+        assert code == -9 and loop.time() - began < 20
+    finally:
+        child.close()
+    assert not Path(f"/proc/{child.pid}").exists()
