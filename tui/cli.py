@@ -32,6 +32,7 @@ examples:
   roost state                             refresh once and print a summary (demo network)
   roost state --read-url https://raw.githubusercontent.com/OWNER/REPO/main --json --cycles 2
   roost sandbox serve --port 8765         serve the demo network on 127.0.0.1:8765
+  roost serve-ssh --port 2222             serve the dashboard over SSH: ssh -p 2222 guest@HOST
   ROOST_READ_URL=http://127.0.0.1:8765 roost
 
 settings: flags > environment (ROOST_READ_URL, ROOST_WRITE_URL, ROOST_REPO, ROOST_HUB_URL,

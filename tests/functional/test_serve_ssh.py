@@ -3,6 +3,7 @@ dashboards it starts (one process per session) and what each client's terminal s
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import stat
 from pathlib import Path
@@ -153,6 +154,8 @@ async def test_what_the_client_sends_for_the_environment_is_ignored(tmp_path):
             assert child_env["ROOST_SSH_ROLE"] == "guest"
             assert child_env["TERM"] == "xterm-kitty" and child_env["COLORTERM"] == "truecolor"
             assert child_env["LC_TIME"] == "C.UTF-8"  # the server's locale
+            # the server's cache (state files and eggs), shared by every session
+            assert child_env["ROOST_CACHE_DIR"] == str(tmp_path / "cache" / "roost")
             # no token and no editor of the server's either
             assert not {"GH_TOKEN", "ROOST_TOKEN", "GITHUB_TOKEN", "EDITOR"} & set(child_env)
             term.type("n")
@@ -350,18 +353,13 @@ async def test_the_host_key_is_kept_across_restarts_and_refused_when_others_may_
     assert key_file.read_bytes() == b"not a key\n"
 
 
-# ------------------------------------------------------------------ a client that reads nothing
+# ------------------------------------------------------------------ the server in this process
 
 
-async def test_output_to_a_client_that_reads_nothing_stays_bounded_and_the_session_ends(
-    tmp_path,
-):
-    """The server in this process, to watch its buffers: a client that stops reading holds
-    back the dashboard (the PTY is no longer read), not the server's memory, and is ended."""
+def in_process(tmp_path: Path, limits: ServerLimits, lines: list[str]) -> SSHServe:
+    """The server object itself, with limits the command has no option for."""
     state = tmp_path / "ssh"
-    limits = ServerLimits(session=SessionLimits(output_buffer=4096, stall_s=3.0))
-    lines: list[str] = []
-    serve = SSHServe(
+    return SSHServe(
         host_key=load_or_create(state),
         authorized=AuthorizedKeys.none(),
         service_env=service_environment(load_settings(env={}, path=tmp_path / "none.toml")),
@@ -370,6 +368,53 @@ async def test_output_to_a_client_that_reads_nothing_stays_bounded_and_the_sessi
         limits=limits,
         log=lines.append,
     )
+
+
+async def test_a_connection_that_never_logs_in_is_closed_at_the_login_timeout(tmp_path):
+    serve = in_process(tmp_path, ServerLimits(login_timeout_s=2.0), [])
+    await serve.start()
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", serve.port)
+        assert (await reader.readline()).startswith(b"SSH-2.0-")
+        writer.write(b"SSH-2.0-silent\r\n")  # then nothing: no key exchange, no login
+        await asyncio.wait_for(reader.read(), 30)  # the server hangs up
+        assert reader.at_eof()
+        writer.close()
+    finally:
+        await serve.stop()
+
+
+async def test_connections_from_one_address_beyond_its_share_are_dropped_at_once(tmp_path):
+    """Logins under way count too: one address cannot hold the server's handshakes."""
+    limits = ServerLimits(max_per_address=1, login_timeout_s=60.0)
+    assert limits.max_connections_per_address == 4
+    serve = in_process(tmp_path, limits, [])
+    await serve.start()
+    opened = []
+    try:
+        for _ in range(4):
+            opened.append(await asyncio.open_connection("127.0.0.1", serve.port))
+            assert (await opened[-1][0].readline()).startswith(b"SSH-2.0-")
+        reader, writer = await asyncio.open_connection("127.0.0.1", serve.port)
+        await asyncio.wait_for(reader.read(), 30)  # the fifth is hung up on, not kept
+        assert reader.at_eof()
+        writer.close()
+        assert len(serve.connections) == 4
+        assert not any(r.at_eof() for r, _ in opened)
+    finally:
+        for _, w in opened:
+            w.close()
+        await serve.stop()
+
+
+async def test_output_to_a_client_that_reads_nothing_stays_bounded_and_the_session_ends(
+    tmp_path,
+):
+    """The server in this process, to watch its buffers: a client that stops reading holds
+    back the dashboard (the PTY is no longer read), not the server's memory, and is ended."""
+    limits = ServerLimits(session=SessionLimits(output_buffer=4096, stall_s=3.0))
+    lines: list[str] = []
+    serve = in_process(tmp_path, limits, lines)
     await serve.start()
     try:
         conn = await connect(serve.port)

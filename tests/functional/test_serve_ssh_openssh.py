@@ -108,4 +108,5 @@ def test_a_guest_with_openssh_at_80x24(tmp_path):
             assert server.children() == []
         finally:
             pane.stop()
-        assert server.stop(signal.SIGTERM) == 0
+        assert server.stop(signal.SIGINT) == 0  # Ctrl-C on the server's console
+        assert any("SIGINT: stopping" in line for line in server.lines)

@@ -23,7 +23,7 @@ from tui.ssh.auth import AuthorizedKeys, Identity
 from tui.ssh.child import child_environment
 from tui.ssh.hostkey import HostKey
 from tui.ssh.mode import GUEST
-from tui.ssh.session import SessionLimits, SessionOwner, SSHSession
+from tui.ssh.session import SessionLimits, SSHSession
 
 __all__ = ["ServerLimits", "SSHServe"]
 
@@ -132,7 +132,7 @@ class _Connection(asyncssh.SSHServer):
         raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, FORWARDING_OFF)
 
 
-class SSHServe(SessionOwner):
+class SSHServe:
     """The server: start it, let it run, stop it (every session ends with it)."""
 
     def __init__(

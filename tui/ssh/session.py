@@ -23,7 +23,8 @@ import os
 import signal
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
@@ -74,21 +75,20 @@ class SessionLimits:
         return max(1, int(min([60.0, *spans])))
 
 
-class SessionOwner:
-    """What a session needs from its server (``tui.ssh.server``)."""
+class SessionOwner(Protocol):
+    """What a session needs from its server (``tui.ssh.server.SSHServe``)."""
 
     limits: SessionLimits
 
-    def admit(self, session: SSHSession) -> str | None:  # pragma: no cover - interface
-        """None to let the session start, or the one-line reason it may not."""
-        raise NotImplementedError
+    def admit(self, session: SSHSession) -> str | None:
+        """None to let the session start (it is counted from then), or the one-line reason it
+        may not."""
 
-    def environment(self, session: SSHSession) -> tuple[dict[str, str], Any]:  # pragma: no cover
+    def environment(self, session: SSHSession) -> tuple[dict[str, str], Path]:
         """The child's environment and working folder."""
-        raise NotImplementedError
 
-    def finished(self, session: SSHSession) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
+    def finished(self, session: SSHSession) -> None:
+        """The session is over (refused, or its dashboard reaped): log it, stop counting it."""
 
 
 def _span(seconds: float) -> str:
@@ -188,7 +188,7 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def break_received(self, msec: int) -> bool:
         return False
 
-    def signal_received(self, signal: str) -> None:
+    def signal_received(self, name: str) -> None:
         return None  # a client does not signal the dashboard
 
     def pause_writing(self) -> None:
@@ -389,7 +389,10 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         role = self.identity.role
         if self.identity.fingerprint:
             role += f" {self.identity.fingerprint}"
-        term = clean_line(self.term_type, 40) if self.term_type is not None else "no-pty"
+        if self.term_type is None:
+            term, size = "no-pty", "-"
+        else:
+            term, size = clean_line(self.term_type, 40), f"{self.size[0]}x{self.size[1]}"
         if self.refused is not None:
             how = f"refused: {self.refused}"
         else:
@@ -398,5 +401,5 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
                 how += f" (exit {self.exit_status})"
         return (
             f"session {who}@{self.address}:{self.port} [{role}] term={term} "
-            f"size={self.size[0]}x{self.size[1]} duration={end - self.started_at:.1f}s {how}"
+            f"size={size} duration={end - self.started_at:.1f}s {how}"
         )
