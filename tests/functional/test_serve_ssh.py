@@ -4,6 +4,7 @@ dashboards it starts (one process per session) and what each client's terminal s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import stat
 from pathlib import Path
@@ -404,6 +405,66 @@ async def test_connections_from_one_address_beyond_its_share_are_dropped_at_once
     finally:
         for _, w in opened:
             w.close()
+        await serve.stop()
+
+
+class Relay:
+    """A TCP relay between a client and the server whose "network" can be cut: bytes stop
+    flowing both ways while both sockets stay open (no FIN, no RST), as when a laptop sleeps."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.cut = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.server: asyncio.Server | None = None
+        self.writers: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.writers += [writer, up_writer]
+
+        async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            while data := await source.read(65536):
+                if self.cut.is_set():
+                    await self.closed.wait()  # hold everything until the test ends
+                    return
+                sink.write(data)
+                await sink.drain()
+
+        with contextlib.suppress(Exception):
+            await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+
+    def close(self) -> None:
+        self.closed.set()
+        for writer in self.writers:
+            writer.close()
+        if self.server is not None:
+            self.server.close()
+
+
+async def test_a_client_whose_network_is_gone_is_ended_by_keepalives(tmp_path):
+    lines: list[str] = []
+    serve = in_process(tmp_path, ServerLimits(keepalive_s=1.0, keepalive_count=2), lines)
+    await serve.start()
+    relay = Relay(serve.port)
+    try:
+        conn = await connect(await relay.start())
+        term = await open_terminal(conn)
+        await term.wait_for(DASHBOARD)
+        [session] = list(serve.sessions)
+        child = session.child
+        assert child is not None
+        relay.cut.set()  # the network is gone; the client never says goodbye
+        await until(lambda: not alive(child.pid), 60, "the dashboard to end and be reaped")
+        await until(lambda: any("client-gone" in line for line in lines), 30, "the log line")
+        assert serve.child_pids() == []
+        conn.abort()
+    finally:
+        relay.close()
         await serve.stop()
 
 
