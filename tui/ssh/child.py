@@ -197,7 +197,8 @@ class Child:
         argv: list[str] | None = None,
         cwd: Path | None = None,
     ) -> Child:
-        argv = argv or [sys.executable, "-m", "tui"]
+        # -P: the working folder (the user's home here) is not put on the import path
+        argv = argv or [sys.executable, "-P", "-m", "tui"]
         master, slave = pty.openpty()
         try:
             _set_size(slave, *size)  # before the child starts: its first frame has the size

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,7 +225,7 @@ class SSHServe:
         limits = self.server_limits
         if len(self.sessions) >= limits.max_sessions:
             return f"the server is full ({limits.max_sessions} sessions at once); try again later"
-        from_here = Counter(s.address for s in self.sessions)[session.address]
+        from_here = sum(1 for s in self.sessions if s.address == session.address)
         if from_here >= limits.max_per_address:
             return (
                 f"too many sessions from your address ({limits.max_per_address} at once); "
@@ -237,7 +236,12 @@ class SSHServe:
 
     def environment(self, session: SSHSession) -> tuple[dict[str, str], Path]:
         identity = session.identity
-        home = self.state_dir / ("users" if identity.fingerprint else "") / identity.folder_name
+        # a keyed user's home (their outbox) is kept under their key; guests share one that
+        # nothing is written to
+        if identity.fingerprint is None:
+            home = self.state_dir / GUEST
+        else:
+            home = self.state_dir / "users" / identity.folder_name
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
         env = child_environment(
             term_type=session.term_type,
