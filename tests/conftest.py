@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-REAL_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "real"
+# ../shared/real beside the clone; ROOST_REAL_DIR names it for a clone kept elsewhere
+REAL_DIR = Path(
+    os.environ.get("ROOST_REAL_DIR")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "real"
+)
 REAL_STATE_DIR = REAL_DIR / "rappterbook-state"
 REAL_BOOTS_DIR = REAL_DIR / "boot-records"
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
 import struct
 
 import pytest
@@ -186,20 +184,6 @@ def test_strict_parser_never_raises_anything_else(data):
     canonical(value)
 
 
-@settings(max_examples=300, deadline=None)
-@given(json_values)
-def test_the_fast_path_and_the_general_encoder_agree(value):
-    from tui.eggs.canonical_json import _general_canonical
-
-    try:
-        expected = _general_canonical(value)
-    except CanonicalJsonError:
-        with pytest.raises(CanonicalJsonError):
-            canonical(value)
-        return
-    assert canonical(value) == expected
-
-
 def test_large_integer_tokens_must_be_exact():
     # §2: beyond 2^53-1 an integer is allowed only if binary64 holds it exactly. ECMA-262 prints
     # the double 2^60 as "1152921504606847000", which names no double exactly: the strict parser
@@ -211,133 +195,3 @@ def test_large_integer_tokens_must_be_exact():
     assert canonical({"a": [1, {"b": 2**53 - 1}], "\U0001f600": 1, "\ufb33": 2}) == (
         '{"a":[1,{"b":9007199254740991}],"\U0001f600":1,"\ufb33":2}'.encode()
     )
-
-
-@settings(max_examples=300, deadline=None)
-@given(json_values)
-def test_a_parse_that_says_plain_is_right(value):
-    """strict_parse_plain tells plainness from the parse (no float, no large integer, nothing
-    beyond U+FFFF, few brackets); a value it calls plain prints the same without the walk, and
-    so does any member of it (the egg address hashes the manifest without its sig)."""
-    from tui.eggs.canonical_json import _general_canonical, strict_parse_plain
-
-    try:
-        text = _general_canonical(value)
-    except CanonicalJsonError:
-        return
-    parsed, canonical_text, plain = strict_parse_plain(text)
-    assert canonical_text == text
-    if plain:
-        assert canonical(parsed, plain=True) == text
-        if isinstance(parsed, dict):
-            part = {key: item for key, item in list(parsed.items())[1:]}
-            assert canonical(part, plain=True) == _general_canonical(part)
-
-
-@pytest.mark.parametrize(
-    ("text", "plain"),
-    [
-        (b'{"a":[1,"x",true,null]}', True),
-        (b'{"a":1.5}', False),
-        (b'{"a":9007199254740992}', False),
-        ('{"\U0001f600":1}'.encode(), False),
-        ('{"a":"\U0001f600"}'.encode(), False),  # anywhere in the text: not plain (conservative)
-        (b"[" + b",".join([b"[]"] * 70) + b"]", False),  # too many brackets to skip the walk
-    ],
-)
-def test_what_the_parse_calls_plain(text, plain):
-    from tui.eggs.canonical_json import strict_parse_plain
-
-    assert strict_parse_plain(text)[2] is plain
-
-
-# --- the fast answer for bytes already canonical (canonical_json._already_canonical) ---------
-
-from tui.eggs import canonical_json as _cj  # noqa: E402
-
-
-def _slow(raw: bytes) -> tuple[object, bytes, bool] | str:
-    """strict_parse_plain without its fast answer: the value, canonical text and plain flag, or
-    the refusal's words."""
-    fast, _cj._already_canonical = _cj._already_canonical, lambda raw: None
-    try:
-        return _cj.strict_parse_plain(raw)
-    except CanonicalJsonError as exc:
-        return str(exc)
-    finally:
-        _cj._already_canonical = fast
-
-
-_json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**60), 2**60)
-    | st.sampled_from([0.5, 1.0, -0.0, 1e21, 1e-7, 2.0**53, 2**53 - 1, 2**53 + 1, 10**15])
-    | st.text(st.characters(max_codepoint=0x7F) | st.sampled_from("é\u2028\ufffe😀"), max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=4)
-        | st.dictionaries(st.text(st.characters(max_codepoint=0x7F), max_size=4), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
-
-
-def _spellings(value: object) -> list[bytes]:
-    """Canonical bytes (when there are) and near misses: other orders, spaces, escapes."""
-    out = [json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()]
-    out.append(json.dumps(value, separators=(",", ":"), sort_keys=True).encode())
-    out.append(json.dumps(value, sort_keys=True).encode())
-    with contextlib.suppress(CanonicalJsonError):
-        out.append(canonical(value))
-        out.append(b" \n" + canonical(value) + b"\r\n")  # white space around the value
-        out.append(canonical(value) + b"\x0c")  # not JSON's white space
-    return out
-
-
-@given(_json_values)
-@settings(max_examples=400, deadline=None)
-def test_the_fast_answer_is_the_strict_parse_s_answer(value):
-    for raw in _spellings(value):
-        fast = _cj._already_canonical(raw)
-        if fast is not None:
-            assert fast == _slow(raw), raw
-        slow = _slow(raw)
-        if isinstance(slow, str):
-            with pytest.raises(CanonicalJsonError, match=re.escape(slow)):
-                _cj.strict_parse_plain(raw)
-        else:
-            assert _cj.strict_parse_plain(raw) == slow, raw
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        b'{"a":1,"a":1}',  # a repeated member reads as one and prints shorter
-        b'{"a":1.0}',  # a float JCS prints "1"
-        b'{"a":1.5}',
-        b"[9007199254740993]",  # 2^53+1: not a binary64
-        b"[1234567890123456]",  # 16 digits
-        b'["\\u00e9"]',  # a needless escape
-        b'["\\ud800"]',  # a lone surrogate
-        b'["\\ufffe"]',  # a noncharacter
-        b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1),
-        b'{"b":1,"a":2}',
-        b"[1, 2]",
-        b"\xef\xbb\xbf{}",
-    ],
-)
-def test_the_fast_answer_leaves_what_it_cannot_answer_exactly_to_the_strict_parse(raw):
-    assert _cj._already_canonical(raw) is None
-    slow = _slow(raw)
-    if isinstance(slow, str):
-        with pytest.raises(CanonicalJsonError, match=re.escape(slow)):
-            _cj.strict_parse_plain(raw)
-    else:
-        assert _cj.strict_parse_plain(raw) == slow
-
-
-def test_the_fast_answer_takes_a_plain_canonical_manifest():
-    raw = canonical({"contents": [{"hash": "ab" * 32, "path": "soul.md"}], "sig": None, "n": 12})
-    value, text, plain = _cj._already_canonical(raw)
-    assert (value, text, plain) == _slow(raw)
-    assert plain is True

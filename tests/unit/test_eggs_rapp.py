@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tui.eggs import rapp
 from tui.eggs.canonical_json import canonical
@@ -213,47 +210,3 @@ def test_kind_grammar():
     assert rapp.is_kind("twin.birth") and rapp.is_kind(f"{'a' * 64}.b-c")
     for bad in ("twin", "twin.birth.x", "Twin.birth", f"{'a' * 65}.b", ".b", "a.", "a-.b", None):
         assert not rapp.is_kind(bad), bad
-
-
-@given(
-    st.text(st.sampled_from("aZ09_-./ :\\\x00é"), max_size=14)
-    | st.sampled_from(["con", "CON.txt", "a/nul.md", "lpt1", "com9.x", "aux.", "a/-/b", "x..y"])
-)
-@settings(max_examples=500, deadline=None)
-def test_the_plain_path_shortcut_answers_as_the_rules_do(path):
-    shortcut = rapp._PLAIN_PATH
-    answer = rapp.path_problem(path)
-    rapp._PLAIN_PATH = re.compile(r"(?!)")  # matches nothing: every path takes the rules
-    try:
-        assert rapp.path_problem(path) == answer
-    finally:
-        rapp._PLAIN_PATH = shortcut
-
-
-_PATHS = st.text(st.sampled_from("aZ09_-./ :\\\x00\né"), max_size=14) | st.sampled_from(
-    ["con", "CON.txt", "a/nul.md", "lpt1", "Com9.x", "aux.", "a/-/b", "x..y", "a\nb", "", "x/"]
-)
-
-
-@given(st.lists(_PATHS, max_size=6))
-@settings(max_examples=500, deadline=None)
-def test_plain_paths_is_true_only_when_every_path_passes_the_rules(paths):
-    """The batch shortcut (one regex over the joined paths) never passes a path the rules refuse,
-    and it passes every list of paths that each take the single-path shortcut."""
-    each = [rapp.path_problem(p) for p in paths]
-    if rapp.plain_paths(paths):
-        assert each == [None] * len(paths)
-    singly = all(
-        rapp._PLAIN_PATH.fullmatch(p)
-        and not any(seg.split(".", 1)[0].upper() in rapp._RESERVED for seg in p.split("/"))
-        for p in paths
-    )
-    assert rapp.plain_paths(paths) == singly
-
-
-def test_plain_paths_refuses_a_path_with_a_newline_that_looks_like_two():
-    assert rapp.plain_paths(["a", "b"])
-    assert not rapp.plain_paths(["a\nb"])
-    assert not rapp.plain_paths(["a", "b\n"])
-    assert not rapp.plain_paths(["a", "nul.txt"]) and not rapp.plain_paths(["x/LPT3"])
-    assert rapp.plain_paths(["console.md", "x/lpt10", "com/a"])

@@ -11,11 +11,8 @@ import json
 import json.encoder
 import math
 import re
-import threading
 from decimal import Decimal, InvalidOperation
 from typing import Any
-
-import msgspec
 
 from tui.strict_json import unique_members
 
@@ -28,7 +25,6 @@ __all__ = [
     "format_number",
     "strict_loads",
     "strict_parse",
-    "strict_parse_plain",
 ]
 
 MAX_DEPTH = 64
@@ -111,65 +107,12 @@ def _utf16_key(name: str) -> bytes:
     return name.encode("utf-16-be", "surrogatepass")
 
 
-class _NeedsGeneralPath(Exception):
-    """The value has a float, a large integer or a non-BMP member name (see :func:`canonical`)."""
-
-
-def _plain_tree(node: Any, depth: int) -> None:
-    """Check that ``node`` is JSON the stdlib encoder already prints canonically: only strings,
-    small integers, booleans, null, arrays, and objects with BMP-only string member names."""
-    kind = type(node)
-    if kind is str or node is None or kind is bool:
-        return
-    if kind is int:
-        if -_MAX_SAFE_INTEGER <= node <= _MAX_SAFE_INTEGER:
-            return
-        raise _NeedsGeneralPath
-    if kind is dict or kind is list:
-        if depth > MAX_DEPTH:
-            raise CanonicalJsonError(f"nesting deeper than {MAX_DEPTH}")
-        if kind is dict:
-            for key in node:
-                if type(key) is not str or _ASTRAL.search(key):
-                    raise _NeedsGeneralPath
-            node = node.values()
-        for child in node:
-            _plain_tree(child, depth + 1)
-        return
-    raise _NeedsGeneralPath
-
-
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_PLAIN_DUMPS = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, check_circular=False
-).encode
-
-
-def canonical(value: Any, *, plain: bool = False) -> bytes:
+def canonical(value: Any) -> bytes:
     """The JCS text of ``value`` as UTF-8 bytes; raises :class:`CanonicalJsonError` outside I-JSON.
 
-    Most RAPP/1 documents (strings, small integers, BMP member names) print canonically through
-    the stdlib's C encoder: code-point order equals UTF-16 order below U+10000 and its string
-    escapes are JCS's. Anything else takes the general encoder below. ``plain=True``: the caller
-    knows the value is such a document (:func:`strict_parse_plain` said so, of it or of the
-    document it was taken from), so it is not walked to find out.
+    Member names sort by their UTF-16 code units; numbers print as ECMA-262 does; strings
+    escape exactly what JCS escapes. Iterative, so a hostile depth cannot exhaust the stack.
     """
-    if type(value) is str:  # a member's value on its own (the address cuts "sig" out by it)
-        return _string(value).encode("utf-8")
-    if value is None:
-        return b"null"
-    if not plain:
-        try:
-            _plain_tree(value, 1)
-        except _NeedsGeneralPath:
-            return _general_canonical(value)
-    text = _PLAIN_DUMPS(value)
-    _check_text(text)  # member names and strings appear literally in the output
-    return text.encode("utf-8")
-
-
-def _general_canonical(value: Any) -> bytes:
-    """JCS for any I-JSON value; iterative so a hostile depth cannot exhaust the stack."""
     out: list[str] = []
     # stack items: ("v", value, depth) to emit a value, ("s", text) to emit literal text
     stack: list[tuple[Any, ...]] = [("v", value, 1)]
@@ -228,23 +171,12 @@ def _float(token: str) -> float:
     return value
 
 
-# Whether the document being parsed on this thread has met a float or a large integer so far
-# (then it is not plain: see strict_parse_plain).
-_PARSING = threading.local()
-
-
-def _parsed_float(token: str) -> float:
-    _PARSING.plain = False
-    return _float(token)
-
-
 def _int(token: str) -> int:
     """An integer token: beyond 2^53-1 only when binary64 holds it exactly (§2)."""
     if len(token) > 400:
         raise CanonicalJsonError("integer token too long")
     value = int(token)
     if abs(value) > _MAX_SAFE_INTEGER:
-        _PARSING.plain = False
         format_number(value)  # raises unless exactly representable
     return value
 
@@ -257,7 +189,7 @@ _DECODER = json.JSONDecoder(
     object_pairs_hook=unique_members(
         lambda key: CanonicalJsonError(f"duplicate member name {key!r}")
     ),
-    parse_float=_parsed_float,
+    parse_float=_float,
     parse_int=_int,
     parse_constant=_constant,
 )
@@ -274,64 +206,7 @@ def strict_loads(data: bytes | bytearray | memoryview) -> Any:
 
 def strict_parse(data: bytes | bytearray | memoryview) -> tuple[Any, bytes]:
     """:func:`strict_loads` plus the value's canonical bytes (computed anyway for the size rule)."""
-    value, text, _ = strict_parse_plain(data)
-    return value, text
-
-
-class _Float(Exception):
-    pass
-
-
-def _no_float(token: str) -> float:
-    raise _Float(token)
-
-
-_FAST_DECODER = msgspec.json.Decoder(float_hook=_no_float)
-_FAST_ENCODER = msgspec.json.Encoder(order="sorted")
-# every byte to b" " but the digits, to b"0": a run of 16 digits is then a plain find (a regex
-# for it backtracks at every digit: 26 us for a 2 kB manifest, against about 1 us)
-_DIGITS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
-_SIXTEEN = b"0" * 16
-
-
-def _already_canonical(raw: bytes) -> tuple[Any, bytes, bool] | None:
-    """The usual document, answered in C: ASCII bytes that are exactly their own canonical form.
-
-    Only for bytes where that answer is exact, else None (and the strict parse below decides,
-    with its own words for what is wrong): ASCII (so no character JCS refuses, none beyond
-    U+FFFF, and msgspec escapes every ASCII character as the stdlib and JCS do: '"', '\\', the
-    short forms and other C0 as lowercase \\u00xx), no float (``_no_float``: JCS prints numbers
-    its own way), no run of 16 digits (every integer token is then below 2^53), fewer brackets
-    than the depth limit. msgspec's ``order="sorted"`` sorts member names by code point, which
-    is UTF-16 order for ASCII. Bytes it reads that are not canonical (white space, a repeated
-    member, a needless escape, another order) print differently, so they are not answered here.
-    """
-    if (
-        len(raw) > MAX_CANONICAL_BYTES
-        or not raw.isascii()
-        or raw.count(b"[") + raw.count(b"{") > MAX_DEPTH
-        or _SIXTEEN in raw.translate(_DIGITS)
-    ):
-        return None
-    try:
-        value = _FAST_DECODER.decode(raw)
-    except (msgspec.DecodeError, _Float):
-        return None
-    if _FAST_ENCODER.encode(value) != raw:
-        return None
-    return value, raw, True
-
-
-def strict_parse_plain(data: bytes | bytearray | memoryview) -> tuple[Any, bytes, bool]:
-    """:func:`strict_parse` plus whether the value is plain: no float, no integer beyond 2^53-1
-    and no character beyond U+FFFF (so :func:`canonical` of it, or of a part of it, may be
-    called with ``plain=True``). Told by the parse itself, so the value is not walked."""
     raw = bytes(data)
-    # JSON's white space around the value is read past (by the parse below too): a file's
-    # trailing newline does not keep a canonical document from the fast answer
-    fast = _already_canonical(raw.strip(b" \t\n\r"))
-    if fast is not None:
-        return fast
     if len(raw) > MAX_RAW_BYTES:
         raise CanonicalJsonError(f"input is {len(raw)} bytes, more than {MAX_RAW_BYTES}")
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -340,7 +215,6 @@ def strict_parse_plain(data: bytes | bytearray | memoryview) -> tuple[Any, bytes
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CanonicalJsonError(f"not UTF-8 at byte {exc.start}") from exc
-    _PARSING.plain = True
     try:
         value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
     except CanonicalJsonError:
@@ -351,19 +225,13 @@ def strict_parse_plain(data: bytes | bytearray | memoryview) -> tuple[Any, bytes
         raise CanonicalJsonError(f"not JSON: {exc}") from exc
     if _skip_ws(text, end) != len(text):
         raise CanonicalJsonError(f"extra data after the JSON value at character {end}")
-    plain = (
-        _PARSING.plain
-        and (text.isascii() or not _ASTRAL.search(text))
-        # fewer brackets than the depth limit: no need to walk the value to enforce it
-        and text.count("[") + text.count("{") <= MAX_DEPTH
-    )
     # canonical also enforces the depth limit and refuses surrogates and noncharacters
-    canonical_text = canonical(value, plain=plain)
+    canonical_text = canonical(value)
     if len(canonical_text) > MAX_CANONICAL_BYTES:
         raise CanonicalJsonError(
             f"canonical form is {len(canonical_text)} bytes, more than {MAX_CANONICAL_BYTES}"
         )
-    return value, canonical_text, plain
+    return value, canonical_text
 
 
 def _skip_ws(text: str, index: int) -> int:

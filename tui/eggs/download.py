@@ -440,7 +440,7 @@ def _limit_name(promise: _Promise) -> str:
 def refusal_report(record: BootRecord, hub_url: str, failure: DownloadRefused) -> EggReport:
     """The report of an egg that was refused before it could be read: the record's own checks,
     the broken rule failed, and every check that needs the egg's bytes skipped."""
-    from tui.eggs.verify import record_document_checks
+    from tui.eggs.egg_rules import record_document_checks
 
     own = {
         check_id: (good, detail)

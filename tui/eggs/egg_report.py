@@ -8,10 +8,12 @@ failure of a tampered egg names what was tampered even when its record is given.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from tui.eggs.zip_reader import RULES
+from tui.untrusted import clean_line
 
 __all__ = [
     "CHECKS",
@@ -20,8 +22,11 @@ __all__ = [
     "Check",
     "EggReport",
     "EntryResult",
+    "Results",
     "Status",
 ]
+
+_DETAIL_LIMIT = 400
 
 Status = Literal["pass", "fail", "skip"]
 
@@ -72,8 +77,7 @@ CONTAINER_CHECKS = frozenset(
 
 class Check(NamedTuple):
     """One line of the report; ``detail`` names the offending value, already passed through
-    :func:`tui.untrusted.clean_line` (it quotes hostile bytes) but still plain text, not markup.
-    (A tuple: a report builds about fifty of them per egg.)"""
+    :func:`tui.untrusted.clean_line` (it quotes hostile bytes) but still plain text, not markup."""
 
     id: str
     name: str
@@ -93,6 +97,64 @@ class EntryResult(NamedTuple):
     egg_hash: str | None
     expected_hash: str | None
     hash_ok: bool | None
+
+
+class Results:
+    """Check results as they are found: ``(status, raw detail)`` per check id. The details
+    quote values from the egg and the record; :meth:`checks` makes them safe to print.
+
+    ``container``: the checks whose failure means nothing past the container can be read;
+    the first of them to fail is named by every check that did not run."""
+
+    def __init__(
+        self,
+        order: tuple[tuple[str, str], ...] = (),
+        container: frozenset[str] = frozenset(),
+    ) -> None:
+        self.order = order or CHECKS
+        self.container = container if order else CONTAINER_CHECKS
+        self.results: dict[str, tuple[Status, str]] = {}
+        self.container_failure: str | None = None
+
+    def set(self, check_id: str, status: Status, detail: str = "") -> None:
+        self.results[check_id] = (status, detail)
+        if status == "fail" and self.container_failure is None and check_id in self.container:
+            self.container_failure = check_id
+
+    def status(self, check_id: str) -> Status | None:
+        result = self.results.get(check_id)
+        return result[0] if result is not None else None
+
+    def ok(self, check_id: str, detail: str = "") -> None:
+        self.set(check_id, "pass", detail)
+
+    def fail(self, check_id: str, detail: str) -> None:
+        self.set(check_id, "fail", detail)
+
+    def skip(self, check_id: str, detail: str) -> None:
+        self.set(check_id, "skip", detail)
+
+    def expect(
+        self, check_id: str, good: bool, detail_ok: str, detail_bad: str | Callable[[], str]
+    ) -> bool:
+        """Pass with ``detail_ok`` or fail with ``detail_bad`` (a callable is only called then)."""
+        if good:
+            self.set(check_id, "pass", detail_ok)
+        else:
+            self.set(check_id, "fail", detail_bad() if callable(detail_bad) else detail_bad)
+        return good
+
+    def checks(self) -> list[Check]:
+        """Every check of the order, those that did not run skipped with why."""
+        if self.container_failure:
+            not_run = f"not run: container check {self.container_failure} failed"
+        else:
+            not_run = "not run"
+        checks = []
+        for check_id, name in self.order:
+            status, detail = self.results.get(check_id, ("skip", not_run))
+            checks.append(Check(check_id, name, status, clean_line(detail, _DETAIL_LIMIT)))
+        return checks
 
 
 @dataclass

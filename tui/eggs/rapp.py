@@ -55,9 +55,6 @@ VALUE_TAGS = frozenset(
     }
 )
 OCTET_TAGS = frozenset({"rapp/1:egg", "rapp/1:rappid", "rapp/1:grail", "rapp/1:seal"})
-# a running hash already fed "tag LF" per octet tag, copied for each use (cheaper than a new one)
-_OCTET_PREFIXES = {tag: hashlib.sha256(tag.encode("ascii") + b"\n") for tag in OCTET_TAGS}
-_ADDRESS_PREFIX = hashlib.sha256(b"rapp/1:egg-manifest\n")
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _LCLABEL = r"[a-z0-9]+(?:-[a-z0-9]+)*"
@@ -73,12 +70,11 @@ _RESERVED = frozenset(
 )
 
 
-def H(tag: str, value: Any, *, plain: bool = False) -> str:  # noqa: N802 - the specification's name
-    """Value hash: sha256(tag || LF || canonical(value)); only the §3 value tags are allowed.
-    ``plain``: as for :func:`canonical`."""
+def H(tag: str, value: Any) -> str:  # noqa: N802 - the specification's name
+    """Value hash: sha256(tag || LF || canonical(value)); only the §3 value tags are allowed."""
     if tag not in VALUE_TAGS:
         raise ValueError(f"{tag!r} is not a RAPP/1 value-hash tag")
-    return hashlib.sha256(tag.encode("ascii") + b"\n" + canonical(value, plain=plain)).hexdigest()
+    return hashlib.sha256(tag.encode("ascii") + b"\n" + canonical(value)).hexdigest()
 
 
 def Hb(tag: str, data: bytes | bytearray | memoryview) -> str:  # noqa: N802
@@ -88,65 +84,21 @@ def Hb(tag: str, data: bytes | bytearray | memoryview) -> str:  # noqa: N802
 
 def hb_hasher(tag: str, data: bytes | bytearray | memoryview = b"") -> Any:
     """A running sha256 already fed with the tag prefix, for hashing an entry as it streams past."""
-    prefix = _OCTET_PREFIXES.get(tag)
-    if prefix is None:
+    if tag not in OCTET_TAGS:
         raise ValueError(f"{tag!r} is not a RAPP/1 octet-hash tag")
-    hasher = prefix.copy()
+    hasher = hashlib.sha256(tag.encode("ascii") + b"\n")
     hasher.update(data)
     return hasher
 
 
-def egg_address(
-    manifest: dict[str, Any], *, plain: bool = False, canonical_text: bytes | None = None
-) -> str:
-    """The egg address: ``H("rapp/1:egg-manifest", manifest without sig)``; re-signing keeps it.
-    ``plain``: the manifest is plain (:func:`~tui.eggs.canonical_json.strict_parse_plain`).
-    ``canonical_text``: the manifest's own canonical bytes, when known: the canonical text
-    without sig is then cut from it instead of printed again (see :func:`_without_sig`)."""
-    if canonical_text is not None:
-        text = _without_sig(manifest, canonical_text, plain)
-        if text is not None:
-            hasher = _ADDRESS_PREFIX.copy()
-            hasher.update(text)
-            return hasher.hexdigest()
+def egg_address(manifest: dict[str, Any]) -> str:
+    """The egg address: ``H("rapp/1:egg-manifest", manifest without sig)``; re-signing keeps it."""
     without_sig = {k: v for k, v in manifest.items() if k != "sig"}
-    return H("rapp/1:egg-manifest", without_sig, plain=plain)
-
-
-def _without_sig(manifest: dict[str, Any], text: bytes, plain: bool) -> bytes | None:
-    """The canonical text of ``manifest`` without its ``sig`` member, cut from ``text`` (the
-    canonical text of the whole manifest), or None when that cannot be done exactly. With
-    exactly the seven members, sorted, ``sig`` is next to last and ``variant`` last, so the
-    text ends ``,"sig":S,"variant":V}`` with S and V their own canonical texts (a string's
-    canonical text has no unescaped quote, so the match cannot start inside a value)."""
-    if manifest.keys() != MANIFEST_MEMBERS:
-        return None
-    try:
-        sig = canonical(manifest["sig"], plain=plain)
-        variant = canonical(manifest["variant"], plain=plain)
-    except CanonicalJsonError:
-        return None
-    tail = b',"variant":' + variant + b"}"
-    cut = b',"sig":' + sig + tail
-    if not text.endswith(cut):
-        return None
-    return text[: len(text) - len(cut)] + tail
+    return H("rapp/1:egg-manifest", without_sig)
 
 
 def is_hex64(value: Any) -> bool:
     return isinstance(value, str) and _HEX64.fullmatch(value) is not None
-
-
-_HEX64S = re.compile(r"[0-9a-f]{64}(?:\n[0-9a-f]{64})*")
-
-
-def all_hex64(values: list[str]) -> bool:
-    """:func:`is_hex64` of every one of ``values`` (strings), in one regex pass."""
-    if not values:
-        return True
-    text = "\n".join(values)
-    # 65 characters a value less the last newline: no value holds a newline of its own
-    return len(text) == 65 * len(values) - 1 and _HEX64S.fullmatch(text) is not None
 
 
 def rappid_parts(value: Any) -> tuple[str, str, str] | None:
@@ -190,41 +142,8 @@ def is_kind(value: Any) -> bool:
     )
 
 
-# ASCII segments of letters, digits, '_', '-' and '.' that neither start nor end with a dot:
-# none of the rules below can refuse such a path but the reserved device names
-# (each segment: runs of [\w-] joined by runs of dots; said so, the regex never backtracks)
-_PLAIN_SEGMENT = r"[\w-]+(?:\.+[\w-]+)*"
-_PLAIN_PATH = re.compile(rf"{_PLAIN_SEGMENT}(?:/{_PLAIN_SEGMENT})*", re.ASCII)
-
-
-_PLAIN_PATHS = re.compile(rf"{_PLAIN_PATH.pattern}(?:\n{_PLAIN_PATH.pattern})*", re.ASCII)
-_RESERVED_SEGMENT = re.compile(
-    r"(?:^|[/\n])(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])(?=[./\n]|$)", re.ASCII | re.IGNORECASE
-)
-
-
-def plain_paths(paths: list[str]) -> bool:
-    """True when every one of ``paths`` takes :func:`path_problem`'s shortcut to None (plain
-    segments, no reserved device name): two regex passes over them all instead of a call
-    each. False says only that some path needs the full rules."""
-    if not paths:
-        return True
-    text = "\n".join(paths)
-    if text.count("\n") != len(paths) - 1 or _PLAIN_PATHS.fullmatch(text) is None:
-        return False  # (a path of its own with a "\n" in it is no plain one)
-    low = text.lower()  # a reserved name's first three letters, else no search for one
-    if "con" in low or "prn" in low or "aux" in low or "nul" in low or "com" in low or "lpt" in low:
-        return _RESERVED_SEGMENT.search(text) is None
-    return True
-
-
 def path_problem(path: Any) -> str | None:
     """Why ``path`` is not a valid packed path (§6.1), or None when it is."""
-    if type(path) is str and _PLAIN_PATH.fullmatch(path) is not None:
-        for segment in path.split("/"):
-            if segment.split(".", 1)[0].upper() in _RESERVED:
-                return f"segment {segment!r} is a reserved device name"
-        return None
     if not isinstance(path, str):
         return "not a string"
     if not path:
