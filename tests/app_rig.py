@@ -7,13 +7,14 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.pilot import Pilot
 
 from tui.config import Settings
 from tui.eggs.boot_record import BootRecord, parse_boot_record
-from tui.eggs.boot_rows import BootRow, BootsSource, EggBytes, with_sibling_warnings
+from tui.eggs.boot_rows import BootRow, BootsSource, with_sibling_warnings
+from tui.eggs.pipeline import EggOutcome, check_egg
 from tui.network.store import Store
 from tui.sandbox.app import create_app
 from tui.sandbox.eggs import SeedBootSpec, build_seed_boot
@@ -172,22 +173,21 @@ class DemoBoots:
         assert self.records is not None
         return with_sibling_warnings([BootRow(f"demo:{r.slug}", r) for r in self.records])
 
-    def cached_egg(self, record: BootRecord) -> EggBytes | None:
+    async def check(
+        self, row: Any, *, download: bool = True, progress: Callable[[int, int], None] | None = None
+    ) -> EggOutcome:
         self._build()
         assert self.downloaded is not None and self.eggs is not None
-        sha = record.egg.sha256
-        return self.eggs.get(sha) if sha in self.downloaded else None
-
-    async def egg(
-        self, record: BootRecord, progress: Callable[[int, int], None] | None = None
-    ) -> EggBytes:
-        self._build()
-        assert self.downloaded is not None and self.eggs is not None
-        data = self.eggs.get(record.egg.sha256)
-        if data is None:
-            raise LookupError(f"no egg {record.egg.sha256} on the demo hub")
-        self.downloaded.add(hashlib.sha256(data).hexdigest())
-        return data
+        sha = row.record.egg.sha256
+        data = self.eggs.get(sha)
+        if sha not in self.downloaded:
+            if not download:
+                return EggOutcome(None)
+            if data is None:
+                return EggOutcome(None, error=f"no egg {sha} on the demo hub")
+            self.downloaded.add(hashlib.sha256(data).hexdigest())
+        assert data is not None
+        return await check_egg(data, row.record, hub_url=self.hub_url)
 
 
 DEMO_SPECS: tuple[dict[str, str], ...] = (

@@ -12,6 +12,8 @@ from textual.app import App
 
 from tui.eggs.boot_record import BootRecord, parse_boot_record
 from tui.eggs.boot_rows import BootRow, with_sibling_warnings
+from tui.eggs.egg_report import EggReport
+from tui.eggs.pipeline import EggOutcome, check_egg, check_local
 from tui.eggs.verify import verify_egg
 from tui.eggs.zip_reader import EggSource, StrictZipReader
 from tui.sandbox.eggs import SeedBootSpec, build_seed_boot, pack_egg
@@ -72,11 +74,22 @@ def _payload(egg: bytes) -> dict[str, Any]:
 
 
 class InspectorApp(App[None]):
-    """A bare app that pushes the inspector at once: the inspector alone, no dashboard."""
+    """A bare app that pushes the inspector at once: the inspector alone, no dashboard. The
+    egg is judged first (as the Boots tab and `roost egg inspect` do) unless a report is given."""
 
-    def __init__(self, egg: bytes | Path, record: BootRecord | None = None, **kwargs: Any):
+    def __init__(
+        self,
+        egg: bytes | Path,
+        record: BootRecord | None = None,
+        *,
+        report: EggReport | None = None,
+        **kwargs: Any,
+    ):
         super().__init__()
-        self.inspector = EggInspectorScreen(egg, record, **kwargs)
+        if report is None:
+            report = check_local(egg, record, hub_url=HUB).report
+        assert report is not None
+        self.inspector = EggInspectorScreen(egg, record, report=report, **kwargs)
 
     def on_mount(self) -> None:
         self.push_screen(self.inspector)
@@ -99,16 +112,18 @@ class FixedBoots:
         rows = [BootRow(f"test:{r.slug}", r) for r in parsed]
         return [*with_sibling_warnings(rows), *self.broken]
 
-    def cached_egg(self, record: BootRecord) -> bytes | None:
-        return self.cache.get(record.egg.sha256)
-
-    async def egg(self, record: BootRecord, progress: Any = None) -> bytes:
-        self.downloads.append(record.slug)
-        data = self.eggs.get(record.slug)
+    async def check(self, row: Any, *, download: bool = True, progress: Any = None) -> EggOutcome:
+        record = row.record
+        data = self.cache.get(record.egg.sha256)
         if data is None:
-            raise LookupError(f"hub refused {record.slug}")
-        self.cache[record.egg.sha256] = data
-        return data
+            if not download:
+                return EggOutcome(None)
+            self.downloads.append(record.slug)
+            data = self.eggs.get(record.slug)
+            if data is None:
+                return EggOutcome(None, error=f"hub refused {record.slug}")
+            self.cache[record.egg.sha256] = data
+        return await check_egg(data, record, hub_url=self.hub_url)
 
 
 def sha256(data: bytes) -> str:

@@ -5,6 +5,7 @@ every record field (unknown ones too), sibling warnings, ``enter`` → the inspe
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from tui.eggs.boot_record import BootRecord
 from tui.eggs.boot_rows import BootRow, record_fields, sibling_warnings
 from tui.eggs.egg_report import Check, EggReport
 from tui.eggs.hub_boots import HubBoots
+from tui.eggs.pipeline import EggOutcome
 from tui.sandbox.eggs import SeedBootSpec
 from tui.ui.screens.boots.inspector import EggInspectorScreen
 from tui.ui.screens.boots.screen import BootsScreen
@@ -247,20 +249,19 @@ async def test_refusal_with_a_report_shows_failed_at_its_check():
     source, records = boots()
     record = records[0]
 
-    class Refused(Exception):
-        def __init__(self) -> None:
-            super().__init__("egg.url is not the hub's: not downloaded")
-            self.report = EggReport(
-                checks=[
-                    Check("record.ref", "ref", "pass", ""),
-                    Check("record.url", "record: egg.url is the hub URL + egg.path", "fail", "x"),
-                ]
-            )
+    refused = EggReport(
+        checks=[
+            Check("record.ref", "ref", "pass", ""),
+            Check("record.url", "record: egg.url is the hub URL + egg.path", "fail", "x"),
+        ]
+    )
 
-    async def refuse(_: BootRecord, progress: object = None) -> bytes:
-        raise Refused()
+    async def refuse(row: Any, *, download: bool = True, progress: object = None) -> EggOutcome:
+        if not download:
+            return EggOutcome(None)
+        return EggOutcome(refused, error="egg.url is not the hub's: not downloaded")
 
-    source.egg = refuse  # type: ignore[method-assign]
+    source.check = refuse  # type: ignore[method-assign]
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
         screen = await shown(pilot, source)
@@ -295,11 +296,13 @@ async def test_hub_source_reads_the_demo_hub_and_downloads_into_the_egg_cache(tm
         source = HubBoots(service)
         rows = list(await source.rows())
         assert len(rows) == 11 and all(r.record is not None for r in rows)
-        record = rows[0].record
-        assert source.cached_egg(record) is None
-        path = await source.egg(record)
-        assert path.is_file() and tmp_path in path.parents
-        assert source.cached_egg(record) == path
+        assert (await source.check(rows[0], download=False)) == EggOutcome(None)
+        first = await source.check(rows[0])
+        assert first.report is not None and first.report.ok and not first.from_cache
+        path = first.egg
+        assert isinstance(path, Path) and path.is_file() and tmp_path in path.parents
+        again = await source.check(rows[0], download=False)
+        assert again.from_cache and again.egg == path and again.report == first.report
         rig = await start(source)
         async with rig.app.run_test(size=SIZE) as pilot:
             screen = await shown(pilot, source)
@@ -321,16 +324,17 @@ async def test_a_download_shows_progress_and_does_not_take_over_another_tab():
     source, records = boots()
     gate = asyncio.Event()
     seen: list[str] = []
-    real_egg = source.egg
+    real_check = source.check
 
-    async def slow_egg(record: BootRecord, progress: Any = None) -> bytes:
-        progress(10, 40)
-        seen.append(cells(screen, "state")[0])
-        await gate.wait()
-        progress(40, 40)
-        return await real_egg(record)
+    async def slow_check(row: Any, *, download: bool = True, progress: Any = None) -> EggOutcome:
+        if download:
+            progress(10, 40)
+            seen.append(cells(screen, "state")[0])
+            await gate.wait()
+            progress(40, 40)
+        return await real_check(row, download=download)
 
-    source.egg = slow_egg  # type: ignore[method-assign]
+    source.check = slow_check  # type: ignore[method-assign]
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
         screen = await shown(pilot, source)
@@ -393,3 +397,56 @@ async def test_below_80_columns_name_and_slug_give_way_to_the_verified_column():
         assert sum(w + 2 for w in widths.values()) <= 60 - 2  # the scrollbar still fits
         assert table.cursor_row == 1 and cells(screen, "state")[0] == "not downloaded"
         assert all(len(name) <= widths["name"] for name in cells(screen, "name"))
+
+
+async def test_a_cached_egg_is_checked_off_the_event_loop(tmp_path, monkeypatch):
+    """The tab judges a cached egg as it loads; with the file's hash made slow (1.5 s for the
+    egg), the event loop still runs: a timer keeps ticking and keys move the cursor meanwhile."""
+    import time
+
+    from tui.config import Settings
+    from tui.eggs import verify
+    from tui.service import connect
+
+    service = connect(Settings(cache_dir=tmp_path), use_cache=False, agents=300)
+    try:
+        source = HubBoots(service)
+        rows = list(await source.rows())
+        assert (await source.check(rows[0])).report.ok  # now in the egg cache
+        size = rows[0].record.egg.bytes
+        real = verify.file_hasher
+
+        class SlowHasher:
+            def __init__(self) -> None:
+                self.hasher = real()
+
+            def update(self, block: Any) -> None:
+                time.sleep(1.5 * len(block) / size)
+                self.hasher.update(block)
+
+            def hexdigest(self) -> str:
+                return self.hasher.hexdigest()
+
+        rig = await start(source)
+        async with rig.app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = pilot.app.screen
+            assert isinstance(screen, BootsScreen)
+            monkeypatch.setattr(verify, "file_hasher", SlowHasher)
+            ticks: list[float] = []
+            pilot.app.set_interval(0.05, lambda: ticks.append(time.monotonic()))
+            started = time.monotonic()
+            screen.boots_source = source
+            for _ in range(5):
+                await pilot.pause(0.1)
+            await pilot.press("j")
+            assert screen.query_one(DataTable).cursor_row == 1  # keys are handled meanwhile
+            assert cells(screen, "state")[0] == "not downloaded"  # still being judged
+            while cells(screen, "state")[0] != "verified":
+                assert time.monotonic() - started < 30
+                await pilot.pause(0.1)
+            assert time.monotonic() - started >= 1.4  # the slow hash did run
+            gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
+            assert len(ticks) >= 10 and max(gaps) < 0.75, gaps
+    finally:
+        await service.aclose()

@@ -289,7 +289,7 @@ async def test_inspect_opens_the_inspector_on_the_verified_egg(demo_egg):
     egg_path, record_path, _ = demo_egg
     record = parse_boot_record(record_path.read_bytes())
     report = verify_egg(egg_path, record, hub_url=DEMO_HUB)
-    app = InspectorApp(egg_path, record, report=report, hub_url=DEMO_HUB)
+    app = InspectorApp(egg_path, record, report=report)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, EggInspectorScreen)

@@ -116,15 +116,6 @@ async def test_tampered_egg_highlights_and_focuses_the_first_failing_check():
         assert soul.endswith("·")
 
 
-async def test_inspector_verifies_the_egg_itself_when_given_no_report():
-    egg, record = demo_egg()
-    app = InspectorApp(egg, record)
-    assert app.inspector.report is None
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await ready(pilot)
-        assert screen.report is not None and screen.report.ok
-
-
 async def test_tab_and_shift_tab_walk_the_panes_in_order_and_escape_returns():
     egg, record = demo_egg()
     async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
@@ -410,11 +401,13 @@ async def test_a_match_deep_in_one_long_line_is_scrolled_into_view():
 async def test_vim_jumps_in_the_report_and_help_lists_the_inspectors_keys():
     """In `roost egg inspect` (its own app): g/G/ctrl+d, ? lists the inspector's keys (those
     kept off the key bar too), q quits."""
+    from tui.eggs.pipeline import check_local
     from tui.ui.screens.boots.inspector_app import InspectorApp as RoostInspectorApp
     from tui.ui.screens.help import HelpScreen
 
     egg, record = demo_egg()
-    async with RoostInspectorApp(egg, record).run_test(size=SIZE) as pilot:
+    report = check_local(egg, record).report
+    async with RoostInspectorApp(egg, record, report=report).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         listing = screen.query_one("#report-list", OptionList)
         await pilot.press("G")

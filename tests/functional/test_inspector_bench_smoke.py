@@ -17,7 +17,7 @@ async def test_inspector_bench_smoke_reports_every_figure():
     for figure in (
         "push_to_paint_with_report",
         "push_to_paint_from_file",
-        "push_to_report_verifying",
+        "check_then_paint_from_file",
         "files_pane",
     ):
         assert result[figure] > 0

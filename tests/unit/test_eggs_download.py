@@ -16,7 +16,6 @@ from tui.eggs.download import (
     DownloadRefused,
     EggCache,
     HubUnreachable,
-    cached_verdict,
     download_egg,
     download_url,
     refusal_report,
@@ -323,21 +322,6 @@ def test_refusal_report_fails_the_broken_rule_and_skips_what_needs_bytes():
     size = refusal_report(record_of(), HUB, DownloadRefused("file.size", "short"))
     position = [check_id for check_id, _ in CHECKS].index("file.size") + 1
     assert size.failed() == ["file.size"] and size.first_failure[0] == position
-
-
-async def test_cached_verdict_needs_no_request(app, cache):
-    record = record_of()
-    assert cached_verdict(record, HUB, cache) == "not downloaded"
-    async with in_process_client(app, base_url=BASE) as client:
-        await download_egg(record.egg, HUB, client=client, cache=cache)
-    before = len(hub_requests(app))
-    assert cached_verdict(record, HUB, cache) == "verified"
-    value = record.as_value()
-    value["egg"]["utc"] = "2030-01-01T00:00:00.000Z"
-    lying = parse_boot_record(value)
-    position = [check_id for check_id, _ in CHECKS].index("record.utc") + 1
-    assert cached_verdict(lying, HUB, cache) == f"failed at check {position} (record.utc)"
-    assert len(hub_requests(app)) == before
 
 
 def test_partial_files_of_a_killed_download_are_swept_once_old(cache):

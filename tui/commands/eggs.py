@@ -39,8 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-#: An egg named by a bare URL (no record promises its size) is not read past this.
-URL_CAP = 256 << 20
 _MARKS = {"pass": "✓", "fail": "✗", "skip": "–"}
 
 
@@ -158,17 +156,25 @@ async def _load(service: Service, source: str | None = None):  # noqa: ANN202
     )
 
 
+def _downloads(service: Service):  # noqa: ANN202
+    from tui.eggs.download import EggCache
+    from tui.eggs.pipeline import Downloads
+
+    return Downloads(service.hub_client(), EggCache.for_hub(service.hub_url, _cache_root(service)))
+
+
 async def _boots(args: argparse.Namespace, service: Service, out: TextIO) -> int:
-    from tui.eggs.download import EggCache, cached_verdict
+    from tui.eggs.pipeline import check_egg
 
     boots = await _load(service)
-    eggs = EggCache.for_hub(service.hub_url, _cache_root(service))
+    downloads = _downloads(service)
     verdicts = [
-        await asyncio.to_thread(cached_verdict, e.record, service.hub_url, eggs)
+        (await check_egg(None, e.record, hub_url=service.hub_url, downloads=downloads,
+                         download=False)).verdict
         if e.record is not None
         else None
         for e in boots.entries
-    ]
+    ]  # fmt: skip
     if not boots.entries and boots.problems:
         code = EXIT_NOTHING if not boots.reachable else EXIT_PROBLEMS
     else:
@@ -259,20 +265,10 @@ def _progress() -> _Progress | None:
 
 
 async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
-    """Find, download (when it is remote) and verify the egg the arguments name."""
-    from tui.eggs.download import (
-        CacheUnwritable,
-        DownloadRefused,
-        EggCache,
-        HubUnreachable,
-        download_egg,
-        download_url,
-        refusal_report,
-    )
-    from tui.eggs.verify import verify_egg
+    """Find, download (when it is remote) and judge the egg the arguments name."""
+    from tui.eggs.pipeline import check_egg
 
     hub_url = service.hub_url
-    eggs = EggCache.for_hub(hub_url, _cache_root(service))
     record = None
     refused = None
     if args.slug is not None:
@@ -292,44 +288,27 @@ async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
     elif args.record is not None:
         record, refused = await _record_from(service, args.record)
     target: str | None = args.target
-    client = service.hub_client()
+    remote = target is None or target.startswith(("http://", "https://"))
+    if record is not None and target is not None and remote and target != record.egg.url:
+        raise _Stop(EXIT_USAGE, f"{target} is not the record's egg.url {record.egg.url}")
+    source: Path | str | None = target if remote else _local_egg(target or "")
+    if record is not None and remote:
+        source = None  # the record's egg: from the cache, or the hub
     progress = _progress()
-    try:
-        if record is not None and (target is None or target.startswith(("http://", "https://"))):
-            if target is not None and target != record.egg.url:
-                raise _Stop(EXIT_USAGE, f"{target} is not the record's egg.url {record.egg.url}")
-            egg = await download_egg(
-                record.egg, hub_url, client=client, cache=eggs, progress=progress
-            )
-            path = egg.path
-        elif target is not None and target.startswith(("http://", "https://")):
-            egg = await download_url(
-                target, client=client, cache=eggs, cap=URL_CAP, progress=progress
-            )
-            path = egg.path
-        else:
-            path = _local_egg(target or "")
-    except DownloadRefused as exc:
-        if progress is not None:
-            progress.end()
-        if record is None:
-            raise _Stop(EXIT_PROBLEMS, exc.detail) from None
-        return _Egg(None, record, refusal_report(record, hub_url, exc))
-    except (HubUnreachable, CacheUnwritable) as exc:
-        if progress is not None:
-            progress.end()
-        raise _Stop(EXIT_NOTHING, exc.detail) from None
-    try:
-        report = await asyncio.to_thread(
-            verify_egg,
-            path,
-            record,
-            hub_url=hub_url if record is not None else None,
-            record_refused=refused,
-        )
-    except OSError as exc:
-        raise _Stop(EXIT_NOTHING, f"{path}: cannot be read ({exc.strerror or exc})") from None
-    return _Egg(path, record, report)
+    outcome = await check_egg(
+        source,
+        record,
+        hub_url=hub_url if record is not None else None,
+        downloads=_downloads(service),
+        progress=progress,
+        record_refused=refused,
+    )
+    if progress is not None:
+        progress.end()
+    if outcome.report is None:
+        raise _Stop(EXIT_NOTHING, outcome.error or "the egg could not be read")
+    path = outcome.egg if isinstance(outcome.egg, Path) else None
+    return _Egg(path, record, outcome.report)
 
 
 def _no_record_for(slug: str, boots: Any) -> None:
@@ -457,7 +436,6 @@ async def _inspect(args: argparse.Namespace, service: Service, out: TextIO) -> i
     egg = await _obtain(args, service)
     from tui.ui.screens.boots.inspector_app import InspectorApp
 
-    hub_url = service.hub_url if egg.record is not None else None
-    app = InspectorApp(egg.path, egg.record, report=egg.report, hub_url=hub_url)
+    app = InspectorApp(egg.path, egg.record, report=egg.report)
     await app.run_async()
     return EXIT_OK if egg.report.ok else EXIT_PROBLEMS

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tui.eggs.boot_record import BootRecord
 from tui.eggs.egg_report import EggReport
+
+if TYPE_CHECKING:
+    from tui.eggs.download import Progress
+    from tui.eggs.pipeline import EggOutcome
 
 __all__ = [
     "BootRow",
@@ -27,7 +30,6 @@ __all__ = [
 ]
 
 SIBLING_BLOCKS = ("brainstem", "hatch", "organ")
-EggBytes = bytes | Path
 
 
 @dataclass(frozen=True)
@@ -41,9 +43,10 @@ class BootRow:
 
 
 class BootsSource(Protocol):
-    """Where the Boots tab gets records and eggs (the app's ``boots_source``)."""
+    """Where the Boots tab gets its rows and has their eggs judged (the app's ``boots_source``)."""
 
-    #: The hub the records' ``egg.url`` must point at (the verifier's ``hub_url``), if known.
+    #: The hub the records' ``egg.url`` must point at (the verifier's ``hub_url``); None: each
+    #: record's own hub (an https URL ending in ``/`` + ``egg.path``).
     hub_url: str | None
     #: What the tab says the records come from (a location with no credentials in it).
     label: str
@@ -52,18 +55,12 @@ class BootsSource(Protocol):
         """Every record of the source, in source order (``BootRow`` or anything shaped so)."""
         ...
 
-    def cached_egg(self, record: BootRecord) -> EggBytes | None:
-        """The egg already at hand (cache), without a request; None when not downloaded."""
-        ...
-
-    async def egg(
-        self, record: BootRecord, progress: Callable[[int, int], None] | None = None
-    ) -> EggBytes:
-        """Download (or read from the cache) the egg ``record`` promises; raises on failure.
-        ``progress(received, promised)`` is called as bytes arrive.
-
-        An exception with a ``report`` attribute (an :class:`EggReport` naming the check the
-        download broke: URL, size, sha256) makes the row say "failed at check N"."""
+    async def check(
+        self, row: Any, *, download: bool = True, progress: Progress | None = None
+    ) -> EggOutcome:
+        """The row's egg judged (:func:`tui.eggs.pipeline.check_egg`): from the cache, or
+        downloaded when ``download`` (``progress(received, promised)`` as bytes arrive). A
+        refusal is an outcome whose report names the broken check, never an exception."""
         ...
 
 
@@ -73,6 +70,15 @@ class EggState:
 
     kind: Literal["absent", "busy", "verified", "failed", "error"]
     detail: str = ""
+
+    @classmethod
+    def of_outcome(cls, outcome: EggOutcome) -> EggState:
+        """The state an outcome leaves: judged, not downloaded, or why it could not be had."""
+        if outcome.report is not None:
+            return cls.of(outcome.report)
+        if outcome.error is not None:
+            return cls("error", outcome.error)
+        return cls("absent")
 
     @classmethod
     def of(cls, report: EggReport) -> EggState:

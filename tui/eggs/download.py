@@ -39,6 +39,7 @@ from tui.eggs.boot_record import (
     EggDescriptor,
     egg_path_for,
     egg_url_for,
+    egg_url_problems,
 )
 from tui.eggs.egg_report import CHECKS, Check, EggReport
 from tui.network.disk_cache import default_cache_root, service_folder_name
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DownloadFailed",
-    "cached_verdict",
     "DownloadOptions",
     "DownloadRefused",
     "EggCache",
@@ -210,8 +210,15 @@ class _Partial:
             self.path.unlink()
 
 
-def check_url(egg: EggDescriptor, hub_url: str) -> str:
-    """The one URL an egg may come from; refuses a record whose ``egg.url`` is any other."""
+def check_url(egg: EggDescriptor, hub_url: str | None) -> str:
+    """The one URL an egg may come from: ``{hub_url}/{egg.path}``, or with no hub known the
+    URL the record names when it is one its own hub could publish (https, ending in
+    ``/`` + ``egg.path``); a record whose ``egg.url`` is any other is refused."""
+    if hub_url is None:
+        problems = egg_url_problems(egg.url, egg.path, None)
+        if problems:
+            raise DownloadRefused("record.url", f"{problems[0]}: not downloaded")
+        return egg.url
     expected = egg_url_for(hub_url, egg.path)
     if egg.url != expected:
         raise DownloadRefused(
@@ -233,7 +240,7 @@ def check_client(client: httpx.AsyncClient) -> None:
 
 async def download_egg(
     egg: EggDescriptor,
-    hub_url: str,
+    hub_url: str | None,
     *,
     client: httpx.AsyncClient,
     cache: EggCache,
@@ -437,15 +444,20 @@ def _limit_name(promise: _Promise) -> str:
     return "record's" if promise.size is not None else "cap of"
 
 
-def refusal_report(record: BootRecord, hub_url: str, failure: DownloadRefused) -> EggReport:
-    """The report of an egg that was refused before it could be read: the record's own checks,
-    the broken rule failed, and every check that needs the egg's bytes skipped."""
+def refusal_report(
+    record: BootRecord | None, hub_url: str | None, failure: DownloadRefused
+) -> EggReport:
+    """The report of an egg that was refused before it could be read: the record's own checks
+    (when a record promised it), the broken rule failed, and every check that needs the egg's
+    bytes skipped."""
     from tui.eggs.egg_rules import record_document_checks
 
-    own = {
-        check_id: (good, detail)
-        for check_id, good, detail in record_document_checks(record, hub_url)
-    }
+    own = {}
+    if record is not None:
+        own = {
+            check_id: (good, detail)
+            for check_id, good, detail in record_document_checks(record, hub_url)
+        }
     skipped = f"not checked: the egg was refused ({failure.check} failed)"
     checks = []
     for check_id, name in CHECKS:
@@ -457,23 +469,3 @@ def refusal_report(record: BootRecord, hub_url: str, failure: DownloadRefused) -
         else:
             checks.append(Check(check_id, name, "skip", skipped))
     return EggReport(checks=checks)
-
-
-def cached_verdict(record: BootRecord, hub_url: str, cache: EggCache) -> str:
-    """The egg's state without a request, in the Boots tab's words: "not downloaded",
-    "verified" or "failed at check N (id)" — the cached egg re-verified against its record."""
-    from tui.eggs.verify import verify_egg
-
-    egg = record.egg
-    try:
-        path = cache.lookup(egg.sha256, egg.bytes)
-    except ValueError:
-        path = None
-    if path is None:
-        return "not downloaded"
-    report = verify_egg(path, record, hub_url=hub_url)
-    failure = report.first_failure
-    if failure is None:
-        return "verified"
-    position, check = failure
-    return f"failed at check {position} ({check.id})"

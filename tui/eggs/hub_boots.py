@@ -5,15 +5,15 @@ download of :mod:`tui.eggs`, behind the small interface the tab asks for
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tui.eggs.boot_record import BootRecord
 from tui.eggs.boot_rows import BootRow
 from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
+    from tui.eggs.download import Progress
+    from tui.eggs.pipeline import EggOutcome
     from tui.service import Service
 
 __all__ = ["HubBoots"]
@@ -49,26 +49,17 @@ class HubBoots:
             rows.append(BootRow(source, None, tuple(boots.problems)))
         return rows
 
-    def cached_egg(self, record: BootRecord) -> Path | None:
-        try:
-            return self.eggs.lookup(record.egg.sha256, record.egg.bytes)
-        except ValueError:  # not a sha256: nothing cached under it
-            return None
+    async def check(
+        self, row: Any, *, download: bool = True, progress: Progress | None = None
+    ) -> EggOutcome:
+        from tui.eggs.pipeline import Downloads, check_egg
 
-    async def egg(
-        self, record: BootRecord, progress: Callable[[int, int], None] | None = None
-    ) -> Path:
-        from tui.eggs.download import DownloadRefused, download_egg, refusal_report
-
-        try:
-            found = await download_egg(
-                record.egg,
-                self.service.hub_url,
-                client=self.service.hub_client(),
-                cache=self.eggs,
-                progress=progress,
-            )
-        except DownloadRefused as exc:
-            exc.report = refusal_report(record, self.service.hub_url, exc)  # type: ignore[attr-defined]
-            raise
-        return found.path
+        downloads = Downloads(self.service.hub_client(), self.eggs)
+        return await check_egg(
+            None,
+            row.record,
+            hub_url=self.hub_url,
+            downloads=downloads,
+            download=download,
+            progress=progress,
+        )

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from rich.cells import cell_len
 from rich.syntax import Syntax
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -43,7 +43,6 @@ from textual.widgets.tree import TreeNode
 from tui.eggs.boot_record import BootRecord
 from tui.eggs.egg_report import CONTAINER_CHECKS, Check, EggReport
 from tui.eggs.entry_pages import EntryPages, language_for
-from tui.eggs.verify import verify_egg
 from tui.eggs.zip_reader import EggSource
 from tui.ui.screens.boots.json_text import pretty_json, size_text
 from tui.ui.stylesheets import sheets
@@ -334,8 +333,8 @@ def _wrapped_rows(text: str, width: int) -> int:
 
 
 class EggInspectorScreen(Screen[None]):
-    """Inspect one egg. ``report`` may be given (already verified); otherwise it is verified
-    here, off the UI thread. ``escape`` returns to the screen that pushed this one."""
+    """Inspect one egg and its report (judged by :func:`tui.eggs.pipeline.check_egg` before
+    the inspector opens). ``escape`` returns to the screen that pushed this one."""
 
     CSS_PATH = sheets("boots")
     AUTO_FOCUS = None
@@ -378,18 +377,14 @@ class EggInspectorScreen(Screen[None]):
         egg: bytes | bytearray | memoryview | str | Path | None,
         record: BootRecord | None = None,
         *,
-        report: EggReport | None = None,
-        hub_url: str | None = None,
+        report: EggReport,
         title: str | None = None,
     ) -> None:
         super().__init__(id="egg-inspector")
-        if egg is None and report is None:
-            raise ValueError("an egg that was not read needs the report of why")
         self.egg = egg  # None: refused before a byte was kept (``report`` says why)
         self.source = EggSource.of(egg) if egg is not None else None
         self.record = record
-        self.report = report
-        self.hub_url = hub_url
+        self.report: EggReport = report
         named = Path(egg).name if isinstance(egg, str | Path) else "egg"
         self.egg_title = title or (record.name if record is not None else named)
         self._files_built = False
@@ -426,25 +421,12 @@ class EggInspectorScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(Tree).show_root = False
-        if self.report is None:
-            self.query_one("#report-list", OptionList).add_option(Option(Text("verifying…")))
-            self._verify()
-        else:
-            self._show_report()
+        self._show_report()
         self.query_one("#report-list", OptionList).focus()
 
     def on_unmount(self) -> None:
         if self.source is not None:
             self.source.close()
-
-    @work(thread=True, exclusive=True, group="inspector-verify")
-    def _verify(self) -> None:
-        report = verify_egg(self.egg, self.record, hub_url=self.hub_url)
-        self.app.call_from_thread(self._verified, report)
-
-    def _verified(self, report: EggReport) -> None:
-        self.report = report
-        self._show_report()
 
     # ------------------------------------------------------------------ filling the panes
 

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from tui.eggs.egg_report import EggReport
 from tui.ui.screens.boots.inspector import EggInspectorScreen
 from tui.ui.stylesheets import no_color
 
@@ -24,9 +25,11 @@ class InspectorApp(App[None]):
         Binding("question_mark", "help", "Help: every key", key_display="?", id="app.help"),
     ]
 
-    def __init__(self, egg: bytes | Path | None, record: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, egg: bytes | Path | None, record: Any = None, *, report: EggReport
+    ) -> None:
         super().__init__(ansi_color=no_color())
-        self.inspector = EggInspectorScreen(egg, record, **kwargs)
+        self.inspector = EggInspectorScreen(egg, record, report=report)
 
     def on_mount(self) -> None:
         self.push_screen(self.inspector, lambda _result: self.exit())

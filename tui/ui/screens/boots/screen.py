@@ -11,7 +11,6 @@ installer line is text that ``y`` copies — roost never runs it.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -24,8 +23,7 @@ from textual.widgets.option_list import Option
 
 from tui.eggs.boot_record import BootRecord
 from tui.eggs.boot_rows import BootsSource, EggState, record_fields
-from tui.eggs.egg_report import EggReport
-from tui.eggs.verify import verify_egg
+from tui.eggs.pipeline import EggOutcome
 from tui.ui.screens.base import StateScreen
 from tui.ui.screens.boots.inspector import (
     VIM_JUMPS,
@@ -106,7 +104,7 @@ class BootsScreen(StateScreen, tab="boots"):
         self._widths = column_widths(80)
         self.rows: list[Any] = []
         self.states: dict[str, EggState] = {}
-        self.reports: dict[str, EggReport] = {}
+        self.outcomes: dict[str, EggOutcome] = {}  # the eggs judged, by sha256
         self._loaded = False
 
     def compose_body(self) -> ComposeResult:
@@ -127,7 +125,7 @@ class BootsScreen(StateScreen, tab="boots"):
     def watch_boots_source(self) -> None:
         if self._columns_added:
             self.states.clear()
-            self.reports.clear()
+            self.outcomes.clear()
             self._load()
 
     def on_body_mounted(self) -> None:
@@ -170,10 +168,8 @@ class BootsScreen(StateScreen, tab="boots"):
         for row in rows:
             record = row.record
             if record is not None and record.egg.sha256 not in self.states:
-                cached = source.cached_egg(record)
                 self.states[record.egg.sha256] = EggState("absent")
-                if cached is not None:
-                    self._verify(record, cached)
+                self._look_in_cache(row)
         origin = clean_line(getattr(source, "label", "source"), 60)
         bad = sum(1 for r in rows if r.record is None)
         noun = "boot record" if len(rows) == 1 else "boot records"
@@ -283,13 +279,28 @@ class BootsScreen(StateScreen, tab="boots"):
         if row is None or row.record is None:
             self.notify("No boot record here to inspect", severity="warning", markup=False)
             return
-        self._fetch(row.record)
+        self._fetch(row)
 
-    @work(exclusive=True, group="boots-fetch")
-    async def _fetch(self, record: BootRecord) -> None:
+    async def _checked(
+        self, row: Any, *, download: bool, progress: Any = None
+    ) -> EggOutcome | None:
+        """The one place the tab has an egg judged: the source's pipeline, off the event loop
+        (None: no source)."""
         source = self.source
         if source is None:
-            return
+            return None
+        return await source.check(row, download=download, progress=progress)
+
+    @work(group="boots-verify")
+    async def _look_in_cache(self, row: Any) -> None:
+        """A cached egg judged as the tab loads; nothing is downloaded."""
+        outcome = await self._checked(row, download=False)
+        if outcome is not None and outcome.report is not None:
+            self._judged(row.record.egg.sha256, outcome)
+
+    @work(exclusive=True, group="boots-fetch")
+    async def _fetch(self, row: Any) -> None:
+        record: BootRecord = row.record
         sha256 = record.egg.sha256
         before = self.states.get(sha256, EggState("absent"))
         shown = [-1]
@@ -301,38 +312,35 @@ class BootsScreen(StateScreen, tab="boots"):
                 self.states[sha256] = EggState("busy", f"downloading {percent}%")
                 self._update_row(sha256, detail=False)  # the detail's cursor stays put
 
-        try:
-            egg = source.cached_egg(record) or await source.egg(record, progress=progress)
-        except Exception as exc:  # noqa: BLE001 - a refused or failed download is shown
-            refused = getattr(exc, "report", None)  # a refusal that names its check
-            if isinstance(refused, EggReport):
-                self._verified(sha256, refused)
-                self._open(None, record, refused, source.hub_url)
-            else:
-                self.states[sha256] = (
-                    EggState("error", clean_line(str(exc), 200))
-                    if before.kind in ("absent", "busy", "error")
-                    else before  # a failed retry leaves what the last look found
-                )
-                self._update_row(sha256)
-            self.notify(
-                clean_line(str(exc), 300), title="Egg download", severity="error", markup=False
-            )
+        outcome = self.outcomes.get(sha256)
+        if outcome is None or outcome.egg is None:  # not at hand yet: the pipeline gets it
+            outcome = await self._checked(row, download=True, progress=progress)
+        if outcome is None:
             return
-        report = self.reports.get(sha256)
-        if report is None:
-            report = await asyncio.to_thread(verify_egg, egg, record, hub_url=source.hub_url)
-        self._verified(sha256, report)
-        self._open(egg, record, report, source.hub_url)
+        if outcome.report is None:  # it could not be had: the hub, the cache, the file
+            self.states[sha256] = (
+                EggState.of_outcome(outcome)
+                if before.kind in ("absent", "busy", "error")
+                else before  # a failed retry leaves what the last look found
+            )
+            self._update_row(sha256)
+        else:
+            self._judged(sha256, outcome)
+            self._open(outcome, record)
+        if outcome.error is not None:
+            self.notify(
+                clean_line(outcome.error, 300), title="Egg download", severity="error", markup=False
+            )
 
-    def _open(self, egg: Any, record: BootRecord, report: EggReport, hub_url: str | None) -> None:
+    def _open(self, outcome: EggOutcome, record: BootRecord) -> None:
         """The inspector on the egg — unless the Boots tab is no longer on view (another tab or
         screen was chosen while the egg came): then a toast says it is ready, and nothing
         takes the screen from under the keys typed there."""
+        assert outcome.report is not None
         if self.app.screen is self:
-            self.app.push_screen(EggInspectorScreen(egg, record, report=report, hub_url=hub_url))
+            self.app.push_screen(EggInspectorScreen(outcome.egg, record, report=outcome.report))
             return
-        state = EggState.of(report)
+        state = EggState.of(outcome.report)
         self.notify(
             f"{clean_line(record.name, 60)}: egg {state.label} · Boots (6), enter to inspect",
             title="Egg ready",
@@ -340,15 +348,9 @@ class BootsScreen(StateScreen, tab="boots"):
             markup=False,
         )
 
-    @work(thread=True, group="boots-verify")
-    def _verify(self, record: BootRecord, egg: Any) -> None:
-        source = self.source
-        report = verify_egg(egg, record, hub_url=source.hub_url if source else None)
-        self.app.call_from_thread(self._verified, record.egg.sha256, report)
-
-    def _verified(self, sha256: str, report: EggReport) -> None:
-        self.reports[sha256] = report
-        self.states[sha256] = EggState.of(report)
+    def _judged(self, sha256: str, outcome: EggOutcome) -> None:
+        self.outcomes[sha256] = outcome
+        self.states[sha256] = EggState.of_outcome(outcome)
         self._update_row(sha256)
 
     def copy_text(self) -> str | None:
