@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from tui.clock import utc_now
 from tui.config import DEMO_BASE_URL, Secret, Settings
-from tui.eggs.hub_paths import PUBLIC_HUB_URL, index_url
+from tui.eggs.hub_paths import PUBLIC_HUB_URL, demo_sources
 from tui.network.disk_cache import DiskCache
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ class Service:
     boots_source: BootsSource | None = None
     #: This run's identity: each demo run starts a fresh network, so its outbox is its own.
     run_id: str = field(default_factory=lambda: secrets.token_hex(6))
+    #: The hub the user named (flag, environment, config); None: only the demo's own records
+    #: are held to the demo hub, any other record to its own hub (tui/eggs/sources.py).
+    configured_hub_url: str | None = None
 
     _hub_client: httpx.AsyncClient | None = None
 
@@ -136,7 +139,7 @@ def connect(
     timing = {"clock": clock} if clock is not None else {}  # screenshots freeze the store's
     if not settings.demo:
         store = Store(settings.state_url, cache=cache, options=options, **timing)
-        return Service(settings, store)
+        return Service(settings, store, configured_hub_url=settings.hub_url)
 
     from tui.sandbox.app import DEMO_TOKEN, create_app
     from tui.sandbox.server import in_process_client
@@ -153,11 +156,13 @@ def connect(
         settings,
         write_url=DEMO_BASE_URL + "/api",
         hub_url=hub_url,
-        boots=settings.boots or index_url(hub_url),
+        boots=settings.boots or demo_sources(hub_url),
         repo=f"{sandbox.owner}/{sandbox.repo}",
         # served over SSH, a session holds only a token its user types (tui/ssh/mode.py)
         token=None if settings.ssh_role else Secret(DEMO_TOKEN),
         token_source=None if settings.ssh_role else "demo",
     )
     store = Store(DEMO_BASE_URL, client=client, cache=cache, options=options, **timing)
-    return Service(demo_settings, store, demo_app=app, client=client)
+    return Service(
+        demo_settings, store, demo_app=app, client=client, configured_hub_url=settings.hub_url
+    )

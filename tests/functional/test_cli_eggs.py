@@ -23,12 +23,19 @@ from tui.sandbox.server import running_sandbox
 SLUG = "night-shift-newsroom"
 DEMO_HUB = "http://demo.roost.invalid/hub"
 CLOSED = "http://127.0.0.1:9"  # the discard port: nothing listens on loopback
+#: A demo record read from a file is held to its own hub (https) unless the hub is given
+DEMO = ("--hub-url", DEMO_HUB)
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def verify_json(capsys, egg: Path, record: Path) -> tuple[int, str, str]:
+    """`roost egg verify EGG --record RECORD --json`, the demo record held to the demo hub."""
+    return run(capsys, "egg", "verify", str(egg), "--record", str(record), "--json", *DEMO)
 
 
 @pytest.fixture
@@ -43,14 +50,24 @@ def demo_egg(tmp_path) -> tuple[Path, Path, bytes]:
     return egg_path, record_path, egg
 
 
-def test_boots_lists_the_demo_hub(capsys):
+def test_boots_lists_the_demo_hub_and_its_store(capsys):
     code, out, _ = run(capsys, "boots")
     assert code == 0
     assert "11 of 11 records good" in out and SLUG in out
+    assert "store rapplications from http://demo.roost.invalid/hub/store/" in out
+    assert "4 of 4 rapplications good" in out
+    line = next(line for line in out.splitlines() if "quiet_hours" in line)
+    assert "the store ships no egg" in line
     code, out, _ = run(capsys, "boots", "--json")
-    document = json.loads(out)
-    assert code == 0 and document["kind"] == "index" and len(document["entries"]) == 11
-    assert document["entries"][0]["record"]["schema"] == "hive-hub-organization-seed-boot/1"
+    hub, store = json.loads(out)["sources"]
+    assert code == 0 and hub["kind"] == "index" and len(hub["entries"]) == 11
+    assert hub["hub"] == DEMO_HUB  # the demo's own publications, held to the demo hub
+    assert hub["entries"][0]["record"]["schema"] == "hive-hub-organization-seed-boot/1"
+    assert store["kind"] == "store" and [a["id"] for a in store["apps"]][:2] == [
+        "field_notes",
+        "tide_tables",
+    ]
+    assert store["apps"][0]["egg"] == "not downloaded"
 
 
 def test_verify_by_slug_downloads_and_passes(capsys):
@@ -58,7 +75,7 @@ def test_verify_by_slug_downloads_and_passes(capsys):
     assert code == 0 and "verified:" in out
     code, out, _ = run(capsys, "boots")
     line = next(line for line in out.splitlines() if SLUG in line)
-    assert "verified" in line and out.count("not downloaded") == 10
+    assert "verified" in line and out.count("not downloaded") == 10 + 3  # and 3 store eggs
     code, out, _ = run(capsys, "egg", "verify", "--slug", SLUG, "--json")
     document = json.loads(out)
     assert code == 0 and document["ok"] is True
@@ -70,12 +87,12 @@ def test_verify_by_slug_downloads_and_passes(capsys):
 def test_verify_a_local_egg_with_and_without_its_record(capsys, demo_egg):
     egg_path, record_path, egg = demo_egg
     assert run(capsys, "egg", "verify", str(egg_path))[0] == 0
-    code, out, _ = run(capsys, "egg", "verify", str(egg_path), "--record", str(record_path))
+    code, out, _ = run(capsys, "egg", "verify", str(egg_path), "--record", str(record_path), *DEMO)
     assert code == 0
     tampered = bytearray(egg)
     tampered[len(egg) // 2] ^= 0x20
     egg_path.write_bytes(bytes(tampered))
-    code, out, _ = run(capsys, "egg", "verify", str(egg_path), "--record", str(record_path))
+    code, out, _ = run(capsys, "egg", "verify", str(egg_path), "--record", str(record_path), *DEMO)
     assert code == 1 and "FAILED at check" in out
     code, out, _ = run(capsys, "egg", "verify", str(egg_path), "--json")
     assert code == 1 and json.loads(out)["ok"] is False
@@ -113,9 +130,7 @@ def test_a_record_that_is_not_a_boot_record_fails_its_check(capsys, demo_egg, tm
     other record checks not run, exit 1 — not a usage error."""
     egg_path, _, _ = demo_egg
     (tmp_path / "r.json").write_text(text)
-    code, out, _ = run(
-        capsys, "egg", "verify", str(egg_path), "--record", str(tmp_path / "r.json"), "--json"
-    )
+    code, out, _ = verify_json(capsys, egg_path, tmp_path / "r.json")
     document = json.loads(out)
     assert code == 1 and document["ok"] is False
     checks = {c["id"]: c for c in document["checks"]}
@@ -147,9 +162,7 @@ def test_the_records_own_rules_fail_record_document(capsys, demo_egg, tmp_path, 
             node = node[parent]
         node[key] = new
     (tmp_path / "r.json").write_bytes(record_bytes(value))
-    code, out, _ = run(
-        capsys, "egg", "verify", str(egg_path), "--record", str(tmp_path / "r.json"), "--json"
-    )
+    code, out, _ = verify_json(capsys, egg_path, tmp_path / "r.json")
     checks = {c["id"]: c for c in json.loads(out)["checks"]}
     assert code == 1 and checks["record.document"]["status"] == "fail"
     assert words in checks["record.document"]["detail"]
@@ -160,9 +173,7 @@ def test_members_no_published_record_has_are_shown_not_failed(capsys, demo_egg, 
     value = json.loads(record_path.read_bytes())
     value["egg"]["mirror"] = "https://elsewhere.invalid/x.egg"
     (tmp_path / "r.json").write_bytes(record_bytes(value))
-    code, out, _ = run(
-        capsys, "egg", "verify", str(egg_path), "--record", str(tmp_path / "r.json"), "--json"
-    )
+    code, out, _ = verify_json(capsys, egg_path, tmp_path / "r.json")
     checks = {c["id"]: c for c in json.loads(out)["checks"]}
     assert code == 0 and checks["record.document"]["status"] == "pass"
     assert "egg.mirror" in checks["record.document"]["detail"]
@@ -206,7 +217,7 @@ def test_a_lying_hub_fails_the_right_check_and_writes_nothing(capsys, knob, chec
 
 def test_ls_and_cat_show_a_verified_egg(capsysbinary, demo_egg):
     egg_path, record_path, egg = demo_egg
-    code = main(["egg", "ls", str(egg_path), "--record", str(record_path)])
+    code = main(["egg", "ls", str(egg_path), "--record", str(record_path), *DEMO])
     out = capsysbinary.readouterr().out.decode()
     assert code == 0
     assert "soul.md" in out and "manifest.json" in out and "hash ok" in out
@@ -248,11 +259,12 @@ def test_hostile_record_text_is_printed_inert(capsys, tmp_path):
     value = {**value, "name": "Evil \x1b[2J\x1b]0;pwned\x07 \x9b31m [@click=app.quit]"}
     path = tmp_path / "evil.json"
     path.write_bytes(record_bytes(value))
-    code, out, _ = run(capsys, "boots", "--boots", str(path))
+    code, out, _ = run(capsys, "boots", "--boots", str(path), *DEMO)
     assert code == 0
     assert "Evil" in out and "\x1b" not in out and "\x9b" not in out and "\x07" not in out
-    code, out, _ = run(capsys, "boots", "--boots", str(path), "--json")
-    assert "\x1b" not in out and json.loads(out)["entries"][0]["record"]["name"] == value["name"]
+    code, out, _ = run(capsys, "boots", "--boots", str(path), "--json", *DEMO)
+    (document,) = json.loads(out)["sources"]
+    assert "\x1b" not in out and document["entries"][0]["record"]["name"] == value["name"]
 
 
 def test_the_real_records_against_the_public_hub(capsys):
@@ -271,11 +283,11 @@ def test_verify_by_url_alone_or_with_its_record(capsys, demo_egg):
     document = json.loads(out)
     assert code == 0 and document["ok"] is True
     assert {c["status"] for c in document["checks"] if c["id"].startswith("record.")} == {"skip"}
-    code, out, _ = run(capsys, "egg", "verify", url, "--record", str(record_path), "--json")
+    code, out, _ = run(capsys, "egg", "verify", url, "--record", str(record_path), "--json", *DEMO)
     document = json.loads(out)
     assert code == 0 and document["ok"] is True
     assert {c["status"] for c in document["checks"] if c["id"] == "record.address"} == {"pass"}
-    code, _, err = run(capsys, "egg", "verify", url + "x", "--record", str(record_path))
+    code, _, err = run(capsys, "egg", "verify", url + "x", "--record", str(record_path), *DEMO)
     assert code == 2 and "is not the record's egg.url" in err
 
 
@@ -366,8 +378,8 @@ def test_a_slug_whose_own_record_fails_names_that_failure():
     from tui.eggs.sources import BootEntry, BootSet
 
     problem = "http://hub.invalid/x.json: document sha256 ab… is not the reference's cd…; not used"
-    boots = BootSet("http://hub.invalid/i.json", entries=(BootEntry(f"seeds[0] {SLUG}",
-                    problems=(problem,)),))  # fmt: skip
+    boots = [BootSet("http://hub.invalid/i.json", entries=(BootEntry(f"seeds[0] {SLUG}",
+                     problems=(problem,)),))]  # fmt: skip
     with pytest.raises(_Stop) as caught:
         _no_record_for(SLUG, boots)
     assert caught.value.code == 1 and "not the reference's" in caught.value.message
@@ -384,7 +396,7 @@ def test_verify_by_slug_says_when_the_record_is_the_cached_copy(capsys, demo_egg
     folder.mkdir()
     (folder / "record.json").write_bytes(record_path.read_bytes())
     args = ("egg", "verify", "--slug", SLUG, "--boots", str(folder),
-            "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+            "--cache-dir", str(tmp_path / "cache"), *DEMO)  # fmt: skip
     code, _, err = run(capsys, *args)
     assert code == 0 and "cached" not in err
     (folder / "record.json").write_bytes(b"{broken")

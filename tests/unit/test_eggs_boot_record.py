@@ -141,8 +141,10 @@ def test_egg_manifest_model():
     ("url", "ok"),
     [
         ("https://kody-w.github.io/rapp-hive-hub/P", True),
-        ("http://127.0.0.1:8765/P", True),
-        ("http://[::1]:8765/P", True),
+        ("https://127.0.0.1:8765/P", True),
+        ("https://[::1]:8765/P", True),
+        ("http://127.0.0.1:8765/P", False),  # no hub known: https only
+        ("http://kody-w.github.io/rapp-hive-hub/P", False),
         ("https://user:pw@host/P", False),
         ("https://user@host/P", False),
         ("https://host/P?x=1", False),
@@ -160,3 +162,15 @@ def test_egg_url_pattern_without_a_pinned_hub(url, ok):
 
     path = "api/hive-hub/v1/seed-boots/downloads/sha256/00/x.egg"
     assert (egg_url_problems(url.replace("P", path), path) == []) is ok
+
+
+def test_with_a_hub_known_the_url_must_be_exactly_that_hubs():
+    from tui.eggs.boot_record import egg_url_problems, implied_hub
+
+    path = "api/hive-hub/v1/seed-boots/downloads/sha256/00/x.egg"
+    real = "https://kody-w.github.io/rapp-hive-hub"
+    assert egg_url_problems(f"{real}/{path}", path, real) == []
+    assert egg_url_problems(f"{real}/{path}", path, real + "/") == []
+    (problem,) = egg_url_problems(f"{real}/{path}", path, "http://demo.roost.invalid/hub")
+    assert f"http://demo.roost.invalid/hub/{path}" in problem  # named in full, never cut
+    assert implied_hub(f"{real}/{path}", path) == real

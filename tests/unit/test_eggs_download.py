@@ -21,6 +21,7 @@ from tui.eggs.download import (
     refusal_report,
 )
 from tui.eggs.egg_report import CHECKS
+from tui.eggs.hub_paths import index_url
 from tui.eggs.sources import load_boots
 from tui.sandbox.app import DEMO_TOKEN, create_app
 from tui.sandbox.hub import hub_state
@@ -217,9 +218,9 @@ async def test_the_token_is_never_sent_to_the_hub():
     app = service.demo_app
     try:
         assert service.settings.token  # the demo has one, for the issue API
-        boots = await load_boots(
-            service.settings.boots, client=service.hub_client(), hub_url=service.hub_url
-        )
+        hub_index = index_url(service.hub_url)
+        assert service.settings.boots.startswith(hub_index + ",")  # and the demo store's
+        boots = await load_boots(hub_index, client=service.hub_client(), hub_url=service.hub_url)
         record = boots.find(SLUG).record
         cache = EggCache.for_hub(service.hub_url)
         await download_egg(record.egg, service.hub_url, client=service.hub_client(), cache=cache)

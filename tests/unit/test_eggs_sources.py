@@ -234,7 +234,9 @@ async def test_a_url_source_is_retried_once(tmp_path):
         return httpx.Response(200, content=record_bytes(demo_values()[0]))
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(flaky)) as client:
-        boots = await load_boots("http://hub.test/one.json", client=client, options=FAST)
+        boots = await load_boots(
+            "http://hub.test/one.json", client=client, hub_url=HUB, options=FAST
+        )
     assert boots.ok and boots.requests == 2 and len(calls) == 2
 
 

@@ -144,7 +144,10 @@ def test_file_path_and_bytes_give_the_same_report(demo, tmp_path):
     egg, record = demo
     path = tmp_path / "x.egg"
     path.write_bytes(egg)
-    assert verify_egg(path, record).as_json() == verify_egg(egg, record).as_json()
+    assert (
+        verify_egg(path, record, hub_url=HUB).as_json()
+        == verify_egg(egg, record, hub_url=HUB).as_json()
+    )
     bad = bytearray(egg)
     bad[-30] ^= 1
     path.write_bytes(bytes(bad))
@@ -187,10 +190,10 @@ def test_a_big_egg_from_a_file_is_read_once_and_hashed_as_read(tmp_path, monkeyp
             data[where] ^= 1
         path.write_bytes(bytes(data))
         reads.clear()
-        from_file = verify_egg(path, record)
+        from_file = verify_egg(path, record, hub_url=HUB)
         read_bytes = sum(reads)
         assert from_file.sha256 == hashlib.sha256(data).hexdigest()
-        assert from_file.as_json() == verify_egg(bytes(data), record).as_json()
+        assert from_file.as_json() == verify_egg(bytes(data), record, hub_url=HUB).as_json()
         if where is None:
             assert from_file.ok
             assert read_bytes < 1.02 * len(egg)  # once, not once for the hash and once more
@@ -487,11 +490,11 @@ def test_wrong_address_fails_record_address(demo):
 
 
 def test_size_and_sha_mismatch_with_the_record(demo):
-    report = verify_egg(demo[0], with_record(demo, bytes=demo[1]["egg"]["bytes"] + 1))
+    report = verify_egg(demo[0], with_record(demo, bytes=demo[1]["egg"]["bytes"] + 1), hub_url=HUB)
     assert report.failed() == ["file.size"]
     sha = "f" * 64
     report = verify_egg(demo[0], with_record(demo, sha256=sha, ref=f"sha256:{sha}", path=f"api/hive-hub/v1/seed-boots/downloads/sha256/ff/{sha}.egg",
-                                             url=f"{HUB}/api/hive-hub/v1/seed-boots/downloads/sha256/ff/{sha}.egg"))  # fmt: skip
+                                             url=f"{HUB}/api/hive-hub/v1/seed-boots/downloads/sha256/ff/{sha}.egg"), hub_url=HUB)  # fmt: skip
     assert report.failed() == ["file.sha256"]
 
 
@@ -647,7 +650,7 @@ def test_concurrent_verifications_of_big_eggs_agree(demo):
     assert len(egg) > 256 << 10  # big enough for the worker-thread hashing
     bad = flip_in_entry(egg, "agents/rapp_seed_runner_agent.py")
     with ThreadPoolExecutor(4) as pool:
-        reports = list(pool.map(lambda data: verify_egg(data, record), [egg, bad] * 4))
+        reports = list(pool.map(lambda data: verify_egg(data, record, hub_url=HUB), [egg, bad] * 4))
     assert all(r.ok for r in reports[0::2])
     assert all(r.failed() == ["zip.crc", "file.sha256"] for r in reports[1::2])
 

@@ -123,14 +123,17 @@ async def test_the_demo_service_reads_its_hub_by_default():
 
     service = connect(Settings(), use_cache=False)
     try:
-        assert service.settings.boots == index_url(service.hub_url)
+        hub, store = service.settings.boots.split(",")
+        assert hub == index_url(service.hub_url)
+        assert store == f"{service.hub_url}/store/api/v1/index.json"
         hub_client = service.hub_client()
         assert hub_client is service.hub_client() and hub_client is not service.client
         assert "authorization" not in hub_client.headers and not hub_client.follow_redirects
-        boots = await load_boots(
-            service.settings.boots, client=service.hub_client(), hub_url=service.hub_url
-        )
+        boots = await load_boots(hub, client=service.hub_client(), hub_url=service.hub_url)
         assert boots.ok and len(boots.entries) == 11
+        shop = await load_boots(store, client=service.hub_client())
+        assert shop.ok and shop.kind == "store" and len(shop.apps) == 4
+        assert [a.egg_bytes is not None for a in shop.apps] == [True, True, True, False]
     finally:
         await service.aclose()
     kept = connect(Settings(boots="/some/records"), use_cache=False)

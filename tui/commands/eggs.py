@@ -1,14 +1,19 @@
-"""`roost boots` and `roost egg verify|ls|cat`: boot records and their eggs from the shell.
+"""`roost boots` and `roost egg verify|ls|cat|inspect`: boot records, stores and their eggs.
 
-The same core as the Boots tab: :mod:`tui.eggs.sources` reads the records,
-:mod:`tui.eggs.download` fetches an egg (hub URL rule, size cap, sha256, cache) and
-:func:`tui.eggs.verify.verify_egg` judges it. Nothing from an egg is run or extracted: `egg cat`
-copies one verified entry's bytes to a pipe, and shows text on a terminal only after it has
-been through ``tui/untrusted.py``.
+The same core as the Boots tab: :mod:`tui.eggs.sources` reads the records and store indexes,
+:func:`tui.eggs.pipeline.check_egg` finds, downloads and judges an egg. Nothing from an egg is
+run or extracted: `egg cat` copies one entry's bytes to a pipe, and shows text on a terminal
+only after it has been through ``tui/untrusted.py``.
 
-Exit codes: 0 every check passes · 1 a check fails (or a record has problems) · 2 usage (a
-missing egg file included) · 3 the source, hub or egg could not be reached (or the egg cache
-cannot be written).
+A record read from a file or a URL (``--record``) is held to the hub the user configured
+(``--hub-url``, the environment, the config), else to its own hub; records of the boot-record
+source to the configured hub, else to the hub whose index they came from. The demo hub is
+assumed only for the demo's own publications.
+
+Exit codes: 0 verified under RAPP/1 (``ls``/``cat``: shown) · 1 a check fails (or a record has
+problems) · 2 usage (a missing egg file included) · 3 the source, hub or egg could not be reached
+(or the egg cache cannot be written) · 5 a legacy egg (from before RAPP/1) in which no check
+failed: read safely, never called verified.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shutil
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -35,11 +42,16 @@ from tui.untrusted import clean, clean_line
 if TYPE_CHECKING:
     from tui.eggs.boot_record import BootRecord
     from tui.eggs.egg_report import EggReport
+    from tui.eggs.pipeline import Downloads
+    from tui.eggs.sources import BootSet
+    from tui.eggs.store import StoreApp
     from tui.service import Service
 
-__all__ = ["register"]
+__all__ = ["EXIT_LEGACY", "register"]
 
+EXIT_LEGACY = 5
 _MARKS = {"pass": "✓", "fail": "✗", "skip": "–"}
+_INDENT = " " * 8
 
 
 class _Stop(Exception):
@@ -54,63 +66,103 @@ class _Stop(Exception):
 def register(sub: argparse._SubParsersAction) -> None:
     boots = sub.add_parser(
         "boots",
-        help="list the boot records of the boot-record source",
+        help="list the boot records and store rapplications of the boot-record source",
         description="Read the boot-record source (--boots, ROOST_BOOTS, the config; the demo "
-        "hub's index on the demo network) and list its records with their problems.",
-        epilog="exit: 0 all records good · 1 a record has problems or warnings · 2 usage · "
+        "hub's index and store on the demo network): hub indexes, records, folders of records "
+        "or a store's index, several separated by commas. List each record or rapplication "
+        "with its problems and what is known of its egg.",
+        epilog="exit: 0 all good · 1 a record has problems or warnings · 2 usage · "
         "3 source unreachable and nothing cached",
     )
     service_options(boots, interval=False)
-    boots.add_argument("--json", action="store_true", help="print the records as JSON")
+    boots.add_argument("--json", action="store_true", help="print the sources as JSON")
     boots.set_defaults(handler=_run(_boots))
 
     egg = sub.add_parser(
         "egg",
         help="verify an egg, list it or print one of its files (never runs anything)",
-        description="Verify a RAPP/1 egg against every rule, alone or against its boot record.",
+        description="Verify a RAPP/1 egg against every rule, alone or against its boot record; "
+        "an egg from before RAPP/1 is recognised, read safely and checked against its store "
+        "record, never called verified.",
     )
     actions = egg.add_subparsers(dest="egg_command", metavar="ACTION", required=True)
     verify = actions.add_parser(
         "verify",
         help="verify an egg and print the report",
-        epilog="exit: 0 all checks pass · 1 a check fails · 2 usage · 3 unreachable",
+        epilog="exit: 0 verified under RAPP/1 · 1 a check fails · 2 usage · 3 unreachable · "
+        "5 a legacy egg in which nothing failed (not verifiable under RAPP/1)",
     )
     _target_options(verify)
-    verify.add_argument("--json", action="store_true", help='print {"ok", "checks": [...]}')
+    verify.add_argument(
+        "--json", action="store_true", help='print {"ok", "verified", "format", "checks": [...]}'
+    )
     verify.set_defaults(handler=_run(_verify), parser=verify)
-    listing = actions.add_parser("ls", help="list the files of a verified egg")
+    listing = actions.add_parser(
+        "ls", help="list the files of an egg that passed its checks (RAPP/1 or legacy)"
+    )
     _target_options(listing)
+    listing.add_argument("--json", action="store_true", help='print {"format", "entries": [...]}')
     listing.set_defaults(handler=_run(_ls), parser=listing)
     cat = actions.add_parser(
         "cat",
-        help="print one file of a verified egg (its bytes, to a pipe)",
-        description="Write one entry's bytes to stdout after the whole egg verified. On a "
-        "terminal, text is shown with control characters made visible and binary is refused.",
+        help="print one file of an egg that passed its checks (its bytes, to a pipe)",
+        usage="%(prog)s [options] EGG PATH-IN-EGG | --slug SLUG PATH-IN-EGG",
+        description="Write one entry's bytes to stdout after the whole egg passed its checks. "
+        "On a terminal, text is shown with control characters made visible and binary is "
+        "refused. The egg comes first, as in verify and ls (PATH-IN-EGG EGG still works when "
+        "only the second names an egg).",
     )
-    cat.add_argument("entry", metavar="PATH-IN-EGG", help="the file inside the egg")
-    _target_options(cat)
+    cat.add_argument("items", nargs="+", metavar="EGG PATH-IN-EGG", help=argparse.SUPPRESS)
+    _target_options(cat, target=False)
     cat.set_defaults(handler=_run(_cat), parser=cat)
     inspect = actions.add_parser(
         "inspect",
         help="open the egg inspector on one egg (report, files, viewer, hatch; keys only)",
-        epilog="exit: 0 the egg verified · 1 a check failed · 2 usage · 3 unreachable",
+        epilog="exit: 0 verified · 1 a check failed · 2 usage · 3 unreachable · 5 legacy egg",
     )
     _target_options(inspect)
     inspect.set_defaults(handler=_run(_inspect), parser=inspect)
 
 
-def _target_options(parser: argparse.ArgumentParser) -> None:
+def _target_options(parser: argparse.ArgumentParser, *, target: bool = True) -> None:
     service_options(parser, interval=False)
-    parser.add_argument("target", nargs="?", metavar="PATH|URL", help="the egg file or its URL")
-    parser.add_argument("--slug", help="the egg of this boot record of the boot-record source")
+    if target:
+        parser.add_argument("target", nargs="?", metavar="PATH|URL", help="the egg file or its URL")
     parser.add_argument(
-        "--record", metavar="PATH|URL", help="the boot record promising the egg (adds its checks)"
+        "--slug", help="the egg of this boot record (or store rapplication id) of the source"
     )
+    parser.add_argument(
+        "--record",
+        metavar="PATH|URL",
+        help="the boot record (or a store's rapplication record, a file) promising the egg",
+    )
+
+
+def _looks_like_egg(item: str) -> bool:
+    return item.startswith(("http://", "https://")) or Path(item).is_file()
+
+
+def _cat_items(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``EGG PATH`` (or ``PATH EGG`` when only the second names an egg), or ``--slug S PATH``."""
+    items = args.items
+    if args.slug is not None:
+        if len(items) != 1:
+            parser.error("with --slug, give only the PATH-IN-EGG")
+        args.target, args.entry = None, items[0]
+        return
+    if len(items) != 2:
+        parser.error("give EGG PATH-IN-EGG (or --slug SLUG PATH-IN-EGG)")
+    first, second = items
+    if _looks_like_egg(second) and not _looks_like_egg(first):
+        first, second = second, first  # the old order, unambiguous
+    args.target, args.entry = first, second
 
 
 def _run(command):  # noqa: ANN001, ANN202 - a small decorator for the handlers below
     def handler(args: argparse.Namespace) -> int:
         parser = getattr(args, "parser", None)
+        if parser is not None and hasattr(args, "items"):
+            _cat_items(parser, args)
         if parser is not None and (args.target is None) == (args.slug is None):
             parser.error("give exactly one of PATH|URL or --slug SLUG")
         if parser is not None and args.slug is not None and args.record is not None:
@@ -133,64 +185,109 @@ async def _main(command, args: argparse.Namespace) -> int:  # noqa: ANN001
         await service.aclose()
 
 
-# --------------------------------------------------------------------------- boots
+# --------------------------------------------------------------------------- sources
 
 
 def _cache_root(service: Service) -> Path | None:
     return service.settings.cache_dir
 
 
-async def _load(service: Service, source: str | None = None):  # noqa: ANN202
+async def _load(service: Service, source: str, hub_url: str | None) -> BootSet:
     from tui.eggs.record_cache import RecordCache
     from tui.eggs.sources import load_boots
 
-    source = source or service.settings.boots
-    if not source:
+    cache = RecordCache.for_source(source, _cache_root(service))
+    return await load_boots(source, client=service.hub_client(), hub_url=hub_url, cache=cache)
+
+
+async def _sources(service: Service) -> list[BootSet]:
+    """Every source of the ``boots`` setting, read; each source's records held to its hub."""
+    from tui.eggs.hub_paths import records_hub, split_sources
+
+    setting = service.settings.boots
+    if not setting:
         raise _Stop(
             EXIT_USAGE,
             "no boot-record source: give --boots URL|PATH, set ROOST_BOOTS or boots in the config",
         )
-    cache = RecordCache.for_source(source, _cache_root(service))
-    return await load_boots(
-        source, client=service.hub_client(), hub_url=service.hub_url, cache=cache
-    )
+    demo_hub = service.hub_url if service.demo else None
+    sets = []
+    for source in split_sources(setting):
+        hub = records_hub(source, configured=service.configured_hub_url, demo_hub=demo_hub)
+        sets.append(await _load(service, source, hub))
+    return sets
 
 
-def _downloads(service: Service):  # noqa: ANN202
+def _downloads(service: Service, origin: str | None = None) -> Downloads:
     from tui.eggs.download import EggCache
     from tui.eggs.pipeline import Downloads
 
-    return Downloads(service.hub_client(), EggCache.for_hub(service.hub_url, _cache_root(service)))
+    cache = EggCache.for_hub(origin or service.hub_url, _cache_root(service))
+    return Downloads(service.hub_client(), cache)
 
 
 async def _boots(args: argparse.Namespace, service: Service, out: TextIO) -> int:
     from tui.eggs.pipeline import check_egg
 
-    boots = await _load(service)
-    downloads = _downloads(service)
-    verdicts = [
-        (await check_egg(None, e.record, hub_url=service.hub_url, downloads=downloads,
-                         download=False)).verdict
-        if e.record is not None
-        else None
-        for e in boots.entries
-    ]  # fmt: skip
-    if not boots.entries and boots.problems:
-        code = EXIT_NOTHING if not boots.reachable else EXIT_PROBLEMS
-    else:
-        code = EXIT_OK if boots.ok else EXIT_PROBLEMS
+    sets = await _sources(service)
+    verdicts: list[list[str]] = []
+    for boots in sets:
+        found = []
+        for entry in boots.entries:
+            outcome = (
+                await check_egg(
+                    None,
+                    entry.record,
+                    hub_url=entry.hub_url,
+                    downloads=_downloads(service),
+                    download=False,
+                )  # fmt: skip
+                if entry.record is not None
+                else None
+            )
+            found.append(outcome.verdict if outcome is not None else "no record")
+        for app in boots.apps:
+            outcome = await check_egg(None, app, downloads=_downloads(service, app.egg_origin),
+                                      download=False)  # fmt: skip
+            found.append(outcome.verdict)
+        verdicts.append(found)
+    code = max(_set_code(boots) for boots in sets)
     if args.json:
-        document = boots.as_json()
-        for entry, verdict in zip(document["entries"], verdicts, strict=True):
-            entry["egg"] = verdict
-        document["exit_code"] = code
-        json.dump(document, out, ensure_ascii=True, indent=1)
+        documents = []
+        for boots, found in zip(sets, verdicts, strict=True):
+            document = boots.as_json()
+            document["hub"] = boots.hub_url
+            items = [*document["entries"], *document.get("apps", [])]
+            for item, verdict in zip(items, found, strict=True):
+                item["egg"] = verdict
+            documents.append(document)
+        json.dump({"sources": documents, "exit_code": code}, out, ensure_ascii=True, indent=1)
         out.write("\n")
         return code
-    print(f"boot records from {clean_line(redact_url(boots.source), 200)}", file=out)
+    for boots, found in zip(sets, verdicts, strict=True):
+        _print_set(boots, found, out)
+    return code
+
+
+def _print_notes(row: Any, out: TextIO) -> None:
+    for problem in row.problems:
+        print(f"      problem: {clean_line(problem)}", file=out)
+    for warning in row.warnings:
+        print(f"      warning: {clean_line(warning)}", file=out)
+
+
+def _set_code(boots: BootSet) -> int:
+    if not boots.entries and not boots.apps and boots.problems:
+        return EXIT_NOTHING if not boots.reachable else EXIT_PROBLEMS
+    return EXIT_OK if boots.ok else EXIT_PROBLEMS
+
+
+def _print_set(boots: BootSet, verdicts: list[str], out: TextIO) -> None:
+    kind = "store rapplications" if boots.kind == "store" else "boot records"
+    print(f"{kind} from {clean_line(redact_url(boots.source))}", file=out)
     for problem in boots.problems:
-        print(f"  ! {clean_line(problem, 300)}", file=out)
-    for entry, verdict in zip(boots.entries, verdicts, strict=True):
+        print(f"  ! {clean_line(problem)}", file=out)
+    for entry, verdict in zip(boots.entries, verdicts, strict=False):
         record = entry.record
         if record is None:
             print(f"  ✗ {clean_line(entry.origin, 60)}", file=out)
@@ -202,13 +299,20 @@ async def _boots(args: argparse.Namespace, service: Service, out: TextIO) -> int
                 f"{verdict}{cached}  {clean_line(record.name, 60)}",
                 file=out,
             )
-        for problem in entry.problems:
-            print(f"      problem: {clean_line(problem, 300)}", file=out)
-        for warning in entry.warnings:
-            print(f"      warning: {clean_line(warning, 300)}", file=out)
-    good = sum(1 for e in boots.entries if e.ok)
-    print(f"{good} of {len(boots.entries)} records good", file=out)
-    return code
+        _print_notes(entry, out)
+    for app, verdict in zip(boots.apps, verdicts[len(boots.entries) :], strict=True):
+        size = f"{app.egg_bytes:>11,} B" if app.egg_bytes is not None else f"{'—':>13}"
+        by = " ".join(p for p in (app.publisher, app.version, app.category) if p)
+        print(
+            f"  {'!' if app.problems else '✓'} {clean_line(app.id, 40):<40} {size}  "
+            f"{verdict}  {clean_line(app.name, 40)} ({clean_line(by, 60)})",
+            file=out,
+        )
+        _print_notes(app, out)
+    good = sum(1 for e in boots.entries if e.ok) + sum(1 for a in boots.apps if not a.problems)
+    total = len(boots.entries) + len(boots.apps)
+    noun = "rapplications" if boots.kind == "store" else "records"
+    print(f"{good} of {total} {noun} good", file=out)
 
 
 # --------------------------------------------------------------------------- eggs
@@ -216,19 +320,33 @@ async def _boots(args: argparse.Namespace, service: Service, out: TextIO) -> int
 
 @dataclass
 class _Egg:
-    """The egg to judge: a file, the record that promises it (if any), and its report."""
+    """The egg judged: its file (None: refused before it was kept), the record or store
+    rapplication that promised it, and its report."""
 
     path: Path | None
-    record: BootRecord | None
+    record: BootRecord | StoreApp | None
     report: EggReport
 
 
-async def _record_from(service: Service, location: str) -> tuple[BootRecord | None, str | None]:
-    """The one record at ``location``, or ``(None, why)`` when what is there is not a boot
-    record (a failed ``record.document`` check, not a usage error: it is hostile input too)."""
-    if not location.startswith(("http://", "https://")) and not Path(location).exists():
+async def _record_from(
+    service: Service, location: str
+) -> tuple[BootRecord | StoreApp | None, str | None]:
+    """The one record at ``location`` (a boot record, or a store's rapplication record in a
+    file), or ``(None, why)`` when what is there is not a record (a failed
+    ``record.document`` check, not a usage error: it is hostile input too)."""
+    from tui.eggs.store import RECORD_SCHEMA, app_from_record
+
+    is_url = location.startswith(("http://", "https://"))
+    if not is_url and not Path(location).exists():
         raise _Stop(EXIT_USAGE, f"--record {location}: no such file or folder")
-    boots = await _load(service, location)
+    if not is_url and Path(location).is_file():
+        try:
+            value = json.loads(Path(location).read_bytes()[: 1 << 20])
+        except (OSError, ValueError):
+            value = None
+        if isinstance(value, dict) and value.get("schema") == RECORD_SCHEMA:
+            return app_from_record(value, location), None
+    boots = await _load(service, location, service.configured_hub_url)
     if boots.problems and not boots.entries:
         if not boots.reachable:
             raise _Stop(EXIT_NOTHING, f"--record: {boots.problems[0]}")
@@ -260,46 +378,55 @@ class _Progress:
             self.open = False
 
 
-def _progress() -> _Progress | None:
-    return _Progress() if sys.stderr.isatty() else None
+async def _by_slug(args: argparse.Namespace, service: Service) -> tuple[Any, str | None]:
+    """The record (or store rapplication) called ``--slug`` in the source, and its hub."""
+    sets = await _sources(service)
+    for boots in sets:
+        entry = boots.find(args.slug)
+        if entry is not None:
+            if entry.cached:
+                why = "; ".join(entry.problems) or "the source did not give it"
+                print(
+                    f"roost: note: the boot record of {clean_line(args.slug, 80)} is the last "
+                    f"good copy from the cache ({clean_line(why)})",
+                    file=sys.stderr,
+                )
+            return entry.record, entry.hub_url
+        app = boots.find_app(args.slug)
+        if app is not None:
+            return app, None
+    _no_record_for(args.slug, sets)
+    raise AssertionError  # _no_record_for stops
 
 
 async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
     """Find, download (when it is remote) and judge the egg the arguments name."""
     from tui.eggs.pipeline import check_egg
+    from tui.eggs.store import StoreApp
 
-    hub_url = service.hub_url
-    record = None
+    record: Any = None
     refused = None
+    hub_url = None
     if args.slug is not None:
-        boots = await _load(service)
-        entry = boots.find(args.slug)
-        if entry is None:
-            _no_record_for(args.slug, boots)
-        assert entry is not None
-        if entry.cached:
-            why = "; ".join(entry.problems) or "the source did not give it"
-            print(
-                f"roost: note: the boot record of {clean_line(args.slug, 80)} is the last good "
-                f"copy from the cache ({clean_line(why, 300)})",
-                file=sys.stderr,
-            )
-        record = entry.record
+        record, hub_url = await _by_slug(args, service)
     elif args.record is not None:
         record, refused = await _record_from(service, args.record)
+        hub_url = service.configured_hub_url
     target: str | None = args.target
     remote = target is None or target.startswith(("http://", "https://"))
-    if record is not None and target is not None and remote and target != record.egg.url:
-        raise _Stop(EXIT_USAGE, f"{target} is not the record's egg.url {record.egg.url}")
+    promised = record.egg_url if isinstance(record, StoreApp) else record and record.egg.url
+    if record is not None and target is not None and remote and target != promised:
+        raise _Stop(EXIT_USAGE, f"{target} is not the record's egg.url {promised}")
     source: Path | str | None = target if remote else _local_egg(target or "")
     if record is not None and remote:
-        source = None  # the record's egg: from the cache, or the hub
-    progress = _progress()
+        source = None  # the record's egg: from the cache, or where the record says
+    origin = record.egg_origin if isinstance(record, StoreApp) else None
+    progress = _Progress() if sys.stderr.isatty() else None
     outcome = await check_egg(
         source,
         record,
-        hub_url=hub_url if record is not None else None,
-        downloads=_downloads(service),
+        hub_url=hub_url,
+        downloads=_downloads(service, origin),
         progress=progress,
         record_refused=refused,
     )
@@ -311,25 +438,28 @@ async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
     return _Egg(path, record, outcome.report)
 
 
-def _no_record_for(slug: str, boots: Any) -> None:
+def _no_record_for(slug: str, sets: list[BootSet]) -> None:
     """Stop: no usable record has ``slug``. Its own record failing (an index entry names its
     slug) is a record problem (1), or 3 when the source could not be reached; a slug nobody
     names is a usage error (2)."""
-    if not boots.reachable and not boots.entries:
-        raise _Stop(EXIT_NOTHING, "; ".join(boots.problems))
-    failed = [e for e in boots.entries if e.record is None]
+    reachable = all(b.reachable for b in sets)
+    entries = [e for b in sets for e in b.entries]
+    if not reachable and not entries and not any(b.apps for b in sets):
+        raise _Stop(EXIT_NOTHING, "; ".join(p for b in sets for p in b.problems))
+    failed = [e for e in entries if e.record is None]
     named = [e for e in failed if slug in e.origin.split()]
-    code = EXIT_NOTHING if not boots.reachable else EXIT_PROBLEMS
     if named:
+        code = EXIT_NOTHING if not reachable else EXIT_PROBLEMS
         raise _Stop(
             code, f"the boot record of {slug!r} cannot be used: {'; '.join(named[0].problems)}"
         )
-    known = ", ".join(sorted(e.slug for e in boots.entries if e.slug)[:12]) or "none"
-    message = f"no boot record with slug {slug!r} (known: {known})"
+    ids = [e.slug for e in entries if e.slug] + [a.id for b in sets for a in b.apps]
+    known = ", ".join(sorted(ids)[:12]) or "none"
+    message = f"no boot record or store rapplication {slug!r} (known: {known})"
     if failed:
         first = (failed[0].problems or (failed[0].origin,))[0]
         message += f"; {len(failed)} record(s) of the source cannot be used: {first}"
-    raise _Stop(EXIT_USAGE if boots.reachable else EXIT_NOTHING, message)
+    raise _Stop(EXIT_USAGE if reachable else EXIT_NOTHING, message)
 
 
 def _local_egg(target: str) -> Path:
@@ -342,20 +472,53 @@ def _local_egg(target: str) -> Path:
     return path
 
 
-def _print_report(report: EggReport, out: TextIO) -> None:
-    for position, check in enumerate(report.checks, start=1):
-        print(
-            f"{_MARKS[check.status]} {position:>2}. {check.id:<20} {clean_line(check.name, 70)}"
-            f"\n        {clean_line(check.detail, 300)}",
-            file=out,
-        )
+def _width(out: TextIO) -> int | None:
+    """The terminal's width to wrap at, or None into a pipe or a file (lines stay whole)."""
+    isatty = getattr(out, "isatty", None)
+    if isatty is None or not isatty():
+        return None
+    return max(40, shutil.get_terminal_size().columns)
+
+
+def _wrapped(text: str, width: int | None, indent: str = "") -> str:
+    """``text`` made printable and wrapped to ``width`` (never cut), each line indented."""
+    text = clean_line(text)
+    if width is None:
+        return indent + text
+    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent or "    ",
+                         break_on_hyphens=False)  # fmt: skip
+
+
+def _summary(report: EggReport) -> str:
+    """The report's last line: verified, legacy, or the first failure in full."""
     failure = report.first_failure
-    if failure is None:
-        counts = {s: sum(1 for c in report.checks if c.status == s) for s in ("pass", "skip")}
-        print(f"verified: {counts['pass']} checks pass, {counts['skip']} do not apply", file=out)
-    else:
+    if failure is not None:
         position, check = failure
-        print(f"FAILED at check {position} ({check.id}): {clean_line(check.detail, 300)}", file=out)
+        return f"FAILED at check {position} ({check.id}): {check.detail}"
+    counts = {s: sum(1 for c in report.checks if c.status == s) for s in ("pass", "skip")}
+    if report.legacy:
+        return (
+            f"{report.format}: not verifiable under RAPP/1; the {counts['pass']} checks that "
+            f"apply pass, {counts['skip']} do not apply"
+        )
+    return f"verified: {counts['pass']} checks pass, {counts['skip']} do not apply"
+
+
+def _print_report(report: EggReport, out: TextIO) -> None:
+    width = _width(out)
+    if report.legacy:
+        print(_wrapped(f"a legacy egg, {report.format}: read safely, never verified", width), file=out)  # fmt: skip
+    for position, check in enumerate(report.checks, start=1):
+        print(_wrapped(f"{_MARKS[check.status]} {position:>2}. {check.id:<20} {check.name}", width), file=out)  # fmt: skip
+        if check.detail:
+            print(_wrapped(check.detail, width, _INDENT), file=out)
+    print(_wrapped(_summary(report), width), file=out)
+
+
+def _exit(report: EggReport) -> int:
+    if not report.ok:
+        return EXIT_PROBLEMS
+    return EXIT_LEGACY if report.legacy else EXIT_OK
 
 
 async def _verify(args: argparse.Namespace, service: Service, out: TextIO) -> int:
@@ -365,36 +528,60 @@ async def _verify(args: argparse.Namespace, service: Service, out: TextIO) -> in
         out.write("\n")
     else:
         _print_report(egg.report, out)
-    return EXIT_OK if egg.report.ok else EXIT_PROBLEMS
+    return _exit(egg.report)
 
 
-async def _verified(args: argparse.Namespace, service: Service) -> _Egg:
-    """The egg, or a stop with the report on stderr: `ls` and `cat` show verified eggs only."""
+async def _shown(args: argparse.Namespace, service: Service) -> _Egg:
+    """The egg, or a stop with the report on stderr: `ls` and `cat` show only an egg in which
+    no check failed (a legacy one is said to be so)."""
     egg = await _obtain(args, service)
     if not egg.report.ok or egg.path is None:
         _print_report(egg.report, sys.stderr)
         raise _Stop(EXIT_PROBLEMS, "the egg did not verify: nothing is shown from it")
+    if egg.report.legacy:
+        print(
+            f"roost: note: a legacy egg ({clean_line(egg.report.format)}): not verifiable "
+            "under RAPP/1; its files are shown as they are",
+            file=sys.stderr,
+        )
     return egg
 
 
 async def _ls(args: argparse.Namespace, service: Service, out: TextIO) -> int:
-    egg = await _verified(args, service)
-    for entry in egg.report.entries:
+    egg = await _shown(args, service)
+    report = egg.report
+    if args.json:
+        entries = [
+            {"name": e.name, "size": e.size, "hash_ok": e.hash_ok, "egg_hash": e.egg_hash}
+            for e in report.entries
+        ]
+        document = {"format": report.format, "verified": report.verified, "entries": entries}
+        json.dump(document, out, ensure_ascii=True, indent=1)
+        out.write("\n")
+        return EXIT_OK
+    for entry in report.entries:
         status = {True: "hash ok", False: "HASH BAD", None: "manifest"}[entry.hash_ok]
+        if report.legacy:
+            status = "crc ok"
         print(f"{entry.size:>12,}  {status:<8}  {clean_line(entry.name)}", file=out)
     return EXIT_OK
 
 
 async def _cat(args: argparse.Namespace, service: Service, out: TextIO) -> int:
-    egg = await _verified(args, service)
+    from tui.eggs.legacy import read_entry
+    from tui.eggs.zip_reader import EggSource
+
+    egg = await _shown(args, service)
     entry = next((e for e in egg.report.entries if e.name == args.entry), None)
     if entry is None:
         names = ", ".join(clean_line(e.name) for e in egg.report.entries[:20])
         raise _Stop(EXIT_USAGE, f"no file {args.entry!r} in the egg (it has: {names})")
     assert egg.path is not None
-    with egg.path.open("rb") as handle:
-        handle.seek(entry.data_offset)
-        data = handle.read(entry.size)
+    with EggSource.of(egg.path) as source:
+        if egg.report.legacy:
+            data = await asyncio.to_thread(read_entry, source, entry.name)
+        else:
+            data = source.read(entry.data_offset, entry.size)
     return _write_entry(data, args.entry, out)
 
 
@@ -412,7 +599,7 @@ def _write_entry(data: bytes, name: str, out: Any) -> int:
     if text is None or "\0" in text:
         raise _Stop(
             EXIT_USAGE,
-            f"{name} is binary: pipe it to a viewer (roost egg cat {name} … | xxd | less)",
+            f"{name} is binary: pipe it to a viewer (roost egg cat EGG {name} | xxd | less)",
         )
     out.write(clean(text, multiline=True))
     if not text.endswith("\n"):
@@ -425,7 +612,7 @@ def _a_terminal() -> bool:
 
 
 async def _inspect(args: argparse.Namespace, service: Service, out: TextIO) -> int:
-    """The inspector on the egg: verified first (the report opens it), nothing run. An egg
+    """The inspector on the egg: judged first (the report opens it), nothing run. An egg
     refused before it could be read opens on the report of why (no file to show)."""
     if not _a_terminal():
         raise _Stop(
@@ -434,8 +621,11 @@ async def _inspect(args: argparse.Namespace, service: Service, out: TextIO) -> i
             "roost egg verify --json, roost egg ls or roost egg cat",
         )
     egg = await _obtain(args, service)
+    from tui.eggs.store import StoreApp
     from tui.ui.screens.boots.inspector_app import InspectorApp
 
-    app = InspectorApp(egg.path, egg.record, report=egg.report)
+    record = None if isinstance(egg.record, StoreApp) else egg.record
+    title = egg.record.name if isinstance(egg.record, StoreApp) else None
+    app = InspectorApp(egg.path, record, report=egg.report, title=title)
     await app.run_async()
-    return EXIT_OK if egg.report.ok else EXIT_PROBLEMS
+    return _exit(egg.report)

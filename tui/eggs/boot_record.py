@@ -27,6 +27,8 @@ __all__ = [
     "boundary_problems",
     "egg_path_for",
     "egg_url_for",
+    "egg_url_problems",
+    "implied_hub",
     "parse_boot_record",
     "record_bytes",
     "record_rule_problems",
@@ -177,8 +179,8 @@ def boundary_problems(record: BootRecord, hub_url: str | None = None) -> list[st
     """The §1.3 boundary checks that relate a record's members, as sentences (empty = clean):
     :func:`record_rule_problems` and the ``egg.ref``/``path``/``url`` descriptor rules.
 
-    ``hub_url`` pins where ``egg.url`` must point; without it any http(s) URL ending in
-    ``/`` + ``egg.path`` is accepted, so records of other hubs (the demo's) also validate.
+    ``hub_url`` pins where ``egg.url`` must point; without it any https URL ending in
+    ``/`` + ``egg.path`` is accepted (the record's own hub).
     """
     egg = record.egg
     return [
@@ -227,8 +229,9 @@ def egg_descriptor_problems(
 
 
 def egg_url_problems(url: str, path: str, hub_url: str | None = None) -> list[str]:
-    """``egg.url`` is ``{hub_url}/{path}`` when the hub is known, else an http(s) URL with a plain
-    host, no credentials, query or fragment, ending in ``/`` + ``path``."""
+    """``egg.url`` is ``{hub_url}/{path}`` when the hub is known; with none known (a record read
+    from a file, a local egg), it is an https URL of a plain host, no credentials, query or
+    fragment, ending in ``/`` + ``path``: the record's own hub, :func:`implied_hub`."""
     if hub_url is not None:
         expected = egg_url_for(hub_url, path)
         return [] if url == expected else [f"egg.url {url!r} is not {expected!r}"]
@@ -237,13 +240,15 @@ def egg_url_problems(url: str, path: str, hub_url: str | None = None) -> list[st
         port_ok = parts.port is None or parts.port > 0
     except ValueError:
         return [f"egg.url {url!r} is not a URL"]
-    if (
-        parts.scheme not in ("http", "https")
-        or not _HOST.fullmatch(parts.netloc)
-        or not port_ok
-        or parts.query
-        or parts.fragment
-        or not url.endswith("/" + path)
-    ):
-        return [f"egg.url {url!r} is not an http(s) URL of a plain host ending in '/' + egg.path"]
+    if parts.scheme != "https":
+        return [f"egg.url {url!r} is not an https URL (no hub is configured to hold it to)"]
+    if not _HOST.fullmatch(parts.netloc) or not port_ok or parts.query or parts.fragment:
+        return [f"egg.url {url!r} is not an https URL of a plain host, without query or fragment"]
+    if not url.endswith("/" + path):
+        return [f"egg.url {url!r} does not end in '/' + egg.path {path!r}"]
     return []
+
+
+def implied_hub(url: str, path: str) -> str:
+    """The hub a record's ``egg.url`` names: the URL without ``/`` + ``egg.path``."""
+    return url[: -len(path) - 1] if url.endswith("/" + path) else url

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tui.eggs.boot_record import BootRecord
 from tui.eggs.egg_report import EggReport
+from tui.eggs.store import StoreApp
 
 if TYPE_CHECKING:
     from tui.eggs.download import Progress
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BootRow",
+    "row_key",
     "BootsSource",
     "EggState",
     "record_fields",
@@ -64,11 +66,20 @@ class BootsSource(Protocol):
         ...
 
 
+def row_key(row: Any) -> str | None:
+    """What a row's egg is known by: its sha256 for a boot record, its place for a store's
+    rapplication; None for a row with neither (a source's problem)."""
+    if isinstance(row, StoreApp):
+        return row.key
+    record = getattr(row, "record", None)
+    return record.egg.sha256 if record is not None else None
+
+
 @dataclass(frozen=True)
 class EggState:
-    """The table's "verified" column: not downloaded, verified, or failed at check N."""
+    """The table's "verified" column: not downloaded, verified, legacy, or failed at check N."""
 
-    kind: Literal["absent", "busy", "verified", "failed", "error"]
+    kind: Literal["absent", "busy", "verified", "legacy", "failed", "error", "none"]
     detail: str = ""
 
     @classmethod
@@ -83,10 +94,13 @@ class EggState:
     @classmethod
     def of(cls, report: EggReport) -> EggState:
         failure = report.first_failure
-        if failure is None:
-            return cls("verified", f"{sum(c.status == 'pass' for c in report.checks)} checks pass")
-        position, check = failure
-        return cls("failed", f"failed at check {position}: {check.name}")
+        passed = sum(c.status == "pass" for c in report.checks)
+        if failure is not None:
+            position, check = failure
+            return cls("failed", f"failed at check {position}: {check.name}")
+        if report.legacy:
+            return cls("legacy", f"{report.format}: not verifiable under RAPP/1 · {passed} checks pass")  # fmt: skip
+        return cls("verified", f"{passed} checks pass")
 
     @property
     def label(self) -> str:
@@ -94,10 +108,12 @@ class EggState:
             return "not downloaded"
         if self.kind == "busy":
             return self.detail
-        if self.kind == "verified":
-            return "verified"
+        if self.kind in ("verified", "legacy"):
+            return self.kind
         if self.kind == "failed":
             return self.detail.split(":", 1)[0]
+        if self.kind == "none":
+            return "no egg"
         return "download failed"
 
 

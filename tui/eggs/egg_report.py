@@ -21,6 +21,7 @@ __all__ = [
     "CONTAINER_CHECKS",
     "Check",
     "EggReport",
+    "RAPP1",
     "EntryResult",
     "Results",
     "Status",
@@ -157,14 +158,31 @@ class Results:
         return checks
 
 
+RAPP1 = "rapp/1"
+
+
 @dataclass
 class EggReport:
+    """The checks of one egg. ``format``: ``"rapp/1"``, or what else it is (a legacy egg:
+    ``"legacy (brainstem-egg/2.2-rapplication)"``), which no report ever calls verified."""
+
     checks: list[Check] = field(default_factory=list)
     size: int = 0
     sha256: str | None = None
     manifest: Any = None
     address: str | None = None
     entries: list[EntryResult] = field(default_factory=list)
+    format: str = RAPP1
+
+    @property
+    def legacy(self) -> bool:
+        """An egg from before RAPP/1 (or refused before its format was known): not verifiable."""
+        return self.format != RAPP1
+
+    @property
+    def verified(self) -> bool:
+        """Verified under RAPP/1: no check failed, and it is a RAPP/1 egg."""
+        return self.ok and not self.legacy
 
     @property
     def ok(self) -> bool:
@@ -197,4 +215,9 @@ class EggReport:
         return [c.id for c in self.checks if c.status == "fail"]
 
     def as_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "checks": [c.as_json() for c in self.checks]}
+        return {
+            "ok": self.ok,
+            "verified": self.verified,
+            "format": self.format,
+            "checks": [c.as_json() for c in self.checks],
+        }

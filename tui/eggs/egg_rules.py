@@ -16,7 +16,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui.eggs import rapp
-from tui.eggs.boot_record import BootRecord, egg_path_for, egg_url_problems, record_rule_problems
+from tui.eggs.boot_record import (
+    BootRecord,
+    egg_path_for,
+    egg_url_problems,
+    implied_hub,
+    record_rule_problems,
+)
 from tui.eggs.canonical_json import CanonicalJsonError, strict_loads
 from tui.eggs.egg_report import EggReport, Results
 from tui.eggs.zip_reader import ZipEntry
@@ -408,10 +414,10 @@ def record_document_checks(record: BootRecord, hub_url: str | None) -> list[tupl
 
 
 def _url_pass(url: str, path: str, hub_url: str | None) -> str:
-    """A passing ``record.url``'s detail: the URL, and the hub it was held to or implies."""
+    """A passing ``record.url``'s detail: the URL, and the hub it implies when none was known."""
     if hub_url is not None:
         return url
-    return f"{url} (the record's own hub: {url[: -len(path) - 1]})"
+    return f"{url} (no hub configured: the record's own hub {implied_hub(url, path)})"
 
 
 def _no_record(refused: str | None) -> str:

@@ -5,15 +5,70 @@ Kept apart from the models so `roost` can name the demo hub's index without load
 
 from __future__ import annotations
 
-__all__ = ["EGG_PREFIX", "INDEX_PATH", "PUBLIC_HUB_URL", "RECORD_PREFIX", "index_url"]
+from pathlib import Path
+
+__all__ = [
+    "DEMO_STORE_PATH",
+    "EGG_PREFIX",
+    "INDEX_PATH",
+    "PUBLIC_HUB_URL",
+    "RECORD_PREFIX",
+    "demo_sources",
+    "hub_root",
+    "index_url",
+    "is_url",
+    "records_hub",
+    "split_sources",
+]
 
 #: The hub that publishes the real boot records; eggs come from here unless a hub is configured.
 PUBLIC_HUB_URL = "https://kody-w.github.io/rapp-hive-hub"
 INDEX_PATH = "api/hive-hub/v1/organization-seeds.json"
 RECORD_PREFIX = "api/hive-hub/v1/seed-boots/sha256/"
 EGG_PREFIX = "api/hive-hub/v1/seed-boots/downloads/sha256/"
+#: Where the demo hub also serves a small store of rapplications (legacy eggs).
+DEMO_STORE_PATH = "store/api/v1/index.json"
 
 
 def index_url(hub_url: str) -> str:
     """The hub's index document: the boot-record source of a hub."""
     return hub_url.rstrip("/") + "/" + INDEX_PATH
+
+
+def demo_sources(hub_url: str) -> str:
+    """The demo network's ``boots``: its hub's index and its store's, both on the demo hub."""
+    root = hub_url.rstrip("/")
+    return f"{index_url(root)},{root}/{DEMO_STORE_PATH}"
+
+
+def is_url(location: str) -> bool:
+    return location.startswith(("http://", "https://"))
+
+
+def split_sources(value: str) -> list[str]:
+    """The sources a ``boots`` setting names: one, or several separated by commas (a path that
+    exists as it is given is one source, commas and all)."""
+    if not is_url(value) and Path(value).exists():
+        return [value]
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def records_hub(source: str, *, configured: str | None, demo_hub: str | None = None) -> str | None:
+    """The hub a source's records must point their eggs at: the one the user configured; for the
+    demo network's own publications, the demo hub; for a hub index read from its URL, that hub;
+    else None (a file, a folder, an array: each record is held to its own hub). The demo hub is
+    never assumed for anything the demo did not publish."""
+    if configured:
+        return configured.rstrip("/")
+    if demo_hub and source.startswith(demo_hub.rstrip("/") + "/"):
+        return demo_hub.rstrip("/")
+    root = hub_root(source)
+    return root if root is not None and is_url(root) else None
+
+
+def hub_root(source: str) -> str | None:
+    """The hub root of an index read from ``…/api/hive-hub/v1/organization-seeds.json``."""
+    normalized = source.replace("\\", "/")
+    if normalized.endswith("/" + INDEX_PATH):
+        return source[: -len(INDEX_PATH) - 1]
+    return None

@@ -33,13 +33,16 @@ from tui.eggs.download import (
     download_url,
     refusal_report,
 )
-from tui.eggs.egg_report import EggReport
+from tui.eggs.egg_report import CONTAINER_CHECKS, EggReport
+from tui.eggs.legacy import legacy_report, recognise, store_refusal
+from tui.eggs.store import EGG_CAP, StoreApp
 from tui.eggs.verify import verify_egg
+from tui.eggs.zip_reader import EggSource
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["URL_CAP", "Downloads", "EggOutcome", "check_egg", "check_local"]
+__all__ = ["URL_CAP", "Downloads", "EggOutcome", "check_egg", "check_local", "judge"]
 
 #: An egg named by a bare URL (no record promises its size) is not read past this.
 URL_CAP = 256 << 20
@@ -87,16 +90,42 @@ class EggOutcome:
         return f"failed at check {position} ({check.id})"
 
 
-def check_local(
+def judge(
     egg: Path | bytes,
     record: BootRecord | None = None,
     *,
+    store: StoreApp | None = None,
+    came_from: str | None = None,
     hub_url: str | None = None,
     record_refused: str | None = None,
+) -> EggReport:
+    """The report of the egg at hand: RAPP/1's checks; for an egg no boot record promises that
+    fails RAPP/1's container rules and names a legacy schema, the legacy checks instead (with
+    the promises of its ``store`` record; ``came_from``: where it was read). Raises OSError."""
+    with EggSource.of(egg) as source:
+        report = verify_egg(source, record, hub_url=hub_url, record_refused=record_refused)
+        failure = report.first_failure
+        if record is None and failure is not None and failure[1].id in CONTAINER_CHECKS:
+            schema = recognise(source)
+            if schema is not None:
+                return legacy_report(source, schema, store, came_from)
+        return report
+
+
+def check_local(
+    egg: Path | bytes,
+    record: BootRecord | StoreApp | None = None,
+    *,
+    hub_url: str | None = None,
+    record_refused: str | None = None,
+    came_from: str | None = None,
 ) -> EggOutcome:
     """Judge the egg at hand, on the calling thread (the pipeline's worker)."""
+    store = record if isinstance(record, StoreApp) else None
+    boot = record if isinstance(record, BootRecord) else None
     try:
-        report = verify_egg(egg, record, hub_url=hub_url, record_refused=record_refused)
+        report = judge(egg, boot, store=store, came_from=came_from, hub_url=hub_url,
+                       record_refused=record_refused)  # fmt: skip
     except OSError as exc:
         return EggOutcome(None, error=f"{egg}: cannot be read ({exc.strerror or exc})")
     return EggOutcome(report, egg)
@@ -122,7 +151,7 @@ def _cached(record: BootRecord, hub_url: str | None, cache: EggCache) -> EggOutc
 
 async def check_egg(
     source: Path | bytes | str | None,
-    record: BootRecord | None = None,
+    record: BootRecord | StoreApp | None = None,
     *,
     hub_url: str | None = None,
     downloads: Downloads | None = None,
@@ -139,17 +168,19 @@ async def check_egg(
         return await asyncio.to_thread(
             check_local, source, record, hub_url=hub_url, record_refused=record_refused
         )
+    if source is None and isinstance(record, StoreApp):
+        return await _store_egg(record, downloads, download, progress)
     if downloads is None:
         raise ValueError("an egg that is not at hand needs somewhere to download it from")
     if source is None:
-        if record is None:
+        if not isinstance(record, BootRecord):
             raise ValueError("no egg and no record that promises one")
         cached = await asyncio.to_thread(_cached, record, hub_url, downloads.cache)
         if cached is not None or not download:
             return cached or EggOutcome(None)
     try:
         if source is None:
-            assert record is not None
+            assert isinstance(record, BootRecord)
             found = await download_egg(
                 record.egg, hub_url, client=downloads.client, cache=downloads.cache,
                 progress=progress, options=downloads.options,
@@ -160,8 +191,38 @@ async def check_egg(
                 progress=progress, options=downloads.options,
             )  # fmt: skip
     except DownloadRefused as exc:
-        return EggOutcome(refusal_report(record, hub_url, exc), error=exc.detail)
+        boot = record if isinstance(record, BootRecord) else None
+        return EggOutcome(refusal_report(boot, hub_url, exc), error=exc.detail)
     except (HubUnreachable, CacheUnwritable) as exc:
         return EggOutcome(None, error=exc.detail)
     outcome = await asyncio.to_thread(check_local, found.path, record, hub_url=hub_url)
+    return EggOutcome(outcome.report, outcome.egg, outcome.error, from_cache=found.from_cache)
+
+
+async def _store_egg(
+    app: StoreApp, downloads: Downloads | None, download: bool, progress: Progress | None
+) -> EggOutcome:
+    """A store's egg: from the mirror beside a file index, else downloaded only from the URL
+    the store names, on its origin, stopped past its ``egg_bytes``."""
+    if app.local_egg is not None:
+        mirror = f"{app.local_egg} (the store's copy of {app.egg_url})"
+        return await asyncio.to_thread(check_local, Path(app.local_egg), app, came_from=mirror)
+    if app.egg_url is None:
+        return EggOutcome(None, error=app.url_problem())
+    problem = app.url_problem()
+    if problem is not None:
+        return EggOutcome(store_refusal("store.url", problem), error=problem)
+    if not download or downloads is None:
+        return EggOutcome(None)
+    cap = app.egg_bytes if app.egg_bytes is not None else EGG_CAP
+    try:
+        found = await download_url(
+            app.egg_url, client=downloads.client, cache=downloads.cache, cap=cap,
+            progress=progress, options=downloads.options,
+        )  # fmt: skip
+    except DownloadRefused as exc:
+        return EggOutcome(store_refusal("store.size", exc.detail), error=exc.detail)
+    except (HubUnreachable, CacheUnwritable) as exc:
+        return EggOutcome(None, error=exc.detail)
+    outcome = await asyncio.to_thread(check_local, found.path, app, came_from=app.egg_url)
     return EggOutcome(outcome.report, outcome.egg, outcome.error, from_cache=found.from_cache)

@@ -29,8 +29,9 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from tui.eggs.boot_record import BootRecord, boundary_problems, parse_boot_record, record_bytes
-from tui.eggs.hub_paths import INDEX_PATH, index_url
+from tui.eggs.hub_paths import INDEX_PATH, hub_root, index_url, is_url
 from tui.eggs.record_cache import LastGood, RecordCache
+from tui.eggs.store import StoreApp, is_store_index, read_store
 from tui.network.urls import redact_url
 from tui.strict_json import unique_members
 
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 SIBLING_BLOCKS = ("brainstem", "hatch", "organ")
-SourceKind = Literal["record", "array", "index", "folder"]
+SourceKind = Literal["record", "array", "index", "folder", "store"]
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -76,6 +77,8 @@ class BootEntry:
     warnings: tuple[str, ...] = ()
     cached: bool = False
     raw: bytes | None = field(default=None, repr=False, compare=False)  # the document's bytes
+    #: the hub its ``egg.url`` was held to (None: its own hub)
+    hub_url: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -100,7 +103,7 @@ class BootEntry:
 
 @dataclass(frozen=True)
 class BootSet:
-    """Everything one source gave, in source order."""
+    """Everything one source gave, in source order: boot records, or a store's rapplications."""
 
     source: str
     kind: SourceKind | None = None
@@ -108,6 +111,9 @@ class BootSet:
     problems: tuple[str, ...] = ()  # about the source itself (unreachable, not JSON, ...)
     reachable: bool = True
     requests: int = 0
+    apps: tuple[StoreApp, ...] = ()  # a store index's rapplications
+    #: the hub the records' ``egg.url`` were held to (None: each record's own)
+    hub_url: str | None = None
 
     @property
     def records(self) -> list[BootRecord]:
@@ -115,19 +121,29 @@ class BootSet:
 
     @property
     def ok(self) -> bool:
-        return not self.problems and all(e.ok and not e.warnings for e in self.entries)
+        return (
+            not self.problems
+            and all(e.ok and not e.warnings for e in self.entries)
+            and all(not a.problems for a in self.apps)
+        )
 
     def find(self, slug: str) -> BootEntry | None:
         return next((e for e in self.entries if e.record is not None and e.slug == slug), None)
 
+    def find_app(self, app_id: str) -> StoreApp | None:
+        return next((a for a in self.apps if a.id == app_id), None)
+
     def as_json(self) -> dict[str, Any]:
-        return {
+        document = {
             "source": _shown(self.source),
             "kind": self.kind,
             "reachable": self.reachable,
             "problems": list(self.problems),
             "entries": [e.as_json() for e in self.entries],
         }
+        if self.kind == "store":
+            document["apps"] = [a.as_json() for a in self.apps]
+        return document
 
 
 class SourceError(Exception):
@@ -137,10 +153,6 @@ class SourceError(Exception):
         super().__init__(detail)
         self.detail = detail
         self.reachable = reachable
-
-
-def _is_url(location: str) -> bool:
-    return location.startswith(("http://", "https://"))
 
 
 def _no_constants(token: str) -> Any:
@@ -182,7 +194,7 @@ class _Reader:
         self.requests = 0
 
     async def read(self, location: str, cap: int) -> bytes:
-        if _is_url(location):
+        if is_url(location):
             return await self._get(location, cap)
         return await asyncio.to_thread(self._read_file, Path(location), cap)
 
@@ -226,17 +238,9 @@ class _Reader:
 
 def _resolve(base: str, reference: str) -> str:
     """``reference`` (a hub-relative path) against ``base`` (a hub root URL or folder)."""
-    if _is_url(base):
+    if is_url(base):
         return base.rstrip("/") + "/" + reference.lstrip("/")
     return str(Path(base) / reference)
-
-
-def _hub_root(source: str) -> str | None:
-    """The hub root of an index read from ``…/api/hive-hub/v1/organization-seeds.json``."""
-    normalized = source.replace("\\", "/")
-    if normalized.endswith("/" + INDEX_PATH):
-        return source[: -len(INDEX_PATH) - 1]
-    return None
 
 
 def _reference_problem(path: Any, url: Any) -> str | None:
@@ -246,7 +250,7 @@ def _reference_problem(path: Any, url: Any) -> str | None:
             return f"reference path {_short(repr(path))} is not a hub-relative path"
         if any(part in ("..", "") for part in path.replace("\\", "/").split("/")):
             return f"reference path {_short(repr(path))} climbs out of the hub"
-    if url is not None and (not isinstance(url, str) or not _is_url(url)):
+    if url is not None and (not isinstance(url, str) or not is_url(url)):
         return f"reference url {_short(repr(url))} is not an http(s) URL"
     return None
 
@@ -275,13 +279,16 @@ async def load_boots(
     reader = _Reader(client, options)
     try:
         kind, found = await _discover(source, reader, options)
+        if kind == "store":
+            apps = await read_store(source, found[0].value, reader.read, options.record_limit)
+            return BootSet(source, "store", requests=reader.requests, apps=tuple(apps))
     except SourceError as exc:
         entries = _from_cache(cache, exc.detail)
         return _finish(
             BootSet(source, None, tuple(entries), (exc.detail,), exc.reachable, reader.requests),
             hub_url,
         )
-    roots = [r for r in (_hub_root(source), hub_url) if r]
+    roots = [r for r in (hub_root(source), hub_url) if r]
     gate = asyncio.Semaphore(options.concurrency)
 
     async def resolve(item: _Found) -> BootEntry:
@@ -297,7 +304,7 @@ async def load_boots(
 async def _discover(
     source: str, reader: _Reader, options: SourceOptions
 ) -> tuple[SourceKind, list[_Found]]:
-    if not _is_url(source) and Path(source).is_dir():
+    if not is_url(source) and Path(source).is_dir():
         return "folder", await asyncio.to_thread(_folder, Path(source), options)
     raw = await reader.read(source, options.document_cap)
     try:
@@ -309,6 +316,8 @@ async def _discover(
         return "array", _limited(items, len(value), options)
     if not isinstance(value, dict):
         raise SourceError(f"{_shown(source)}: neither a record, an array of records nor an index")
+    if is_store_index(value):
+        return "store", [_Found(_origin_of(source), value, raw=raw)]
     items = value.get("seeds", value.get("records"))
     if value.get("kind") == "organization-seed-index" or (
         isinstance(items, list) and value.get("kind") != "organization-seed-boot"
@@ -322,11 +331,11 @@ async def _discover(
 
 def _shown(location: str) -> str:
     """A location as it may be printed: a URL's credentials are never shown."""
-    return redact_url(location) if _is_url(location) else location
+    return redact_url(location) if is_url(location) else location
 
 
 def _origin_of(location: str) -> str:
-    if _is_url(location):
+    if is_url(location):
         return urlsplit(location).path.rsplit("/", 1)[-1] or location
     return Path(location).name
 
@@ -544,8 +553,8 @@ def _finish(boots: BootSet, hub_url: str | None) -> BootSet:
                     f"its {block} block differs from {count} of its {len(with_records) - 1} "
                     f"sibling records (a hub publishes one {block} block for all)"
                 )
-        entries.append(replace(entry, warnings=tuple(warnings)))
-    return replace(boots, entries=tuple(entries))
+        entries.append(replace(entry, warnings=tuple(warnings), hub_url=hub_url))
+    return replace(boots, entries=tuple(entries), hub_url=hub_url)
 
 
 def _block(record: BootRecord, block: str) -> bytes:

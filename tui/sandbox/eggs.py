@@ -32,7 +32,9 @@ __all__ = [
     "SeedBootSpec",
     "build_seed_boot",
     "json_bytes",
+    "legacy_manifest_bytes",
     "pack_egg",
+    "pack_legacy_egg",
     "write_stored_zip",
 ]
 
@@ -399,3 +401,27 @@ def build_seed_boot(spec: SeedBootSpec, hub_url: str) -> tuple[bytes, dict[str, 
         "status": "boot-not-hatched",
     }
     return egg, record
+
+
+#: The DOS time every demo legacy egg carries (the store's exports keep theirs).
+LEGACY_DATE_TIME = (2026, 6, 7, 21, 25, 0)
+
+
+def pack_legacy_egg(entries: Sequence[tuple[str, bytes]]) -> bytes:
+    """A pre-RAPP/1 egg as a store exports it (SPEC-egg.md §10.1): an ordinary ZIP of
+    ``entries`` in the given order, deflated, general-purpose flags 0, DOS times set, regular
+    files. The bytes are a pure function of the entries."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries:
+            info = zipfile.ZipInfo(name, date_time=LEGACY_DATE_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o100644 << 16
+            info.create_system = 3
+            archive.writestr(info, data)
+    return out.getvalue()
+
+
+def legacy_manifest_bytes(value: dict[str, Any]) -> bytes:
+    """How a store writes a legacy ``manifest.json``: indented, not canonical."""
+    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

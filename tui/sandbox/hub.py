@@ -1,4 +1,5 @@
-"""The demo hub: an ASGI app serving the boot records and eggs of :mod:`tui.sandbox.hub_records`.
+"""The demo hub: an ASGI app serving the boot records and eggs of :mod:`tui.sandbox.hub_records`,
+and beside them a small store of rapplications (``/store/api/v1/…``) whose eggs are legacy ones.
 
 Mounted by the sandbox at ``/hub`` (so ``hub_url = base + "/hub"``). It answers the index,
 the record documents and the egg downloads at the real hub's paths, with fault knobs that make
@@ -22,7 +23,7 @@ from starlette.routing import Mount, Route
 from tui.eggs.hub_paths import EGG_PREFIX, INDEX_PATH, RECORD_PREFIX
 
 if TYPE_CHECKING:
-    from tui.sandbox.hub_records import HubContent
+    from tui.sandbox.hub_records import HubContent, StoreContent
 
 __all__ = ["CHUNK", "HubFaults", "HubState", "create_hub", "hub_state"]
 
@@ -30,12 +31,13 @@ CHUNK = 16 << 10
 INDEX_ROUTE = "/" + INDEX_PATH
 RECORD_ROUTE = "/" + RECORD_PREFIX + "{aa}/{name}.json"
 EGG_ROUTE = "/" + EGG_PREFIX + "{aa}/{name}.egg"
+STORE_ROUTE = "/store/api/v1/{path:path}"
 JSON_TYPE = "application/json; charset=utf-8"
 
 
 @dataclass
 class HubFaults:
-    """How the hub misbehaves; each set holds slugs (``"*"`` = every record)."""
+    """How the hub misbehaves; each set holds slugs or store app ids (``"*"`` = every one)."""
 
     #: Eggs served with one byte changed (same length, wrong sha256).
     tampered: set[str] = field(default_factory=set)
@@ -74,6 +76,11 @@ class HubState:
             slugs = {spec.slug for spec in demo_specs()}
         return build_hub(hub_url, slugs)
 
+    def store(self, hub_url: str) -> StoreContent:
+        from tui.sandbox.hub_records import build_store
+
+        return build_store(hub_url, self.faults.foreign_url)
+
 
 def _hub_url(request: Request) -> str:
     url = request.url
@@ -110,17 +117,36 @@ async def download(request: Request) -> Response:
     if egg is None:
         return Response(b"not found\n", status_code=404, media_type="text/plain")
     slug = next(r.slug for r in content.records if r.value["egg"]["path"] == path)
-    faults = state.faults
+    return _egg_response(egg, slug, state.faults)
+
+
+async def store(request: Request) -> Response:
+    """The demo store's static API: its index, its records and its (legacy) eggs."""
+    state = _state(request)
+    content = state.store(_hub_url(request))
+    path = request.path_params["path"]
+    if path == "index.json":
+        return Response(content.index, media_type=JSON_TYPE)
+    if path in content.documents:
+        return Response(content.documents[path], media_type=JSON_TYPE)
+    if path in content.eggs:
+        app_id = path.removeprefix("egg/").removesuffix(".egg")
+        return _egg_response(content.eggs[path], app_id, state.faults)
+    return Response(b"not found\n", status_code=404, media_type="text/plain")
+
+
+def _egg_response(egg: bytes, name: str, faults: HubFaults) -> Response:
+    """An egg download, lying as the fault knobs of ``name`` (a slug or a store app id) say."""
     body = egg
     declared = len(egg)
-    if faults.hits(faults.tampered, slug):
+    if faults.hits(faults.tampered, name):
         middle = len(egg) // 2
         body = egg[:middle] + bytes([egg[middle] ^ 0x20]) + egg[middle + 1 :]
-    extra = faults.oversize.get(slug, faults.oversize.get("*", 0))
+    extra = faults.oversize.get(name, faults.oversize.get("*", 0))
     if extra:
         body += b"\0" * extra
         declared = len(body)
-    if faults.hits(faults.truncated, slug):
+    if faults.hits(faults.truncated, name):
         body = body[: len(body) // 2]  # the Content-Length below still promises it all
     headers = {"Content-Length": str(declared), "Content-Type": "application/zip"}
     return StreamingResponse(_chunks(body, faults.slow), headers=headers)
@@ -140,6 +166,7 @@ def create_hub(faults: HubFaults | None = None) -> Starlette:
             Route(INDEX_ROUTE, index, methods=["GET"]),
             Route(RECORD_ROUTE, document, methods=["GET"]),
             Route(EGG_ROUTE, download, methods=["GET"]),
+            Route(STORE_ROUTE, store, methods=["GET"]),
         ]
     )
     app.state.hub = HubState(faults or HubFaults())

@@ -1,4 +1,5 @@
-"""The demo hub's publications: eleven seed-boot records, their eggs and the hub index.
+"""The demo hub's publications: eleven seed-boot records, their eggs and the hub index, and a
+small store of rapplications whose eggs are legacy ones (``store/``).
 
 Everything is a pure function of the hub URL (the records' ``egg.url`` and document URLs name
 it), so two runs publish byte-identical eggs and records. The eggs are packed by
@@ -26,9 +27,12 @@ __all__ = [
     "FOREIGN_HUB",
     "INDEX_PATH",
     "RECORD_PREFIX",
+    "STORE_INDEX",
     "HubContent",
     "HubRecord",
+    "StoreContent",
     "build_hub",
+    "build_store",
     "demo_specs",
     "record_path_for",
 ]
@@ -226,3 +230,129 @@ def _index_entry(spec: SeedBootSpec, record: HubRecord, hub_url: str) -> dict[st
         "status": "seed-not-activated",
         "tagline": spec.tagline,
     }
+
+
+# ---------------------------------------------------------------------- the demo store
+
+#: Under the hub URL: the store's static API (SPEC-egg.md §10.2), served by the demo hub.
+STORE_PREFIX = "store/api/v1/"
+STORE_INDEX = STORE_PREFIX + "index.json"
+_STORE_UTC = "2026-06-08T01:25:00Z"
+_ORIGIN_RAPPID = "rappid:@rapp/origin:0b635450c04249fbb4b1bdb571044dec"
+
+# id, name, publisher, category, version, rappid tail, shape ("brainstem", "organ", "rapp-egg", None)
+_APPS: tuple[tuple[str, str, str, str, str, str, str | None], ...] = (
+    ("field_notes", "Field Notes", "@demo", "productivity", "1.2.0",
+     "3f2a9c1e5b7d4a60912c8e7f1a2b3c4d", "brainstem"),
+    ("tide_tables", "Tide Tables", "@harbor", "science", "0.4.1",
+     "8b1e2f3a4c5d6e7f8091a2b3c4d5e6f7", "organ"),
+    ("pocket_ledger", "Pocket Ledger", "@ledger", "finance", "1.0.0",
+     "", "rapp-egg"),
+    ("quiet_hours", "Quiet Hours", "@guild", "creative", "0.2.0",
+     "c0ffee00c0ffee00c0ffee00c0ffee00", None),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StoreContent:
+    """What the demo store serves under ``{hub_url}/store/``: paths -> bytes."""
+
+    index: bytes
+    documents: dict[str, bytes]  # store-relative path -> record bytes
+    eggs: dict[str, bytes]  # store-relative path -> egg bytes
+
+
+def _agent_source(app_id: str, name: str) -> bytes:
+    return (
+        f'"""{name}: a demo rapplication\'s agent (inert text: nothing runs it)."""\n\n'
+        f"AGENT_ID = {app_id!r}\n\n\ndef describe() -> str:\n    return {name!r}\n"
+    ).encode()
+
+
+def _legacy_egg(app: tuple[str, str, str, str, str, str, str | None]) -> bytes | None:
+    from tui.sandbox.eggs import legacy_manifest_bytes, pack_legacy_egg
+
+    app_id, name, publisher, _, version, tail, shape = app
+    if shape is None:
+        return None
+    agent = _agent_source(app_id, name)
+    page = f"<!doctype html><title>{name}</title><p>{name}, version {version}.</p>\n".encode()
+    if shape == "rapp-egg":  # the older shape: files at the top, manifest first
+        manifest = {
+            "schema": "rapp-egg/1.0", "type": "rapplication", "id": app_id, "version": version,
+            "exported_at": _STORE_UTC, "agent_filename": f"{app_id}_agent.py",
+            "service_filename": None, "ui_filename": "index.html",
+        }  # fmt: skip
+        return pack_legacy_egg(
+            [("manifest.json", legacy_manifest_bytes(manifest)),
+             (f"{app_id}_agent.py", agent), ("ui/index.html", page)]
+        )  # fmt: skip
+    rappid = f"rappid:{publisher}/{app_id}:{tail}"
+    identity = {
+        "schema": "rapp-rappid/2.0", "rappid": rappid, "parent_rappid": _ORIGIN_RAPPID,
+        "kind": "rapplication", "name": name, "version": version, "publisher": publisher,
+        "rapp_id": app_id, "born_at": _STORE_UTC,
+    }  # fmt: skip
+    organ = f"{app_id}_organ.py" if shape == "organ" else None
+    manifest = {
+        "schema": "brainstem-egg/2.2-rapplication", "type": "rapplication", "exported_at": _STORE_UTC,
+        "rappid": rappid, "rapp_id": app_id, "name": name, "version": version,
+        "publisher": publisher, "host": "demo-store", "agent_filename": f"{app_id}_agent.py",
+        "organ_filename": organ, "has_skin": True,
+        "counts": {"agent": 1, "ui": 1, "data": 0, "soul": 0, "organ": 1 if organ else 0},
+    }  # fmt: skip
+    entries = [
+        ("rappid.json", legacy_manifest_bytes(identity)),
+        (f"agents/{app_id}_agent.py", agent),
+    ]
+    if organ is not None:
+        entries.append((f"organs/{organ}", b'"""An inert demo organ."""\n' * 40))
+    entries.append((f"rapp_ui/{app_id}/index.html", page))
+    entries.append(("manifest.json", legacy_manifest_bytes(manifest)))  # last, as the store does
+    return pack_legacy_egg(entries)
+
+
+def build_store(hub_url: str, foreign: Iterable[str] = ()) -> StoreContent:
+    """The demo store at ``{hub_url}/store/``; apps of the ``foreign`` ids name an egg URL on
+    another host (a fault: roost must refuse to download it)."""
+    return _build_store(hub_url.rstrip("/"), frozenset(foreign))
+
+
+@lru_cache(maxsize=8)
+def _build_store(hub_url: str, foreign: frozenset[str]) -> StoreContent:
+    base = f"{hub_url}/{STORE_PREFIX}"
+    documents: dict[str, bytes] = {}
+    eggs: dict[str, bytes] = {}
+    listed = []
+    for app in _APPS:
+        app_id, name, publisher, category, version, tail, shape = app
+        egg = _legacy_egg(app)
+        egg_url = None
+        if egg is not None:
+            eggs[f"egg/{app_id}.egg"] = egg
+            egg_url = (FOREIGN_HUB + "/store/" if app_id in foreign else base) + f"egg/{app_id}.egg"
+        agent = _agent_source(app_id, name)
+        record = {
+            "schema": "rapp-pokedex-rapp/1.0", "id": app_id, "kind": "rapplication",
+            "name": name, "rappid": f"rappid:{publisher}/{app_id}:{tail}" if tail else None,
+            "version": version, "publisher": publisher, "category": category,
+            "summary": f"{name}: a demo rapplication of the demo store.",
+            "parent_rappid": _ORIGIN_RAPPID, "has_skin": True,
+            "singleton_bytes": len(agent), "singleton_sha256": hashlib.sha256(agent).hexdigest(),
+            "egg_url": egg_url, "egg_bytes": len(egg) if egg is not None else None,
+            "self_url": f"{base}rapplication/{app_id}.json",
+        }  # fmt: skip
+        if egg is None:
+            record["egg_note"] = "Stateless: the store ships no egg for it."
+        documents[f"rapplication/{app_id}.json"] = json_bytes(record)
+        listed.append(
+            {"id": app_id, "name": name, "kind": "rapplication", "publisher": publisher,
+             "category": category, "version": version, "has_skin": True,
+             "url": f"{base}rapplication/{app_id}.json", "egg": egg_url}
+        )  # fmt: skip
+    index = {
+        "schema": "rapp-pokedex-api/1.0", "name": "The demo store", "version": "1.0.0",
+        "generated_at": _STORE_UTC, "count": len(listed), "self_url": f"{base}index.json",
+        "rapplications": listed,
+    }  # fmt: skip
+    return StoreContent(json_bytes(index), documents, eggs)

@@ -26,10 +26,15 @@ class InspectorApp(App[None]):
     ]
 
     def __init__(
-        self, egg: bytes | Path | None, record: Any = None, *, report: EggReport
+        self,
+        egg: bytes | Path | None,
+        record: Any = None,
+        *,
+        report: EggReport,
+        title: str | None = None,
     ) -> None:
         super().__init__(ansi_color=no_color())
-        self.inspector = EggInspectorScreen(egg, record, report=report)
+        self.inspector = EggInspectorScreen(egg, record, report=report, title=title)
 
     def on_mount(self) -> None:
         self.push_screen(self.inspector, lambda _result: self.exit())

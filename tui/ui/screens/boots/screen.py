@@ -21,9 +21,9 @@ from textual.reactive import var
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.eggs.boot_record import BootRecord
-from tui.eggs.boot_rows import BootsSource, EggState, record_fields
+from tui.eggs.boot_rows import BootsSource, EggState, record_fields, row_key
 from tui.eggs.pipeline import EggOutcome
+from tui.eggs.store import StoreApp
 from tui.ui.screens.base import StateScreen
 from tui.ui.screens.boots.inspector import (
     VIM_JUMPS,
@@ -44,13 +44,15 @@ _STATE_STYLE = {
     "absent": "dim",
     "busy": "yellow",
     "verified": "green",
+    "legacy": "yellow",
     "failed": "bold red",
     "error": "red",
+    "none": "dim",
 }
 # (key, label, width): the four fit 80 columns with the table's cell padding
 COLUMNS = (
     ("name", "Name", 20),
-    ("slug", "Slug", 22),
+    ("slug", "Slug · by", 22),
     ("size", "Egg size", 8),
     ("state", "Verified", 18),
 )
@@ -104,7 +106,7 @@ class BootsScreen(StateScreen, tab="boots"):
         self._widths = column_widths(80)
         self.rows: list[Any] = []
         self.states: dict[str, EggState] = {}
-        self.outcomes: dict[str, EggOutcome] = {}  # the eggs judged, by sha256
+        self.outcomes: dict[str, EggOutcome] = {}  # the eggs judged, by row_key
         self._loaded = False
 
     def compose_body(self) -> ComposeResult:
@@ -166,20 +168,28 @@ class BootsScreen(StateScreen, tab="boots"):
             return
         self.rows = rows
         for row in rows:
-            record = row.record
-            if record is not None and record.egg.sha256 not in self.states:
-                self.states[record.egg.sha256] = EggState("absent")
-                self._look_in_cache(row)
+            key = row_key(row)
+            if key is None or key in self.states:
+                continue
+            if isinstance(row, StoreApp) and row.egg_url is None:
+                self.states[key] = EggState("none", row.url_problem() or "")
+                continue
+            self.states[key] = EggState("absent")
+            self._look_in_cache(row)
         origin = clean_line(getattr(source, "label", "source"), 60)
-        bad = sum(1 for r in rows if r.record is None)
-        noun = "boot record" if len(rows) == 1 else "boot records"
-        note.update(
-            Text(
-                f"enter: inspect egg · {len(rows)} {noun}"
-                + (f" · {bad} unreadable" if bad else "")
-                + f" · {origin}"
-            )
+        apps = sum(1 for r in rows if isinstance(r, StoreApp))
+        records = sum(1 for r in rows if r.record is not None)
+        bad = len(rows) - apps - records
+        parts = (
+            [f"{records} boot record" + ("" if records == 1 else "s")]
+            if records or not apps
+            else []
         )
+        if apps:
+            parts.append(f"{apps} store app" + ("" if apps == 1 else "s"))
+        if bad:
+            parts.append(f"{bad} unreadable")
+        note.update(Text(" · ".join(["enter: inspect egg", *parts, origin])))
         self._fill()
         self._loaded = True
 
@@ -195,8 +205,8 @@ class BootsScreen(StateScreen, tab="boots"):
 
     def cells(self, row: Any) -> list[Text]:
         """The row's cells: untrusted text made literal and cut to its column."""
-        record: BootRecord | None = row.record
-        if record is None:
+        key = row_key(row)
+        if key is None:
             problem = row.problems[0] if row.problems else "not a boot record"
             return [
                 Text(clean_line(row.origin, self._widths["name"]), style="red"),
@@ -204,22 +214,30 @@ class BootsScreen(StateScreen, tab="boots"):
                 Text("—"),
                 Text(clean_line(problem, 18), style="red"),
             ]
-        state = self.states.get(record.egg.sha256, EggState("absent"))
+        state = self.states.get(key, EggState("absent"))
         width = self._widths["name"]
-        name = Text(clean_line(record.name, width - 2 if row.warnings else width))
-        if row.warnings:
+        if isinstance(row, StoreApp):
+            title, by = row.name, " ".join(p for p in (row.publisher, row.version) if p)
+            size = size_text(row.egg_bytes) if row.egg_bytes is not None else "—"
+        else:
+            title, by, size = row.record.name, row.record.slug, size_text(row.record.egg.bytes)
+        marked = (
+            bool(row.warnings or row.problems) if isinstance(row, StoreApp) else bool(row.warnings)
+        )
+        name = Text(clean_line(title, width - 2 if marked else width))
+        if marked:
             name.append(" ⚠", style="bold yellow")
         return [
             name,
-            Text(clean_line(record.slug, self._widths["slug"])),
-            Text(size_text(record.egg.bytes), justify="right"),
+            Text(clean_line(by or "—", self._widths["slug"])),
+            Text(size, justify="right"),
             Text(state.label, style=_STATE_STYLE[state.kind]),
         ]
 
-    def _update_row(self, sha256: str, *, detail: bool = True) -> None:
+    def _update_row(self, key: str, *, detail: bool = True) -> None:
         table = self.query_one(DataTable)
         for index, row in enumerate(self.rows):
-            if row.record is not None and row.record.egg.sha256 == sha256:
+            if row_key(row) == key:
                 table.update_cell(str(index), "state", self.cells(row)[3])
         if self.rows and detail:
             self._show_detail(table.cursor_row)
@@ -246,12 +264,17 @@ class BootsScreen(StateScreen, tab="boots"):
         """``(field, raw value)`` lines of the detail: the egg's state, then every field."""
         if row is None:
             return []
-        if row.record is None:
+        key = row_key(row)
+        if key is None:
             return [("origin", row.origin), *(("problem", p) for p in row.problems)]
-        state = self.states.get(row.record.egg.sha256, EggState("absent"))
+        state = self.states.get(key, EggState("absent"))
         # the warnings in full too (the strip above the detail shows three lines of them)
         notes = [("warning", w) for w in row.warnings] + [("problem", p) for p in row.problems]
-        return [("egg state", state.detail or state.label), *notes, *record_fields(row.record)]
+        if isinstance(row, StoreApp):
+            fields = [("store", row.store), *row.fields]
+        else:
+            fields = record_fields(row.record)
+        return [("egg state", state.detail or state.label), *notes, *fields]
 
     def selected_row(self) -> Any:
         index = self.query_one(DataTable).cursor_row
@@ -276,7 +299,7 @@ class BootsScreen(StateScreen, tab="boots"):
 
     def action_inspect(self) -> None:
         row = self.selected_row()
-        if row is None or row.record is None:
+        if row is None or row_key(row) is None:
             self.notify("No boot record here to inspect", severity="warning", markup=False)
             return
         self._fetch(row)
@@ -293,65 +316,69 @@ class BootsScreen(StateScreen, tab="boots"):
 
     @work(group="boots-verify")
     async def _look_in_cache(self, row: Any) -> None:
-        """A cached egg judged as the tab loads; nothing is downloaded."""
+        """An egg at hand (cached, or a store's mirror) judged as the tab loads; nothing is
+        downloaded. A store egg its store may not be asked for is refused here already."""
         outcome = await self._checked(row, download=False)
         if outcome is not None and outcome.report is not None:
-            self._judged(row.record.egg.sha256, outcome)
+            self._judged(row_key(row), outcome)  # type: ignore[arg-type]
 
     @work(exclusive=True, group="boots-fetch")
     async def _fetch(self, row: Any) -> None:
-        record: BootRecord = row.record
-        sha256 = record.egg.sha256
-        before = self.states.get(sha256, EggState("absent"))
+        key: str = row_key(row)  # type: ignore[assignment]
+        before = self.states.get(key, EggState("absent"))
         shown = [-1]
 
         def progress(received: int, total: int) -> None:
             percent = received * 100 // total if total > 0 else 100
             if percent != shown[0] and received < total:
                 shown[0] = percent
-                self.states[sha256] = EggState("busy", f"downloading {percent}%")
-                self._update_row(sha256, detail=False)  # the detail's cursor stays put
+                self.states[key] = EggState("busy", f"downloading {percent}%")
+                self._update_row(key, detail=False)  # the detail's cursor stays put
 
-        outcome = self.outcomes.get(sha256)
+        outcome = self.outcomes.get(key)
         if outcome is None or outcome.egg is None:  # not at hand yet: the pipeline gets it
             outcome = await self._checked(row, download=True, progress=progress)
         if outcome is None:
             return
         if outcome.report is None:  # it could not be had: the hub, the cache, the file
-            self.states[sha256] = (
+            self.states[key] = (
                 EggState.of_outcome(outcome)
                 if before.kind in ("absent", "busy", "error")
                 else before  # a failed retry leaves what the last look found
             )
-            self._update_row(sha256)
+            self._update_row(key)
         else:
-            self._judged(sha256, outcome)
-            self._open(outcome, record)
+            self._judged(key, outcome)
+            self._open(outcome, row)
         if outcome.error is not None:
             self.notify(
                 clean_line(outcome.error, 300), title="Egg download", severity="error", markup=False
             )
 
-    def _open(self, outcome: EggOutcome, record: BootRecord) -> None:
+    def _open(self, outcome: EggOutcome, row: Any) -> None:
         """The inspector on the egg — unless the Boots tab is no longer on view (another tab or
         screen was chosen while the egg came): then a toast says it is ready, and nothing
         takes the screen from under the keys typed there."""
         assert outcome.report is not None
+        record = row.record
+        title = row.name if isinstance(row, StoreApp) else record.name
         if self.app.screen is self:
-            self.app.push_screen(EggInspectorScreen(outcome.egg, record, report=outcome.report))
+            self.app.push_screen(
+                EggInspectorScreen(outcome.egg, record, report=outcome.report, title=title)
+            )
             return
         state = EggState.of(outcome.report)
         self.notify(
-            f"{clean_line(record.name, 60)}: egg {state.label} · Boots (6), enter to inspect",
+            f"{clean_line(title, 60)}: egg {state.label} · Boots (6), enter to inspect",
             title="Egg ready",
             severity="information" if state.kind == "verified" else "warning",
             markup=False,
         )
 
-    def _judged(self, sha256: str, outcome: EggOutcome) -> None:
-        self.outcomes[sha256] = outcome
-        self.states[sha256] = EggState.of_outcome(outcome)
-        self._update_row(sha256)
+    def _judged(self, key: str, outcome: EggOutcome) -> None:
+        self.outcomes[key] = outcome
+        self.states[key] = EggState.of_outcome(outcome)
+        self._update_row(key)
 
     def copy_text(self) -> str | None:
         if self.focused is self.query_one("#boots-detail", OptionList):
@@ -360,9 +387,11 @@ class BootsScreen(StateScreen, tab="boots"):
             if index is not None and index < len(lines):
                 return lines[index][1]
         row = self.selected_row()
+        if isinstance(row, StoreApp):
+            return row.egg_url
         return row.record.egg.url if row is not None and row.record is not None else None
 
     def select_key(self, key: str) -> None:
         for index, row in enumerate(self.rows):
-            if row.record is not None and row.record.slug == key:
+            if row_key(row) is not None and getattr(row, "slug", None) == key:
                 self.query_one(DataTable).move_cursor(row=index)
