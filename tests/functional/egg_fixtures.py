@@ -8,15 +8,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app_rig import DemoBoots
 from textual.app import App
 
+from tui.config import DEMO_BASE_URL
 from tui.eggs.boot_record import BootRecord, parse_boot_record
 from tui.eggs.boot_rows import BootRow, with_sibling_warnings
+from tui.eggs.download import EggCache
 from tui.eggs.egg_report import EggReport
-from tui.eggs.pipeline import EggOutcome, check_egg, check_local
+from tui.eggs.hub_paths import DEMO_STORE_PATH
+from tui.eggs.pipeline import Downloads, EggOutcome, check_egg, check_local
+from tui.eggs.sources import load_boots
+from tui.eggs.store import StoreApp
 from tui.eggs.verify import verify_egg
 from tui.eggs.zip_reader import EggSource, StrictZipReader
+from tui.sandbox.app import create_app
 from tui.sandbox.eggs import SeedBootSpec, build_seed_boot, pack_egg
+from tui.sandbox.hub import hub_state
+from tui.sandbox.server import in_process_client
 from tui.ui.screens.boots.inspector import EggInspectorScreen
 
 HUB = "http://hub.invalid/hub"
@@ -128,3 +137,26 @@ class FixedBoots:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+class StoreBoots(DemoBoots):
+    """The demo packer's boot records and, beside them, the demo store's rapplications, read
+    and downloaded from a sandbox hub in-process (``foreign``: store ids whose egg URL names
+    another host)."""
+
+    def __init__(self, foreign: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.label = "demo packer and the demo store"
+        self.sandbox = create_app(agents=20)
+        hub_state(self.sandbox).faults.foreign_url.update(foreign)
+        self.client = in_process_client(self.sandbox, base_url=DEMO_BASE_URL)
+
+    async def rows(self) -> Sequence[Any]:
+        boots = await load_boots(f"{DEMO_BASE_URL}/hub/{DEMO_STORE_PATH}", client=self.client)
+        return [*(await super().rows()), *boots.apps]
+
+    async def check(self, row: Any, *, download: bool = True, progress: Any = None) -> EggOutcome:
+        if not isinstance(row, StoreApp):
+            return await super().check(row, download=download, progress=progress)
+        downloads = Downloads(self.client, EggCache.for_hub(row.egg_origin or "store"))
+        return await check_egg(None, row, downloads=downloads, download=download, progress=progress)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from app_rig import DemoBoots, make_rig, settle
-from egg_fixtures import HOSTILE_NAME, FixedBoots, demo_egg, flip_byte
+from egg_fixtures import HOSTILE_NAME, FixedBoots, StoreBoots, demo_egg, flip_byte
 from rich.text import Text
 from textual.widgets import DataTable, OptionList, Static
 
@@ -458,3 +458,53 @@ async def test_a_cached_egg_is_checked_off_the_event_loop(tmp_path, monkeypatch)
     finally:
         go.set()
         await service.aclose()
+
+
+async def test_a_stores_rapplications_are_listed_beside_the_boot_records():
+    source = StoreBoots()
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        names = cells(screen, "name")
+        assert names[-4:] == ["Field Notes", "Tide Tables", "Pocket Ledger", "Quiet Hours"]
+        by = cells(screen, "slug")[-4:]
+        assert by == ["@demo 1.2.0", "@harbor 0.4.1", "@ledger 1.0.0", "@guild 0.2.0"]
+        assert cells(screen, "state")[-4:] == ["not downloaded"] * 3 + ["no egg"]
+        assert cells(screen, "size")[-1] == "—" and cells(screen, "size")[-4].endswith("kB")
+        note = str(screen.query_one("#boots-source", Static).content)
+        assert "4 store apps" in note and "boot records" in note
+        await pilot.press("G")  # Quiet Hours: no egg, and enter says so
+        await settle(pilot)
+        assert detail(screen)[0].startswith("egg state: the store ships no egg for it")
+        assert "record.category: creative" in detail(screen)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pilot.app.screen is screen and cells(screen, "state")[-1] == "no egg"
+        await pilot.press("k", "k", "k", "enter")  # Field Notes: downloaded, judged legacy
+        for _ in range(4):
+            await settle(pilot)
+        inspector = pilot.app.screen
+        assert isinstance(inspector, EggInspectorScreen)
+        summary = str(inspector.query_one("#inspector-summary", Static).render())
+        assert summary.startswith("LEGACY brainstem-egg/2.2-rapplication, not verifiable")
+        assert inspector.report.legacy and not inspector.report.verified
+        await pilot.press("escape")
+        await settle(pilot)
+        assert cells(screen, "state")[-4] == "legacy"
+        assert "not verifiable under RAPP/1" in detail(screen)[0]
+
+
+async def test_a_store_egg_on_another_origin_is_refused_and_never_fetched():
+    source = StoreBoots(foreign=("tide_tables",))
+    rig = await start(source)
+    async with rig.app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot, source)
+        before = len(source.sandbox.state.sandbox.request_log)
+        assert cells(screen, "state")[-3].startswith("failed at check")  # refused at load
+        await pilot.press("G", "k", "k", "enter")
+        for _ in range(3):
+            await settle(pilot)
+        inspector = pilot.app.screen
+        assert isinstance(inspector, EggInspectorScreen) and inspector.source is None
+        assert inspector.report.failed() == ["store.url"]
+        assert len(source.sandbox.state.sandbox.request_log) == before

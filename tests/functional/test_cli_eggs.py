@@ -410,3 +410,170 @@ def test_an_unwritable_egg_cache_is_a_clear_exit_3(capsys, tmp_path):
     blocker.write_text("where the cache folder would be")
     code, _, err = run(capsys, "egg", "verify", "--slug", SLUG, "--cache-dir", str(blocker))
     assert code == 3 and "cannot be written" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------------- legacy eggs, stores
+
+
+@pytest.fixture
+def legacy_path(tmp_path) -> Path:
+    from tests.legacy_eggs import legacy_egg
+
+    path = tmp_path / "field_notes.egg"
+    path.write_bytes(legacy_egg())
+    return path
+
+
+def test_a_legacy_egg_exits_5_and_says_what_it_is(capsys, legacy_path):
+    code, out, _ = run(capsys, "egg", "verify", str(legacy_path))
+    lines = out.splitlines()
+    assert code == 5
+    assert (
+        lines[0]
+        == "a legacy egg, legacy (brainstem-egg/2.2-rapplication): read safely, never verified"
+    )
+    assert lines[-1].startswith(
+        "legacy (brainstem-egg/2.2-rapplication): not verifiable under RAPP/1"
+    )
+    assert "verified:" not in out
+    code, out, _ = run(capsys, "egg", "verify", str(legacy_path), "--json")
+    document = json.loads(out)
+    assert code == 5 and document["format"] == "legacy (brainstem-egg/2.2-rapplication)"
+    assert document["ok"] is True and document["verified"] is False
+    from tests.legacy_eggs import patch
+
+    legacy_path.write_bytes(patch(legacy_path.read_bytes(), "rappid.json", crc=0xBAD))
+    code, out, _ = run(capsys, "egg", "verify", str(legacy_path))
+    assert code == 1 and out.splitlines()[-1].startswith("FAILED at check 7 (legacy.crc): ")
+
+
+def test_ls_json_and_cat_of_a_legacy_egg_read_its_inflated_files(capsysbinary, legacy_path):
+    from tests.legacy_eggs import AGENT
+
+    assert main(["egg", "ls", str(legacy_path), "--json"]) == 0
+    captured = capsysbinary.readouterr()
+    document = json.loads(captured.out)
+    assert document["format"].startswith("legacy") and document["verified"] is False
+    assert [e["name"] for e in document["entries"]][1] == "agents/field_notes_agent.py"
+    assert document["entries"][1]["size"] == len(AGENT)
+    assert b"not verifiable under RAPP/1" in captured.err
+    assert main(["egg", "cat", str(legacy_path), "agents/field_notes_agent.py"]) == 0
+    assert capsysbinary.readouterr().out == AGENT
+
+
+def test_cat_takes_the_egg_first_and_the_old_order_when_unambiguous(capsysbinary, demo_egg):
+    egg_path, _, egg = demo_egg
+    assert main(["egg", "cat", str(egg_path), "soul.md"]) == 0
+    soul = capsysbinary.readouterr().out
+    assert soul.startswith(b"# The Night Shift Newsroom\n") and soul in egg
+    assert main(["egg", "cat", "soul.md", str(egg_path)]) == 0  # the old order still works
+    assert capsysbinary.readouterr().out == soul
+    assert main(["egg", "ls", str(egg_path), "--json"]) == 0
+    document = json.loads(capsysbinary.readouterr().out)
+    assert document["format"] == "rapp/1" and document["verified"] is True
+    soul_entry = next(e for e in document["entries"] if e["name"] == "soul.md")
+    assert soul_entry["hash_ok"] is True and len(soul_entry["egg_hash"]) == 64
+    with pytest.raises(SystemExit):
+        main(["egg", "cat", str(egg_path)])  # no PATH-IN-EGG
+
+
+def test_a_store_record_given_with_the_egg_adds_its_promises(capsys, legacy_path, tmp_path):
+    from tests.legacy_eggs import store_app
+
+    app = store_app(legacy_path.read_bytes())
+    record = {"schema": "rapp-pokedex-rapp/1.0", "id": app.id, "name": app.name,
+              "rappid": app.rappid, "egg_bytes": app.egg_bytes,
+              "singleton_sha256": app.singleton_sha256, "singleton_bytes": app.singleton_bytes}  # fmt: skip
+    (tmp_path / "rec.json").write_text(json.dumps(record))
+    code, out, _ = run(capsys, "egg", "verify", str(legacy_path), "--record", str(tmp_path / "rec.json"), "--json")  # fmt: skip
+    checks = {c["id"]: c["status"] for c in json.loads(out)["checks"]}
+    assert code == 5 and checks["store.size"] == checks["store.agent"] == "pass"
+    record["egg_bytes"] += 1
+    (tmp_path / "rec.json").write_text(json.dumps(record))
+    code, out, _ = run(capsys, "egg", "verify", str(legacy_path), "--record", str(tmp_path / "rec.json"))  # fmt: skip
+    assert code == 1 and out.splitlines()[-1].startswith("FAILED at check 12 (store.size): file is")
+
+
+def test_the_report_wraps_on_a_terminal_and_is_whole_in_a_pipe(capsys, demo_egg, monkeypatch):
+    from tui.commands import eggs
+
+    egg_path, record_path, _ = demo_egg
+    other = "https://a-much-longer-hub-name.example/with/a/deep/path/for/its/eggs"
+    code, out, _ = run(capsys, "egg", "verify", str(egg_path), "--record", str(record_path), "--hub-url", other)  # fmt: skip
+    assert code == 1 and "…" not in out
+    last = out.splitlines()[-1]
+    expected = f"{other}/{build_hub(DEMO_HUB).record(SLUG).value['egg']['path']}"
+    assert last.startswith("FAILED at check 33 (record.url): egg.url ") and last.endswith(
+        f"is not '{expected}'"
+    )
+    assert all(line.strip() for line in out.splitlines())  # no empty detail lines
+    monkeypatch.setattr(eggs, "_width", lambda out: 60)
+    code, wrapped, _ = run(capsys, "egg", "verify", str(egg_path), "--record", str(record_path), "--hub-url", other)  # fmt: skip
+    assert max(len(line) for line in wrapped.splitlines()) <= 60
+    assert "".join(wrapped.split()) == "".join(out.split())  # the same words, none cut
+
+
+def test_a_real_record_needs_no_flags_to_hold_its_own_url(capsys, demo_egg):
+    """With no hub configured (the demo network), a real record is held to its own hub, never
+    the demo's: record.url passes and names https://kody-w.github.io/rapp-hive-hub."""
+    if not REAL_BOOTS_DIR.is_dir():
+        pytest.skip("../shared/real/boot-records is not present beside this clone")
+    egg_path, _, _ = demo_egg  # not this record's egg: the record's own checks are what counts
+    record = sorted(REAL_BOOTS_DIR.glob("*.json"))[0]
+    code, out, _ = run(capsys, "egg", "verify", str(egg_path), "--record", str(record), "--json")
+    checks = {c["id"]: c for c in json.loads(out)["checks"]}
+    assert code == 1
+    for check in ("record.document", "record.ref", "record.path", "record.url"):
+        assert checks[check]["status"] == "pass", checks[check]
+    assert "https://kody-w.github.io/rapp-hive-hub" in checks["record.url"]["detail"]
+    assert "demo.roost.invalid" not in out
+
+
+def test_the_real_seed_boot_egg_verifies_with_its_record_and_no_flags(capsys):
+    """The real seed-boot eggs are not kept in ../shared/real (only their records): this runs
+    when one of them is there beside its record, named by its sha256, and skips otherwise."""
+    if not REAL_BOOTS_DIR.is_dir():
+        pytest.skip("../shared/real/boot-records is not present beside this clone")
+    records = {
+        json.loads(p.read_bytes())["egg"]["sha256"]: p for p in REAL_BOOTS_DIR.glob("*.json")
+    }
+    eggs = [p for p in REAL_BOOTS_DIR.parent.rglob("*.egg") if p.stem in records]
+    if not eggs:
+        pytest.skip("no real seed-boot egg beside its record in ../shared/real")
+    egg = eggs[0]
+    code, out, _ = run(capsys, "egg", "verify", str(egg), "--record", str(records[egg.stem]))
+    assert code == 0 and out.splitlines()[-1].startswith("verified: ")
+
+
+def test_boots_lists_the_real_store_with_what_its_mirror_holds(capsys, monkeypatch):
+    """Read from its path, the store's eggs and records come from the mirror beside it; what
+    the mirror lacks would be asked of the store's origin only (here a transport that answers
+    404 and notes what was asked: no test uses the network)."""
+    import httpx
+
+    from tui.service import Service
+
+    store = REAL_BOOTS_DIR.parent / "rapp-store"
+    if not store.is_dir():
+        pytest.skip("../shared/real/rapp-store is not present beside this clone")
+    asked: list[str] = []
+
+    def offline(self) -> httpx.AsyncClient:
+        def reply(request: httpx.Request) -> httpx.Response:
+            asked.append(str(request.url))
+            return httpx.Response(404)
+
+        self._hub_client = self._hub_client or httpx.AsyncClient(
+            transport=httpx.MockTransport(reply)
+        )
+        return self._hub_client
+
+    monkeypatch.setattr(Service, "hub_client", offline)
+    code, out, _ = run(capsys, "boots", "--boots", str(store / "api" / "v1" / "index.json"), "--read-url", CLOSED)  # fmt: skip
+    zoo = next(line for line in out.splitlines() if "rapp-zoo" in line)
+    assert "18,795 B" in zoo and "legacy" in zoo and "@rapp 0.3.0 platform" in zoo
+    assert code == 1  # the six rapplications the mirror lacks: their records are not at hand
+    code, out, _ = run(capsys, "egg", "ls", "--slug", "thoughtbox", "--boots", str(store / "api" / "v1" / "index.json"), "--read-url", CLOSED)  # fmt: skip
+    assert code == 0 and "agents/thoughtbox_agent.py" in out and "crc ok" in out
+    assert asked and all(u.startswith("https://raw.githubusercontent.com/") for u in asked)
+    assert not any(u.endswith(".egg") for u in asked)  # the mirror held every egg asked for

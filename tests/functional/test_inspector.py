@@ -4,6 +4,8 @@ search), hatch lines copied with ``y``, hostile names and contents shown literal
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from egg_fixtures import (
     ESCAPE_TEXT,
@@ -434,3 +436,48 @@ async def test_vim_jumps_in_the_report_and_help_lists_the_inspectors_keys():
         await pilot.press("q")
         await pilot.pause()
     assert pilot.app.return_code == 0
+
+
+async def test_a_json_entry_is_indented_and_r_shows_its_own_bytes():
+    """A minified JSON file reads as one line of hundreds of kilobytes: the viewer indents it;
+    r shows the file's own bytes, and again r the indented form."""
+    value = {"items": [{"id": n, "name": f"item {n}", "tags": ["a", "b"]} for n in range(2000)]}
+    minified = json.dumps(value, separators=(",", ":")).encode()
+    egg, record = extra_files_egg({"data/big.json": minified})
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("tab", "tab")
+        await pilot.pause()
+        assert screen.open_entry("data/big.json")
+        await pilot.pause()
+        viewer = screen.query_one(EntryViewer)
+        assert viewer.pages.pretty and viewer.pages.size > len(minified)
+        body = plain(screen.query_one("#viewer-body", Static))
+        assert body.startswith('{\n  "items": [\n    {\n      "id": 0,')
+        assert "indented (r: its own bytes)" in plain(screen.query_one("#viewer-status", Static))
+        await pilot.press("r")
+        await pilot.pause()
+        assert not viewer.pages.pretty and viewer.pages.size == len(minified)
+        assert plain(screen.query_one("#viewer-body", Static)).startswith('{"items":[{"id":0,')
+        assert "as stored (r: indented)" in plain(screen.query_one("#viewer-status", Static))
+        await pilot.press("r")
+        await pilot.pause()
+        assert viewer.pages.pretty
+
+
+async def test_a_legacy_eggs_entries_are_inflated_off_the_event_loop_and_shown():
+    from tests.legacy_eggs import AGENT, legacy_egg
+
+    async with InspectorApp(legacy_egg()).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.report.legacy
+        assert screen.open_entry("agents/field_notes_agent.py")  # a worker inflates it
+        await ready(pilot)
+        viewer = screen.query_one(EntryViewer)
+        assert active(screen) == "viewer"
+        assert viewer.pages is not None and viewer.pages.name == "agents/field_notes_agent.py"
+        assert "AGENT_ID" in plain(screen.query_one("#viewer-body", Static))
+        assert viewer.pages.size == len(AGENT)
+        status = plain(screen.query_one("#viewer-status", Static))
+        assert status.startswith("· legacy egg: its CRC-32 checked, no hash promised ·")
+        assert "no hashes, no address" in plain(screen.query_one("#manifest-body", Static))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from app_rig import loaded, make_rig, no_blink, settle
-from egg_fixtures import InspectorApp, demo_egg, extra_files_egg, flip_byte
+from egg_fixtures import InspectorApp, StoreBoots, demo_egg, extra_files_egg, flip_byte
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
@@ -80,3 +80,23 @@ def test_boots_tab_after_inspecting(snap_compare, size):
     app = make_rig(screen="boots").app
     keys = ("j", "enter", "escape")
     assert snap_compare(app, terminal_size=size, run_before=steps(*keys, app_loaded=True))
+
+
+def test_boots_tab_with_a_stores_rapplications(snap_compare):
+    app = make_rig(screen="boots").app
+    app.boots_source = StoreBoots()
+    keys = ("G", "k", "k", "k")  # Field Notes, the store's first rapplication
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps(*keys, app_loaded=True))
+
+
+def test_inspector_on_a_legacy_egg(snap_compare):
+    from tests.legacy_eggs import legacy_egg
+
+    assert snap_compare(InspectorApp(legacy_egg()), terminal_size=(80, 24), run_before=steps())
+
+
+def test_inspector_legacy_files(snap_compare):
+    from tests.legacy_eggs import legacy_egg
+
+    app = InspectorApp(legacy_egg())
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps("tab", "tab"))

@@ -180,6 +180,13 @@ class EggReport:
         return self.format != RAPP1
 
     @property
+    def legacy_schema(self) -> str | None:
+        """The schema a legacy egg's manifest names (None for RAPP/1 or an unread egg)."""
+        if self.format.startswith("legacy (") and self.format.endswith(")"):
+            return self.format[len("legacy (") : -1]
+        return None
+
+    @property
     def verified(self) -> bool:
         """Verified under RAPP/1: no check failed, and it is a RAPP/1 egg."""
         return self.ok and not self.legacy

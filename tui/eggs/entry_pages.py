@@ -8,15 +8,19 @@ when it can be helped. No Textual import: the viewer widget only draws what this
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from tui.eggs.zip_reader import EggSource
+from tui.strict_json import unique_members
 from tui.untrusted import clean
 
-__all__ = ["HEX_PAGE", "TEXT_PAGE", "EntryPages", "hex_lines", "language_for"]
+__all__ = ["HEX_PAGE", "PRETTY_MAX", "TEXT_PAGE", "EntryPages", "hex_lines", "language_for"]
 
 TEXT_PAGE = 32 * 1024
+#: A JSON entry up to this size is shown pretty-printed (its own bytes one key away)
+PRETTY_MAX = 4 << 20
 HEX_PAGE = 4 * 1024  # 256 lines of 16 bytes
 _SNIFF = 8 * 1024
 _SEARCH_BLOCK = 1 << 20
@@ -73,12 +77,34 @@ class EntryPages:
     data_offset: int
     size: int
     binary: bool = False
+    #: these pages show the entry's JSON indented, not its own bytes (:meth:`pretty_json`)
+    pretty: bool = False
     _starts: list[int] = field(default_factory=lambda: [0])
 
     @classmethod
     def open(cls, source: EggSource, name: str, data_offset: int, size: int) -> EntryPages:
         pages = cls(source, name, data_offset, size)
         pages.binary = _looks_binary(source.read(data_offset, min(size, _SNIFF)))
+        return pages
+
+    @classmethod
+    def of_bytes(cls, name: str, data: bytes) -> EntryPages:
+        """Pages over bytes at hand (an inflated entry of a legacy egg)."""
+        return cls.open(EggSource(data=data), name, 0, len(data))
+
+    def pretty_json(self) -> EntryPages | None:
+        """The entry's JSON indented two spaces (a minified file becomes lines a person can
+        read), or None: not a ``.json`` name, larger than :data:`PRETTY_MAX`, not JSON, or
+        JSON whose pretty form would hide something (a repeated member name)."""
+        if self.binary or language_for(self.name) != "json" or self.size > PRETTY_MAX:
+            return None
+        try:
+            value = json.loads(self._read(0, self.size), object_pairs_hook=unique_members())
+            text = json.dumps(value, indent=2, ensure_ascii=False)
+        except (ValueError, RecursionError):
+            return None
+        pages = EntryPages.of_bytes(self.name, text.encode("utf-8"))
+        pages.pretty = True
         return pages
 
     @property

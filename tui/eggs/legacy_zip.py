@@ -52,8 +52,8 @@ LEGACY_RULES: dict[str, str] = {
     "legacy.names": "every name a safe relative path, UTF-8, unique, not a link",
     "legacy.encryption": "no entry is encrypted",
     "legacy.methods": "every entry stored or deflated",
-    "legacy.local": "local headers match the directory; entries lie inside the file, apart",
-    "legacy.inflate": "inflation within the caps: 64 MiB in all and per entry, 200x compressed",
+    "legacy.local": "local headers match the directory; entries inside the file, apart",
+    "legacy.inflate": "inflated within caps: 64 MiB in all and each, 200x compressed",
     "legacy.crc": "every entry inflates to its declared size and CRC-32",
 }
 

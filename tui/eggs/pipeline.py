@@ -79,13 +79,13 @@ class EggOutcome:
 
     @property
     def verdict(self) -> str:
-        """The egg's state in a word or three: "not downloaded", "verified", "failed at check
-        N (id)", or why it could not be had."""
+        """The egg's state in a word or three: "not downloaded", "verified", "legacy", "failed
+        at check N (id)", or why it could not be had."""
         if self.report is None:
             return self.error or "not downloaded"
         failure = self.report.first_failure
         if failure is None:
-            return "verified"
+            return "legacy" if self.report.legacy else "verified"
         position, check = failure
         return f"failed at check {position} ({check.id})"
 

@@ -18,13 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.cells import cell_len
 from rich.syntax import Syntax
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import (
@@ -42,8 +41,11 @@ from textual.widgets.tree import TreeNode
 
 from tui.eggs.boot_record import BootRecord
 from tui.eggs.egg_report import CONTAINER_CHECKS, Check, EggReport
-from tui.eggs.entry_pages import EntryPages, language_for
+from tui.eggs.entry_pages import EntryPages
+from tui.eggs.legacy import read_entry
+from tui.eggs.legacy_zip import LEGACY_RULES, LegacyFormatError
 from tui.eggs.zip_reader import EggSource
+from tui.ui.screens.boots.entry_viewer import EntryViewer
 from tui.ui.screens.boots.json_text import pretty_json, size_text
 from tui.ui.stylesheets import sheets
 from tui.ui.widgets.find_text import scroll_body
@@ -71,6 +73,7 @@ PANES: tuple[tuple[str, str], ...] = (
 )
 _OPEN_FOLDER_UP_TO = 64  # entries under a folder shown open at first
 _CONTENTS_SHOWN = 200  # a manifest's contents (path and hash) are listed up to this many items
+LEGACY_CONTAINER = frozenset(LEGACY_RULES)
 _HASH_MARK = {True: ("✓", "green"), False: ("✗", "bold red"), None: ("·", "dim")}
 _MARK = {"pass": ("✓", "green"), "fail": ("✗", "bold red"), "skip": ("–", "dim")}
 
@@ -91,8 +94,14 @@ def summary_text(report: EggReport | None) -> Text:
         return Text("verifying…", style="dim")
     size = f"{size_text(report.size)} · sha256 {(report.sha256 or '?')[:12]}…"
     failure = report.first_failure
+    passed = sum(1 for c in report.checks if c.status == "pass")
+    if failure is None and report.legacy:
+        return Text.assemble(
+            ("LEGACY", "bold yellow"),
+            f" {clean_line(report.legacy_schema or report.format)}, not verifiable under RAPP/1"
+            f" · {passed} checks pass · {size}",
+        )
     if failure is None:
-        passed = sum(1 for c in report.checks if c.status == "pass")
         return Text.assemble(("VERIFIED", "bold green"), f" {passed} checks pass · {size}")
     position, check = failure
     return Text.assemble(("FAILED", "bold red"), f" at check {position}: {check.name} · {size}")
@@ -198,140 +207,6 @@ class _Folder:
     filled: bool = False
 
 
-class EntryViewer(Vertical):
-    """One entry, a page at a time: text (highlighted by suffix) or hex, with search."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.pages: EntryPages | None = None
-        self.page = 0
-        self.needle = ""
-        self.match: int | None = None
-        self.force_hex = False
-        self.hash_ok: bool | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Static(Text("No entry open: choose one on Files (enter)."), id="viewer-status")
-        with VerticalScroll(id="viewer-scroll"):
-            yield Static("", id="viewer-body", markup=False)
-        yield Input(
-            placeholder="search this entry (enter: find, escape: close)", id="viewer-search"
-        )
-
-    def on_mount(self) -> None:
-        self.query_one("#viewer-search", Input).display = False
-
-    @property
-    def scroll(self) -> VerticalScroll:
-        return self.query_one("#viewer-scroll", VerticalScroll)
-
-    def open(self, pages: EntryPages, hash_ok: bool | None = None) -> None:
-        """Show ``pages`` from its first page; a search belongs to the entry it was made in."""
-        self.pages, self.page, self.match, self.force_hex = pages, 0, None, False
-        self.needle, self.hash_ok = "", hash_ok
-        self.show()
-
-    def clear_search(self) -> None:
-        """Forget the search (the highlighting of the entry's language comes back)."""
-        if self.needle or self.match is not None:
-            self.needle, self.match = "", None
-            self.show()
-
-    def turn(self, delta: int) -> None:
-        if self.pages is None:
-            return
-        target = max(0, self.page + delta)
-        if delta > 0 and self.pages.last_page(self.page):
-            return
-        self.page = target
-        self.show()
-        self.scroll.scroll_home(animate=False)
-
-    def toggle_hex(self) -> None:
-        if self.pages is not None:
-            self.pages.binary = self.force_hex = not self.pages.binary
-            self.pages._starts = [0]
-            self.page = 0 if self.match is None else self.pages.page_of(self.match)
-            self.show()
-
-    def search(self, needle: str, *, next_match: bool = False, previous: bool = False) -> bool:
-        """Find ``needle`` (after the current match with ``next_match``, before it with
-        ``previous``, both wrapping) and show its page."""
-        if self.pages is None or not needle:
-            return False
-        self.needle = needle
-        if previous:
-            before = self.match if self.match is not None else self.pages.size
-            self.match = self.pages.find_before(needle, before)
-        else:
-            after = self.match if next_match and self.match is not None else -1
-            self.match = self.pages.find(needle, after)
-        if self.match is not None:
-            self.page = self.pages.page_of(self.match)
-        self.show()
-        return self.match is not None
-
-    def show(self) -> None:
-        pages = self.pages
-        if pages is None:
-            return
-        start, end = pages.bounds(self.page)
-        kind = "hex" if pages.binary else (language_for(pages.name) or "text")
-        last = " (last)" if pages.last_page(self.page) else ""
-        status = Text()
-        if self.hash_ok is False:
-            status.append("✗ HASH MISMATCH · ", "bold red")
-        elif self.hash_ok is None:
-            status.append("· hash not checked · ", "yellow")
-        status.append_text(Text.assemble(
-            (clean_line(pages.name, 60), "bold"),
-            f" · {size_text(pages.size)} · {kind} · page {self.page + 1}/~{pages.page_count()}"
-            f"{last} · bytes {start}–{end}",
-        ))  # fmt: skip
-        if self.needle:
-            found = "no match" if self.match is None else f"match at byte {self.match}"
-            status.append(f" · “{clean_line(self.needle, 30)}”: {found}", style="italic")
-        self.query_one("#viewer-status", Static).update(status)
-        body = pages.text(self.page)
-        self.query_one("#viewer-body", Static).update(self._render_body(body, pages))
-        self._scroll_to_match(body)
-
-    def _render_body(self, body: str, pages: EntryPages) -> Syntax | Text:
-        language = None if pages.binary else language_for(pages.name)
-        if language is not None and not self.needle:
-            return Syntax(body, language, theme="ansi_dark", word_wrap=True)
-        text = Text(body, no_wrap=pages.binary)
-        if self.needle and not pages.binary:
-            text.highlight_words([clean_line(self.needle)], style="black on yellow")
-        elif self.needle and self.match is not None:
-            label = f"{self.match // 16 * 16:08x}  "
-            at = body.find(label)
-            if at >= 0:
-                end = body.find("\n", at)
-                text.stylize("black on yellow", at, end if end >= 0 else len(body))
-        return text
-
-    def _scroll_to_match(self, body: str) -> None:
-        if self.match is None or self.pages is None:
-            return
-        if self.pages.binary:
-            start = self.pages.bounds(self.page)[0]
-            line = (self.match - start) // 16
-        else:
-            before = body[: max(0, body.find(clean_line(self.needle)))]
-            line = _wrapped_rows(before, self.scroll.scrollable_content_region.width)
-        self.call_after_refresh(self.scroll.scroll_to, 0, max(0, line - 2), animate=False)
-
-
-def _wrapped_rows(text: str, width: int) -> int:
-    """The screen row at which ``text`` ends once word-wrapped to ``width`` columns (an
-    estimate by characters: a minified JSON entry is one line of many rows)."""
-    width = max(1, width)
-    lines = text.split("\n")
-    rows = sum(max(1, -(-cell_len(line) // width)) for line in lines[:-1])
-    return rows + cell_len(lines[-1]) // width
-
-
 class EggInspectorScreen(Screen[None]):
     """Inspect one egg and its report (judged by :func:`tui.eggs.pipeline.check_egg` before
     the inspector opens). ``escape`` returns to the screen that pushed this one."""
@@ -367,6 +242,7 @@ class EggInspectorScreen(Screen[None]):
             id="inspector.page-prev",
         ),
         Binding("x", "hex", "Hex/text", show=False, id="inspector.hex"),
+        Binding("r", "raw", "Raw/indented", show=False, id="inspector.raw"),
         Binding("y", "copy", "Copy", id="inspector.copy"),
         Binding("escape", "back", "Back", id="inspector.back"),
         *VIM_JUMPS,
@@ -448,10 +324,14 @@ class EggInspectorScreen(Screen[None]):
         manifest = report.manifest
         self.query_one("#manifest-body", Static).update(self._manifest_text(manifest))
         payload = manifest.get("payload") if isinstance(manifest, dict) else None
+        if report.legacy:
+            no_payload = "no payload: a legacy egg's manifest has none (see Manifest)"
+        else:
+            no_payload = "no payload: the manifest did not parse as an object"
         self.query_one("#payload-body", Static).update(
             Syntax(pretty_json(payload), "json", theme="ansi_dark", word_wrap=True)
             if payload is not None
-            else Text("no payload: the manifest did not parse as an object")
+            else Text(no_payload)
         )
         self._entries = [_Entry(e.name, e.size, e.data_offset, e.hash_ok) for e in report.entries]
         hatch = self.query_one("#hatch-list", OptionList)
@@ -471,8 +351,9 @@ class EggInspectorScreen(Screen[None]):
             check = f" ({failure[1].id} failed)" if failure is not None else ""
             return f"the egg was refused before it could be read{check}: no byte of it was kept"
         if report is not None and report.manifest is None:
+            container = CONTAINER_CHECKS | LEGACY_CONTAINER
             failed = next(
-                (c.id for c in report.checks if c.status == "fail" and c.id in CONTAINER_CHECKS),
+                (c.id for c in report.checks if c.status == "fail" and c.id in container),
                 None,
             )
             if failed is not None:
@@ -494,6 +375,11 @@ class EggInspectorScreen(Screen[None]):
             f"// file sha256: {self.report.sha256 if self.report else '?'}\n"
             f"// egg address (computed): {address or 'not computable'}\n"
         )
+        if self.report is not None and self.report.legacy:
+            header = (
+                f"// file sha256: {self.report.sha256}\n"
+                f"// {self.report.format}: not verifiable under RAPP/1 (no hashes, no address)\n"
+            )
         return Syntax(header + pretty_json(shown), "json", theme="ansi_dark", word_wrap=True)
 
     def _show_check(self, index: int) -> None:
@@ -528,6 +414,9 @@ class EggInspectorScreen(Screen[None]):
         tree.cursor_line = 0
         why = self._not_read()
         note = Text("✓ hash matches the manifest · ✗ does not · · not checked", style="dim")
+        if self.report.legacy:
+            note = Text("a legacy egg: each entry's CRC-32 checked; it promises no hashes",
+                        style="yellow")  # fmt: skip
         if why is not None:
             note = Text(("no files: " if not self._entries else "hashes not checked: ") + why,
                         style="yellow")  # fmt: skip
@@ -548,7 +437,10 @@ class EggInspectorScreen(Screen[None]):
                     self._fill_folder(sub, child)
                 continue
             mark, style = _HASH_MARK[item.hash_ok]
-            if item is self._entries[0] and item.name == "manifest.json":
+            if self.report.legacy:
+                if self.report.status_of("legacy.crc") == "pass":
+                    mark, style = "crc ✓", "green"
+            elif item is self._entries[0] and item.name == "manifest.json":
                 mark = "manifest (hashed by the address)"
             label = Text(clean_line(item.name.rsplit("/", 1)[-1]))
             label.append(f"  {size_text(item.size)} ", style="dim")
@@ -586,12 +478,33 @@ class EggInspectorScreen(Screen[None]):
     def open_entry(self, name: str) -> bool:
         """Show entry ``name`` in the viewer pane; False when the egg has no such entry."""
         entry = next((e for e in self._entries if e.name == name), None)
-        if entry is None or self.source is None:
+        if entry is None or self.source is None or self.egg is None:
             return False
+        if self.report.legacy:  # inflated in a worker, under the caps
+            self._inflate(self.egg, entry.name)
+            return True
         pages = EntryPages.open(self.source, entry.name, entry.data_offset, entry.size)
-        self.query_one(EntryViewer).open(pages, entry.hash_ok)
-        self.show_pane("viewer")
+        self._view(pages, entry.hash_ok)
         return True
+
+    def _view(self, pages: EntryPages, hash_ok: bool | None, note: str = "") -> None:
+        self.query_one(EntryViewer).open(pages, hash_ok, note)
+        self.show_pane("viewer")
+
+    @work(thread=True, exclusive=True, group="inspector-entry")
+    def _inflate(self, egg: bytes | bytearray | memoryview | str | Path, name: str) -> None:
+        """A legacy egg's entry, read and inflated under the caps, off the event loop."""
+        try:
+            with EggSource.of(egg) as source:
+                data = read_entry(source, name)
+        except (LegacyFormatError, KeyError, OSError) as exc:
+            self.app.call_from_thread(
+                self.notify, clean_line(f"{name}: {exc}", 300), severity="error", markup=False
+            )
+            return
+        pages = EntryPages.of_bytes(name, data)
+        note = "legacy egg: its CRC-32 checked, no hash promised"
+        self.app.call_from_thread(self._view, pages, None, note)
 
     @on(Input.Submitted, "#viewer-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
@@ -667,6 +580,13 @@ class EggInspectorScreen(Screen[None]):
     def action_hex(self) -> None:
         if self.query_one(TabbedContent).active == "viewer":
             self.query_one(EntryViewer).toggle_hex()
+
+    def action_raw(self) -> None:
+        """A JSON entry: its own bytes, or indented again."""
+        if self.query_one(TabbedContent).active == "viewer" and not (
+            self.query_one(EntryViewer).toggle_raw()
+        ):
+            self.notify("Only a JSON entry has another form", severity="warning", markup=False)
 
     def copy_text(self) -> str | None:
         """What ``y`` copies on the current pane (raw value; the clipboard is not a terminal)."""
