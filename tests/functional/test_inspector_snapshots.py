@@ -84,7 +84,7 @@ def test_boots_tab_after_inspecting(snap_compare, size):
 
 def test_boots_tab_with_a_stores_rapplications(snap_compare):
     app = make_rig(screen="boots").app
-    app.boots_source = StoreBoots()
+    app.service.boots_source = StoreBoots()
     keys = ("G", "k", "k", "k")  # Field Notes, the store's first rapplication
     assert snap_compare(app, terminal_size=(80, 24), run_before=steps(*keys, app_loaded=True))
 

@@ -36,7 +36,11 @@ class HubBoots:
         self.service = service
         boots = service.settings.boots
         self.sources = split_sources(boots) if boots else []
-        self.label = ", ".join(redact_url(s) for s in self.sources) or "no --boots source"
+        shown = [redact_url(s) for s in self.sources]
+        if len(shown) > 1:  # the note has one line: how many, then each in full (it may be cut)
+            self.label = f"{len(shown)} sources: {', '.join(shown)}"
+        else:
+            self.label = shown[0] if shown else "no --boots source"
         self.eggs = EggCache.for_hub(service.hub_url, service.settings.cache_dir)
 
     def hub_for(self, source: str) -> str | None:
