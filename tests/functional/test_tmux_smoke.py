@@ -246,7 +246,7 @@ def test_boots_and_the_egg_inspector_by_keys_at_80x24(pane):
     assert "manifest.json" in screen and "soul.md" in screen and "rappid.json" in screen
     pane.keys("j", "j", "j", "j", "j", "Enter")  # down to seed/record.json, open it
     screen = pane.wait_for("seed/record.json ·")
-    assert "json · page 1/" in screen
+    assert "json, indented" in screen  # the seed record, its JSON indented (r: as stored)
     pane.keys("Escape")  # back to the file list …
     pane.wait_for("hash matches the manifest")
     pane.keys("Escape")  # … and out of the inspector
