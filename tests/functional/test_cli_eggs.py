@@ -254,6 +254,26 @@ def test_cat_on_a_terminal_shows_text_inert_and_refuses_binary():
     assert caught.value.code == 2 and "pipe" in caught.value.message
 
 
+@pytest.mark.parametrize(
+    "data",
+    [b"\x01" * 4096, b"ok\n" + b"\x1b\x02\x03" * 100, "\u00e9t\u00e9".encode("latin-1")],
+    ids=["all-controls", "mostly-controls", "not-utf8"],
+)
+def test_cat_on_a_terminal_refuses_a_file_of_control_bytes_as_binary(data):
+    """A file of 0x01 bytes decodes as UTF-8, but shown as text it is a wall of symbols."""
+    screen = FakeTerminal()
+    with pytest.raises(_Stop) as caught:
+        _write_entry(data, "x.bin", screen)
+    assert "is binary" in caught.value.message and screen.getvalue() == ""
+
+
+def test_cat_on_a_terminal_shows_text_with_a_few_controls():
+    screen = FakeTerminal()
+    text = ("line with a tab\t and \x1b[1mbold\x1b[0m\r\n" * 20).encode()
+    assert _write_entry(text, "a.txt", screen) == 0
+    assert "line with a tab" in screen.getvalue() and "\x1b" not in screen.getvalue()
+
+
 def test_hostile_record_text_is_printed_inert(capsys, tmp_path):
     value = build_hub(DEMO_HUB).record(SLUG).value
     value = {**value, "name": "Evil \x1b[2J\x1b]0;pwned\x07 \x9b31m [@click=app.quit]"}

@@ -587,20 +587,19 @@ async def _cat(args: argparse.Namespace, service: Service, out: TextIO) -> int:
 
 def _write_entry(data: bytes, name: str, out: Any) -> int:
     """Bytes as they are to a pipe; on a terminal only text, with controls made visible."""
+    from tui.eggs.entry_pages import looks_binary
+
     if not out.isatty():
         out.flush()
         out.buffer.write(data)
         out.buffer.flush()
         return EXIT_OK
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = None
-    if text is None or "\0" in text:
+    if looks_binary(data):
         raise _Stop(
             EXIT_USAGE,
             f"{name} is binary: pipe it to a viewer (roost egg cat EGG {name} | xxd | less)",
         )
+    text = data.decode("utf-8")
     out.write(clean(text, multiline=True))
     if not text.endswith("\n"):
         out.write("\n")

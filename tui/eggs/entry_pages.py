@@ -46,15 +46,28 @@ def language_for(name: str) -> str | None:
     return _LANGUAGES.get(PurePosixPath(name).suffix.lower())
 
 
-def _looks_binary(head: bytes) -> bool:
-    if b"\x00" in head:
+#: Control bytes that do not belong in text (tab, newline, form feed and carriage return do)
+_CONTROL_BYTES = bytes(b for b in range(0x20) if b not in b"\t\n\x0c\r") + b"\x7f"
+#: Past this share of control bytes a file is binary, even when it decodes as UTF-8: shown
+#: "as text" it would be a wall of visible control symbols (a file of 0x01 bytes)
+_MOST_CONTROL = 0.30
+
+
+def looks_binary(data: bytes, *, cut: bool = False) -> bool:
+    """Whether ``data`` is binary for showing: a NUL, bytes that are not UTF-8, or mostly
+    control characters. ``cut``: ``data`` is the head of a longer file, so a multi-byte
+    character cut at its end is still text."""
+    if not data:
+        return False
+    if b"\x00" in data:
         return True
     try:
-        head.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        # a multi-byte character cut by the sniff window is still text
-        return exc.start < len(head) - 3
-    return False
+        if not cut or exc.start < len(data) - 3:
+            return True
+    controls = len(data) - len(data.translate(None, _CONTROL_BYTES))
+    return controls > _MOST_CONTROL * len(data)
 
 
 def hex_lines(data: bytes, offset: int) -> list[str]:
@@ -84,7 +97,7 @@ class EntryPages:
     @classmethod
     def open(cls, source: EggSource, name: str, data_offset: int, size: int) -> EntryPages:
         pages = cls(source, name, data_offset, size)
-        pages.binary = _looks_binary(source.read(data_offset, min(size, _SNIFF)))
+        pages.binary = looks_binary(source.read(data_offset, min(size, _SNIFF)), cut=size > _SNIFF)
         return pages
 
     @classmethod
