@@ -384,9 +384,7 @@ async def test_vim_jumps_and_every_warning_in_the_detail():
 async def test_below_80_columns_name_and_slug_give_way_to_the_verified_column():
     from tui.ui.screens.boots.screen import column_widths
 
-    assert column_widths(80) == column_widths(200) == {
-        "name": 20, "slug": 22, "size": 8, "state": 18,
-    }  # fmt: skip
+    assert column_widths(80) == {"name": 20, "slug": 22, "size": 8, "state": 18}
     source, _ = boots()
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
@@ -400,6 +398,23 @@ async def test_below_80_columns_name_and_slug_give_way_to_the_verified_column():
         assert sum(w + 2 for w in widths.values()) <= 60 - 2  # the scrollbar still fits
         assert table.cursor_row == 1 and cells(screen, "state")[0] == "not downloaded"
         assert all(len(name) <= widths["name"] for name in cells(screen, "name"))
+
+
+async def test_a_wide_terminal_gives_its_spare_columns_to_name_and_slug():
+    """At 140 columns names and slugs were cut at their 80-column widths, 70 columns empty."""
+    from tui.ui.screens.boots.screen import column_widths
+
+    wide = column_widths(140)
+    assert wide["size"] == 8 and wide["state"] == 18
+    assert wide["name"] + wide["slug"] == 140 - 4 - 8 - 8 - 18
+    source, _ = boots()
+    rig = await start(source)
+    async with rig.app.run_test(size=(140, 30)) as pilot:
+        screen = await shown(pilot, source)
+        names = [row.record.name for row in screen.rows if row.record is not None]
+        assert names and cells(screen, "name")[: len(names)] == names  # whole, not cut
+        note = str(screen.query_one("#boots-source", Static).content)
+        assert not note.rstrip().endswith("·") and "…" not in note
 
 
 async def test_a_cached_egg_is_checked_off_the_event_loop(tmp_path, monkeypatch):

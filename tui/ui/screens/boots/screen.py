@@ -59,14 +59,15 @@ COLUMNS = (
 
 
 def column_widths(screen_width: int) -> dict[str, int]:
-    """Each column's width at ``screen_width``: :data:`COLUMNS`' from 80 columns up; narrower,
-    the name and slug share what the size and Verified columns (kept whole) leave."""
+    """Each column's width at ``screen_width``: the size and Verified columns are kept whole;
+    the name and slug share the rest, in :data:`COLUMNS`' proportions, so a wide terminal
+    shows whole names instead of cutting them at 80 columns' widths."""
     widths = {key: width for key, _, width in COLUMNS}
     # each column has one cell of padding on either side; the scrollbar and a margin take 4
     spare = screen_width - 4 - 2 * len(COLUMNS) - widths["size"] - widths["state"]
-    if spare < widths["name"] + widths["slug"]:
-        widths["name"] = max(6, spare // 2)
-        widths["slug"] = max(6, spare - widths["name"])
+    shares = widths["name"] + widths["slug"]
+    widths["name"] = max(6, spare * widths["name"] // shares)
+    widths["slug"] = max(6, spare - widths["name"])
     return widths
 
 
@@ -176,7 +177,7 @@ class BootsScreen(StateScreen, tab="boots"):
                 continue
             self.states[key] = EggState("absent")
             self._look_in_cache(row)
-        origin = clean_line(getattr(source, "label", "source"), 60)
+        origin = clean_line(getattr(source, "label", "") or "", 300)
         apps = sum(1 for r in rows if isinstance(r, StoreApp))
         records = sum(1 for r in rows if r.record is not None)
         bad = len(rows) - apps - records
@@ -189,7 +190,7 @@ class BootsScreen(StateScreen, tab="boots"):
             parts.append(f"{apps} store app" + ("" if apps == 1 else "s"))
         if bad:
             parts.append(f"{bad} unreadable")
-        note.update(Text(" · ".join(["enter: inspect egg", *parts, origin])))
+        note.update(Text(" · ".join(p for p in ["enter: inspect egg", *parts, origin] if p)))
         self._fill()
         self._loaded = True
 
