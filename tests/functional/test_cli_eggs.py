@@ -102,7 +102,7 @@ def test_verify_a_local_egg_with_and_without_its_record(capsys, demo_egg):
     "argv",
     [
         ("egg", "verify"),
-        ("egg", "verify", "x.egg", "--slug", SLUG),
+        ("egg", "ls", "--json"),
         ("egg", "verify", "--slug", SLUG, "--record", "r.json"),
         ("egg",),
     ],
@@ -597,3 +597,28 @@ def test_boots_lists_the_real_store_with_what_its_mirror_holds(capsys, monkeypat
     assert code == 0 and "agents/thoughtbox_agent.py" in out and "crc ok" in out
     assert asked and all(u.startswith("https://raw.githubusercontent.com/") for u in asked)
     assert not any(u.endswith(".egg") for u in asked)  # the mirror held every egg asked for
+
+
+def test_a_record_file_holding_several_records_is_a_usage_error_that_says_what_to_do(
+    capsys, demo_egg, tmp_path
+):
+    """What the README says: --record takes one record; several are a usage error naming the
+    way to pick one, while a document that is no record fails the first record check."""
+    egg_path, record_path, _ = demo_egg
+    hub = build_hub(DEMO_HUB)
+    several = tmp_path / "records.json"
+    chosen = [hub.record(SLUG), *(r for r in hub.records if r.slug != SLUG)][:3]
+    several.write_text("[" + ",".join(r.raw.decode() for r in chosen) + "]")
+    code, out, err = run(capsys, "egg", "verify", str(egg_path), "--record", str(several), *DEMO)
+    assert code == 2 and out == ""
+    assert f"--record {several} holds 3 records; --record takes one" in err
+    assert f"--boots {several} --slug SLUG" in err
+    code, out, err = run(
+        capsys, "egg", "verify", str(egg_path), "--boots", str(several), "--slug", SLUG, *DEMO
+    )
+    assert code == 0, err
+    nothing = tmp_path / "not-a-record.json"
+    nothing.write_text('{"hello": "world"}')
+    code, out, _ = verify_json(capsys, egg_path, nothing)
+    first_record_check = next(c for c in json.loads(out)["checks"] if c["id"].startswith("record"))
+    assert code == 1 and first_record_check["status"] == "fail"

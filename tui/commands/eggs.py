@@ -163,8 +163,11 @@ def _run(command):  # noqa: ANN001, ANN202 - a small decorator for the handlers 
         parser = getattr(args, "parser", None)
         if parser is not None and hasattr(args, "items"):
             _cat_items(parser, args)
-        if parser is not None and (args.target is None) == (args.slug is None):
-            parser.error("give exactly one of PATH|URL or --slug SLUG")
+        if parser is not None and args.target is None and args.slug is None:
+            parser.error(
+                "give the egg (PATH|URL), --slug SLUG, or both (a local egg judged "
+                "against that record of the source)"
+            )
         if parser is not None and args.slug is not None and args.record is not None:
             parser.error("--record is for PATH|URL; --slug takes its record from the source")
         return asyncio.run(_main(command, args))
@@ -352,7 +355,11 @@ async def _record_from(
             raise _Stop(EXIT_NOTHING, f"--record: {boots.problems[0]}")
         return None, "; ".join(boots.problems)
     if len(boots.entries) != 1:
-        raise _Stop(EXIT_USAGE, f"--record {location}: {len(boots.entries)} records there, not one")
+        raise _Stop(
+            EXIT_USAGE,
+            f"--record {location} holds {len(boots.entries)} records; --record takes one "
+            f"(to pick one by its slug: --boots {location} --slug SLUG)",
+        )
     entry = boots.entries[0]
     if entry.record is None:
         return None, "; ".join(entry.problems) or "not a boot record"
