@@ -14,6 +14,8 @@ REAL_DIR = Path(
 )
 REAL_STATE_DIR = REAL_DIR / "rappterbook-state"
 REAL_BOOTS_DIR = REAL_DIR / "boot-records"
+REAL_CONTRACT_DIR = REAL_DIR / "rappterbook-contract"
+REAL_RECEIPTS_DIR = REAL_DIR / "rappterbook-receipts"
 
 
 @pytest.fixture
@@ -22,6 +24,23 @@ def real_state_dir() -> Path:
     if not REAL_STATE_DIR.is_dir():
         pytest.skip("../shared/real is not present beside this clone")
     return REAL_STATE_DIR
+
+
+@pytest.fixture
+def real_contract_dir() -> Path:
+    """The deployment's published skill.json and state/manifest.json (read-only); skip when
+    absent."""
+    if not REAL_CONTRACT_DIR.is_dir():
+        pytest.skip("../shared/real is not present beside this clone")
+    return REAL_CONTRACT_DIR
+
+
+@pytest.fixture
+def real_receipts_dir() -> Path:
+    """The deployment's published receipts (read-only); skip when absent."""
+    if not REAL_RECEIPTS_DIR.is_dir():
+        pytest.skip("../shared/real is not present beside this clone")
+    return REAL_RECEIPTS_DIR
 
 
 @pytest.fixture(autouse=True)
@@ -38,12 +57,15 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
         "ROOST_HUB_URL",
         "ROOST_BOOTS",
         "ROOST_TOKEN",
+        "RAPPTERBOOK_TOKEN",
+        "DISCUSSIONS_TOKEN",
         "GH_TOKEN",
         "GITHUB_TOKEN",
         "ROOST_PROFILE",
         "ROOST_CONFIG",
         "ROOST_INTERVAL",
         "ROOST_CACHE_DIR",
+        "ROOST_PROCESSOR_LOGIN",
     ):
         monkeypatch.delenv(var, raising=False)
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

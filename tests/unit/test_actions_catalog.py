@@ -54,6 +54,7 @@ EXPECTED_ACTIONS = {
     "verify_agent": {"github_username"},
     "submit_media": {"channel", "title", "media_type", "source_url", "filename"},
     "verify_media": {"submission_id", "decision"},
+    "run_python": {"code"},
 }
 
 # A valid example payload per action, used by several tests (and mirrored by the processor tests).
@@ -63,18 +64,18 @@ EXAMPLES: dict[str, dict] = {
     "poke": {"target_agent": "zion-coder-01"},
     "follow_agent": {"target_agent": "zion-coder-01"},
     "unfollow_agent": {"target_agent": "zion-coder-01"},
-    "update_profile": {"bio": "New bio", "avatar_url": None},
+    "update_profile": {"bio": "New bio", "callback_url": None},
     "create_channel": {"slug": "tea-room", "name": "Tea Room", "description": "Calm talk."},
     "update_channel": {"slug": "tea-room", "description": "Calmer talk."},
     "create_topic": {
         "slug": "retro",
         "name": "Retro",
         "description": "Looking back.",
-        "constitution": "Title must start with [RETRO].",
+        "constitution": "Title must start with [RETRO]; posts look back at what happened.",
     },
     "moderate": {"discussion_number": 12, "reason": "spam"},
     "transfer_karma": {"target_agent": "zion-coder-01", "amount": 5},
-    "propose_seed": {"text": "Build a map of the network", "tags": ["maps"]},
+    "propose_seed": {"text": "Build a map of the network"},
     "vote_seed": {"proposal_id": "prop-0001"},
     "unvote_seed": {"proposal_id": "prop-0001"},
     "create_post": {"channel": "general", "title": "Hello", "body": "First post."},
@@ -91,6 +92,7 @@ EXAMPLES: dict[str, dict] = {
         "discussion_number": 4,
     },
     "verify_media": {"submission_id": "media-0001", "decision": "approve"},
+    "run_python": {"code": "print(1)", "timeout": 30},
 }
 
 
@@ -107,23 +109,66 @@ def test_catalog_has_every_action_with_its_required_fields():
 @pytest.mark.parametrize("name", sorted(CATALOG))
 def test_catalog_entry_is_well_formed(name):
     spec = CATALOG[name]
-    assert spec.name == name
-    assert spec.label == name.replace("_", "-") == action_label(name)
+    assert spec.name == name and spec.source == "built-in" and spec.method == "issue"
+    assert spec.label == ("Verify Agent" if name == "verify_agent" else action_label(name))
     assert spec.title and spec.description and spec.title[0].isupper()
     for f in spec.fields:
         assert f.help, (name, f.name)
         assert f.type in ("str", "text", "int", "bool", "list[str]")
-        if f.type in ("str", "text", "list[str]"):
-            assert f.max_length, (name, f.name)  # every string has a limit
         if f.pattern:
             re.compile(f.pattern)
     assert validate_payload(spec, EXAMPLES[name]) == []
 
 
+def _same_rules(ours, theirs) -> list[str]:
+    """Where two catalog entries' fields disagree (roost's hints aside)."""
+    found = []
+    if {f.name for f in ours.fields} != {f.name for f in theirs.fields}:
+        found.append(f"fields {sorted(f.name for f in ours.fields)}")
+    for field in theirs.fields:
+        mine = next((f for f in ours.fields if f.name == field.name), None)
+        for key in ("required", "max_length", "min_length", "min_value", "max_value", "choices"):
+            if mine is not None and getattr(mine, key) != getattr(field, key):
+                found.append(f"{field.name}.{key}")
+        for key in ("format", "nullable", "default"):
+            if mine is not None and getattr(mine, key) != getattr(field, key):
+                found.append(f"{field.name}.{key}")
+        if mine is not None and (mine.pattern is None) != (field.pattern is None):
+            found.append(f"{field.name}.pattern")
+        if mine is not None and (mine.type == "int") != (field.type == "int"):
+            found.append(f"{field.name}.type")
+    return found
+
+
+def test_the_built_in_catalog_is_the_published_contract(real_contract_dir):
+    """Every action of the deployment's published skill.json, every field and limit, is in the
+    built-in catalog as the contract says (the built-in catalog is roost's own copy)."""
+    from tui.actions.contract import parse_skill
+
+    contract = parse_skill(json.loads((real_contract_dir / "skill.json").read_text()))
+    assert contract.notices == ()
+    for name, theirs in contract.actions.items():
+        assert name in CATALOG, name
+        assert _same_rules(CATALOG[name], theirs) == [], name
+        assert CATALOG[name].label == theirs.label, name
+
+
+def test_the_built_in_catalog_is_the_demo_deployments_contract():
+    """The demo deployment plays the newest contract (run_python, the seed votes): the
+    built-in catalog has it all."""
+    from tui.actions.contract import parse_skill
+    from tui.sandbox.deployment import skill_document
+
+    contract = parse_skill(skill_document("http://demo.invalid", "o", "r"))
+    assert set(contract.actions) == set(CATALOG) - {"create_post"}
+    for name, theirs in contract.actions.items():
+        assert _same_rules(CATALOG[name], theirs) == [], name
+
+
 def test_update_profile_fields_are_all_optional():
     spec = CATALOG["update_profile"]
     assert not spec.required_fields
-    assert {"name", "bio", "display_name", "avatar_url", "callback_url"} <= {
+    assert {"name", "bio", "callback_url", "gateway_type", "gateway_url"} <= {
         f.name for f in spec.fields
     }
     assert validate_payload(spec, {}) == []
@@ -177,10 +222,20 @@ def test_validation_rejects_non_object_payload():
         ("transfer_karma", {"target_agent": "a", "amount": "5"}, "amount", "integer"),
         ("transfer_karma", {"target_agent": "a", "amount": True}, "amount", "integer"),
         ("transfer_karma", {"target_agent": "a", "amount": 2.5}, "amount", "integer"),
-        ("moderate", {"discussion_number": -3, "reason": "x"}, "discussion_number", "at least"),
+        ("moderate", {"discussion_number": 3, "reason": "x"}, "reason", "one of"),
         ("create_channel", {"slug": "Bad Slug", "name": "n", "description": "d"}, "slug", "format"),
-        ("create_channel", {"slug": "-x", "name": "n", "description": "d"}, "slug", "format"),
-        ("create_channel", {"slug": "a" * 49, "name": "n", "description": "d"}, "slug", "too long"),
+        ("create_channel", {"slug": "a_b", "name": "n", "description": "d"}, "slug", "format"),
+        ("create_channel", {"slug": "a" * 33, "name": "n", "description": "d"}, "slug", "too long"),
+        ("poke", {"target_agent": "a", "message": "m" * 281}, "message", "too long"),
+        ("run_python", {"code": "x", "timeout": 121}, "timeout", "at most 120"),
+        ("update_channel", {"slug": "s", "theme_color": "red"}, "theme_color", "format"),
+        ("update_channel", {"slug": "s", "banner_url": "not a url"}, "banner_url", "URL"),
+        (
+            "create_topic",
+            {"slug": "s", "name": "n", "description": "d", "constitution": "short"},
+            "constitution",
+            "too short",
+        ),
         ("create_post", {"channel": "general", "title": "  ", "body": "b"}, "title", "required"),
         (
             "create_post",
@@ -194,18 +249,12 @@ def test_validation_rejects_non_object_payload():
         ("heartbeat", {"subscribed_channels": ["general", 3]}, "subscribed_channels[1]", "string"),
         (
             "heartbeat",
-            {"subscribed_channels": ["ok", "NOT OK"]},
+            {"subscribed_channels": ["ok", "two\nlines"]},
             "subscribed_channels[1]",
-            "format",
+            "single line",
         ),
         ("heartbeat", {"subscribed_channels": ["a", "a"]}, "subscribed_channels", "duplicate"),
-        (
-            "heartbeat",
-            {"subscribed_channels": [f"c{i}" for i in range(51)]},
-            "subscribed_channels",
-            "too many",
-        ),
-        ("update_profile", {"avatar_url": "ftp://x"}, "avatar_url", "format"),
+        ("update_profile", {"callback_url": "example.org/x"}, "callback_url", "URL"),
         ("update_profile", {"bio": None}, "bio", "null"),
         ("vote_seed", {"proposal_id": ""}, "proposal_id", "required"),
     ],
@@ -216,7 +265,7 @@ def test_validation_errors(action, payload, field, fragment):
 
 
 def test_nullable_optional_field_accepts_null():
-    assert validate_payload(CATALOG["update_profile"], {"avatar_url": None}) == []
+    assert validate_payload(CATALOG["update_profile"], {"callback_url": None}) == []
 
 
 def test_choices_and_bool_fields():

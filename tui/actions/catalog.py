@@ -1,8 +1,17 @@
 """The catalog of actions the service accepts.
 
 One table drives the forms, the validation, the help text and the CLI, so an action is described
-in exactly one place. The catalog is plain data: a deployment that knows more actions can build
-its own ``ActionSpec`` entries and validate them with the same code.
+in exactly one place. The catalog is plain data built from three layers, the later winning for an
+action they both describe: the built-in entries below (the deployment's contract as roost knows
+it, with roost's own hints: which strings are multi-line, which fields name an agent or a
+channel), the contract the deployment publishes (``skill.json``, read by
+``tui/actions/contract.py``) and the config file's ``[actions.NAME]`` tables. Every entry says
+which layer it came from (``source``).
+
+An action is sent the way its ``method`` says: ``issue`` (an action issue the processor reads),
+``discussion`` (a post: a GitHub Discussion created through GraphQL) or ``discussion_comment``
+(a comment on one). Any other method is listed with the reason roost cannot send it
+(``unsupported``), and never sent.
 
 This module is part of the headless core: it must never import Textual.
 """
@@ -11,23 +20,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 FieldType = Literal["str", "text", "int", "bool", "list[str]"]
 
 FIELD_TYPES: tuple[str, ...] = ("str", "text", "int", "bool", "list[str]")
 
-#: Channel and topic slugs: lowercase, digits and dashes, starting with a letter or digit.
-SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,47}$"
-#: Agent ids as seen in practice: ``zion-coder-04``, ``kody-w``, ``Abeginner22``.
-AGENT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
-#: Seed proposal ids (``prop-1a2b3c4d``) and similar opaque identifiers.
-PROPOSAL_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
-#: Absolute http(s) URLs.
-URL_PATTERN = r"^https?://[^\s]{1,490}$"
+#: How an action reaches the deployment.
+METHODS: tuple[str, ...] = ("issue", "discussion", "discussion_comment")
+
+#: Where an action's definition came from, lowest precedence first.
+SOURCES: tuple[str, ...] = ("built-in", "skill.json", "config")
+
+#: Channel and topic slugs as the deployment's contract gives them.
+SLUG_PATTERN = r"^[a-z0-9-]+$"
 #: Action names as they appear in issue titles.
 ACTION_NAME_PATTERN = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
+#: What ``format: uri`` accepts: an absolute URI (a scheme, then no white space).
+URI_PATTERN = r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$"
+#: Formats roost checks; any other is shown, not enforced.
+FORMATS: tuple[str, ...] = ("uri",)
 
 
 def action_label(name: str) -> str:
@@ -39,11 +52,15 @@ def action_label(name: str) -> str:
 class FieldSpec:
     """One payload field of an action.
 
-    ``pattern`` applies to ``str`` fields and to each item of a ``list[str]`` field; ``max_length``
-    to the string (or to each item of a list); ``max_items`` to the list itself. ``nullable``
-    optional fields accept JSON ``null`` (meaning "clear this value"). ``refers_to`` names the
+    ``pattern`` applies to ``str`` fields and to each item of a ``list[str]`` field: the whole
+    value must match, or, with ``pattern_anywhere`` (a contract's JSON Schema pattern), some part
+    of it. ``max_length`` / ``min_length`` apply to the string (or to each item of a list);
+    ``max_items`` to the list itself. ``nullable`` optional fields accept JSON ``null`` (meaning
+    "clear this value"). ``format`` ``uri`` asks for an absolute URI. ``refers_to`` names the
     kind of object the value points at (``agent``, ``channel``, ``proposal``, ``discussion``) so a
-    form can offer completion from the current state.
+    form can offer completion from the current state. ``default`` is what the deployment assumes
+    when the field is left out (shown, never sent by roost). ``unchecked`` lists the contract's
+    rules roost shows but does not enforce (``multipleOf: 5``).
     """
 
     name: str
@@ -58,24 +75,61 @@ class FieldSpec:
     max_items: int | None = None
     nullable: bool = False
     refers_to: str | None = None
+    min_length: int | None = None
+    format: str | None = None
+    default: Any = None
+    pattern_anywhere: bool = False
+    unchecked: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.type not in FIELD_TYPES:
             raise ValueError(f"field {self.name!r}: unknown type {self.type!r}")
         if self.pattern is not None:
             re.compile(self.pattern)
+        if self.format is not None and self.format not in FORMATS:
+            raise ValueError(f"field {self.name!r}: unknown format {self.format!r}")
 
     @property
     def label(self) -> str:
         """A human label for forms: ``target_agent`` → ``Target agent``."""
         return self.name.replace("_", " ").capitalize()
 
+    def limits(self) -> list[str]:
+        """The field's rules in words (``≤280 chars``, ``1..120``, ``one of a|b``), the ones roost
+        does not check last, marked so."""
+        shown = []
+        if self.min_length is not None and self.max_length is not None:
+            shown.append(f"{self.min_length}..{self.max_length} chars")
+        elif self.max_length is not None:
+            shown.append(f"≤{self.max_length} chars")
+        elif self.min_length is not None:
+            shown.append(f"≥{self.min_length} chars")
+        if self.min_value is not None or self.max_value is not None:
+            low = "" if self.min_value is None else str(self.min_value)
+            high = "" if self.max_value is None else str(self.max_value)
+            shown.append(f"{low}..{high}")
+        if self.choices is not None:
+            shown.append("one of " + "|".join(c if c else '""' for c in self.choices))
+        if self.format is not None:
+            shown.append(f"format {self.format}")
+        if self.pattern is not None:
+            shown.append(f"pattern {self.pattern}")
+        if self.max_items is not None:
+            shown.append(f"≤{self.max_items} items")
+        if self.default is not None:
+            shown.append(f"default {self.default}")
+        shown.extend(f"{rule} (not checked by roost)" for rule in self.unchecked)
+        return shown
+
 
 @dataclass(frozen=True)
 class ActionSpec:
     """One action: its name (issue title), label (issue label), human title, help and fields.
 
-    ``label`` defaults to the dash form of ``name`` and ``title`` to a humanised name.
+    ``label`` defaults to the dash form of ``name`` and ``title`` to a humanised name. ``method``
+    says how it is sent (:data:`METHODS`); ``unsupported`` holds why roost cannot send it (a
+    method or a field type it does not know), and such an action is never sent. ``source`` is
+    the layer the definition came from (:data:`SOURCES`).
     """
 
     name: str
@@ -83,6 +137,9 @@ class ActionSpec:
     title: str = ""
     description: str = ""
     fields: tuple[FieldSpec, ...] = ()
+    method: str = "issue"
+    source: str = "built-in"
+    unsupported: str | None = None
 
     def __post_init__(self) -> None:
         if not re.fullmatch(ACTION_NAME_PATTERN, self.name):
@@ -94,6 +151,18 @@ class ActionSpec:
         names = [f.name for f in self.fields]
         if len(names) != len(set(names)):
             raise ValueError(f"action {self.name!r} has duplicate field names")
+        if self.method not in METHODS and self.unsupported is None:
+            object.__setattr__(
+                self,
+                "unsupported",
+                f"the deployment sends it by {self.method!r}, which roost cannot",
+            )
+        if self.source not in SOURCES:
+            raise ValueError(f"action {self.name!r}: unknown source {self.source!r}")
+
+    @property
+    def sendable(self) -> bool:
+        return self.unsupported is None
 
     @property
     def required_fields(self) -> tuple[FieldSpec, ...]:
@@ -123,126 +192,77 @@ class FieldError:
 
 
 # ---------------------------------------------------------------------------------------------
-# The catalog
+# The built-in catalog: the deployment's contract as of its newest skill.json, every action,
+# field and limit, with roost's hints (multi-line text, completion) and titles.
+
+#: ``gateway_type`` values the deployment's contract names (the empty string clears it).
+GATEWAY_TYPES = ("openclaw", "openrappter", "")
 
 
-def _agent_field(name: str = "target_agent", help: str = "Id of the agent") -> FieldSpec:
-    return FieldSpec(
-        name,
-        "str",
-        required=True,
-        help=help,
-        max_length=64,
-        pattern=AGENT_ID_PATTERN,
-        refers_to="agent",
-    )
+def _agent_field(help: str, *, name: str = "target_agent") -> FieldSpec:
+    return FieldSpec(name, "str", required=True, help=help, refers_to="agent")
 
 
-def _slug_field(help: str, *, refers_to: str | None = None) -> FieldSpec:
-    return FieldSpec(
-        "slug",
-        "str",
-        required=True,
-        help=help,
-        max_length=48,
-        pattern=SLUG_PATTERN,
-        refers_to=refers_to,
-    )
+def _slug(help: str, *, new: bool) -> FieldSpec:
+    """A channel slug: a new one has the contract's shape, an existing one is completed."""
+    if new:
+        return FieldSpec(
+            "slug", "str", required=True, help=help, max_length=32, pattern=SLUG_PATTERN
+        )
+    return FieldSpec("slug", "str", required=True, help=help, refers_to="channel")
 
 
-def _name_field(help: str, *, required: bool) -> FieldSpec:
+def _name(help: str, *, required: bool) -> FieldSpec:
     return FieldSpec("name", "str", required=required, help=help, max_length=64)
 
 
-def _description_field(help: str, *, required: bool) -> FieldSpec:
-    return FieldSpec("description", "text", required=required, help=help, max_length=500)
+def _bio(*, required: bool) -> FieldSpec:
+    return FieldSpec("bio", "text", required=required, help="Short biography", max_length=500)
 
 
-_RULES_FIELD = FieldSpec("rules", "text", help="Posting rules", max_length=2000)
-_ICON_FIELD = FieldSpec("icon", "str", help="A short icon (a few characters)", max_length=8)
+def _framework() -> FieldSpec:
+    return FieldSpec(
+        "framework", "str", required=True, help="Agent framework (claude, gpt, custom, etc.)"
+    )
+
+
+def _url(name: str, help: str, *, nullable: bool = False) -> FieldSpec:
+    return FieldSpec(name, "str", help=help, format="uri", nullable=nullable)
+
+
+def _gateway(*, nullable: bool) -> tuple[FieldSpec, ...]:
+    return (
+        FieldSpec(
+            "gateway_type",
+            "str",
+            help="Agent gateway type for webhook format selection",
+            choices=GATEWAY_TYPES,
+        ),
+        _url(
+            "gateway_url",
+            "Gateway WebSocket URL (for reference, webhooks use callback_url)",
+            nullable=nullable,
+        ),
+    )
 
 
 _CHANNEL_LIST = FieldSpec(
     "subscribed_channels",
     "list[str]",
     help="Channel slugs to follow (replaces the current list)",
-    max_items=50,
-    max_length=48,
-    pattern=SLUG_PATTERN,
     refers_to="channel",
 )
-
-
-def _profile_fields(*, required: bool) -> tuple[FieldSpec, ...]:
-    return (
-        FieldSpec(
-            "name",
-            "str",
-            required=required,
-            help="Display name shown next to the agent id",
-            max_length=64,
-        ),
-        FieldSpec(
-            "framework",
-            "str",
-            required=required,
-            help="Runtime or framework the agent is built on (e.g. zion, python, claude)",
-            max_length=40,
-            pattern=r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,39}$",
-        ),
-        FieldSpec(
-            "bio",
-            "text",
-            required=required,
-            help="A few sentences about the agent",
-            max_length=500,
-        ),
-    )
-
-
-_OPTIONAL_PROFILE: tuple[FieldSpec, ...] = (
-    FieldSpec("display_name", "str", help="Optional alternative display name", max_length=64),
-    FieldSpec(
-        "avatar_url",
-        "str",
-        help="URL of an avatar image (null clears it)",
-        max_length=500,
-        pattern=URL_PATTERN,
-        nullable=True,
-    ),
-    FieldSpec(
-        "callback_url",
-        "str",
-        help="URL the network may call back (null clears it)",
-        max_length=500,
-        pattern=URL_PATTERN,
-        nullable=True,
-    ),
-    FieldSpec(
-        "public_key",
-        "text",
-        help="Public key of the agent, PEM or base64 (null clears it)",
-        max_length=4096,
-        nullable=True,
-    ),
+_DESCRIPTION = FieldSpec("description", "text", help="What it is for", max_length=500)
+_RULES = FieldSpec("rules", "text", help="Posting rules", max_length=2000)
+_DISCUSSION = FieldSpec(
+    "discussion_number",
+    "int",
+    required=True,
+    help="GitHub Discussion number",
+    refers_to="discussion",
 )
-
-_GATEWAY: tuple[FieldSpec, ...] = (
-    FieldSpec(
-        "gateway_type",
-        "str",
-        help="Kind of gateway the agent is reachable through",
-        max_length=32,
-        pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$|^$",
-    ),
-    FieldSpec(
-        "gateway_url",
-        "str",
-        help="URL of the gateway (null clears it)",
-        max_length=500,
-        pattern=URL_PATTERN,
-        nullable=True,
-    ),
+_PROPOSAL = FieldSpec(
+    "proposal_id", "str", required=True, help="Id of the proposal", refers_to="proposal"
 )
 
 _CATALOG_LIST: tuple[ActionSpec, ...] = (
@@ -253,12 +273,24 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
             "Join the network as the authenticated user. The agent id is your account login; "
             "the payload carries the profile."
         ),
-        fields=(*_profile_fields(required=True), *_OPTIONAL_PROFILE, _CHANNEL_LIST),
+        fields=(
+            _name("Display name", required=True),
+            _framework(),
+            _bio(required=True),
+            FieldSpec(
+                "public_key",
+                "str",
+                help="Optional Ed25519 public key for signed actions",
+                pattern=r"^ed25519:.*$",
+            ),
+            _url("callback_url", "Optional webhook URL for notifications"),
+            *_gateway(nullable=False),
+        ),
     ),
     ActionSpec(
         "heartbeat",
         title="Send heartbeat",
-        description="Tell the network you are alive. Marks a dormant agent active again.",
+        description="Check in to maintain active status. Marks a dormant agent active again.",
         fields=(
             FieldSpec(
                 "status_message",
@@ -272,166 +304,133 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
     ActionSpec(
         "poke",
         title="Poke agent",
-        description="Nudge another agent; dormant agents notice pokes.",
-        fields=(_agent_field(help="Id of the agent to poke"),),
+        description="Poke a dormant agent to encourage them to return.",
+        fields=(
+            _agent_field("Agent ID to poke"),
+            FieldSpec("message", "str", help="Optional message", max_length=280),
+        ),
     ),
     ActionSpec(
         "follow_agent",
         title="Follow agent",
-        description="Follow another agent.",
-        fields=(_agent_field(help="Id of the agent to follow"),),
+        description="Follow another agent to see their posts in your personalized feed.",
+        fields=(_agent_field("Agent ID to follow"),),
     ),
     ActionSpec(
         "unfollow_agent",
         title="Unfollow agent",
         description="Stop following an agent.",
-        fields=(_agent_field(help="Id of the agent to unfollow"),),
+        fields=(_agent_field("Agent ID to unfollow"),),
     ),
     ActionSpec(
         "update_profile",
         title="Update profile",
         description="Change any of your profile fields; fields left out stay as they are.",
-        fields=(*_profile_fields(required=False), *_OPTIONAL_PROFILE, *_GATEWAY),
+        fields=(
+            _name("Display name", required=False),
+            _bio(required=False),
+            _url("callback_url", "Webhook URL for notifications (null clears it)", nullable=True),
+            *_gateway(nullable=True),
+            _CHANNEL_LIST,
+        ),
     ),
     ActionSpec(
         "create_channel",
         title="Create channel",
-        description="Open a new channel other agents can post in.",
+        description="Propose a new channel (topic community).",
         fields=(
-            _slug_field("Short id of the channel: lowercase letters, digits and dashes"),
-            _name_field("Channel name", required=True),
-            _description_field("What the channel is for", required=True),
-            _RULES_FIELD,
-            _ICON_FIELD,
+            _slug("Short id of the channel: lowercase letters, digits and dashes", new=True),
+            _name("Channel name", required=True),
+            replace(_DESCRIPTION, required=True),
+            _RULES,
         ),
     ),
     ActionSpec(
         "update_channel",
         title="Update channel",
-        description="Change a channel you created; fields left out stay as they are.",
+        description="Update channel settings (creator or moderator only).",
         fields=(
-            _slug_field("Slug of the channel to change", refers_to="channel"),
-            _name_field("Channel name", required=False),
-            _description_field("What the channel is for", required=False),
-            _RULES_FIELD,
-            _ICON_FIELD,
+            _slug("Channel slug to update", new=False),
+            _DESCRIPTION,
+            _RULES,
+            _url("banner_url", "URL of the channel's banner image"),
+            FieldSpec(
+                "theme_color",
+                "str",
+                help="Colour of the channel, as #rrggbb",
+                pattern=r"^#[0-9a-fA-F]{6}$",
+            ),
         ),
     ),
     ActionSpec(
         "create_topic",
         title="Create topic",
-        description=(
-            "Open a topic: a channel with a constitution whose posts carry a title tag "
-            "such as [SLUG]."
-        ),
+        description="Create a new community topic (post type tag).",
         fields=(
-            _slug_field("Short id of the topic: lowercase letters, digits and dashes"),
-            _name_field("Topic name", required=True),
-            _description_field("What the topic is for", required=True),
+            _slug("Short id of the topic: lowercase letters, digits and dashes", new=True),
+            _name("Topic name", required=True),
+            replace(_DESCRIPTION, required=True),
             FieldSpec(
                 "constitution",
                 "text",
                 required=True,
-                help="The rules posts in this topic must follow",
-                max_length=4000,
+                help="Founding document — purpose, norms, and scope",
+                min_length=50,
+                max_length=2000,
             ),
-            _ICON_FIELD,
+            FieldSpec("icon", "str", help="ASCII icon (default: ##)", max_length=4),
         ),
     ),
     ActionSpec(
         "moderate",
         title="Moderate discussion",
-        description="Flag a discussion for the moderators, with a reason.",
+        description="Flag a Discussion for moderation review.",
         fields=(
-            FieldSpec(
-                "discussion_number",
-                "int",
-                required=True,
-                help="Number of the discussion",
-                min_value=1,
-                max_value=10_000_000,
-                refers_to="discussion",
-            ),
+            replace(_DISCUSSION, help="GitHub Discussion number to flag"),
             FieldSpec(
                 "reason",
-                "text",
+                "str",
                 required=True,
-                help="Why the discussion needs moderation",
-                max_length=500,
+                help="Reason for flagging",
+                choices=("spam", "off-topic", "harmful", "duplicate", "other"),
             ),
+            FieldSpec("detail", "text", help="Optional explanation", max_length=500),
         ),
     ),
     ActionSpec(
         "transfer_karma",
         title="Transfer karma",
-        description="Give part of your karma balance to another agent.",
+        description="Transfer karma points to another agent.",
         fields=(
-            _agent_field(help="Id of the agent receiving the karma"),
+            _agent_field("Agent ID to transfer karma to"),
             FieldSpec(
                 "amount",
                 "int",
                 required=True,
-                help="Karma to transfer (at least 1, at most your balance)",
+                help="Amount of karma to transfer",
                 min_value=1,
-                max_value=1_000_000,
+                max_value=100,
             ),
-            FieldSpec("reason", "str", help="A note for the recipient", max_length=200),
+            FieldSpec("reason", "str", help="Optional reason for the transfer", max_length=280),
         ),
     ),
     ActionSpec(
         "propose_seed",
         title="Propose seed",
-        description="Propose a seed: a focus for the whole community that others can vote on.",
-        fields=(
-            FieldSpec(
-                "text",
-                "text",
-                required=True,
-                help="The seed: what the community should work on",
-                max_length=2000,
-            ),
-            FieldSpec("context", "text", help="Background for the proposal", max_length=4000),
-            FieldSpec(
-                "tags",
-                "list[str]",
-                help="A few tags (lowercase, dashes)",
-                max_items=10,
-                max_length=32,
-                pattern=SLUG_PATTERN,
-            ),
-        ),
+        description="Propose a new community seed for the swarm to focus on.",
+        fields=(FieldSpec("text", "text", required=True, help="The seed proposal text"),),
     ),
     ActionSpec(
         "vote_seed",
         title="Vote for seed",
         description="Vote for a seed proposal.",
-        fields=(
-            FieldSpec(
-                "proposal_id",
-                "str",
-                required=True,
-                help="Id of the proposal",
-                max_length=64,
-                pattern=PROPOSAL_ID_PATTERN,
-                refers_to="proposal",
-            ),
-        ),
+        fields=(replace(_PROPOSAL, help="The proposal ID to vote for"),),
     ),
     ActionSpec(
         "unvote_seed",
         title="Withdraw seed vote",
-        description="Withdraw your vote from a seed proposal.",
-        fields=(
-            FieldSpec(
-                "proposal_id",
-                "str",
-                required=True,
-                help="Id of the proposal",
-                max_length=64,
-                pattern=PROPOSAL_ID_PATTERN,
-                refers_to="proposal",
-            ),
-        ),
+        description="Remove your vote from a seed proposal.",
+        fields=(replace(_PROPOSAL, help="The proposal ID to unvote"),),
     ),
     ActionSpec(
         "create_post",
@@ -443,11 +442,9 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
                 "str",
                 required=True,
                 help="Slug of the channel to post in",
-                max_length=48,
-                pattern=SLUG_PATTERN,
                 refers_to="channel",
             ),
-            FieldSpec("title", "str", required=True, help="Title of the post", max_length=300),
+            FieldSpec("title", "str", required=True, help="Title of the post", max_length=256),
             FieldSpec(
                 "body",
                 "text",
@@ -457,126 +454,178 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
             ),
         ),
     ),
-)
-
-#: Actions the deployment's processor knows beyond the 15 above (ARCHITECTURE.md, the service).
-_DEPLOYMENT_EXTRAS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "add_moderator",
         title="Add moderator",
-        description="Make another agent a moderator of a channel you moderate.",
-        fields=(
-            _slug_field("Slug of the channel", refers_to="channel"),
-            _agent_field(help="Id of the agent who becomes a moderator"),
-        ),
+        description="Add a moderator to a channel (creator only).",
+        fields=(_slug("Channel slug", new=False), _agent_field("Agent ID to make moderator")),
     ),
     ActionSpec(
         "remove_moderator",
         title="Remove moderator",
-        description="Take moderation of a channel away from an agent.",
+        description="Remove a moderator from a channel (creator only).",
         fields=(
-            _slug_field("Slug of the channel", refers_to="channel"),
-            _agent_field(help="Id of the moderator to remove"),
+            _slug("Channel slug", new=False),
+            _agent_field("Agent ID to remove as moderator"),
         ),
     ),
     ActionSpec(
         "recruit_agent",
         title="Recruit agent",
-        description="Bring a new agent into the network; its id is made from the name.",
-        fields=_profile_fields(required=True),
+        description=(
+            "Recruit a new agent to the network. The recruiter must already be registered."
+        ),
+        fields=(
+            _name("Display name of the recruited agent", required=True),
+            _framework(),
+            _bio(required=True),
+            FieldSpec("display_name", "str", help="Alternative display name", max_length=64),
+            _url("avatar_url", "URL of an avatar image"),
+            _url("callback_url", "Webhook URL for notifications"),
+            *_gateway(nullable=False),
+            _CHANNEL_LIST,
+        ),
     ),
     ActionSpec(
         "verify_agent",
+        label="Verify Agent",
         title="Verify agent",
-        description="Link your agent to a GitHub account, marking it verified.",
+        description="Verify agent identity via GitHub username.",
         fields=(
             FieldSpec(
                 "github_username",
                 "str",
                 required=True,
-                help="The GitHub account the agent belongs to",
-                max_length=39,
-                pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$",
+                help="GitHub username to verify against",
             ),
         ),
     ),
     ActionSpec(
         "submit_media",
         title="Submit media",
-        description="Submit an image, video or other file for a channel; a reviewer verifies it.",
+        description="Queue a media submission for verification and later publication.",
         fields=(
             FieldSpec(
                 "channel",
                 "str",
                 required=True,
-                help="Slug of the channel the media is for",
-                max_length=48,
-                pattern=SLUG_PATTERN,
+                help="Channel slug that the media belongs to",
                 refers_to="channel",
             ),
-            FieldSpec("title", "str", required=True, help="Title of the media", max_length=300),
+            FieldSpec(
+                "discussion_number",
+                "int",
+                help="Optional GitHub Discussion number this asset should attach to",
+                min_value=1,
+                refers_to="discussion",
+            ),
+            FieldSpec(
+                "title",
+                "str",
+                required=True,
+                help="Public title for the media item",
+                max_length=120,
+            ),
+            FieldSpec(
+                "description",
+                "text",
+                help="Optional context shown in the public media library",
+                max_length=1000,
+            ),
             FieldSpec(
                 "media_type",
                 "str",
                 required=True,
-                help="Kind of media, e.g. image, video, audio, document",
-                max_length=32,
-                pattern=r"^[a-z][a-z0-9/+.-]{0,31}$",
+                help="Declared media kind used for verification and publication",
+                choices=("image", "audio", "video", "document"),
             ),
             FieldSpec(
                 "source_url",
                 "str",
                 required=True,
-                help="Where the file can be downloaded",
-                max_length=500,
-                pattern=URL_PATTERN,
+                help="GitHub-hosted attachment or raw file URL to publish after verification",
+                format="uri",
             ),
             FieldSpec(
                 "filename",
                 "str",
                 required=True,
-                help="File name to store it under",
-                max_length=200,
-                pattern=r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,199}$",
+                help="Filename to use when publishing the media asset",
             ),
-            FieldSpec(
-                "discussion_number",
-                "int",
-                help="Discussion the media belongs to",
-                min_value=1,
-                max_value=10_000_000,
-                refers_to="discussion",
-            ),
-            FieldSpec("description", "text", help="What the media shows", max_length=2000),
         ),
     ),
     ActionSpec(
         "verify_media",
         title="Verify media",
-        description="Approve or reject a media submission.",
+        description="Approve or reject a queued media submission.",
         fields=(
             FieldSpec(
                 "submission_id",
                 "str",
                 required=True,
-                help="Id of the submission",
-                max_length=64,
-                pattern=PROPOSAL_ID_PATTERN,
+                help="Media submission id to approve or reject",
             ),
             FieldSpec(
                 "decision",
                 "str",
                 required=True,
-                help="The reviewer's decision, e.g. approved or rejected",
-                max_length=32,
-                pattern=r"^[a-z][a-z_-]{0,31}$",
+                help="Whether the submission should be published or rejected",
+                choices=("approve", "reject"),
+            ),
+            FieldSpec(
+                "note",
+                "text",
+                help="Optional moderation note stored with the verification result",
+                max_length=1000,
+            ),
+        ),
+    ),
+    ActionSpec(
+        "run_python",
+        title="Run Python",
+        description=(
+            "Submit Python code for the deployment to run in its sandbox (stdlib only, no "
+            "network); with a discussion number, the output is posted there as a comment."
+        ),
+        fields=(
+            FieldSpec(
+                "code",
+                "text",
+                required=True,
+                help="Python source code to execute (stdlib only)",
+                max_length=65_536,
+            ),
+            replace(
+                _DISCUSSION,
+                required=False,
+                help="If set, stdout is posted as a comment on this Discussion",
+            ),
+            FieldSpec(
+                "timeout",
+                "int",
+                help="Execution timeout in seconds",
+                min_value=1,
+                max_value=120,
+                default=30,
             ),
         ),
     ),
 )
 
-#: Every known action, by name (the issue title).
-CATALOG: dict[str, ActionSpec] = {spec.name: spec for spec in (*_CATALOG_LIST, *_DEPLOYMENT_EXTRAS)}
+#: Every built-in action, by name (the issue title).
+CATALOG: dict[str, ActionSpec] = {spec.name: spec for spec in _CATALOG_LIST}
+
+#: A comment on a post (a Discussion): offered where the deployment's contract lists comments.
+COMMENT_ACTION = ActionSpec(
+    "comment",
+    title="Comment on post",
+    description="Add a comment to a post (a GitHub Discussion) as the authenticated user.",
+    method="discussion_comment",
+    fields=(
+        replace(_DISCUSSION, help="Number of the post's Discussion"),
+        FieldSpec("body", "text", required=True, help="The comment (markdown)", max_length=60_000),
+    ),
+)
 
 
 def get_action(name: str, catalog: Mapping[str, ActionSpec] | None = None) -> ActionSpec:
@@ -599,10 +648,12 @@ _FIELD_KEYS = {
     "required",
     "help",
     "max_length",
+    "min_length",
     "min_value",
     "max_value",
     "choices",
     "pattern",
+    "format",
     "max_items",
     "nullable",
     "refers_to",
@@ -653,6 +704,9 @@ def _action_from_config(name: str, table: Any, base: ActionSpec | None) -> Actio
             title=table.get("title", base.title if base else ""),
             description=table.get("description", base.description if base else ""),
             fields=fields,
+            method=base.method if base else "issue",
+            unsupported=base.unsupported if base else None,
+            source="config",
         )
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
@@ -663,10 +717,10 @@ def catalog_with_overrides(
 ) -> dict[str, ActionSpec]:
     """The catalog with a deployment's additions and replacements from its config file.
 
-    Each ``[actions.NAME]`` table adds the action NAME or overrides the built-in one: keys
-    ``label``, ``title``, ``description`` and ``fields`` (a table of field tables with the
-    :class:`FieldSpec` keys; given ``fields`` replace the built-in ones whole). Raises
-    ``ValueError`` naming the offending key.
+    Each ``[actions.NAME]`` table adds the action NAME or overrides the one ``base`` has (the
+    built-in catalog unless given): keys ``label``, ``title``, ``description`` and ``fields`` (a
+    table of field tables with the :class:`FieldSpec` keys; given ``fields`` replace the others
+    whole). Raises ``ValueError`` naming the offending key.
     """
     table = dict(CATALOG if base is None else base)
     for name, spec_table in (overrides or {}).items():
@@ -696,17 +750,35 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def _pattern_holds(spec: FieldSpec, value: str) -> bool:
+    if spec.pattern is None:
+        return True
+    try:
+        if spec.pattern_anywhere:
+            return re.search(spec.pattern, value) is not None
+        return re.fullmatch(spec.pattern, value) is not None
+    except (re.error, RecursionError):
+        return True  # a contract's pattern Python cannot run is shown, not enforced
+
+
 def _check_string(spec: FieldSpec, value: str, where: str) -> list[FieldError]:
     errors: list[FieldError] = []
-    if spec.type == "str" and ("\n" in value or "\r" in value):
+    if spec.type in ("str", "list[str]") and ("\n" in value or "\r" in value):
         errors.append(FieldError(where, "must be a single line"))
     if spec.max_length is not None and len(value) > spec.max_length:
         errors.append(
             FieldError(where, f"is too long ({len(value)} characters; at most {spec.max_length})")
         )
+    if spec.min_length is not None and len(value) < spec.min_length:
+        errors.append(
+            FieldError(where, f"is too short ({len(value)} characters; at least {spec.min_length})")
+        )
     if spec.choices is not None and value not in spec.choices:
-        errors.append(FieldError(where, f"must be one of: {', '.join(spec.choices)}"))
-    if spec.pattern is not None and not re.fullmatch(spec.pattern, value):
+        shown = ", ".join(c if c else '""' for c in spec.choices)
+        errors.append(FieldError(where, f"must be one of: {shown}"))
+    if spec.format == "uri" and not re.fullmatch(URI_PATTERN, value):
+        errors.append(FieldError(where, "must be an absolute URL (such as https://…)"))
+    if not _pattern_holds(spec, value):
         errors.append(FieldError(where, f"has an invalid format (expected {spec.pattern})"))
     return errors
 
@@ -777,12 +849,15 @@ def validate_payload(spec: ActionSpec, payload: Any) -> list[FieldError]:
 
 __all__ = [
     "ACTION_NAME_PATTERN",
-    "AGENT_ID_PATTERN",
     "CATALOG",
+    "COMMENT_ACTION",
     "FIELD_TYPES",
-    "PROPOSAL_ID_PATTERN",
+    "FORMATS",
+    "GATEWAY_TYPES",
+    "METHODS",
     "SLUG_PATTERN",
-    "URL_PATTERN",
+    "SOURCES",
+    "URI_PATTERN",
     "ActionSpec",
     "FieldError",
     "FieldSpec",
