@@ -11,12 +11,16 @@ from hypothesis import strategies as st
 
 from tui.actions.issue_body import compose_issue
 from tui.sandbox.deployment import (
+    ALL_ACTIONS,
     KNOWN_ACTIONS,
     SUCCESS_COMMENT,
     ActionRejected,
+    applied_comment,
     check_delta,
     failure_comment,
+    queued_comment,
     read_delta,
+    rejected_comment,
 )
 
 json_values = st.recursive(
@@ -80,11 +84,53 @@ def test_check_delta_keeps_only_the_fields_the_action_reads():
     assert checked == {"target_agent": "a"}
 
 
+def _sample(rule):
+    if rule.enum:
+        return rule.enum[0]
+    if rule.uri:
+        return "https://example.org/x"
+    if rule.kind in ("str", "str?"):
+        return "x" * (rule.min_length or 1)
+    return {"int": 1, "bool": True, "list": ["a"]}[rule.kind]
+
+
 def test_every_known_action_accepts_its_required_fields():
-    samples = {"str": "x", "str?": None, "int": 1, "bool": True, "list": ["a"]}
-    for name, spec in KNOWN_ACTIONS.items():
-        payload = {field: samples[kind] for field, kind in spec.required.items()}
-        assert check_delta(name, payload) == payload, name
+    for name, spec in ALL_ACTIONS.items():
+        payload = {field: _sample(rule) for field, rule in spec.required.items()}
+        assert check_delta(name, payload, ALL_ACTIONS) == payload, name
+
+
+@pytest.mark.parametrize(
+    ("action", "payload", "reason"),
+    [
+        ("poke", {"target_agent": "a", "message": "x" * 281}, "longer than 280"),
+        ("transfer_karma", {"target_agent": "a", "amount": 101}, "at most 100"),
+        ("moderate", {"discussion_number": 1, "reason": "rude"}, "must be one of"),
+        ("create_channel", {"slug": "Bad", "name": "n", "description": "d"}, "does not match"),
+        ("update_channel", {"slug": "s", "banner_url": "http://x"}, "https://"),
+        ("run_python", {"code": "print(1)", "timeout": 0}, "at least 1"),
+        (
+            "create_topic",
+            {"slug": "s", "name": "n", "description": "d", "constitution": "c"},
+            "shorter",
+        ),
+    ],
+)
+def test_the_contracts_limits_are_checked(action, payload, reason):
+    with pytest.raises(ActionRejected, match=reason):
+        check_delta(action, payload)
+
+
+def test_the_newer_processors_comments_carry_their_markers():
+    assert queued_comment(7, "poke").startswith("## 📨 QUEUED")
+    assert "<!-- rappterbook-queued:issue:7 -->" in queued_comment(7, "poke")
+    assert "has **not** been applied" in queued_comment(7, "poke")
+    applied = applied_comment(7, "poke", "me")
+    assert applied.startswith("## ✅ APPLIED")
+    assert "<!-- rappterbook-terminal-receipt:issue:7:applied -->" in applied
+    rejected = rejected_comment(7, "poke", "no such agent", "check the id")
+    assert rejected.startswith("## ❌ REJECTED") and "no such agent" in rejected
+    assert "<!-- rappterbook-terminal-receipt:issue:7:rejected -->" in rejected
 
 
 @settings(max_examples=300, deadline=None)

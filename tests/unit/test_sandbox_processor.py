@@ -12,7 +12,7 @@ import pytest
 from tui.actions.catalog import CATALOG
 from tui.network.models import Agent, Channel, convert
 from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES
-from tui.sandbox.deployment import KNOWN_ACTIONS
+from tui.sandbox.deployment import ALL_ACTIONS
 from tui.sandbox.generator import generate_state, serialize
 from tui.sandbox.processor import HANDLERS, ActionRejected, apply_action
 from tui.sandbox.published import DemoNetwork
@@ -79,16 +79,17 @@ def assert_consistent(docs):
 
 
 def test_every_known_action_has_a_handler():
-    assert set(HANDLERS) == set(KNOWN_ACTIONS)
+    assert set(HANDLERS) == set(ALL_ACTIONS)
 
 
 def test_the_deployment_knows_every_catalog_action_with_the_same_required_fields():
     """Two independent tables, roost's catalog and the demo deployment's, must agree: a form
     that sends what the deployment refuses would only be found in a demo."""
     for name, spec in CATALOG.items():
-        assert name in KNOWN_ACTIONS, name
+        assert name in ALL_ACTIONS, name
         required = {f.name for f in spec.fields if f.required}
-        assert required == set(KNOWN_ACTIONS[name].required), name
+        assert required == set(ALL_ACTIONS[name].required), name
+        assert {f.name for f in spec.fields} == set(ALL_ACTIONS[name].fields), name
 
 
 def test_register_agent(docs):
@@ -103,24 +104,24 @@ def test_register_agent(docs):
         apply_action(docs, "register_agent", {"name": "x", "framework": "y", "bio": "z"}, ME, NOW)
 
 
-def test_register_with_optional_fields_and_unknown_channel(base_docs):
+def test_register_with_optional_fields(base_docs):
     docs = copy.deepcopy(base_docs)
     payload = {
         "name": "Opt",
         "framework": "python",
         "bio": "b",
-        "avatar_url": None,
-        "display_name": "Opty",
-        "subscribed_channels": ["general"],
+        "public_key": "ed25519:abc",
+        "callback_url": "https://example.org/hook",
     }
     changed = apply_action(docs, "register_agent", payload, "opt-agent", NOW)
     assert changed == {"agents.json", "stats.json"}
     agent = agents(docs)["opt-agent"]
-    assert agent["avatar_url"] is None and agent["display_name"] == "Opty"
-    assert agent["subscribed_channels"] == ["general"]
-    payload["subscribed_channels"] = ["no-such-channel"]
+    assert agent["public_key"] == "ed25519:abc"
+    assert agent["callback_url"] == "https://example.org/hook"
     with pytest.raises(ActionRejected, match="unknown channel"):
-        apply_action(docs, "register_agent", payload, "opt-agent-2", NOW)
+        apply_action(
+            docs, "heartbeat", {"subscribed_channels": ["no-such-channel"]}, "opt-agent", NOW
+        )
 
 
 def test_unregistered_actor_is_rejected(base_docs):
@@ -190,13 +191,13 @@ def test_update_profile(docs):
     apply_action(
         docs,
         "update_profile",
-        {"name": "Renamed", "bio": "New bio", "avatar_url": None, "gateway_type": "webhook"},
+        {"name": "Renamed", "bio": "New bio", "callback_url": None, "gateway_type": "openclaw"},
         ME,
         NOW,
     )
     agent = agents(docs)[ME]
     assert agent["name"] == "Renamed" and agent["bio"] == "New bio"
-    assert agent["avatar_url"] is None and agent["gateway_type"] == "webhook"
+    assert agent["callback_url"] is None and agent["gateway_type"] == "openclaw"
     assert agent["last_renamed"] == STAMP
     with pytest.raises(ActionRejected, match="at least one field"):
         apply_action(docs, "update_profile", {}, ME, NOW)
@@ -318,7 +319,7 @@ def test_create_topic_and_post_with_tag(docs):
         "slug": "night-shift",
         "name": "Night Shift",
         "description": "Late posts.",
-        "constitution": "Titles start with [NIGHTSHIFT].",
+        "constitution": "Titles start with [NIGHTSHIFT]; posts are about the small hours.",
     }
     topics = docs["stats.json"]["total_topics"]
     apply_action(docs, "create_topic", payload, ME, NOW)
@@ -369,13 +370,13 @@ def test_moderate(docs):
     assert docs["stats.json"]["total_moderation_flags"] == 1
     assert docs["trending.json"]["trending"][3]["flagged_by"] == [ME]
     with pytest.raises(ActionRejected, match="already flagged"):
-        apply_action(docs, "moderate", {"discussion_number": number, "reason": "again"}, ME, NOW)
+        apply_action(docs, "moderate", {"discussion_number": number, "reason": "other"}, ME, NOW)
     # an older discussion that is not trending: counted, trending untouched
-    assert apply_action(docs, "moderate", {"discussion_number": 1, "reason": "old"}, ME, NOW) == {
+    assert apply_action(docs, "moderate", {"discussion_number": 1, "reason": "other"}, ME, NOW) == {
         "stats.json"
     }
     with pytest.raises(ActionRejected, match="no discussion"):
-        apply_action(docs, "moderate", {"discussion_number": 10_000_000, "reason": "x"}, ME, NOW)
+        apply_action(docs, "moderate", {"discussion_number": 10_000_000, "reason": "spam"}, ME, NOW)
 
 
 def test_transfer_karma(docs):
@@ -395,14 +396,12 @@ def test_transfer_karma(docs):
 
 def test_seed_proposals_and_votes(docs):
     count = len(docs["seeds.json"]["proposals"])
-    changed = apply_action(
-        docs, "propose_seed", {"text": "Map the network", "tags": ["maps"]}, ME, NOW
-    )
+    changed = apply_action(docs, "propose_seed", {"text": "Map the network"}, ME, NOW)
     assert changed == {"seeds.json", "stats.json"}
     proposal = docs["seeds.json"]["proposals"][-1]
     assert proposal["author"] == ME and proposal["proposed_at"] == STAMP
     assert proposal["votes"] == [] and proposal["vote_count"] == 0
-    assert proposal["tags"] == ["maps"] and proposal["id"].startswith("prop-")
+    assert proposal["tags"] == [] and proposal["id"].startswith("prop-")
     assert len(docs["seeds.json"]["proposals"]) == count + 1
     with pytest.raises(ActionRejected, match="identical"):
         apply_action(docs, "propose_seed", {"text": "Map the network"}, ME, NOW)
@@ -447,7 +446,7 @@ def test_suspended_agent_cannot_act(docs):
         ("transfer_karma", {"target_agent": "x", "amount": "5"}, "must be an integer"),
         ("transfer_karma", {"target_agent": "x", "amount": True}, "must be an integer"),
         ("heartbeat", {"subscribed_channels": "general"}, "must be a list of strings"),
-        ("update_profile", {"avatar_url": 5}, "must be a string or null"),
+        ("update_profile", {"callback_url": 5}, "must be a string or null"),
     ],
 )
 def test_invalid_actions_are_rejected(docs, action, payload, match):

@@ -3,7 +3,8 @@
 URL layout, relative to the app's base URL (``http://127.0.0.1:<port>`` or an ASGI base URL):
 
 * read_url  = base          ``GET /state/<file>``                      (``read_interface``)
-* write_url = base + /api   GitHub-shaped issue API, auth, rate limits (``github_api``)
+* write_url = base + /api   GitHub-shaped issue API, auth, rate limits (``github_api``) and
+                            GraphQL for Discussions (``graphql_api``)
 * hub_url   = base + /hub   the demo hub (``hub``: index, records, egg downloads) unless another is given
 * control   /_sandbox/...   fault knobs, manual processing, direct apply (``control``)
 
@@ -22,14 +23,20 @@ from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp
 
 from tui.clock import utc_now
-from tui.sandbox import control, github_api, read_interface
+from tui.sandbox import control, github_api, graphql_api, read_interface
 from tui.sandbox.faults import Faults
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.github_api import API_VERSION, DEMO_LOGIN, DEMO_TOKEN, OAUTH_SCOPES
 from tui.sandbox.hub import create_hub
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.request_log import RequestLogMiddleware, RequestRecord
-from tui.sandbox.state import ProcessDueMiddleware, SandboxIssue, SandboxState
+from tui.sandbox.state import (
+    PROCESSOR_LOGIN,
+    PROCESSORS,
+    ProcessDueMiddleware,
+    SandboxIssue,
+    SandboxState,
+)
 
 __all__ = [
     "API_VERSION",
@@ -60,13 +67,19 @@ def create_app(
     faults: Faults | None = None,
     clock: Callable[[], datetime] | None = None,
     hub: ASGIApp | None = None,
+    processor: str = "newer",
+    processor_login: str = PROCESSOR_LOGIN,
 ) -> Starlette:
     """The sandbox app. ``app.state.sandbox`` is its ``SandboxState``.
 
     ``tokens`` maps bearer tokens to logins (default ``{DEMO_TOKEN: "demo-agent"}``); ``clock``
     gives issue and action timestamps (default: the wall clock, so clients can list their
-    issues ``since`` a moment they measured); ``hub`` is mounted at ``HUB_PATH``.
+    issues ``since`` a moment they measured); ``hub`` is mounted at ``HUB_PATH``;
+    ``processor`` is the generation played (``"newer"``: two steps and receipts, ``"classic"``:
+    ✅ and close), commenting as ``processor_login``.
     """
+    if processor not in PROCESSORS:
+        raise ValueError(f"processor must be one of {', '.join(PROCESSORS)}, not {processor!r}")
     if network is None:
         network = DemoNetwork.generate(seed=seed, agents=agents, epoch=epoch)
     state = SandboxState(
@@ -77,9 +90,12 @@ def create_app(
         repo=repo,
         auto_process=auto_process,
         clock=clock or utc_now,
+        processor=processor,
+        processor_login=processor_login,
     )
     routes: list[BaseRoute] = [
         *read_interface.routes(),
+        *graphql_api.routes(),
         *github_api.routes(),
         *control.routes(),
     ]

@@ -3,7 +3,9 @@
 ``GET|POST|DELETE /_sandbox/faults`` read, merge or reset the fault knobs; ``POST
 /_sandbox/process`` processes the open issues (when ``auto_process`` is off); ``POST
 /_sandbox/apply`` applies an action as any agent; ``GET /_sandbox/issues`` summarises the
-issues and their outcome; ``GET /_sandbox/inbox`` lists the deltas the processor accepted.
+issues and their outcome; ``GET /_sandbox/inbox`` lists the deltas the processor accepted;
+``POST /_sandbox/archive`` archives the terminal receipts (they disappear, as on the
+deployment once their comment is delivered).
 The request log does not record these calls.
 """
 
@@ -33,6 +35,7 @@ def _issue_summary(issue: SandboxIssue) -> dict[str, Any]:
         "labels": issue.labels,
         "state": issue.state,
         "state_reason": issue.state_reason,
+        "queued": issue.queued,
         "result": issue.result,
         "reason": issue.reason,
         "changed_files": issue.changed_files,
@@ -70,10 +73,14 @@ async def apply_endpoint(request: Request) -> Response:
     except (ValueError, KeyError, TypeError) as exc:
         return JSONResponse({"message": f"bad request: {exc}"}, 400)
     try:
-        changed = state.network.apply(action, payload, actor, state.clock())
+        changed = state.network.apply(action, payload, actor, state.clock(), state.known_actions)
     except ActionRejected as exc:
         return JSONResponse({"result": "rejected", "reason": exc.reason}, 409)
     return JSONResponse({"result": "applied", "changed_files": sorted(changed)})
+
+
+async def archive_endpoint(request: Request) -> Response:
+    return JSONResponse({"archived": sandbox_of(request).archive_receipts()})
 
 
 async def issues_endpoint(request: Request) -> Response:
@@ -93,4 +100,5 @@ def routes() -> list[Route]:
         Route(f"{CONTROL_PREFIX}/apply", apply_endpoint, methods=["POST"]),
         Route(f"{CONTROL_PREFIX}/issues", issues_endpoint, methods=["GET"]),
         Route(f"{CONTROL_PREFIX}/inbox", inbox_endpoint, methods=["GET"]),
+        Route(f"{CONTROL_PREFIX}/archive", archive_endpoint, methods=["POST"]),
     ]

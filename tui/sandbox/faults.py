@@ -6,8 +6,9 @@ Set them in-process (``app.state.sandbox.faults.fail_next = 2``) or over HTTP:
 
 Counters (``fail_next``, ``mismatch[file]``, ``truncate[file]``, ``write_fail_next``) count down
 as faults are served; ``-1`` means "until reset". Setting ``write_status`` without
-``write_fail_next`` fails just the next issue POST; ``write_status`` clears itself when its
-count runs out.
+``write_fail_next`` fails just the next content-creating request (an issue POST or a GraphQL
+``createDiscussion`` / ``addDiscussionComment``); ``write_status`` clears itself when its count
+runs out.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ class Faults:
     schema_invalid: set[str] = field(default_factory=set)
     #: The manifest answers 404.
     no_manifest: bool = False
-    #: The next ``write_fail_next`` issue POSTs answer ``write_status`` (GitHub-shaped).
+    #: The next ``write_fail_next`` content-creating requests answer ``write_status``
+    #: (GitHub-shaped: an issue POST as REST answers, a GraphQL mutation as GraphQL answers).
     write_status: int | None = None
     write_fail_next: int = 0
     #: For 403: "primary" (rate limit, remaining 0), "secondary" (Retry-After) or "scope".
@@ -66,13 +68,21 @@ class Faults:
     retry_after: int = 60
     #: Issues are created (201) but their labels silently dropped (no push access).
     drop_labels: bool = False
-    #: Seconds to wait *after* creating an issue before answering: the action is queued even if
-    #: the client times out (the outbox "unknown" state).
+    #: Seconds to wait *after* creating an issue (or a Discussion or comment) before answering:
+    #: it exists even if the client times out (the outbox "unknown" state).
     write_latency: float = 0.0
     #: Seconds between an issue's creation and its processing (comment, close, state change),
     #: measured on the sandbox's clock: lets a demo show "queued" before "accepted". Applies to
     #: issues created after it is set.
     process_delay: float = 0.0
+    #: The newer processor: seconds between its QUEUED comment and its verdict (the inbox runs
+    #: on a schedule), on the sandbox's clock. Applies to issues queued after it is set.
+    inbox_delay: float = 0.0
+    #: Another account comments a fake ✅ (and a fake APPLIED with the right marker) on every
+    #: new issue, before the processor speaks: a client must not take it as a verdict.
+    forge_verdicts: bool = False
+    #: ``skill.json`` answers 404 (a deployment that publishes no contract).
+    no_skill: bool = False
 
     # -- counters --------------------------------------------------------------------------
 
@@ -155,7 +165,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _coerce(key: str, value: Any) -> Any:
-    if key in ("latency", "write_latency", "process_delay"):
+    if key in ("latency", "write_latency", "process_delay", "inbox_delay"):
         if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 600:
             raise FaultsError(f"{key} must be a number of seconds between 0 and 600")
         return float(value)
@@ -187,7 +197,7 @@ def _coerce(key: str, value: Any) -> Any:
         if not isinstance(value, list | set | tuple) or not all(isinstance(v, str) for v in value):
             raise FaultsError(f"{key} must be a list of file names")
         return set(value)
-    if key in ("no_manifest", "drop_labels"):
+    if key in ("no_manifest", "drop_labels", "forge_verdicts", "no_skill"):
         if not isinstance(value, bool):
             raise FaultsError(f"{key} must be true or false")
         return value

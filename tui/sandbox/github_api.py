@@ -25,6 +25,7 @@ from tui.sandbox.state import SandboxIssue, SandboxState, base_url_of, pause, sa
 
 __all__ = [
     "API_VERSION",
+    "ApiContext",
     "DEMO_LOGIN",
     "DEMO_TOKEN",
     "OAUTH_SCOPES",
@@ -57,8 +58,9 @@ def _token_of(request: Request) -> tuple[bool, str | None]:
     return True, token.strip()
 
 
-class _Api:
-    """Builds GitHub-shaped responses with the headers every API response carries."""
+class ApiContext:
+    """Builds GitHub-shaped responses with the headers every API response carries (the REST
+    routes here and the GraphQL endpoint, ``graphql_api``)."""
 
     def __init__(self, request: Request, state: SandboxState):
         self.request = request
@@ -171,7 +173,7 @@ class _Api:
         return owner.lower() == self.state.owner.lower() and repo.lower() == self.state.repo.lower()
 
 
-def _write_fault(api: _Api, status: int) -> Response:
+def _write_fault(api: ApiContext, status: int) -> Response:
     faults = api.state.faults
     if status == 401:
         return api.error(401, "Bad credentials")
@@ -262,7 +264,7 @@ def _validate_issue_request(data: Any) -> list[dict[str, Any]]:
 async def create_issue(request: Request) -> Response:
     state = sandbox_of(request)
     faults = state.faults
-    api = _Api(request, state)
+    api = ApiContext(request, state)
     refused = await api.admit(required=True)
     if refused is not None:
         return refused
@@ -315,7 +317,7 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
 
 async def list_issues(request: Request) -> Response:
     state = sandbox_of(request)
-    api = _Api(request, state)
+    api = ApiContext(request, state)
     refused = await api.admit(required=False)
     if refused is not None:
         return refused
@@ -386,7 +388,7 @@ async def list_issues(request: Request) -> Response:
     return api.json([i.as_github(base, state.owner, state.repo) for i in chunk], headers=headers)
 
 
-def _find_issue(request: Request, api: _Api, state: SandboxState) -> SandboxIssue | None:
+def _find_issue(request: Request, api: ApiContext, state: SandboxState) -> SandboxIssue | None:
     """The issue the path names, or None when the repo or the number is unknown."""
     params = request.path_params
     if not api.known_repo(params["owner"], params["repo"]):
@@ -396,10 +398,10 @@ def _find_issue(request: Request, api: _Api, state: SandboxState) -> SandboxIssu
 
 async def _named_issue(
     request: Request, doc: str
-) -> tuple[_Api, SandboxState, SandboxIssue] | Response:
+) -> tuple[ApiContext, SandboxState, SandboxIssue] | Response:
     """The prelude of the per-issue endpoints: the API context and the issue, or the refusal."""
     state = sandbox_of(request)
-    api = _Api(request, state)
+    api = ApiContext(request, state)
     refused = await api.admit(required=False, rate_limited=False)
     if refused is not None:
         return refused
@@ -427,7 +429,7 @@ async def issue_comments(request: Request) -> Response:
 
 async def current_user(request: Request) -> Response:
     state = sandbox_of(request)
-    api = _Api(request, state)
+    api = ApiContext(request, state)
     refused = await api.admit(required=True)
     if refused is not None:
         return refused
@@ -436,7 +438,7 @@ async def current_user(request: Request) -> Response:
 
 async def rate_limit(request: Request) -> Response:
     state = sandbox_of(request)
-    api = _Api(request, state)
+    api = ApiContext(request, state)
     refused = await api.admit(required=False, rate_limited=False, delay=False)
     if refused is not None:
         return refused
@@ -446,7 +448,7 @@ async def rate_limit(request: Request) -> Response:
 
 
 async def api_not_found(request: Request) -> Response:
-    api = _Api(request, sandbox_of(request))
+    api = ApiContext(request, sandbox_of(request))
     return api.error(404, "Not Found", doc=DOCS)
 
 

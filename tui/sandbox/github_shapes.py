@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-__all__ = ["label_json", "stable_int", "user_json"]
+__all__ = ["category_node_id", "label_json", "repo_node_id", "stable_int", "user_json"]
 
 
 def stable_int(text: str, modulo: int = 90_000_000) -> int:
@@ -37,3 +37,13 @@ def label_json(name: str, api: str) -> dict[str, Any]:
         "default": False,
         "description": None,
     }
+
+
+def repo_node_id(owner: str, repo: str) -> str:
+    """The repository's GraphQL node id (``R_kg…``), the same for the same name."""
+    return "R_kgROOST" + hashlib.sha256(f"{owner}/{repo}".lower().encode()).hexdigest()[:10]
+
+
+def category_node_id(slug: str) -> str:
+    """The node id of a channel's Discussion category (``DIC_kw…``)."""
+    return "DIC_kwROOST" + hashlib.sha256(slug.encode()).hexdigest()[:10]

@@ -14,15 +14,20 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATS, TRENDING
-from tui.sandbox.deployment import ActionRejected, check_delta
+from tui.sandbox.deployment import (
+    ALL_ACTIONS,
+    ActionRejected,
+    KnownAction,
+    check_delta,
+)
 from tui.sandbox.generator import iso
 
-__all__ = ["ActionRejected", "HANDLERS", "apply_action"]
+__all__ = ["ActionRejected", "HANDLERS", "apply_action", "publish_comment", "publish_post"]
 
 Docs = dict[str, dict[str, Any]]
 
@@ -511,11 +516,31 @@ def _create_post(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[s
     tag = channel.get("tag") or ""
     if tag.startswith("[") and not p["title"].startswith(tag):
         raise ActionRejected(f"titles in {slug!r} must start with {tag}")
+    return _publish(docs, me, slug, p["title"], actor, stamp, _max_discussion_number(docs) + 1)
+
+
+def publish_post(
+    docs: Docs, channel: str, title: str, actor: str, now: datetime, number: int, url: str
+) -> set[str]:
+    """A Discussion created through the API enters the state as a trending post (the
+    deployment's state follows its Discussions); the platform checks nothing about the title."""
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    stamp = iso(now)
+    agent = _agents(docs).get(actor, {})
+    changed = _publish(docs, agent, channel, title, actor, stamp, number)
+    docs[TRENDING]["trending"][0]["url"] = url
+    return changed
+
+
+def _publish(
+    docs: Docs, me: dict[str, Any], slug: str, title: str, actor: str, stamp: str, number: int
+) -> set[str]:
+    channel = _channels(docs).get(slug, {})
     trending = docs[TRENDING].setdefault("trending", [])
-    number = _max_discussion_number(docs) + 1
     top_score = max((post.get("score", 0) for post in trending), default=0)
     post = {
-        "title": p["title"],
+        "title": title,
         "author": actor,
         "channel": slug,
         "upvotes": 0,
@@ -527,8 +552,10 @@ def _create_post(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[s
         "url": _discussion_url(docs, number),
     }
     trending.insert(0, post)
-    _bump(channel, "post_count")
-    _bump(me, "post_count")
+    if channel:
+        _bump(channel, "post_count")
+    if me:
+        _bump(me, "post_count")
     stats = _stats(docs)
     _bump(stats, "total_posts")
     meta = docs[TRENDING].setdefault("_meta", {})
@@ -553,9 +580,31 @@ def _create_post(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[s
     return {TRENDING, CHANNELS, AGENTS, STATS}
 
 
+def publish_comment(docs: Docs, number: int, actor: str, now: datetime) -> set[str]:
+    """A comment on a Discussion, as the state counts it: the post's comment count, the
+    author's, and the network's."""
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    stamp = iso(now)
+    changed = {STATS}
+    for post in docs[TRENDING].get("trending", []):
+        if post.get("number") == number:
+            _bump(post, "commentCount")
+            _touch_trending(docs, stamp)
+            changed.add(TRENDING)
+    agent = _agents(docs).get(actor)
+    if agent is not None:
+        _bump(agent, "comment_count")
+        _touch_agents(docs, stamp)
+        changed.add(AGENTS)
+    _bump(_stats(docs), "total_comments")
+    _touch_stats(docs, stamp)
+    return changed
+
+
 def _inbox_only(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
-    """Media submissions and their review have no place in the state files: the delta is
-    recorded in the inbox and nothing is published."""
+    """Media submissions, their review and code runs have no place in the state files: the
+    delta is recorded in the inbox and nothing is published (the demo never runs code)."""
     return set()
 
 
@@ -583,11 +632,17 @@ HANDLERS: dict[str, Handler] = {
     "verify_agent": _verify_agent,
     "submit_media": _inbox_only,
     "verify_media": _inbox_only,
+    "run_python": _inbox_only,
 }
 
 
 def apply_action(
-    docs: Docs, action: str, payload: dict[str, Any], actor: str, now: datetime
+    docs: Docs,
+    action: str,
+    payload: dict[str, Any],
+    actor: str,
+    now: datetime,
+    known: Mapping[str, KnownAction] = ALL_ACTIONS,
 ) -> set[str]:
     """Apply one action by ``actor`` at ``now`` to ``docs`` (changed in place).
 
@@ -595,7 +650,7 @@ def apply_action(
     unknown action, a missing field or a value of the wrong kind, or an action the state does not
     allow.
     """
-    checked = check_delta(action, payload)
+    checked = check_delta(action, payload, known)
     handler = HANDLERS.get(action)
     if handler is None:  # pragma: no cover - the tests keep HANDLERS and the table in step
         raise ActionRejected(f"Unknown action: {action!r}.")

@@ -16,7 +16,8 @@ from types import MappingProxyType
 from typing import Any
 
 from tui.clock import utc_now
-from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES
+from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES, TRENDING
+from tui.sandbox.deployment import ALL_ACTIONS, KnownAction
 from tui.sandbox.generator import (
     DEFAULT_EPOCH,
     build_manifest,
@@ -24,7 +25,7 @@ from tui.sandbox.generator import (
     iso,
     serialize,
 )
-from tui.sandbox.processor import apply_action
+from tui.sandbox.processor import apply_action, publish_comment, publish_post
 
 __all__ = ["DemoNetwork"]
 
@@ -109,15 +110,48 @@ class DemoNetwork:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def apply(self, action: str, payload: dict[str, Any], actor: str, now: datetime) -> set[str]:
+    def apply(
+        self,
+        action: str,
+        payload: dict[str, Any],
+        actor: str,
+        now: datetime,
+        known: Mapping[str, KnownAction] = ALL_ACTIONS,
+    ) -> set[str]:
         """Apply one action (see ``processor.apply_action``) and republish what changed.
 
-        Raises ``ActionRejected`` without changing anything when the action is refused.
+        ``known``: the actions the processor takes (the classic generation's differ). Raises
+        ``ActionRejected`` without changing anything when the action is refused.
         """
         with self._lock:
-            changed = apply_action(self._docs, action, payload, actor, now)
+            changed = apply_action(self._docs, action, payload, actor, now, known)
             self._republish(changed, now)
             return changed
+
+    def add_post(
+        self, channel: str, title: str, actor: str, now: datetime, number: int, url: str
+    ) -> set[str]:
+        """A Discussion created through the API, as the state shows it (``publish_post``)."""
+        with self._lock:
+            changed = publish_post(self._docs, channel, title, actor, now, number, url)
+            self._republish(changed, now)
+            return changed
+
+    def add_comment(self, number: int, actor: str, now: datetime) -> set[str]:
+        """A comment on Discussion ``number``, as the state counts it (``publish_comment``)."""
+        with self._lock:
+            changed = publish_comment(self._docs, number, actor, now)
+            self._republish(changed, now)
+            return changed
+
+    def max_post_number(self) -> int:
+        with self._lock:
+            numbers = [
+                post.get("number")
+                for post in self._docs[TRENDING].get("trending", [])
+                if isinstance(post.get("number"), int)
+            ]
+            return max(numbers, default=0)
 
     def replace_doc(self, name: str, doc: dict[str, Any], now: datetime | None = None) -> None:
         """Swap one whole document (for tests that need a specific state)."""

@@ -1,24 +1,30 @@
 """The sandbox's read interface: ``GET /state/<file>`` with ETags and a correct manifest.
 
 What it serves comes from the published demo network, bent by the read fault knobs (latency,
-errors, hash mismatch, truncation, malformed or schema-invalid files, no manifest).
+errors, hash mismatch, truncation, malformed or schema-invalid files, no manifest). Beside the
+state files it publishes what the deployment does: its contract (``/skill.json``), its
+repository manifest (``/state/manifest.json``: repository and Discussion category ids) and the
+newer processor's receipts (``/state/inbox/…``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tui.network.state_files import MANIFEST_FILE, STATE_DIR
+from tui.network.state_files import CHANNELS, MANIFEST_FILE, STATE_DIR
 from tui.sandbox.conditional import JSON_TYPE, etag_matches
+from tui.sandbox.deployment import skill_document
 from tui.sandbox.faults import corrupt_same_size, malformed_bytes, schema_invalid_bytes
 from tui.sandbox.generator import build_manifest
-from tui.sandbox.state import SandboxState, pause, sandbox_of
+from tui.sandbox.github_shapes import category_node_id, repo_node_id
+from tui.sandbox.state import SandboxState, base_url_of, pause, sandbox_of
 
-__all__ = ["routes", "state_file"]
+__all__ = ["REPO_MANIFEST", "repo_manifest", "routes", "state_file"]
 
 
 def _served(state: SandboxState, name: str) -> tuple[bytes, str] | None:
@@ -44,6 +50,47 @@ def _served(state: SandboxState, name: str) -> tuple[bytes, str] | None:
     return data, hashlib.sha256(data).hexdigest()
 
 
+#: The deployment's repository manifest (not the manifest of hashes).
+REPO_MANIFEST = "manifest.json"
+
+
+def repo_manifest(state: SandboxState, base: str) -> bytes:
+    """``state/manifest.json`` as the deployment writes it: owner, repo, the repository's node
+    id and one Discussion category per channel."""
+    channels = state.network.docs[CHANNELS].get("channels", {})
+    slugs = sorted(channels)
+    document = {
+        "_meta": {"description": "Static manifest of the roost demo network"},
+        "owner": state.owner,
+        "repo": state.repo,
+        "branch": "main",
+        "repo_id": repo_node_id(state.owner, state.repo),
+        "raw_base_url": base,
+        "category_ids": {slug: category_node_id(slug) for slug in slugs},
+        "category_names": {slug: str(channels[slug].get("name") or slug) for slug in slugs},
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False).encode("utf-8")
+
+
+def _conditional(request: Request, data: bytes) -> Response:
+    etag = f'"{hashlib.sha256(data).hexdigest()}"'
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
+    if etag_matches(request.headers.get("if-none-match"), etag):
+        return Response(status_code=304, headers=headers)
+    return Response(data, 200, headers=headers, media_type=JSON_TYPE)
+
+
+async def skill_file(request: Request) -> Response:
+    state = sandbox_of(request)
+    await pause(state.faults.latency)
+    if state.faults.no_skill:
+        return JSONResponse({"message": "Not Found"}, 404)
+    document = skill_document(
+        base_url_of(request), state.owner, state.repo, classic=state.processor == "classic"
+    )
+    return _conditional(request, json.dumps(document, indent=2).encode("utf-8"))
+
+
 async def state_file(request: Request) -> Response:
     state = sandbox_of(request)
     faults = state.faults
@@ -54,6 +101,13 @@ async def state_file(request: Request) -> Response:
         return JSONResponse({"message": f"sandbox fault: {failure}"}, failure)
     if name == MANIFEST_FILE and faults.no_manifest:
         return JSONResponse({"message": "Not Found"}, 404)
+    if name == REPO_MANIFEST:
+        return _conditional(request, repo_manifest(state, base_url_of(request)))
+    if name.startswith("inbox/"):
+        receipt = state.receipts.get(name)
+        if receipt is None:
+            return JSONResponse({"message": "Not Found"}, 404)
+        return _conditional(request, receipt)
     entry = _served(state, name)
     if entry is None:
         return JSONResponse({"message": "Not Found"}, 404)
@@ -75,4 +129,7 @@ async def state_file(request: Request) -> Response:
 
 def routes() -> list[Route]:
     """The read interface's routes (the read URL is the app's base URL)."""
-    return [Route(f"/{STATE_DIR}/{{file:path}}", state_file, methods=["GET"])]
+    return [
+        Route(f"/{STATE_DIR}/{{file:path}}", state_file, methods=["GET"]),
+        Route("/skill.json", skill_file, methods=["GET"]),
+    ]

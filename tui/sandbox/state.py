@@ -1,14 +1,19 @@
 """What the running sandbox keeps (``app.state.sandbox``) and how it processes issues.
 
 ``SandboxState`` holds the published demo network, the fault knobs, the accepted tokens, the
-issues created so far, the inbox of accepted deltas, the request log and the rate-limit
-accounts; ``process`` plays the deployment's processor (``deployment``) on one issue. The
-HTTP interfaces (``read_interface``, ``github_api``, ``control``) are thin layers over it.
+issues and Discussions created so far, the inbox of accepted deltas and their receipts, the
+request log and the rate-limit accounts; ``process`` plays the deployment's processor
+(``deployment``) on one issue, as the newer generation (a QUEUED comment and a queued receipt on
+ingress, then APPLIED or REJECTED with its receipt when the inbox runs) or the classic one (✅
+and close, or ❌). The HTTP interfaces (``read_interface``, ``github_api``, ``graphql_api``,
+``control``) are thin layers over it. ``revision`` moves with every change, so a persistent
+world (``world``) knows when to save.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -17,7 +22,19 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tui.sandbox.deployment import SUCCESS_COMMENT, ActionRejected, failure_comment, read_delta
+from tui.sandbox.deployment import (
+    CLASSIC_ACTIONS,
+    DEFAULT_HINT,
+    KNOWN_ACTIONS,
+    SUCCESS_COMMENT,
+    ActionRejected,
+    applied_comment,
+    check_delta,
+    failure_comment,
+    queued_comment,
+    read_delta,
+    rejected_comment,
+)
 from tui.sandbox.faults import Faults
 from tui.sandbox.generator import iso
 from tui.sandbox.github_shapes import label_json, stable_int, user_json
@@ -25,9 +42,12 @@ from tui.sandbox.published import DemoNetwork
 from tui.sandbox.request_log import LOG_LIMIT, RequestRecord
 
 __all__ = [
+    "FORGER_LOGIN",
     "PRIMARY_RATE_LIMIT",
     "PROCESSOR_LOGIN",
+    "PROCESSORS",
     "InboxEntry",
+    "SandboxDiscussion",
     "ProcessDueMiddleware",
     "SandboxIssue",
     "SandboxState",
@@ -40,6 +60,10 @@ __all__ = [
 PRIMARY_RATE_LIMIT = 5000
 #: Who the processor's comments are from: the deployment's processor is a workflow.
 PROCESSOR_LOGIN = "github-actions[bot]"
+#: The processor generations the sandbox plays.
+PROCESSORS = ("newer", "classic")
+#: Who posts the fake verdicts of the ``forge_verdicts`` fault.
+FORGER_LOGIN = "helpful-stranger"
 
 
 @dataclass(frozen=True)
@@ -82,6 +106,9 @@ class SandboxIssue:
     result: str | None = None
     reason: str | None = None
     changed_files: list[str] = field(default_factory=list)
+    #: The newer processor: queued on ingress, its verdict due at ``apply_at``.
+    queued: bool = False
+    apply_at: datetime | None = None
 
     @property
     def id(self) -> int:
@@ -127,7 +154,10 @@ class SandboxIssue:
                 "url": f"{api}/issues/comments/{c['id']}",
                 "html_url": f"{html}#issuecomment-{c['id']}",
                 "issue_url": f"{api}/issues/{self.number}",
-                "user": {**user_json(c["user_login"], base), "type": "Bot"},
+                "user": {
+                    **user_json(c["user_login"], base),
+                    "type": "Bot" if c["user_login"].endswith("[bot]") else "User",
+                },
                 "body": c["body"],
                 "created_at": c["created_at"],
                 "updated_at": c["updated_at"],
@@ -135,6 +165,26 @@ class SandboxIssue:
             }
             for c in self.comments
         ]
+
+
+@dataclass
+class SandboxDiscussion:
+    """A GitHub Discussion: a post made through GraphQL, or a trending post once commented on."""
+
+    number: int
+    title: str
+    body: str
+    channel: str
+    category_id: str
+    login: str
+    created_at: str
+    url: str
+    comments: list[dict[str, Any]] = field(default_factory=list)
+    reactions: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def node_id(self) -> str:
+        return f"D_kwROOST{self.number:08d}"
 
 
 @dataclass
@@ -148,9 +198,18 @@ class SandboxState:
     repo: str
     auto_process: bool
     clock: Callable[[], datetime]
+    #: The processor generation played: "newer" (two steps, receipts) or "classic".
+    processor: str = "newer"
+    #: The account the processor comments as.
+    processor_login: str = PROCESSOR_LOGIN
     issues: list[SandboxIssue] = field(default_factory=list)
     #: Every delta the processor accepted, in order.
     inbox: list[InboxEntry] = field(default_factory=list)
+    #: The newer processor's receipts, by path under ``state/`` (``inbox/issue-3.json``).
+    receipts: dict[str, bytes] = field(default_factory=dict)
+    discussions: list[SandboxDiscussion] = field(default_factory=list)
+    #: Moves with every change of what the sandbox keeps (issues, Discussions, receipts).
+    revision: int = 0
     requests: list[RequestRecord] = field(default_factory=list)
     #: Primary rate limit per authenticated user and hour (GitHub's is 5000).
     rate_limit: int = PRIMARY_RATE_LIMIT
@@ -178,6 +237,13 @@ class SandboxState:
 
     def issue(self, number: int) -> SandboxIssue | None:
         return next((i for i in self.issues if i.number == number), None)
+
+    @property
+    def known_actions(self) -> dict[str, Any]:
+        return CLASSIC_ACTIONS if self.processor == "classic" else KNOWN_ACTIONS
+
+    def changed(self) -> None:
+        self.revision += 1
 
     # -- rate limit ----------------------------------------------------------------------------
 
@@ -213,23 +279,44 @@ class SandboxState:
             due_at=now + timedelta(seconds=self.faults.process_delay),
         )
         self.issues.append(issue)
+        if self.faults.forge_verdicts:
+            for body in (
+                SUCCESS_COMMENT,
+                applied_comment(issue.number, title, login),
+            ):
+                issue.comments.append(self._comment(issue, body, stamp, login=FORGER_LOGIN))
+        self.changed()
         return issue
 
     def process(self, issue: SandboxIssue, at: datetime | None = None) -> SandboxIssue:
         """Play the deployment's processor on one issue, as of ``at`` (default: now).
 
-        Success: the delta is applied as the issue's author and recorded in the inbox, the
-        processor comments ``SUCCESS_COMMENT`` and closes the issue. Failure: it comments the
-        reason and leaves the issue open. Labels and title play no part, as on the deployment.
+        Classic: the delta is applied as the issue's author and recorded in the inbox, the
+        processor comments ``SUCCESS_COMMENT`` and closes the issue; on failure it comments the
+        reason and leaves the issue open. Newer: on ingress it comments QUEUED and writes the
+        queued receipt (a delta it cannot read or does not know is rejected at once); when the
+        inbox runs (``inbox_delay`` later) it applies the delta and comments APPLIED or
+        REJECTED beside the receipt. Labels and title play no part, as on the deployment.
         """
         if issue.processed:
             return issue
         now = at or self.clock()
+        if self.processor == "classic":
+            self._classic(issue, now)
+        elif not issue.queued:
+            self._ingress(issue, now)
+        else:
+            self._run_inbox(issue, now)
+        issue.updated_at = iso(now)
+        self.changed()
+        return issue
+
+    def _classic(self, issue: SandboxIssue, now: datetime) -> None:
         stamp = iso(now)
         issue.processed = True
         try:
             action, payload = read_delta(issue.body)
-            changed = self.network.apply(action, payload, issue.login, now)
+            changed = self.network.apply(action, payload, issue.login, now, CLASSIC_ACTIONS)
         except ActionRejected as exc:
             issue.result, issue.reason = "rejected", exc.reason
             issue.comments.append(self._comment(issue, failure_comment(exc.reason), stamp))
@@ -237,18 +324,123 @@ class SandboxState:
             issue.result, issue.changed_files = "applied", sorted(changed)
             issue.state, issue.state_reason, issue.closed_at = "closed", "completed", stamp
             issue.comments.append(self._comment(issue, SUCCESS_COMMENT, stamp))
-            self.inbox.append(
-                InboxEntry(
-                    issue=issue.number,
-                    action=action,
-                    payload=payload,
-                    agent=issue.login,
-                    received_at=stamp,
-                    changed_files=sorted(changed),
-                )
+            self._record(issue, action, payload, stamp, changed)
+
+    def _ingress(self, issue: SandboxIssue, now: datetime) -> None:
+        try:
+            action, payload = read_delta(issue.body)
+            check_delta(action, payload, KNOWN_ACTIONS)
+        except ActionRejected as exc:
+            self._reject(issue, now, issue.title or "?", {}, exc)
+            return
+        issue.queued = True
+        issue.apply_at = now + timedelta(seconds=self.faults.inbox_delay)
+        self.receipts[f"inbox/issue-{issue.number}.json"] = _json(
+            self._delta(issue, action, payload, now)
+        )
+        issue.comments.append(self._comment(issue, queued_comment(issue.number, action), iso(now)))
+        if issue.apply_at <= now:
+            self._run_inbox(issue, now)
+
+    def _run_inbox(self, issue: SandboxIssue, now: datetime) -> None:
+        action, payload = read_delta(issue.body)  # read on ingress: it reads again
+        self.receipts.pop(f"inbox/issue-{issue.number}.json", None)
+        try:
+            changed = self.network.apply(action, payload, issue.login, now, KNOWN_ACTIONS)
+        except ActionRejected as exc:
+            self._reject(issue, now, action, payload, exc)
+            return
+        stamp = iso(now)
+        issue.processed = True
+        issue.result, issue.changed_files = "applied", sorted(changed)
+        self._record(issue, action, payload, stamp, changed)
+        self.receipts[f"inbox/processed/issue-{issue.number}.json"] = _json(
+            self._receipt(issue, action, payload, now, "applied")
+        )
+        issue.comments.append(
+            self._comment(issue, applied_comment(issue.number, action, issue.login), stamp)
+        )
+
+    def _reject(
+        self,
+        issue: SandboxIssue,
+        now: datetime,
+        action: str,
+        payload: dict[str, Any],
+        exc: ActionRejected,
+    ) -> None:
+        issue.processed = True
+        issue.result, issue.reason = "rejected", exc.reason
+        hint = exc.hint or DEFAULT_HINT
+        receipt = self._receipt(issue, action, payload, now, "rejected")
+        receipt["error"], receipt["hint"] = exc.reason, hint
+        self.receipts[f"inbox/rejected/issue-{issue.number}.json"] = _json(receipt)
+        issue.comments.append(
+            self._comment(issue, rejected_comment(issue.number, action, exc.reason, hint), iso(now))
+        )
+
+    def _record(
+        self, issue: SandboxIssue, action: str, payload: dict[str, Any], stamp: str, changed: set
+    ) -> None:
+        self.inbox.append(
+            InboxEntry(
+                issue=issue.number,
+                action=action,
+                payload=payload,
+                agent=issue.login,
+                received_at=stamp,
+                changed_files=sorted(changed),
             )
-        issue.updated_at = stamp
-        return issue
+        )
+
+    def _delta(
+        self, issue: SandboxIssue, action: str, payload: dict[str, Any], now: datetime
+    ) -> dict[str, Any]:
+        """The queued delta as the deployment's inbox writes it."""
+        return {
+            "action": action,
+            "agent_id": issue.login,
+            "timestamp": issue.created_at,
+            "payload": payload,
+            "issue_number": issue.number,
+            "request_id": f"issue:{issue.number}",
+            "submitter_id": stable_int(issue.login),
+        }
+
+    def _receipt(
+        self,
+        issue: SandboxIssue,
+        action: str,
+        payload: dict[str, Any],
+        now: datetime,
+        status: str,
+    ) -> dict[str, Any]:
+        """A terminal receipt in the deployment's shape (``receipt_version`` 1)."""
+        return {
+            "receipt_version": 1,
+            "receipt_id": f"issue:{issue.number}:{status}",
+            "request_id": f"issue:{issue.number}",
+            "issue_number": issue.number,
+            "status": status,
+            "action": action,
+            "agent_id": issue.login,
+            "provenance": {
+                "queue_file": f"issue-{issue.number}.json",
+                "submitted_at": issue.created_at,
+                "submitter_id": stable_int(issue.login),
+                "delta": self._delta(issue, action, payload, now),
+            },
+        }
+
+    def archive_receipts(self) -> int:
+        """Drop the terminal receipts whose comment was delivered (the deployment archives
+        them): their readers must treat the absence as nothing. Returns how many."""
+        gone = [p for p in self.receipts if p.startswith(("inbox/processed/", "inbox/rejected/"))]
+        for path in gone:
+            del self.receipts[path]
+        if gone:
+            self.changed()
+        return len(gone)
 
     def process_due(self) -> list[SandboxIssue]:
         """Process the issues whose delay has passed, each as of its due time.
@@ -259,22 +451,41 @@ class SandboxState:
         if not self.auto_process:
             return []
         now = self.clock()
-        due = [i for i in self.issues if not i.processed and i.due_at <= now]
-        return [self.process(issue, at=issue.due_at) for issue in due]
+        done = []
+        for issue in self.issues:
+            if issue.processed:
+                continue
+            if not issue.queued and issue.due_at <= now:
+                done.append(self.process(issue, at=issue.due_at))
+            if issue.queued and not issue.processed and issue.apply_at and issue.apply_at <= now:
+                done.append(self.process(issue, at=issue.apply_at))
+        return done
 
     def process_pending(self) -> list[SandboxIssue]:
         """Process every open issue not processed yet, at once; returns the processed ones."""
         pending = [i for i in self.issues if not i.processed and i.state == "open"]
-        return [self.process(issue) for issue in pending]
+        done = []
+        for issue in pending:
+            self.process(issue)
+            if not issue.processed:  # queued by the newer processor: its inbox runs now too
+                self.process(issue)
+            done.append(issue)
+        return done
 
-    def _comment(self, issue: SandboxIssue, body: str, stamp: str) -> dict[str, Any]:
+    def _comment(
+        self, issue: SandboxIssue, body: str, stamp: str, *, login: str | None = None
+    ) -> dict[str, Any]:
         return {
             "id": stable_int(f"comment:{issue.number}:{len(issue.comments)}"),
-            "user_login": PROCESSOR_LOGIN,
+            "user_login": login or self.processor_login,
             "body": body,
             "created_at": stamp,
             "updated_at": stamp,
         }
+
+
+def _json(data: Any) -> bytes:
+    return json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8")
 
 
 class ProcessDueMiddleware:
