@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -46,8 +47,17 @@ ENV_VARS = {
     "boots": "ROOST_BOOTS",
     "interval": "ROOST_INTERVAL",
     "cache_dir": "ROOST_CACHE_DIR",
+    "processor_login": "ROOST_PROCESSOR_LOGIN",
 }
-TOKEN_ENV_VARS = ("ROOST_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
+TOKEN_ENV_VARS = (
+    "ROOST_TOKEN",
+    "RAPPTERBOOK_TOKEN",
+    "DISCUSSIONS_TOKEN",
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+)
+#: Token variables any GitHub tool reads: set for other tools, they do not point roost anywhere.
+AMBIENT_TOKEN_VARS = ("GH_TOKEN", "GITHUB_TOKEN")
 DEFAULT_WRITE_URL = "https://api.github.com"
 DEMO_BASE_URL = "http://demo.roost.invalid"  # the embedded demo network (served in-process)
 
@@ -99,6 +109,10 @@ class Settings:
     actions: Mapping[str, Any] | None = field(default=None, repr=False)
     #: Served by `roost serve-ssh` as "guest" or "user" (tui/ssh/mode.py); never from a file.
     ssh_role: str | None = None
+    #: The account whose comments are the processor's verdicts (default github-actions[bot]).
+    processor_login: str | None = None
+    #: Where the write-side settings given with no read URL came from (a usage error).
+    write_without_read: tuple[str, ...] = ()
 
     @property
     def demo(self) -> bool:
@@ -112,9 +126,11 @@ class Settings:
 
     def as_demo(self) -> Settings:
         """These settings pointed at the embedded demo network (`roost demo`)."""
-        if self.demo:
+        if self.demo and not self.write_without_read:
             return self
-        return replace(self, read_url=None, write_url=None, repo=None, hub_url=None)
+        return replace(
+            self, read_url=None, write_url=None, repo=None, hub_url=None, write_without_read=()
+        )
 
     @property
     def display_url(self) -> str:
@@ -162,7 +178,13 @@ def _read_config(path: Path, required: bool = False) -> dict[str, Any]:
             raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
-_KEYS = {f.name for f in fields(Settings)} - {"profile", "token_source", "config_file", "ssh_role"}
+_KEYS = {f.name for f in fields(Settings)} - {
+    "profile",
+    "token_source",
+    "config_file",
+    "ssh_role",
+    "write_without_read",
+}
 _URL_KEYS = ("read_url", "write_url", "hub_url")
 
 
@@ -199,6 +221,14 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
             raise ConfigError(f"{origin}: cache_dir must be a folder path")
         return Path(value).expanduser()
     value = value.strip()
+    if (
+        key == "processor_login"
+        and value
+        and not re.fullmatch(r"[A-Za-z0-9][\w.\[\]-]{0,99}", value)
+    ):
+        raise ConfigError(
+            f"{origin}: processor_login must be an account login, got {_shown(value)}"
+        )
     if key == "repo" and value and value.count("/") != 1:
         raise ConfigError(f"{origin}: repo must look like OWNER/NAME, got {_shown(value)}")
     if key in _URL_KEYS and value and (why := check_url(value)):
@@ -217,8 +247,14 @@ def load_settings(
     path: Path | None = None,
     *,
     required: bool = False,
+    demo: bool = False,
 ) -> Settings:
     """Merge the four layers. ``flags`` holds only options the user actually gave.
+
+    A write URL, repository or token given (by a flag, the environment or the config file) with
+    no read URL is a :class:`ConfigError`: roost would otherwise post to the demo network while
+    the user meant their deployment. ``demo``: the demo network was asked for (`roost demo`),
+    and such settings are set aside.
 
     ``required``: ``path`` was named by the user (``--config``), so a missing file is an error;
     so is a missing ``ROOST_CONFIG``. Every wrong setting raises :class:`ConfigError` whose
@@ -281,7 +317,30 @@ def load_settings(
     token_source = sources.get("token")
     if token_source and token_source not in TOKEN_ENV_VARS:
         token_source = "config"
-    settings = Settings(**values, profile=profile, token_source=token_source, config_file=path)
+    explicit = [sources[key] for key in ("write_url", "repo") if values.get(key)]
+    if values.get("token") and sources["token"] not in AMBIENT_TOKEN_VARS:
+        origin = sources["token"]
+        explicit.append(origin if origin in TOKEN_ENV_VARS else f"the token in {origin}")
+    settings = Settings(
+        **values,
+        profile=profile,
+        token_source=token_source,
+        config_file=path,
+        write_without_read=() if values.get("read_url") else tuple(explicit),
+    )
     if settings.read_url and not settings.write_url:
         settings = replace(settings, write_url=DEFAULT_WRITE_URL)
+    if settings.write_without_read and not demo:
+        raise ConfigError(no_read_url_message(settings.write_without_read))
     return settings
+
+
+def no_read_url_message(given: tuple[str, ...]) -> str:
+    """Why write-side settings without a read URL are refused, naming where they came from."""
+    named = ", ".join(given)
+    return (
+        f"{named} {'is' if len(given) == 1 else 'are'} set but no read URL is, so roost would "
+        "act on its demo network instead of your deployment: set --read-url (or "
+        "ROOST_READ_URL, or read_url in the config) to the deployment's read URL, or run "
+        "`roost demo` for the demo network"
+    )

@@ -3,7 +3,8 @@
 :func:`connect` is the one construction path: the CLI and the dashboard both call it, so `roost
 state` and `roost` read the same service the same way, and the dashboard is handed the
 :class:`Service` it builds. The demo network is served in-process through
-``httpx.ASGITransport``: no socket is opened, so `roost` works on a machine with no network.
+``httpx.ASGITransport``: no socket is opened, so `roost` works on a machine with no network; its
+world is kept under roost's data folder, so every command and the dashboard see the same one.
 
 Importing this module is cheap (the store and the demo network are imported by
 :func:`connect`): `roost` calls it before the dashboard's imports, so that its disk cache is
@@ -54,7 +55,7 @@ class Service:
     #: Where the Boots tab's records and eggs come from; None: built from ``settings.boots``
     #: when first asked for (:meth:`boots`). Tests hand in their own.
     boots_source: BootsSource | None = None
-    #: This run's identity: each demo run starts a fresh network, so its outbox is its own.
+    #: The demo world's identity: its outbox is its own (a reset world starts a new one).
     run_id: str = field(default_factory=lambda: secrets.token_hex(6))
     #: The hub the user named (flag, environment, config); None: only the demo's own records
     #: are held to the demo hub, any other record to its own hub (tui/eggs/sources.py).
@@ -141,13 +142,15 @@ def connect(
         store = Store(settings.state_url, cache=cache, options=options, **timing)
         return Service(settings, store, configured_hub_url=settings.hub_url)
 
-    from tui.sandbox.app import DEMO_TOKEN, create_app
+    from tui.sandbox.app import DEMO_TOKEN
     from tui.sandbox.server import in_process_client
+    from tui.sandbox.world import DemoWorld
 
     kwargs = {"epoch": epoch or demo_epoch()}
     if agents is not None:
         kwargs["agents"] = agents
-    app = create_app(**kwargs)
+    world = DemoWorld()  # one world per machine, kept across runs (tui/sandbox/world.py)
+    app = world.open_app(**kwargs)
     client = in_process_client(app, base_url=DEMO_BASE_URL)
     sandbox = app.state.sandbox
     hub_url = settings.hub_url or DEMO_BASE_URL + "/hub"  # a hub given beside the demo wins
@@ -164,5 +167,10 @@ def connect(
     )
     store = Store(DEMO_BASE_URL, client=client, cache=cache, options=options, **timing)
     return Service(
-        demo_settings, store, demo_app=app, client=client, configured_hub_url=settings.hub_url
+        demo_settings,
+        store,
+        demo_app=app,
+        client=client,
+        configured_hub_url=settings.hub_url,
+        run_id=world.id or "demo",
     )

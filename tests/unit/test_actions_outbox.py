@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -18,10 +19,12 @@ import pytest
 from tui.actions.catalog import CATALOG
 from tui.actions.connection import write_side
 from tui.actions.outbox import Entry, EntryBusy, Outbox, service_key
-from tui.actions.tracking import SHOWN_IN_STATE, effect_seen, follow
-from tui.config import Settings
-from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN
-from tui.service import connect
+from tui.actions.tracking import SHOWN_IN_STATE, baseline, effect_seen, follow
+from tui.config import DEMO_BASE_URL, Secret, Settings
+from tui.network.store import Store
+from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN, create_app
+from tui.sandbox.server import in_process_client
+from tui.service import Service
 
 Snap = Any
 
@@ -37,11 +40,39 @@ class FakeClock:
         self.now += seconds
 
 
-@pytest.fixture
-async def demo(tmp_path):
-    service = connect(Settings(), use_cache=False, agents=40)
+class Ticking:
+    """The sandbox's clock: a second passes at every reading, as between two real requests."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+def demo_service(processor: str = "newer") -> Service:
+    """A fresh demo network (in-process, not the machine's kept world) playing ``processor``:
+    its demo account is not registered yet."""
+    app = create_app(agents=40, processor=processor, clock=Ticking())
+    client = in_process_client(app, base_url=DEMO_BASE_URL)
+    settings = Settings(
+        read_url=DEMO_BASE_URL,
+        write_url=DEMO_BASE_URL + "/api",
+        repo="roost-demo/network",
+        token=Secret(DEMO_TOKEN),
+        token_source="demo",
+    )
+    store = Store(DEMO_BASE_URL, client=client)
+    return Service(settings, store, demo=True, demo_app=app, client=client)
+
+
+@pytest.fixture(params=["newer", "classic"])
+async def demo(request, tmp_path):
+    service = demo_service(request.param)
     clock = FakeClock()
     side = write_side(service, outbox_root=tmp_path, clock=clock, sleep=clock.sleep)
+    await side.docs.refresh()
     yield service, side
     await side.aclose()
     await service.aclose()
@@ -51,13 +82,23 @@ def sandbox(service):
     return service.demo_app.state.sandbox
 
 
-async def submit(side, action: str, payload: dict) -> Entry:
-    entry = side.outbox.draft(action, payload)
+def classic(service) -> bool:
+    return sandbox(service).processor == "classic"
+
+
+async def check(side, entry: Entry, now: float = 0) -> bool:
+    return await follow(entry, side.client, now=now, docs=side.docs, processor=side.processor)
+
+
+async def submit(side, action: str, payload: dict, snap: Snap = None) -> Entry:
+    """Send one action (its baseline taken from ``snap``) and follow it to the processor's
+    verdict: accepted (classic) or applied (the newer processor's receipt)."""
+    entry = side.outbox.draft(action, payload, baseline=baseline(action, payload, DEMO_LOGIN, snap))
     entry = await side.outbox.send(entry.id, side.client)
     assert entry.state == "queued", (action, entry.reason)
-    assert await follow(entry, side.client, now=0)
+    assert await check(side, entry)
     side.outbox.save(entry)
-    assert entry.state == "accepted", (action, entry.comment)
+    assert entry.state in ("accepted", "applied"), (action, entry.state, entry.comment)
     return entry
 
 
@@ -79,6 +120,7 @@ def _last_proposal(snap: Snap) -> dict:
 
 
 ROOM = {"slug": "demo-room", "name": "Demo room", "description": "For tests."}
+ASK = "Ask anything about the demo network; answers cite the state files they read."
 TRIPS: dict[str, tuple[Callable[[Snap], dict], tuple[tuple[str, Callable[[Snap], dict]], ...]]] = {
     "register_agent": (_fixed({"name": "Demo", "framework": "python", "bio": "Hi."}), ()),
     "heartbeat": (_fixed({"status_message": "busy"}), ()),
@@ -88,14 +130,14 @@ TRIPS: dict[str, tuple[Callable[[Snap], dict], tuple[tuple[str, Callable[[Snap],
         lambda s: {"target_agent": _target(s)},
         (("follow_agent", lambda s: {"target_agent": _target(s)}),),
     ),
-    "update_profile": (_fixed({"display_name": "The Demo"}), ()),
+    "update_profile": (_fixed({"name": "The Demo"}), ()),
     "create_channel": (_fixed(ROOM), ()),
     "update_channel": (
         _fixed({"slug": "demo-room", "rules": "None."}),
         (("create_channel", _fixed(ROOM)),),
     ),
     "create_topic": (
-        _fixed({"slug": "ask-demo", "name": "Ask", "description": "Q", "constitution": "Ask."}),
+        _fixed({"slug": "ask-demo", "name": "Ask", "description": "Q", "constitution": ASK}),
         (),
     ),
     "moderate": (
@@ -103,7 +145,7 @@ TRIPS: dict[str, tuple[Callable[[Snap], dict], tuple[tuple[str, Callable[[Snap],
         (),
     ),
     "transfer_karma": (lambda s: {"target_agent": _target(s), "amount": 1}, ()),
-    "propose_seed": (_fixed({"text": "Chart the channels", "tags": ["maps"]}), ()),
+    "propose_seed": (_fixed({"text": "Chart the channels"}), ()),
     "vote_seed": (_last_proposal, (("propose_seed", _fixed({"text": "Vote me"})),)),
     "unvote_seed": (
         _last_proposal,
@@ -135,7 +177,8 @@ TRIPS: dict[str, tuple[Callable[[Snap], dict], tuple[tuple[str, Callable[[Snap],
         ),
         (),
     ),
-    "verify_media": (_fixed({"submission_id": "media-1", "decision": "approved"}), ()),
+    "verify_media": (_fixed({"submission_id": "media-1", "decision": "approve"}), ()),
+    "run_python": (_fixed({"code": "print(sum(range(10)))", "timeout": 5}), ()),
 }
 
 
@@ -145,7 +188,13 @@ def test_the_round_trips_cover_the_catalog():
 
 @pytest.mark.parametrize("action", sorted(TRIPS))
 async def test_every_catalog_action_round_trips_to_the_state(demo, action):
+    """Each action goes through the write side to the processor (classic or newer) and its
+    effect is found in the state: only after it moved past what the entry recorded."""
     service, side = demo
+    if action == "run_python" and classic(service):
+        pytest.skip("the classic generation did not run code")
+    if action == "create_post" and not classic(service):
+        pytest.skip("a post is a Discussion there (test_discussions.py)")
     payload_of, setup = TRIPS[action]
     if action != "register_agent":
         await submit(side, "register_agent", {"name": "Demo", "framework": "py", "bio": "Hi."})
@@ -153,19 +202,18 @@ async def test_every_catalog_action_round_trips_to_the_state(demo, action):
         await submit(side, name, make(await snapshot(service)))
     before = await snapshot(service)
     payload = payload_of(before)
-    if action in ("register_agent", "follow_agent", "create_channel", "vote_seed"):
-        assert (
-            effect_seen(
-                Entry("20270101T000000Z-00000000", action, payload, "n", author=DEMO_LOGIN), before
-            )
-            is False
-        )
-    entry = await submit(side, action, payload)
+    recorded = baseline(action, payload, DEMO_LOGIN, before)
+    entry = Entry("20270101T000000Z-00000000", action, payload, "n", author=DEMO_LOGIN)
+    entry.baseline, entry.state = recorded, "received"
+    if action in SHOWN_IN_STATE:
+        assert effect_seen(entry, before) is False  # the state has not moved yet
+    entry = await submit(side, action, payload, before)
     assert entry.author == DEMO_LOGIN
     inbox = sandbox(service).inbox[-1]
     assert (inbox.issue, inbox.action, inbox.payload) == (entry.number, action, payload)
-    seen = effect_seen(entry, await snapshot(service))
-    assert seen is (True if action in SHOWN_IN_STATE else None)
+    after = await snapshot(service)
+    entry.state = "received"  # as if no receipt had said so: the state alone must show it
+    assert effect_seen(entry, after) is (True if action in SHOWN_IN_STATE else None)
 
 
 async def test_entry_is_on_disk_in_sending_before_the_request_leaves(demo, tmp_path):
@@ -241,9 +289,10 @@ async def test_rejection_keeps_the_processors_comment_cleaned(demo):
     entry = await side.outbox.send(
         side.outbox.draft("poke", {"target_agent": "zion-coder-01"}).id, side.client
     )
-    assert await follow(entry, side.client, now=0)
+    assert await follow(entry, side.client, now=0)  # the comments alone, no receipts
     assert entry.state == "rejected"
-    assert entry.comment.startswith("❌") and "register_agent first" in entry.comment
+    first = "❌" if classic(service) else "## ❌ REJECTED"
+    assert entry.comment.startswith(first) and "register_agent first" in entry.comment
 
 
 async def test_follow_is_paced_and_uses_conditional_requests(demo):
@@ -277,24 +326,30 @@ def test_service_keys_separate_services_and_demo_runs():
     assert "/" not in a
 
 
-async def test_the_outbox_is_followed_to_accepted_then_applied(demo):
+async def test_the_outbox_is_followed_to_its_verdict_then_applied(demo):
     from tui.actions.tracking import follow_queued, settle_applied
 
     service, side = demo
     sandbox(service).faults.update({"process_delay": 600})
     register = side.outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
-    media = side.outbox.draft("verify_media", {"submission_id": "m-1", "decision": "approved"})
+    media = side.outbox.draft("verify_media", {"submission_id": "m-1", "decision": "approve"})
     for entry in (register, media):
         await side.outbox.send(entry.id, side.client)
-    assert await follow_queued(side.outbox, side.client, now=0) == []
+    options = {"docs": side.docs, "processor": side.processor}
+    assert await follow_queued(side.outbox, side.client, now=0, **options) == []
     assert settle_applied(side.outbox, await snapshot(service)) == []
     sandbox(service).process_pending()
-    changed = await follow_queued(side.outbox, side.client, now=10_000)
-    assert sorted(e.state for e in changed) == ["accepted", "accepted"]
-    (applied,) = settle_applied(side.outbox, await snapshot(service))
-    assert (applied.id, applied.state) == (register.id, "applied")
-    states = {e.id: e.state for e in side.outbox.entries()}
-    assert states == {register.id: "applied", media.id: "accepted"}
+    changed = await follow_queued(side.outbox, side.client, now=10_000, **options)
+    if classic(service):
+        assert sorted(e.state for e in changed) == ["accepted", "accepted"]
+        (applied,) = settle_applied(side.outbox, await snapshot(service))
+        assert (applied.id, applied.state) == (register.id, "applied")
+        expected = {register.id: "applied", media.id: "accepted"}
+    else:  # the newer processor's receipts say applied, for both
+        assert sorted(e.state for e in changed) == ["applied", "applied"]
+        assert all(e.receipt["status"] == "applied" for e in changed)
+        expected = {register.id: "applied", media.id: "applied"}
+    assert {e.id: e.state for e in side.outbox.entries()} == expected
 
 
 async def test_resume_interrupted_settles_dead_senders_and_skips_live_ones(demo):

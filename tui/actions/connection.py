@@ -1,7 +1,9 @@
-"""The write side of one service: its issue client and its outbox, built from the settings.
+"""The write side of one service: its issue client, its outbox and what the deployment publishes
+about posting (its contract, its manifest, its receipts), built from the settings.
 
-The CLI and the app both call :func:`write_side`, so they send the same way and share the same
-outbox folder. The demo network's outbox is keyed by the run (each run is a fresh network).
+The CLI and the app both call :func:`write_side` (and :func:`deployment_docs` for the catalog
+alone), so they send the same way, read the same contract and share the same outbox folder. The
+demo network's outbox is keyed by its world (a reset world starts a new one).
 
 This module is part of the headless core: it must never import Textual.
 """
@@ -13,34 +15,64 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui.actions.catalog import ActionSpec, catalog_with_overrides
+from tui.actions.catalog import ActionSpec
+from tui.actions.deployment_docs import DeploymentDocs
 from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import Outbox
 from tui.actions.token import TokenError, find_token
+from tui.actions.tracking import DEFAULT_PROCESSOR
 from tui.config import DEFAULT_WRITE_URL, ConfigError, Settings
+from tui.network.disk_cache import DiskCache
 from tui.ssh.mode import GUEST, GUEST_CANNOT_POST
 
-__all__ = ["WriteSide", "catalog_for", "write_side"]
+__all__ = ["WriteSide", "catalog_for", "deployment_docs", "write_side"]
 
 
 @dataclass
 class WriteSide:
-    """What posting an action needs: where, as whom (the client holds the token) and the outbox."""
+    """What posting an action needs: where, as whom (the client holds the token), the outbox,
+    the deployment's own documents and the account its processor answers as."""
 
     client: IssueClient
     outbox: Outbox
     token_source: str | None
+    docs: DeploymentDocs | None = None
+    processor: str = DEFAULT_PROCESSOR
 
     async def aclose(self) -> None:
         await self.client.aclose()
+        if self.docs is not None:
+            await self.docs.aclose()
 
 
-def catalog_for(settings: Settings) -> dict[str, ActionSpec]:
-    """The built-in catalog with the config file's ``[actions.NAME]`` tables applied."""
+def catalog_for(settings: Settings, docs: DeploymentDocs | None = None) -> dict[str, ActionSpec]:
+    """The merged catalog: the config file's ``[actions.NAME]`` tables over the deployment's
+    ``skill.json`` (when ``docs`` has read one) over the built-in catalog."""
     try:
-        return catalog_with_overrides(settings.actions)
+        if docs is not None:
+            return docs.catalog(settings.actions)
+        from tui.actions.contract import build_catalog
+
+        return build_catalog(None, settings.actions)
     except ValueError as exc:
         raise ConfigError(f"{settings.config_file or 'config'}: {exc}") from None
+
+
+def deployment_docs(service: object, *, use_cache: bool = True) -> DeploymentDocs:
+    """The deployment's contract and manifest for ``service`` (a :class:`tui.service.Service`),
+    read with its read client when it has one (the demo network's, in-process), cached beside
+    its state files."""
+    settings: Settings = service.settings  # type: ignore[attr-defined]
+    cache = None
+    if use_cache:
+        folder = DiskCache.for_service(settings.state_url, settings.cache_dir).folder
+        cache = DiskCache(folder / "published")
+    return DeploymentDocs(
+        settings.state_url,
+        repo=settings.repo,
+        client=getattr(service, "client", None),
+        cache=cache,
+    )
 
 
 def write_side(
@@ -49,9 +81,10 @@ def write_side(
     outbox_root: Path | None = None,
     on_wait: Callable[[float, str], None] | None = None,
     find: Callable[[Settings], tuple[object, str | None]] = find_token,
+    docs: DeploymentDocs | None = None,
     **client_options: Any,
 ) -> WriteSide:
-    """The issue client and outbox of ``service`` (a :class:`tui.service.Service`).
+    """The issue client, outbox and deployment documents of ``service``.
 
     Raises ``TokenError`` for a write URL the token must not go to, no repository, or a guest's
     session of `roost serve-ssh` (guests never post).
@@ -76,4 +109,10 @@ def write_side(
     )
     run_id = getattr(service, "run_id", None) if demo else None
     outbox = Outbox.for_service(write_url, settings.repo, run_id, root=outbox_root)
-    return WriteSide(client, outbox, source)
+    return WriteSide(
+        client,
+        outbox,
+        source,
+        docs=docs if docs is not None else deployment_docs(service),
+        processor=settings.processor_login or DEFAULT_PROCESSOR,
+    )

@@ -88,8 +88,11 @@ def render_action_json(action: str, payload: dict[str, Any]) -> str:
     return _COMMENT_OPEN.sub(r"\\u003c", text)
 
 
-def compose_issue(action: str, payload: dict[str, Any], nonce: str | None = None) -> IssueRequest:
-    """The issue that performs ``action`` with ``payload``.
+def compose_issue(
+    action: str, payload: dict[str, Any], nonce: str | None = None, *, label: str | None = None
+) -> IssueRequest:
+    """The issue that performs ``action`` with ``payload``, labelled ``label`` (the action's
+    dash form unless the deployment's contract names another).
 
     Raises ``ValueError`` for an action name that is not lowercase words joined by ``_``, a
     payload that is not a JSON object of JSON values (no NaN/Infinity), a malformed nonce, or a
@@ -120,7 +123,7 @@ def compose_issue(action: str, payload: dict[str, Any], nonce: str | None = None
         raise ValueError(
             f"issue body is {len(body)} characters; the limit is {MAX_BODY_CHARS}: shorten the text"
         )
-    return IssueRequest(title=action, labels=[action_label(action)], body=body)
+    return IssueRequest(title=action, labels=[label or action_label(action)], body=body)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -37,11 +37,13 @@ __all__ = [
     "CREATE_GAP_S",
     "MAX_TRIES",
     "NEEDED_SCOPES",
+    "NO_TOKEN",
     "REQUEST_TIMEOUT_S",
     "Attempt",
     "FoundIssue",
     "IssueClient",
     "LookupFailed",
+    "Outcome",
     "SendResult",
     "Whoami",
 ]
@@ -69,7 +71,14 @@ NEEDED_SCOPES = ("repo", "write:discussion")
 #: Pages of the user's recent issues searched for a nonce.
 LOOKUP_PAGES = 3
 
-State = Literal["queued", "failed", "unknown"]
+State = Literal["queued", "applied", "failed", "unknown"]
+#: What one answer to a content-creating request means for the send loop.
+Outcome = Literal["done", "again", "unclear"]
+#: What a send without any token says.
+NO_TOKEN = (
+    "no token: set ROOST_TOKEN (or RAPPTERBOOK_TOKEN, DISCUSSIONS_TOKEN, GH_TOKEN, GITHUB_TOKEN, "
+    "the config's token, or log in with gh)"
+)
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,8 @@ class SendResult:
     html_url: str | None = None
     api_url: str | None = None
     author: str | None = None
+    #: When the platform says it created the issue (or Discussion).
+    created_at: str | None = None
     retry_safe: bool = False
     unreachable: bool = False
     #: Some send got no clear answer: the platform may hold the issue even when not found yet.
@@ -113,6 +124,7 @@ class FoundIssue:
     api_url: str | None
     author: str | None
     labels: tuple[str, ...]
+    created_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -201,6 +213,7 @@ def _found(issue: dict[str, Any]) -> FoundIssue:
         api_url=issue.get("url") if isinstance(issue.get("url"), str) else None,
         author=user.get("login") if isinstance(user, dict) else None,
         labels=_label_names(issue.get("labels")),
+        created_at=issue.get("created_at") if isinstance(issue.get("created_at"), str) else None,
     )
 
 
@@ -325,10 +338,7 @@ class IssueClient:
         if self._whoami is not None:
             return self._whoami
         if not self._token:
-            raise LookupFailed(
-                "no token: set ROOST_TOKEN (or GH_TOKEN, GITHUB_TOKEN, the config's token, "
-                "or log in with gh)"
-            )
+            raise LookupFailed(NO_TOKEN)
         try:
             response = await self.request("GET", f"{self.write_url}/user")
         except FetchError as exc:
@@ -423,20 +433,50 @@ class IssueClient:
         ``maybe_sent`` says an earlier send may have reached the platform (a killed process, an
         unknown outcome): the nonce is looked up before anything is sent.
         """
-        async with self._create_lock:
-            return await self._create(issue, nonce, maybe_sent)
 
-    async def _create(self, issue: IssueRequest, nonce: str, maybe_sent: bool) -> SendResult:
+        async def post() -> Reply:
+            return await self.request("POST", self.issues_url, json=issue.as_json())
+
+        async def answer(response: Reply, result: SendResult) -> Outcome:
+            return await self._answer(response, issue, result)
+
+        async def look_up(not_before: float, result: SendResult) -> bool:
+            return await self._look_up(nonce, not_before, result)
+
+        return await self.send_content(post, answer, look_up, maybe_sent=maybe_sent)
+
+    async def send_content(
+        self,
+        post: Callable[[], Awaitable[Reply]],
+        answer: Callable[[Reply, SendResult], Awaitable[Outcome]],
+        look_up: Callable[[float, SendResult], Awaitable[bool]],
+        *,
+        maybe_sent: bool = False,
+    ) -> SendResult:
+        """Send one content-creating request the safe way: one at a time and paced, rate limits
+        waited out, and after an unclear answer ``look_up`` (by the nonce) before any resend.
+
+        ``post`` makes the request; ``answer`` reads a reply into the result ("done", "again"
+        after a wait, or "unclear"); ``look_up(not_before, result)`` is True when the platform
+        already holds the content (the result then says where).
+        """
+        async with self._create_lock:
+            return await self._send(post, answer, look_up, maybe_sent)
+
+    async def _send(
+        self,
+        post: Callable[[], Awaitable[Reply]],
+        answer: Callable[[Reply, SendResult], Awaitable[Outcome]],
+        look_up: Callable[[float, SendResult], Awaitable[bool]],
+        maybe_sent: bool,
+    ) -> SendResult:
         result = SendResult("unknown", "")
         if not self._token:
             result.state, result.retry_safe = "failed", True
-            result.message = (
-                "no token: set ROOST_TOKEN (or GH_TOKEN, GITHUB_TOKEN, the config's token, "
-                "or log in with gh)"
-            )
+            result.message = NO_TOKEN
             return result
         started = self.clock()
-        if maybe_sent and await self._look_up(nonce, started - 86_400, result):
+        if maybe_sent and await look_up(started - 86_400, result):
             return result
         if maybe_sent and result.state == "unknown" and result.message:
             return result
@@ -445,7 +485,7 @@ class IssueClient:
             await self._paced()
             tries += 1
             try:
-                response = await self.request("POST", self.issues_url, json=issue.as_json())
+                response = await post()
             except Unreachable as exc:
                 result.state, result.retry_safe, result.unreachable = "failed", True, True
                 result.message = f"cannot reach {self.write_url} ({exc.reason}); nothing was sent"
@@ -456,7 +496,7 @@ class IssueClient:
                 result.unclear = True
                 result.attempts.append(Attempt(self.clock(), "create", None, note))
             else:
-                outcome = await self._answer(response, issue, result)
+                outcome = await answer(response, result)
                 if outcome == "again":
                     waits += 1
                     if waits <= MAX_WAITS:
@@ -469,7 +509,7 @@ class IssueClient:
                     Attempt(self.clock(), "create", response.status, "no clear answer")
                 )
             # Unclear: look before anything else.
-            if await self._look_up(nonce, started, result):
+            if await look_up(started, result):
                 return result
             if result.state == "unknown" and result.message:
                 return result
@@ -477,8 +517,8 @@ class IssueClient:
                 await self.sleep(BACKOFF_S[min(tries - 1, len(BACKOFF_S) - 1)])
         result.state, result.retry_safe = "failed", True
         result.message = (
-            f"no clear answer after {MAX_TRIES} tries and the platform shows no such issue; "
-            "a retry looks the issue up again first"
+            f"no clear answer after {MAX_TRIES} tries and the platform shows nothing with this "
+            "action's nonce; a retry looks it up again first"
         )
         return result
 
@@ -507,12 +547,11 @@ class IssueClient:
     def _queued(self, result: SendResult, found: FoundIssue) -> None:
         result.state, result.number = "queued", found.number
         result.html_url, result.api_url = found.html_url, found.api_url
+        result.created_at = found.created_at
         # the processor acts as the issue's author: the token's login when the answer is mute
         result.author = found.author or (self._whoami.login if self._whoami else None)
 
-    async def _answer(
-        self, response: Reply, issue: IssueRequest, result: SendResult
-    ) -> Literal["done", "again", "unclear"]:
+    async def _answer(self, response: Reply, issue: IssueRequest, result: SendResult) -> Outcome:
         status = response.status
         said = _platform_message(response)
         if status == 201:
@@ -538,11 +577,28 @@ class IssueClient:
         if status >= 500:
             return "unclear"
         result.attempts.append(Attempt(self.clock(), "create", status, said or str(status)))
+        limited = await self.rate_limited(response, result)
+        if limited is not None:
+            return limited
+        result.state = "failed"
+        result.retry_safe = False
+        result.message = self._refusal(status, said, response)
+        if 300 <= status < 400:
+            result.retry_safe = True
+        return "done"
+
+    async def rate_limited(
+        self, response: Reply, result: SendResult, *, exhausted: bool = False
+    ) -> Literal["again", "done"] | None:
+        """Wait out the rate limit ``response`` reports ("again": send once more; "done": the
+        wait is too long and the result says so); None when it reports none. ``exhausted``:
+        the body already said the primary limit is spent (GraphQL answers that with a 200)."""
+        status = response.status
         retry_after = _header_int(response, "retry-after")
         if status in (403, 429) and retry_after is not None:
             ok = await self._wait(retry_after, "secondary rate limit (Retry-After)", result)
             return "again" if ok else "done"
-        if status == 403 and response.headers.get("x-ratelimit-remaining") == "0":
+        if exhausted or (status == 403 and response.headers.get("x-ratelimit-remaining") == "0"):
             reset = _header_int(response, "x-ratelimit-reset")
             seconds = (reset - self.clock()) if reset is not None else 60.0
             ok = await self._wait(
@@ -552,12 +608,7 @@ class IssueClient:
         if status == 429:
             ok = await self._wait(60.0, "too many requests", result)
             return "again" if ok else "done"
-        result.state = "failed"
-        result.retry_safe = False
-        result.message = self._refusal(status, said, response)
-        if 300 <= status < 400:
-            result.retry_safe = True
-        return "done"
+        return None
 
     def _refusal(self, status: int, said: str, response: Reply) -> str:
         repo = self.repo

@@ -5,8 +5,10 @@ folder per service so two deployments (or two runs of the demo network) never mi
 replaced atomically (temporary file, fsync, rename, fsync of the folder), so a crash or a
 ``kill -9`` leaves either the old or the new entry, never half of one.
 
-States: ``draft`` → ``sending`` → ``queued`` → ``accepted`` / ``rejected`` → ``applied``, or
-``failed`` (with the reason and whether a retry is safe) or ``unknown``. An entry is sent only
+States: ``draft`` → ``sending`` → ``queued`` → ``received`` (the newer processor acknowledged
+it) / ``accepted`` (the classic processor's verdict) → ``applied`` or ``rejected``; or ``failed``
+(with the reason and whether a retry is safe) or ``unknown``. A post or comment made as a GitHub
+Discussion (``kind``) is ``applied`` as soon as the platform created it. An entry is sent only
 under its lock (``fcntl.flock`` on ``<id>.lock``, non-blocking), so two roost processes sharing
 the outbox never send the same entry. An entry found in ``sending`` or ``unknown`` may already
 be on the platform: it is looked up by its nonce before anything is sent again.
@@ -28,11 +30,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
 import platformdirs
 
+from tui.actions.discussions import send_discussion
 from tui.actions.issue_body import IssueRequest, compose_issue, new_nonce
 from tui.actions.issue_client import IssueClient, SendResult
 from tui.clock import utc_now
@@ -44,6 +47,7 @@ __all__ = [
     "Entry",
     "EntryBusy",
     "Outbox",
+    "data_root",
     "new_entry_id",
     "now_iso",
     "outbox_root",
@@ -51,18 +55,17 @@ __all__ = [
 ]
 
 EntryState = Literal[
-    "draft", "sending", "queued", "accepted", "rejected", "applied", "failed", "unknown"
-]
-STATES: tuple[str, ...] = (
     "draft",
     "sending",
     "queued",
+    "received",
     "accepted",
     "rejected",
     "applied",
     "failed",
     "unknown",
-)
+]
+STATES: tuple[str, ...] = get_args(EntryState)
 #: States nothing more happens to.
 FINAL_STATES = frozenset({"rejected", "applied"})
 #: States that may mean the platform already holds the issue.
@@ -75,12 +78,16 @@ class EntryBusy(Exception):
     """Another process holds the entry's lock (it is sending it right now)."""
 
 
-def outbox_root(env: dict[str, str] | None = None) -> Path:
-    """``$XDG_DATA_HOME/roost/outbox`` (or the platform's user data dir)."""
+def data_root(env: dict[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME/roost`` (or the platform's user data dir): what roost keeps."""
     env = dict(os.environ) if env is None else env
     base = env.get("XDG_DATA_HOME")
-    root = Path(base) / "roost" if base else Path(platformdirs.user_data_dir("roost", False))
-    return root / "outbox"
+    return Path(base) / "roost" if base else Path(platformdirs.user_data_dir("roost", False))
+
+
+def outbox_root(env: dict[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME/roost/outbox`` (or the platform's user data dir)."""
+    return data_root(env) / "outbox"
 
 
 def _safe(text: str) -> str:
@@ -89,7 +96,7 @@ def _safe(text: str) -> str:
 
 def service_key(write_url: str, repo: str, run_id: str | None = None) -> str:
     """The folder name of one service: write host and path, repository, and for the demo
-    network the run's identity (each run starts from a fresh network)."""
+    network its world's identity (a reset world starts a new outbox)."""
     parts = urlsplit(write_url)
     where = (parts.netloc + parts.path).rstrip("/")
     key = f"{where}__{repo}"
@@ -116,9 +123,12 @@ class Entry:
     payload: dict[str, Any]
     nonce: str
     state: str = "draft"
+    #: How it is sent: ``issue``, ``discussion`` (a post) or ``discussion_comment``.
+    kind: str = "issue"
     created_at: str = field(default_factory=now_iso)
     updated_at: str = field(default_factory=now_iso)
-    #: The request as sent: title, labels, body (never headers).
+    #: The request as sent: an issue's title, labels and body; a post's title, body, channel,
+    #: repository and category ids; a comment's post number and body (never headers).
     request: dict[str, Any] = field(default_factory=dict)
     number: int | None = None
     html_url: str | None = None
@@ -132,10 +142,19 @@ class Entry:
     maybe_sent: bool = False
     notices: list[str] = field(default_factory=list)
     attempts: list[dict[str, Any]] = field(default_factory=list)
-    #: The processor's comment (cleaned) once accepted or rejected.
+    #: The processor's comment (cleaned) once it has spoken.
     comment: str | None = None
     accepted_at: str | None = None
     applied_at: str | None = None
+    received_at: str | None = None
+    #: When the platform created the issue (its ``created_at``).
+    issue_created_at: str | None = None
+    #: The durable receipt that settled it: status, url, error and hint (cleaned).
+    receipt: dict[str, Any] | None = None
+    #: Comments on the issue by other accounts than the processor's (never verdicts).
+    comments: list[dict[str, Any]] = field(default_factory=list)
+    #: What the state showed for this action when it was drafted (``tracking.baseline``).
+    baseline: dict[str, Any] | None = None
     #: Conditional-request validators and pacing of the tracker.
     tracking: dict[str, Any] = field(default_factory=dict)
 
@@ -252,14 +271,29 @@ class Outbox:
 
     # -- drafts and sending --------------------------------------------------------------------
 
-    def draft(self, action: str, payload: dict[str, Any], nonce: str | None = None) -> Entry:
+    def draft(
+        self,
+        action: str,
+        payload: dict[str, Any],
+        nonce: str | None = None,
+        *,
+        kind: str = "issue",
+        request: dict[str, Any] | None = None,
+        label: str | None = None,
+        baseline: dict[str, Any] | None = None,
+    ) -> Entry:
         """A new entry holding the exact request to send, saved before anything else. ``nonce``
-        is the one a form already previewed, so what is sent is what the person saw."""
+        is the one a form already previewed, so what is sent is what the person saw. An issue
+        is composed here (``label``: the catalog's, when it is not the dash form); a post or
+        comment comes composed (``request``, from ``tui/actions/discussions.py``)."""
         nonce = nonce or new_nonce()
-        issue = compose_issue(action, payload, nonce)
+        if kind == "issue":
+            request = compose_issue(action, payload, nonce, label=label).as_json()
+        elif request is None:
+            raise ValueError(f"a {kind} entry needs its composed request")
         entry = Entry(
-            id=new_entry_id(), action=action, payload=dict(payload), nonce=nonce,
-            request=issue.as_json(),
+            id=new_entry_id(), action=action, payload=dict(payload), nonce=nonce, kind=kind,
+            request=dict(request), baseline=baseline,
         )  # fmt: skip
         self.save(entry)
         return entry
@@ -279,9 +313,14 @@ class Outbox:
             entry.reason = None
             self.save(entry)
             try:
-                result = await client.create(
-                    entry.issue_request, entry.nonce, maybe_sent=maybe_sent
-                )
+                if entry.kind == "issue":
+                    result = await client.create(
+                        entry.issue_request, entry.nonce, maybe_sent=maybe_sent
+                    )
+                else:
+                    result = await send_discussion(
+                        client, entry.kind, entry.request, entry.nonce, maybe_sent=maybe_sent
+                    )
             except BaseException:
                 entry.state, entry.reason = "unknown", "interrupted while sending"
                 self.save(entry)
@@ -311,11 +350,14 @@ class Outbox:
         entry.unreachable = result.unreachable
         entry.attempts.extend(a.as_json() for a in result.attempts)
         entry.notices.extend(n for n in result.notices if n not in entry.notices)
-        if result.state == "queued":
+        if result.state in ("queued", "applied"):
             entry.number, entry.html_url = result.number, result.html_url
             entry.api_url, entry.author = result.api_url, result.author
+            entry.issue_created_at = result.created_at
             entry.reason, entry.retry_safe = None, None
             entry.tracking = {"queued_at": time.time()}
+            if result.state == "applied":
+                entry.applied_at, entry.comment = now_iso(), result.message
         else:
             entry.reason, entry.retry_safe = result.message, result.retry_safe
 

@@ -1,6 +1,7 @@
 """Where the write token comes from and where it may go (ARCHITECTURE.md, the write side).
 
-Sources, first found wins: ``ROOST_TOKEN``, ``GH_TOKEN``, ``GITHUB_TOKEN``, the config file, then
+Sources, first found wins: ``ROOST_TOKEN``, ``RAPPTERBOOK_TOKEN``, ``DISCUSSIONS_TOKEN`` (the
+deployment's own client's names), ``GH_TOKEN``, ``GITHUB_TOKEN``, the config file, then
 ``gh auth token`` when the GitHub CLI is installed (a short timeout: a slow ``gh`` must not hang
 a command). The token lives in a :class:`~tui.config.Secret`, in memory only; nothing here logs,
 prints or writes it.

@@ -1,42 +1,76 @@
-"""Following a queued action to its outcome (issue 10 item 4).
+"""Following a sent action to its outcome (ARCHITECTURE.md, the write side).
 
-Two halves, both headless:
+Two processor generations answer an action issue, and roost reads both:
 
-* :func:`follow` reads the issue and its comments (conditional requests, paced by
-  :func:`next_check_after`) until the processor has spoken: ``✅`` → accepted, ``❌`` → rejected
-  with its comment (cleaned: it is service text).
-* :func:`effect_seen` is a function of (entry, snapshot) the app calls after each state refresh:
-  True once the state shows the action's effect (→ applied), False while it does not yet, None
-  when the state files never show this action.
+* the classic one comments ``✅ Delta processed successfully…`` and closes the issue (→
+  accepted), or comments ``❌ Failed to process delta. …`` (→ rejected);
+* the newer one comments ``## 📨 QUEUED`` with ``<!-- rappterbook-queued:issue:N -->`` (→
+  received), later ``## ✅ APPLIED`` or ``## ❌ REJECTED`` with
+  ``<!-- rappterbook-terminal-receipt:issue:N:applied|rejected -->`` (→ applied / rejected), and
+  writes durable receipts readable without a token (``deployment_docs``).
+
+A verdict is read only from the processor's account (``github-actions[bot]`` unless the
+settings name another) and a marker only when it names this issue: on a public repository
+anyone can comment "✅" on your issue. Other accounts' comments are kept as comments, never as
+verdicts. Receipts come first (a conditional GET on the read URL: no token, no rate limit) and
+are authoritative over comments; a receipt that later disappears (the deployment archives them)
+changes nothing.
+
+"Applied" means this action's effect: when an entry is drafted roost records what the state
+showed for it (:func:`baseline`), and :func:`effect_seen` claims the effect only once the state
+has moved past that record the way the action implies (a heartbeat newer than both the recorded
+beat and the issue's creation less a minute of clock skew). A receipt saying applied is enough
+on its own.
 
 This module is part of the headless core: it must never import Textual.
 """
 
 from __future__ import annotations
 
+import re
 import time
+from datetime import datetime
 from typing import Any
 
+from tui.actions.deployment_docs import DeploymentDocs
 from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import Entry, EntryBusy, Outbox, now_iso
-from tui.network.fetch import FetchError
+from tui.network.fetch import FetchError, fetch
 from tui.network.models import as_utc
-from tui.untrusted import clean
+from tui.network.side_files import parse_json
+from tui.untrusted import clean, clean_line
 
 __all__ = [
+    "DEFAULT_PROCESSOR",
+    "FOLLOWED_STATES",
     "SHOWN_IN_STATE",
+    "baseline",
     "effect_seen",
     "follow",
     "follow_queued",
     "next_check_after",
+    "read_comments",
     "settle_applied",
 ]
+
+#: The account the deployment's processor comments as (a workflow).
+DEFAULT_PROCESSOR = "github-actions[bot]"
 
 #: Pauses between checks of one issue: quick at first, then every minute.
 CHECK_STEPS_S = (3.0, 5.0, 10.0, 20.0, 30.0, 60.0)
 
-#: How far the processor's clock may lag roost's when it stamps a heartbeat.
-CLOCK_SKEW_S = 600.0
+#: How far the processor's clock may lag the platform's when it stamps a heartbeat.
+CLOCK_SKEW_S = 60.0
+
+#: Entries a check can move forward.
+FOLLOWED_STATES = frozenset({"queued", "received", "accepted"})
+
+#: The most of a verdict comment kept, and of a receipt's error and hint.
+COMMENT_CAP = 4000
+#: Comments of other accounts kept per entry (the newest).
+OTHER_COMMENTS_KEPT = 20
+#: The most of one receipt read.
+RECEIPT_CAP = 256 * 1024
 
 #: Actions whose effect the state files show.
 SHOWN_IN_STATE = frozenset(
@@ -60,27 +94,166 @@ def next_check_after(checks: int) -> float:
     return CHECK_STEPS_S[min(checks, len(CHECK_STEPS_S) - 1)]
 
 
-def _verdict(comments: Any) -> tuple[str, str] | None:
-    """("accepted"|"rejected", comment) from the processor's latest verdict comment."""
-    for comment in reversed(comments if isinstance(comments, list) else []):
-        body = comment.get("body") if isinstance(comment, dict) else None
-        if not isinstance(body, str):
+# ---------------------------------------------------------------------------------------------
+# Reading the comments
+
+
+def _queued_marker(number: int) -> re.Pattern[str]:
+    return re.compile(rf"<!--\s*rappterbook-queued:issue:{number}\s*-->")
+
+
+def _terminal_marker(number: int) -> re.Pattern[str]:
+    return re.compile(
+        rf"<!--\s*rappterbook-terminal-receipt:issue:{number}:(applied|rejected)\s*-->"
+    )
+
+
+def _login(comment: dict[str, Any]) -> str:
+    user = comment.get("user")
+    login = user.get("login") if isinstance(user, dict) else None
+    return login if isinstance(login, str) else ""
+
+
+def read_comments(
+    comments: Any, number: int, processor: str = DEFAULT_PROCESSOR, *, closed: bool = False
+) -> tuple[tuple[str, str] | None, list[dict[str, Any]]]:
+    """(the processor's latest word as (state, its comment), other accounts' comments).
+
+    The processor's word: ``received`` (a QUEUED marker for this issue), ``applied`` /
+    ``rejected`` (a terminal marker for this issue under its heading), or, from the classic
+    generation, ``accepted`` (a first line starting with ✅, the issue closed) / ``rejected``
+    (a first line starting with ❌). Anything else, and anything from another account, is a
+    comment.
+    """
+    queued, terminal = _queued_marker(number), _terminal_marker(number)
+    word: tuple[str, str] | None = None
+    others: list[dict[str, Any]] = []
+    rank = {"received": 1, "accepted": 2, "rejected": 3, "applied": 3}
+    for comment in comments if isinstance(comments, list) else []:
+        if not isinstance(comment, dict) or not isinstance(comment.get("body"), str):
             continue
+        body = comment["body"]
+        login = _login(comment)
+        if login != processor:
+            others.append(
+                {
+                    "id": comment.get("id") if isinstance(comment.get("id"), int) else None,
+                    "login": clean_line(login, 60) or "?",
+                    "at": clean_line(comment.get("created_at") or "", 40),
+                    "body": clean(body, multiline=True)[:COMMENT_CAP],
+                }
+            )
+            continue
+        found = None
+        end = terminal.search(body)
         text = body.strip()
-        if text.startswith("✅"):
-            return "accepted", clean(text, multiline=True)[:2000]
-        if text.startswith("❌"):
-            return "rejected", clean(text, multiline=True)[:2000]
+        if end is not None:
+            heading = "## ✅ APPLIED" if end.group(1) == "applied" else "## ❌ REJECTED"
+            if heading in body:
+                found = end.group(1)
+        elif queued.search(body) and "## 📨 QUEUED" in body:
+            found = "received"
+        elif text.startswith("✅") and closed:
+            found = "accepted"
+        elif text.startswith("❌"):
+            found = "rejected"
+        if found is not None and (word is None or rank[found] >= rank[word[0]]):
+            word = (found, clean(text, multiline=True)[:COMMENT_CAP])
+    return word, others
+
+
+# ---------------------------------------------------------------------------------------------
+# Receipts
+
+
+def _receipt_problem(receipt: Any, number: int, status: str) -> str | None:
+    """Why ``receipt`` is not the receipt of issue ``number`` with ``status``, or None."""
+    if not isinstance(receipt, dict):
+        return "not a JSON object"
+    if receipt.get("issue_number") != number:
+        return f"its issue_number is {clean_line(str(receipt.get('issue_number')), 20)}"
+    request_id = receipt.get("request_id")
+    if request_id != f"issue:{number}":
+        return f"its request_id is {clean_line(str(request_id), 40)}"
+    if status == "queued":
+        return None if isinstance(receipt.get("action"), str) else "it names no action"
+    if receipt.get("status") != status:
+        return f"its status is {clean_line(str(receipt.get('status')), 20)}"
+    if status == "rejected" and not isinstance(receipt.get("error"), str):
+        return "it gives no error"
     return None
 
 
-async def follow(entry: Entry, client: IssueClient, *, now: float | None = None) -> bool:
-    """One check of a queued entry; True when the entry changed (the caller saves it).
+async def _receipts(entry: Entry, docs: DeploymentDocs) -> bool:
+    """Read the entry's receipts (final ones first); True when the entry changed."""
+    track = entry.tracking
+    etags: dict[str, str] = track.setdefault("receipt_etags", {})
+    assert entry.number is not None
+    for status, url in docs.receipt_urls(entry.number).items():
+        if status == "queued" and entry.state != "queued":
+            continue
+        try:
+            result = await fetch(
+                docs.client, url, cap=RECEIPT_CAP, etag=etags.get(status), deadline_s=20.0
+            )
+        except FetchError as exc:
+            track["receipt_error"] = f"{status} receipt: {exc.reason}"
+            continue
+        if result.status != 200:
+            continue  # 304: as before; 404: not (or no longer) there, which says nothing
+        try:
+            receipt = parse_json(result.body)
+        except ValueError as exc:
+            track["receipt_error"] = f"{status} receipt is not JSON: {exc}"
+            continue
+        problem = _receipt_problem(receipt, entry.number, status)
+        if problem is not None:
+            track["receipt_error"] = f"the {status} receipt does not match this action: {problem}"
+            continue
+        if result.etag:
+            etags[status] = result.etag
+        track.pop("receipt_error", None)
+        track["two_step"] = True
+        if status == "queued":
+            entry.state = "received"
+            entry.received_at = entry.received_at or now_iso()
+            return True
+        entry.receipt = {
+            "status": status,
+            "url": url,
+            "error": clean(receipt.get("error") or "", multiline=True)[:COMMENT_CAP] or None,
+            "hint": clean(receipt.get("hint") or "", multiline=True)[:COMMENT_CAP] or None
+            if isinstance(receipt.get("hint"), str)
+            else None,
+        }
+        entry.state = status
+        if status == "applied":
+            entry.applied_at = now_iso()
+        else:
+            entry.comment = entry.receipt["error"]
+        return True
+    return False
 
-    Skips the check until its paced time has come. The comments are fetched only when the
-    issue changed (its ETag moved), so an idle issue costs one 304 per check.
+
+# ---------------------------------------------------------------------------------------------
+# One check of one entry
+
+
+async def follow(
+    entry: Entry,
+    client: IssueClient,
+    *,
+    now: float | None = None,
+    docs: DeploymentDocs | None = None,
+    processor: str = DEFAULT_PROCESSOR,
+) -> bool:
+    """One check of a sent issue entry; True when the entry changed (the caller saves it).
+
+    Skips the check until its paced time has come. Receipts first (when the deployment has
+    them), then the issue and its comments, fetched only when the issue changed (its ETag
+    moved), so an idle issue costs one 304 per check.
     """
-    if entry.state != "queued" or entry.number is None:
+    if entry.state not in FOLLOWED_STATES or entry.number is None or entry.kind != "issue":
         return False
     now = time.time() if now is None else now
     track = entry.tracking
@@ -89,6 +262,11 @@ async def follow(entry: Entry, client: IssueClient, *, now: float | None = None)
     checks = int(track.get("checks", 0))
     track["checks"] = checks + 1
     track["next_at"] = now + next_check_after(checks)
+    receipts = docs is not None and (track.get("two_step") or docs.has_receipt_templates())
+    if receipts and await _receipts(entry, docs) and entry.state in ("applied", "rejected"):
+        return True
+    if entry.state == "accepted":
+        return True  # the classic verdict is in; only the state (or a receipt) says more
     base = f"{client.issues_url}/{entry.number}"
     try:
         issue = await client.conditional_get(base, track.get("issue_etag"))
@@ -99,6 +277,11 @@ async def follow(entry: Entry, client: IssueClient, *, now: float | None = None)
             return True
         if issue.status == 200:
             track["issue_etag"] = issue.headers.get("etag")
+            try:
+                data = issue.json()
+            except ValueError:
+                data = {}
+            track["closed"] = isinstance(data, dict) and data.get("state") == "closed"
         comments = await client.conditional_get(f"{base}/comments", track.get("comments_etag"))
     except FetchError as exc:
         track["last_error"] = f"{exc.kind}: {exc.reason}"
@@ -114,11 +297,31 @@ async def follow(entry: Entry, client: IssueClient, *, now: float | None = None)
     except ValueError:
         listed = []
     track["seen_comments"] = len(listed) if isinstance(listed, list) else 0
-    verdict = _verdict(listed)
-    if verdict is not None:
-        entry.state, entry.comment = verdict
+    word, others = read_comments(listed, entry.number, processor, closed=bool(track.get("closed")))
+    entry.comments = others[-OTHER_COMMENTS_KEPT:]
+    track.pop("last_error", None)
+    if word is None:
+        return True
+    state, text = word
+    if state == "received":
+        track["two_step"] = True
+        if entry.state == "queued":
+            entry.state, entry.received_at = "received", now_iso()
+            entry.comment = text
+        return True
+    if state in ("applied", "rejected") and "rappterbook-terminal-receipt" in text:
+        track["two_step"] = True
+        if (
+            docs is not None
+            and await _receipts(entry, docs)
+            and entry.state in ("applied", "rejected")
+        ):
+            return True  # the receipt (authoritative) was published with the comment
+    entry.state, entry.comment = state, text
+    if state == "applied":
+        entry.applied_at = now_iso()
+    else:
         entry.accepted_at = now_iso()
-        track.pop("last_error", None)
     return True
 
 
@@ -138,10 +341,13 @@ def _following(agent: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _proposal(snapshot: Any, proposal_id: str) -> Any:
+def _proposals(snapshot: Any) -> tuple[Any, ...]:
     seeds = getattr(snapshot, "seeds", None)
-    proposals = getattr(seeds, "proposals", None) or ()
-    return next((p for p in proposals if p.id == proposal_id), None)
+    return tuple(getattr(seeds, "proposals", None) or ())
+
+
+def _proposal(snapshot: Any, proposal_id: str) -> Any:
+    return next((p for p in _proposals(snapshot) if p.id == proposal_id), None)
 
 
 def _channel(snapshot: Any, slug: str) -> Any:
@@ -149,80 +355,128 @@ def _channel(snapshot: Any, slug: str) -> Any:
     return channels.channels.get(slug) if channels is not None else None
 
 
-def effect_seen(entry: Entry, snapshot: Any) -> bool | None:
-    """Whether ``snapshot`` (a store snapshot) shows the effect of an accepted ``entry``.
+def _trending_posts(snapshot: Any, payload: dict[str, Any]) -> int:
+    trending = getattr(snapshot, "trending", None)
+    posts = getattr(trending, "trending", None) or ()
+    return sum(
+        1 for p in posts if p.title == payload.get("title") and p.channel == payload.get("channel")
+    )
 
-    None: this action leaves nothing in the state files to check (poke, moderation, media, ...).
-    The acting agent is the issue's author, as the processor takes it.
-    """
-    action, payload, actor = entry.action, entry.payload, entry.author
-    if action not in SHOWN_IN_STATE:
-        return None
+
+def _beat(snapshot: Any, actor: str | None) -> float | None:
+    agent = _agent(snapshot, actor)
+    beat = as_utc(agent.heartbeat_last) if agent is not None else None
+    return beat.timestamp() if beat is not None else None
+
+
+def _observe(action: str, payload: dict[str, Any], actor: str | None, snapshot: Any) -> Any:
+    """What the state shows now for ``action`` by ``actor`` (JSON-able), or None when nothing
+    of it is in the state files."""
     if action == "register_agent":
         return _agent(snapshot, actor) is not None
     if action == "heartbeat":
-        agent = _agent(snapshot, actor)
-        beat = as_utc(agent.heartbeat_last) if agent is not None else None
-        since = as_utc(entry.accepted_at) or as_utc(entry.created_at)
-        # the processor stamps the beat when it runs: a minute of clock skew is forgiven
-        return (
-            beat is not None and since is not None and beat.timestamp() >= since.timestamp() - 600
-        )
+        return _beat(snapshot, actor)
     if action in ("follow_agent", "unfollow_agent"):
-        follows = payload.get("target_agent") in _following(_agent(snapshot, actor))
-        return (
-            follows
-            if action == "follow_agent"
-            else not follows and _agent(snapshot, actor) is not None
-        )
+        return payload.get("target_agent") in _following(_agent(snapshot, actor))
     if action == "create_channel":
         return _channel(snapshot, payload.get("slug", "")) is not None
     if action == "update_channel":
         channel = _channel(snapshot, payload.get("slug", ""))
-        if channel is None:
-            return False
-        return all(
-            getattr(channel, key, None) == payload[key]
-            for key in ("name", "description", "rules")
-            if key in payload
-        )
+        keys = [k for k in ("name", "description", "rules") if k in payload]
+        return {k: getattr(channel, k, None) for k in keys} if channel is not None else None
     if action == "propose_seed":
-        seeds = getattr(snapshot, "seeds", None)
-        proposals = getattr(seeds, "proposals", None) or ()
-        return any(p.text == payload.get("text") and p.author == actor for p in proposals)
+        return sum(
+            1 for p in _proposals(snapshot) if p.text == payload.get("text") and p.author == actor
+        )
     if action in ("vote_seed", "unvote_seed"):
         proposal = _proposal(snapshot, payload.get("proposal_id", ""))
-        if proposal is None:
-            return action == "unvote_seed"
-        voted = actor in proposal.votes
-        return voted if action == "vote_seed" else not voted
-    # create_post: only seen when the post trends
-    trending = getattr(snapshot, "trending", None)
-    posts = getattr(trending, "trending", None) or ()
-    return (
-        any(p.title == payload.get("title") and p.channel == payload.get("channel") for p in posts)
-        or False
-    )
+        return actor in proposal.votes if proposal is not None else None
+    if action == "create_post":
+        return _trending_posts(snapshot, payload)
+    return None
+
+
+def baseline(
+    action: str, payload: dict[str, Any], actor: str | None, snapshot: Any
+) -> dict[str, Any] | None:
+    """The record kept with an entry when it is drafted: what ``snapshot`` shows for the action
+    of ``actor`` (the token's login) before it is sent. None when there is nothing to record."""
+    if action not in SHOWN_IN_STATE or not actor or snapshot is None:
+        return None
+    if getattr(snapshot, "agents", None) is None:
+        return None
+    return {"actor": actor, "seen": _observe(action, payload, actor, snapshot)}
+
+
+def _seconds(stamp: str | None) -> float | None:
+    moment = as_utc(stamp) if stamp else None
+    return moment.timestamp() if isinstance(moment, datetime) else None
+
+
+def effect_seen(entry: Entry, snapshot: Any) -> bool | None:
+    """Whether ``snapshot`` (a store snapshot) shows the effect of this ``entry``.
+
+    None: this action leaves nothing in the state files to check (poke, moderation, media, ...).
+    The acting agent is the issue's author, as the processor takes it. With the baseline of the
+    entry, the state must have moved past it; without one, an entry the processor has only
+    received (it may still reject it) is never taken as applied, except a heartbeat newer than
+    its issue.
+    """
+    action, payload, actor = entry.action, entry.payload, entry.author
+    if action not in SHOWN_IN_STATE or entry.kind != "issue":
+        return None
+    record = entry.baseline if isinstance(entry.baseline, dict) else None
+    if record is not None and record.get("actor") != actor:
+        record = None  # recorded for another login than the one the issue was made as
+    before = record.get("seen") if record is not None else None
+    now = _observe(action, payload, actor, snapshot)
+    if action == "heartbeat":
+        sent = _seconds(entry.issue_created_at) or _seconds(entry.created_at)
+        if now is None or sent is None or now < sent - CLOCK_SKEW_S:
+            return False
+        return before is None or now > before
+    if record is None and entry.state not in ("accepted", "applied"):
+        return False
+    if action in ("register_agent", "create_channel"):
+        return now is True and before is not True
+    if action in ("follow_agent", "vote_seed"):
+        return now is True and before is not True
+    if action in ("unfollow_agent", "unvote_seed"):
+        if action == "unfollow_agent" and _agent(snapshot, actor) is None:
+            return False
+        return now is False and before is not False
+    if action == "update_channel":
+        return now is not None and all(now.get(k) == payload[k] for k in now) and now != before
+    if action in ("propose_seed", "create_post"):
+        return isinstance(now, int) and now > (before if isinstance(before, int) else 0)
+    return False  # pragma: no cover - SHOWN_IN_STATE and the branches above agree
 
 
 # ---------------------------------------------------------------------------------------------
-# The whole outbox, for a background worker
+# The whole outbox, for a background worker or a command
 
 
 async def follow_queued(
-    outbox: Outbox, client: IssueClient, *, now: float | None = None
+    outbox: Outbox,
+    client: IssueClient,
+    *,
+    now: float | None = None,
+    docs: DeploymentDocs | None = None,
+    processor: str = DEFAULT_PROCESSOR,
+    only: str | None = None,
 ) -> list[Entry]:
-    """One paced check of every queued entry, each under its lock (another roost following
-    the same entry is skipped); returns the entries whose state changed."""
+    """One paced check of every entry still waiting for its outcome (``only``: that entry),
+    each under its lock (another roost following the same entry is skipped); returns the
+    entries whose state changed."""
     changed = []
     for entry in outbox.entries():
-        if entry.state != "queued":
+        if entry.state not in FOLLOWED_STATES or (only is not None and entry.id != only):
             continue
         try:
             with outbox.locked(entry.id):
                 fresh = outbox.load(entry.id)
                 before = fresh.state
-                if await follow(fresh, client, now=now):
+                if await follow(fresh, client, now=now, docs=docs, processor=processor):
                     outbox.save(fresh)
                     if fresh.state != before:
                         changed.append(fresh)
@@ -232,18 +486,19 @@ async def follow_queued(
 
 
 def settle_applied(outbox: Outbox, snapshot: Any) -> list[Entry]:
-    """Mark accepted entries whose effect ``snapshot`` shows as applied; returns them.
+    """Mark entries whose effect ``snapshot`` shows as applied; returns them.
 
-    Actions the state never shows stay accepted: that is their last state.
+    Accepted entries (the classic verdict) and received ones (the newer processor's
+    acknowledgement) are checked; actions the state never shows keep their state.
     """
     applied = []
     for entry in outbox.entries():
-        if entry.state != "accepted" or effect_seen(entry, snapshot) is not True:
+        if entry.state not in ("accepted", "received") or effect_seen(entry, snapshot) is not True:
             continue
         try:
             with outbox.locked(entry.id):
                 fresh = outbox.load(entry.id)
-                if fresh.state == "accepted":
+                if fresh.state in ("accepted", "received"):
                     fresh.state, fresh.applied_at = "applied", now_iso()
                     outbox.save(fresh)
                     applied.append(fresh)

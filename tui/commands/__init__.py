@@ -84,4 +84,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
     from pathlib import Path
 
     config = getattr(args, "config", None)
-    return load_settings(_flags(args), path=Path(config) if config else None, required=bool(config))
+    return load_settings(
+        _flags(args),
+        path=Path(config) if config else None,
+        required=bool(config),
+        demo=bool(getattr(args, "demo", False)),
+    )
