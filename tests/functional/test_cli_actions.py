@@ -48,14 +48,100 @@ def entries(info) -> list[dict]:
 
 
 def test_action_list_and_show(capsys):
+    """The demo deployment publishes its contract: every action comes from it, posts and
+    comments as Discussions, and `show` gives each field's rules and where they came from."""
     code, out, _ = run(capsys, "action", "list", "--json")
-    names = {a["name"] for a in json.loads(out)}
-    assert code == 0 and {"register_agent", "submit_media", "verify_media"} <= names
-    assert len(names) == 21
+    listed = {a["name"]: a for a in json.loads(out)}
+    assert code == 0 and {"register_agent", "submit_media", "run_python", "comment"} <= set(listed)
+    assert len(listed) == 23
+    assert {a["source"] for a in listed.values()} == {"skill.json"}
+    assert (listed["create_post"]["method"], listed["comment"]["method"]) == (
+        "discussion",
+        "discussion_comment",
+    )
+    code, out, _ = run(capsys, "action", "list")
+    assert "create_post" in out and "[skill.json, a Discussion]" in out
     code, out, _ = run(capsys, "action", "show", "submit-media")
-    assert code == 0 and "source_url" in out and "required" in out
+    assert code == 0 and "source_url" in out and "required" in out and "[skill.json]" in out
+    code, out, _ = run(capsys, "action", "show", "run_python")
+    assert "1..120, default 30" in out and "≤65536 chars" in out
     code, _, err = run(capsys, "action", "show", "no_such_action")
     assert code == 2 and "unknown action" in err
+
+
+def test_without_a_contract_the_built_in_catalog_and_the_seeds_post_issue(capsys, platform):
+    info, sandbox = platform
+    sandbox.faults.update({"no_skill": True})
+    code, out, _ = run(capsys, "action", "list", "--json")
+    listed = {a["name"]: a for a in json.loads(out)}
+    assert {a["source"] for a in listed.values()} == {"built-in"}
+    assert listed["create_post"]["method"] == "issue" and "comment" not in listed
+
+
+def test_an_action_only_the_deployments_contract_knows_is_sent(capsys, platform):
+    """A skill.json that adds an action roost has never seen: `show` describes it and
+    `submit` validates it by the contract's rules and sends it, with no change to roost."""
+    info, sandbox = platform
+    sandbox.skill_override = {
+        "actions": {
+            "send_gift": {
+                "method": "github_issue",
+                "label": "send-gift",
+                "description": "Send a gift to another agent.",
+                "payload": {
+                    "type": "object",
+                    "required": ["action", "payload"],
+                    "properties": {
+                        "action": {"const": "send_gift"},
+                        "payload": {
+                            "type": "object",
+                            "required": ["target_agent", "gift"],
+                            "properties": {
+                                "target_agent": {"type": "string"},
+                                "gift": {"type": "string", "enum": ["tea", "cake"]},
+                                "note": {"type": "string", "maxLength": 20},
+                                "wrapped": {"type": "boolean", "multipleOf": 2},
+                            },
+                        },
+                    },
+                },
+            }
+        }
+    }
+    code, out, err = run(capsys, "action", "show", "send_gift")
+    assert code == 0 and "one of tea|cake" in out and "[skill.json]" in out
+    assert "multipleOf" in err  # reported, not enforced
+    code, _, err = run(
+        capsys,
+        "action",
+        "submit",
+        "send_gift",
+        "-f",
+        "target_agent=zion-coder-01",
+        "-f",
+        "gift=pie",
+    )
+    assert code == 2 and "gift: must be one of: tea, cake" in err and sandbox.issues == []
+    code, out, _ = run(
+        capsys,
+        "action",
+        "submit",
+        "send_gift",
+        "-f",
+        "target_agent=zion-coder-01",
+        "-f",
+        "gift=tea",
+        "-f",
+        "wrapped=yes",
+    )
+    assert code == 0 and out.startswith("queued #1: send_gift")
+    (issue,) = sandbox.issues
+    assert issue.title == "send_gift" and issue.requested_labels == ["send-gift"]
+    fence = json.loads(issue.body.split("```json\n", 1)[1].split("\n```", 1)[0])
+    assert fence == {
+        "action": "send_gift",
+        "payload": {"gift": "tea", "target_agent": "zion-coder-01", "wrapped": True},
+    }
 
 
 def test_config_file_adds_an_action(capsys, tmp_path):
@@ -91,20 +177,67 @@ def test_dry_run_prints_the_exact_request_with_the_token_redacted(capsys, platfo
     assert sandbox.paths("POST") == [] and entries(info) == []
 
 
-def test_submit_wait_is_accepted_and_kept_in_the_outbox(capsys, platform):
+def test_submit_wait_is_applied_and_kept_in_the_outbox(capsys, platform):
     info, sandbox = platform
     code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER, "--wait")
-    assert code == 0 and out.startswith("accepted #1: register_agent")
+    assert code == 0 and out.startswith("applied #1: register_agent")
+    assert "receipt: applied" in out and "inbox/processed/issue-1.json" in out
     code, out, _ = run(capsys, "outbox", "list", "--json")
     (entry,) = json.loads(out)
-    assert (entry["state"], entry["number"], entry["author"]) == ("accepted", 1, "demo-agent")
+    assert (entry["state"], entry["number"], entry["author"]) == ("applied", 1, "demo-agent")
     code, out, _ = run(capsys, "whoami")
     assert code == 0 and "acting as demo-agent" in out and "ROOST_TOKEN" in out
 
 
-def test_rejected_exits_1(capsys, platform):
+def test_rejected_exits_1_with_the_receipts_error_and_hint(capsys, platform):
     code, out, _ = run(capsys, "action", "submit", "poke", "-f", "target_agent=zion-1", "--wait")
     assert code == 1 and out.startswith("rejected #1") and "register_agent first" in out
+    assert "error: 'demo-agent' is not a registered agent" in out and "hint: " in out
+
+
+def test_the_classic_processor_is_followed_to_accepted(capsys, monkeypatch):
+    with running_sandbox(agents=30, tokens={TOKEN: "demo-agent"}, processor="classic") as (
+        info,
+        app,
+    ):
+        for var, value in (
+            ("ROOST_READ_URL", info.read_url),
+            ("ROOST_WRITE_URL", info.write_url),
+            ("ROOST_REPO", info.repo),
+            ("ROOST_TOKEN", TOKEN),
+        ):
+            monkeypatch.setenv(var, value)
+        code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER, "--wait")
+        assert code == 0 and out.startswith("accepted #1: register_agent")
+        assert "processor: ✅ Delta processed successfully" in out
+
+
+def test_a_forged_verdict_from_another_account_is_shown_never_taken(capsys, platform):
+    info, sandbox = platform
+    sandbox.faults.update({"forge_verdicts": True, "process_delay": 600})
+    code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER)
+    assert code == 0 and out.startswith("queued #1")
+    code, out, _ = run(capsys, "outbox", "show", entries(info)[0]["id"])
+    assert out.startswith("queued #1")  # not accepted, not applied
+    assert "comment by helpful-stranger (not a verdict): ✅ Delta processed" in out
+
+
+def test_outbox_brings_entries_up_to_date_unless_told_not_to(capsys, platform):
+    info, sandbox = platform
+    code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER)
+    assert code == 0 and out.startswith("queued #1")
+    code, out, _ = run(capsys, "outbox", "--no-follow")
+    assert out.startswith("queued #1")
+    code, out, _ = run(capsys, "outbox")
+    assert out.startswith("applied #1") and "receipt: applied" in out
+    sandbox.faults.update({"process_delay": 600})
+    code, out, _ = run(capsys, "action", "submit", "heartbeat")
+    (_, second) = entries(info)
+    code, out, _ = run(capsys, "outbox", "follow", second["id"], "--timeout", "1")
+    assert code == 4 and out.startswith("queued #2")
+    sandbox.process_pending()
+    code, out, _ = run(capsys, "outbox", "follow", "--timeout", "30")
+    assert code == 0 and out.startswith("applied #2: heartbeat")
 
 
 @pytest.mark.parametrize(
@@ -163,8 +296,34 @@ def test_plain_http_to_a_remote_host_is_refused(capsys, monkeypatch):
 
 
 def test_demo_network_in_process_without_settings(capsys):
-    code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER, "--wait")
-    assert code == 0 and out.startswith("accepted #1")
+    """The README's example, as written: the demo world's account is a registered agent, and
+    the next command sees the same world and the same outbox."""
+    code, out, _ = run(
+        capsys, "action", "submit", "poke", "-f", "target_agent=zion-coder-02", "--wait"
+    )
+    assert code == 0 and out.startswith("applied #1: poke")
+    code, out, _ = run(capsys, "outbox")
+    assert out.startswith("applied #1: poke")
+    code, out, _ = run(capsys, "action", "submit", "heartbeat", "--wait")
+    assert code == 0 and out.startswith("applied #2: heartbeat")
+
+
+def test_write_settings_without_a_read_url_are_a_usage_error(capsys, monkeypatch):
+    monkeypatch.setenv("ROOST_TOKEN", TOKEN)
+    monkeypatch.setenv("ROOST_WRITE_URL", "https://api.example.test")
+    monkeypatch.setenv("ROOST_REPO", "o/r")
+    code, out, err = run(capsys, "action", "submit", "heartbeat")
+    assert code == 2 and out == ""
+    assert "ROOST_WRITE_URL" in err and "ROOST_REPO" in err and "ROOST_TOKEN" in err
+    assert "--read-url" in err
+    code, _, err = run(capsys, "outbox", "--repo", "o/r")
+    monkeypatch.delenv("ROOST_REPO")
+    monkeypatch.delenv("ROOST_WRITE_URL")
+    monkeypatch.delenv("ROOST_TOKEN")
+    assert code == 2 and "--repo" in err
+    monkeypatch.setenv("GH_TOKEN", TOKEN)  # set for every GitHub tool: not a roost setting
+    code, out, _ = run(capsys, "action", "submit", "heartbeat", "--dry-run")
+    assert code == 0 and "demo.roost.invalid" in out
 
 
 def _cli(*argv: str) -> subprocess.Popen:
@@ -233,9 +392,11 @@ def test_the_token_reaches_only_the_write_interface(capsys, platform, caplog):
     run(capsys, "whoami", "--json")
     run(capsys, "outbox", "list", "--json")
     run(capsys, "state")
-    reads = [r for r in sandbox.requests if r.path.startswith("/state")]
+    reads = [r for r in sandbox.requests if not r.path.startswith("/api")]
     writes = [r for r in sandbox.requests if r.path.startswith("/api")]
     assert reads and writes
+    assert {"/skill.json", "/state/manifest.json"} <= {r.path for r in reads}
+    assert any(r.path.startswith("/state/inbox/") for r in reads)  # the receipts
     assert all(r.header("authorization") is None for r in reads)
     assert all(r.header("authorization") == "<redacted>" for r in writes)
     assert all(TOKEN.encode() not in r.body for r in sandbox.requests)

@@ -43,3 +43,10 @@ def test_a_bad_epoch_is_a_usage_error(served, capsys):
         main(["sandbox", "serve", "--epoch", "yesterday"])
     assert exit_info.value.code == 2
     assert "not an ISO time" in capsys.readouterr().err
+
+
+def test_sandbox_serve_plays_the_newer_processor_unless_told_the_classic(served):
+    assert main(["sandbox", "serve", "--port", "0"]) == 0
+    assert served["processor"] == "newer"
+    assert main(["sandbox", "serve", "--port", "0", "--processor", "classic"]) == 0
+    assert served["processor"] == "classic"

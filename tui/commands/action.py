@@ -1,8 +1,18 @@
 """`roost action`, `roost outbox`, `roost whoami`: posting actions from the command line.
 
-Exit codes: 0 queued (with ``--wait``: accepted); 1 failed or rejected; 2 usage or validation
-error (nothing sent); 3 the platform was unreachable; 4 the outcome is unknown. With no service
-configured the commands act on the embedded demo network, in-process.
+The catalog is the deployment's: its ``skill.json`` (read beside the state) over the built-in
+one, the config file's ``[actions.NAME]`` over both; `action list/show` say where each came
+from. An action goes the way the contract says: an issue, or a post or comment as a GitHub
+Discussion; one roost cannot send is refused before anything is kept.
+
+Exit codes: 0 queued (with ``--wait``: accepted or applied); 1 failed or rejected; 2 usage or
+validation error (nothing sent); 3 the platform was unreachable; 4 the outcome is unknown. With
+no service configured the commands act on the embedded demo network, in-process (its world is
+kept across runs).
+
+`roost outbox` brings the entries still waiting for their outcome up to date before it prints
+(receipts first, then paced API reads, within a few seconds; ``--no-follow`` skips that);
+`roost outbox follow [ID]` waits for them like ``submit --wait``.
 
 The token is never printed: ``--dry-run`` shows ``Authorization: Bearer ***``.
 """
@@ -25,6 +35,8 @@ __all__ = ["EXIT_FAILED", "EXIT_UNKNOWN", "EXIT_UNREACHABLE", "register"]
 
 EXIT_FAILED, EXIT_UNREACHABLE, EXIT_UNKNOWN = 1, 3, 4
 WAIT_TIMEOUT_S = 300.0
+#: How long `roost outbox` spends bringing entries up to date before it prints.
+OUTBOX_FOLLOW_S = 5.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,7 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     submit.add_argument(
         "--dry-run", action="store_true", help="print the exact request and send nothing"
     )
-    submit.add_argument("--wait", action="store_true", help="follow until accepted or rejected")
+    submit.add_argument(
+        "--wait", action="store_true", help="follow until the processor's verdict (or applied)"
+    )
     submit.add_argument(
         "--timeout", type=float, default=WAIT_TIMEOUT_S, metavar="S", help="--wait limit"
     )
@@ -84,10 +98,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     service_options(outbox, interval=False)
     outbox.add_argument(
-        "outbox_command", nargs="?", default="list", choices=("list", "show", "retry", "drop")
+        "outbox_command",
+        nargs="?",
+        default="list",
+        choices=("list", "show", "follow", "retry", "drop"),
     )
     outbox.add_argument("id", nargs="?", help="entry id (or a unique prefix)")
     outbox.add_argument("--json", action="store_true", help="print JSON")
+    outbox.add_argument(
+        "--no-follow",
+        action="store_true",
+        help="print the entries as kept, without asking the platform first",
+    )
+    outbox.add_argument(
+        "--timeout",
+        type=float,
+        default=WAIT_TIMEOUT_S,
+        metavar="S",
+        help="follow: how long to wait (default 300)",
+    )
     outbox.set_defaults(handler=run_outbox, parser=outbox)
 
     whoami = sub.add_parser("whoami", help="who the token acts as, and its scopes")
@@ -114,6 +143,9 @@ def _spec_json(spec: Any) -> dict[str, Any]:
         "label": spec.label,
         "title": spec.title,
         "description": spec.description,
+        "method": spec.method,
+        "source": spec.source,
+        "unsupported": spec.unsupported,
         "fields": [
             {
                 k: v
@@ -123,13 +155,17 @@ def _spec_json(spec: Any) -> dict[str, Any]:
                     "required": f.required,
                     "help": f.help,
                     "max_length": f.max_length,
+                    "min_length": f.min_length,
                     "min_value": f.min_value,
                     "max_value": f.max_value,
-                    "choices": list(f.choices) if f.choices else None,
+                    "choices": list(f.choices) if f.choices is not None else None,
                     "pattern": f.pattern,
+                    "format": f.format,
+                    "default": f.default,
                     "max_items": f.max_items,
                     "nullable": f.nullable or None,
                     "refers_to": f.refers_to,
+                    "unchecked": list(f.unchecked) or None,
                 }.items()
                 if v is not None
             }
@@ -138,43 +174,66 @@ def _spec_json(spec: Any) -> dict[str, Any]:
     }
 
 
-def run_list(args: argparse.Namespace) -> int:
-    from tui.actions.connection import catalog_for
+async def _catalog(args: argparse.Namespace) -> dict[str, Any]:
+    """The merged catalog of the configured service: its skill.json read first (what could
+    not be used is said on stderr, once)."""
+    from tui.actions.connection import catalog_for, deployment_docs
+    from tui.service import connect
 
-    catalog = catalog_for(settings_from(args))
+    settings = settings_from(args)
+    service = connect(settings, use_cache=False)
+    docs = deployment_docs(service)
+    try:
+        await docs.refresh()
+        for notice in docs.new_notices():
+            _err(notice)
+        return catalog_for(settings, docs)  # the config's tables (the demo's settings have none)
+    finally:
+        await docs.aclose()
+        await service.aclose()
+
+
+def _where(spec: Any) -> str:
+    """Where a definition came from, and how it is sent when that is not an issue."""
+    how = {"discussion": ", a Discussion", "discussion_comment": ", a Discussion comment"}
+    return f"[{spec.source}{how.get(spec.method, '')}]"
+
+
+def run_list(args: argparse.Namespace) -> int:
+    catalog = asyncio.run(_catalog(args))
     if args.json:
-        print(json.dumps([_spec_json(s) for s in catalog.values()], indent=2))
+        print(json.dumps([clean_value(_spec_json(s)) for s in catalog.values()], indent=2))
         return EXIT_OK
     for spec in catalog.values():
         required = ", ".join(f.name for f in spec.required_fields) or "—"
-        print(f"{spec.name:<18} {clean_line(spec.title, 24):<24} requires: {required}")
+        line = f"{spec.name:<18} {clean_line(spec.title, 24):<24} requires: {required}"
+        print(f"{line}  {_where(spec)}")
+        if spec.unsupported:
+            print(f"{'':<18} not supported: {clean_line(spec.unsupported)}")
     return EXIT_OK
 
 
 def run_show(args: argparse.Namespace) -> int:
     from tui.actions.catalog import get_action
-    from tui.actions.connection import catalog_for
 
     try:
-        spec = get_action(args.name, catalog_for(settings_from(args)))
+        spec = get_action(args.name, asyncio.run(_catalog(args)))
     except KeyError as exc:
         _err(exc.args[0])
         return EXIT_USAGE
     if args.json:
-        print(json.dumps(_spec_json(spec), indent=2))
+        print(json.dumps(clean_value(_spec_json(spec)), indent=2))
         return EXIT_OK
-    print(f"{spec.name} — {clean_line(spec.title)}  (label {spec.label})")
+    print(
+        f"{spec.name} — {clean_line(spec.title)}  (label {clean_line(spec.label)})  {_where(spec)}"
+    )
     print(clean(spec.description, multiline=True))
+    if spec.unsupported:
+        print(f"not supported: {clean_line(spec.unsupported)}")
     for f in spec.fields:
         need = "required" if f.required else "optional"
-        limits = []
-        if f.max_length:
-            limits.append(f"≤{f.max_length} chars")
-        if f.min_value is not None or f.max_value is not None:
-            limits.append(f"{f.min_value if f.min_value is not None else ''}..{f.max_value or ''}")
-        if f.choices:
-            limits.append("one of " + "|".join(f.choices))
-        extra = f" [{', '.join(limits)}]" if limits else ""
+        limits = f.limits()
+        extra = f" [{clean_line(', '.join(limits), 300)}]" if limits else ""
         print(f"  {f.name:<22} {f.type:<10} {need:<9} {clean_line(f.help)}{extra}")
     return EXIT_OK
 
@@ -247,6 +306,10 @@ async def _write_side(args: argparse.Namespace, on_wait: Any = None) -> AsyncIte
     try:
         side = write_side(service, on_wait=on_wait)
         try:
+            if side.docs is not None:
+                await side.docs.refresh()
+                for notice in side.docs.new_notices():
+                    _err(notice)
             yield side
         finally:
             await side.aclose()
@@ -260,7 +323,7 @@ def _print_wait(seconds: float, reason: str) -> None:
 
 
 def _exit_for(entry: Any) -> int:
-    if entry.state in ("queued", "accepted", "applied"):
+    if entry.state in ("queued", "received", "accepted", "applied"):
         return EXIT_OK
     if entry.state == "unknown" or entry.state == "sending":
         return EXIT_UNKNOWN
@@ -281,8 +344,21 @@ def _describe(entry: Any) -> str:
             )
     for notice in entry.notices:
         line += f"\n  notice: {clean_line(notice)}"
-    if entry.comment:
-        line += f"\n  processor: {clean_line(entry.comment)}"
+    receipt = entry.receipt or {}
+    if receipt:
+        line += f"\n  receipt: {receipt.get('status')} {clean_line(receipt.get('url') or '')}"
+        for key in ("error", "hint"):
+            if receipt.get(key):
+                line += f"\n  {key}: {clean(receipt[key], multiline=True)}"
+    elif entry.comment:
+        line += f"\n  processor: {clean(entry.comment, multiline=True)}"
+    for comment in entry.comments:
+        said = clean_line(comment.get("body") or "", 200)
+        line += (
+            f"\n  comment by {clean_line(comment.get('login') or '?', 60)} (not a verdict): {said}"
+        )
+    if entry.tracking.get("receipt_error"):
+        line += f"\n  receipt ignored: {clean_line(entry.tracking['receipt_error'])}"
     return line
 
 
@@ -293,77 +369,140 @@ def run_submit(args: argparse.Namespace) -> int:
 async def _submit(args: argparse.Namespace) -> int:
     from tui.actions.catalog import get_action, validate_payload
     from tui.actions.connection import catalog_for
-    from tui.actions.issue_body import compose_issue, new_nonce
     from tui.actions.token import TokenError
 
-    settings = settings_from(args)
-    try:
-        spec = get_action(args.name, catalog_for(settings))
-    except KeyError as exc:
-        _err(exc.args[0])
-        return EXIT_USAGE
-    try:
-        payload = _payload(args, spec)
-    except ValueError as exc:
-        _err(str(exc))
-        return EXIT_USAGE
-    errors = validate_payload(spec, payload)
-    if errors:
-        for error in errors:
-            _err(f"{spec.name}: {error}")
-        return EXIT_USAGE
-    try:
-        issue = compose_issue(spec.name, payload, new_nonce())
-    except ValueError as exc:
-        _err(str(exc))
-        return EXIT_USAGE
     try:
         async with _write_side(args, _print_wait) as side:
-            return await _send(args, side, spec, payload, issue)
+            try:
+                spec = get_action(args.name, catalog_for(settings_from(args), side.docs))
+            except KeyError as exc:
+                _err(exc.args[0])
+                return EXIT_USAGE
+            if spec.unsupported:
+                _err(f"{spec.name} cannot be sent by roost: {spec.unsupported}; nothing was sent")
+                return EXIT_USAGE
+            try:
+                payload = _payload(args, spec)
+            except ValueError as exc:
+                _err(str(exc))
+                return EXIT_USAGE
+            errors = validate_payload(spec, payload)
+            if errors:
+                for error in errors:
+                    _err(f"{spec.name}: {error}")
+                return EXIT_USAGE
+            try:
+                kind, request, nonce = _compose(spec, payload, side)
+            except ValueError as exc:
+                _err(str(exc))
+                return EXIT_USAGE
+            return await _send(args, side, spec, payload, kind, request, nonce)
     except TokenError as exc:
         _err(str(exc))
         return EXIT_USAGE
 
 
-async def _send(args: argparse.Namespace, side: Any, spec: Any, payload: Any, issue: Any) -> int:
+def _compose(spec: Any, payload: dict[str, Any], side: Any) -> tuple[str, dict[str, Any], str]:
+    """(kind, the exact request, its nonce) for one action; ``ValueError`` says why none."""
+    from tui.actions.deployment_docs import describe_manifest_problem
+    from tui.actions.discussions import compose_comment, compose_discussion
+    from tui.actions.issue_body import compose_issue, new_nonce
+
+    nonce = new_nonce()
+    if spec.method == "issue":
+        return "issue", compose_issue(spec.name, payload, nonce, label=spec.label).as_json(), nonce
+    if spec.method == "discussion_comment":
+        return spec.method, compose_comment(payload, nonce), nonce
+    manifest = side.docs.manifest.value if side.docs is not None else None
+    if manifest is None:
+        raise ValueError(
+            f"a post is a Discussion here and needs the deployment's repository manifest: "
+            f"{describe_manifest_problem(side.docs)}; nothing was sent"
+        )
+    request = compose_discussion(
+        payload, nonce, repo_id=manifest.repo_id, categories=manifest.categories
+    )
+    return spec.method, request, nonce
+
+
+async def _send(
+    args: argparse.Namespace,
+    side: Any,
+    spec: Any,
+    payload: Any,
+    kind: str,
+    request: dict[str, Any],
+    nonce: str,
+) -> int:
     if args.dry_run:
-        request = {
-            "method": "POST",
-            "url": side.client.issues_url,
-            "headers": {**side.client.headers(redact=True), "Content-Type": "application/json"},
-            "json": issue.as_json(),
-        }
-        print(json.dumps(request, indent=2, ensure_ascii=False))
+        print(json.dumps(_dry_run(side, kind, request), indent=2, ensure_ascii=False))
         return EXIT_OK
     if not side.client.has_token:
-        _err(
-            "no token: set ROOST_TOKEN (or GH_TOKEN, GITHUB_TOKEN, token in the config, "
-            "or log in with gh); nothing was sent"
-        )
+        from tui.actions.issue_client import NO_TOKEN
+
+        _err(f"{NO_TOKEN}; nothing was sent")
         return EXIT_USAGE
-    entry = side.outbox.draft(spec.name, payload)
+    entry = side.outbox.draft(
+        spec.name, payload, nonce, kind=kind, request=request, label=spec.label
+    )
     entry = await side.outbox.send(entry.id, side.client)
-    if args.wait and entry.state == "queued":
-        entry = await _wait(side, entry, args.timeout)
+    if args.wait and entry.state in WAITING:
+        entry = (await _follow(side, [entry.id], args.timeout))[0]
     _report(entry, args)
-    if args.wait and entry.state == "queued":
+    if args.wait and entry.state in WAITING:
         return EXIT_UNKNOWN
     return _exit_for(entry)
 
 
-async def _wait(side: Any, entry: Any, timeout: float) -> Any:
-    """Follow one queued entry until the processor speaks or ``timeout`` passes."""
+def _dry_run(side: Any, kind: str, request: dict[str, Any]) -> dict[str, Any]:
+    """The exact request that would leave: method, URL, headers (token as ``***``), body."""
+    from tui.actions.discussions import ADD_COMMENT, CREATE_DISCUSSION, graphql_url
+
+    headers = {**side.client.headers(redact=True), "Content-Type": "application/json"}
+    if kind == "issue":
+        return {
+            "method": "POST",
+            "url": side.client.issues_url,
+            "headers": headers,
+            "json": request,
+        }
+    if kind == "discussion":
+        variables = {k: request[k] for k in ("repositoryId", "categoryId", "title", "body")}
+        body = {"query": CREATE_DISCUSSION, "variables": variables}
+    else:
+        variables = {"discussionId": f"<the id of Discussion #{request['discussion_number']}>"}
+        body = {"query": ADD_COMMENT, "variables": {**variables, "body": request["body"]}}
+    return {
+        "method": "POST",
+        "url": graphql_url(side.client.write_url),
+        "headers": headers,
+        "json": body,
+    }
+
+
+#: Entries still waiting for the processor's word (``--wait`` follows them).
+WAITING = frozenset({"queued", "received"})
+
+
+async def _follow(side: Any, ids: list[str], timeout: float) -> list[Any]:
+    """Follow the entries ``ids`` (each check paced, receipts first) until none waits for the
+    processor's word or ``timeout`` passes; returns them as kept now."""
     from tui.actions.tracking import follow_queued
 
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        await follow_queued(side.outbox, side.client)
-        entry = side.outbox.load(entry.id)
-        if entry.state != "queued":
-            break
-        next_at = float(entry.tracking.get("next_at", 0))
-        await asyncio.sleep(max(0.05, min(next_at - time.time(), deadline - time.monotonic())))
-    return entry
+    while True:
+        pending = [e for e in (side.outbox.load(i) for i in ids) if e.state in WAITING]
+        if not pending or time.monotonic() >= deadline:
+            return [side.outbox.load(i) for i in ids]
+        for entry in pending:
+            await follow_queued(
+                side.outbox, side.client, docs=side.docs, processor=side.processor, only=entry.id
+            )
+        pending = [e for e in (side.outbox.load(i) for i in ids) if e.state in WAITING]
+        if pending:
+            next_at = min(float(e.tracking.get("next_at", 0)) for e in pending)
+            pause = min(next_at - time.time(), deadline - time.monotonic())
+            await asyncio.sleep(max(0.05, pause))
 
 
 def _report(entry: Any, args: argparse.Namespace) -> None:
@@ -384,7 +523,7 @@ async def _outbox(args: argparse.Namespace) -> int:
     from tui.actions.token import TokenError
 
     command = args.outbox_command
-    if command != "list" and not args.id:
+    if command not in ("list", "follow") and not args.id:
         args.parser.error(f"outbox {command} needs an entry id")
     try:
         async with _write_side(args, _print_wait) as side:
@@ -400,6 +539,10 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
     command, outbox = args.outbox_command, side.outbox
     if command == "list":
         entries = outbox.entries()
+        waiting = [e.id for e in entries if e.state in WAITING]
+        if waiting and not args.no_follow:
+            await _follow(side, waiting, OUTBOX_FOLLOW_S)
+            entries = outbox.entries()
         if args.json:
             print(json.dumps([clean_value(e.as_json()) for e in entries], indent=2))
             return EXIT_OK
@@ -408,13 +551,24 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
         for entry in entries:
             print(_describe(entry))
         return EXIT_OK
+    if command == "follow" and not args.id:
+        waiting = [e.id for e in outbox.entries() if e.state in WAITING]
+        entries = await _follow(side, waiting, args.timeout) if waiting else []
+        for entry in entries:
+            _report(entry, args)
+        return EXIT_UNKNOWN if any(e.state in WAITING for e in entries) else EXIT_OK
     try:
         entry = outbox.find(args.id)
     except KeyError as exc:
         _err(exc.args[0])
         return EXIT_USAGE
-    if command == "show":
+    if command in ("show", "follow"):
+        if entry.state in WAITING and not args.no_follow:
+            timeout = args.timeout if command == "follow" else OUTBOX_FOLLOW_S
+            entry = (await _follow(side, [entry.id], timeout))[0]
         _report(entry, args)
+        if command == "follow":
+            return EXIT_UNKNOWN if entry.state in WAITING else _exit_for(entry)
         return EXIT_OK
     try:
         if command == "drop":

@@ -1,4 +1,6 @@
-"""`roost sandbox serve`: the embedded demo network on a loopback port."""
+"""`roost sandbox serve`: the embedded demo network on a loopback port, playing the deployment
+as it runs today (its contract, its receipts, Discussions) or, with ``--processor classic``, its
+older processor."""
 
 from __future__ import annotations
 
@@ -34,6 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="ISO-TIME",
         help="the network's 'now' (default: the current hour, as `roost demo` takes it)",
+    )
+    serve.add_argument(
+        "--processor",
+        choices=("newer", "classic"),
+        default="newer",
+        help="the processor generation to play: newer (QUEUED, then APPLIED/REJECTED with "
+        "receipts under state/inbox/; the default) or classic (✅ and close, or ❌)",
     )
     serve.add_argument("--json", action="store_true", help="first line of output: the URLs as JSON")
     serve.set_defaults(handler=cmd_sandbox_serve)
@@ -86,6 +95,7 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
                 agents=args.agents,
                 epoch=epoch,
                 on_ready=ready,
+                processor=args.processor,
             )
         )
     except KeyboardInterrupt:

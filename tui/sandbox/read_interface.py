@@ -85,7 +85,7 @@ async def skill_file(request: Request) -> Response:
     await pause(state.faults.latency)
     if state.faults.no_skill:
         return JSONResponse({"message": "Not Found"}, 404)
-    document = skill_document(
+    document = state.skill_override or skill_document(
         base_url_of(request), state.owner, state.repo, classic=state.processor == "classic"
     )
     return _conditional(request, json.dumps(document, indent=2).encode("utf-8"))

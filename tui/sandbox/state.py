@@ -208,6 +208,9 @@ class SandboxState:
     #: The newer processor's receipts, by path under ``state/`` (``inbox/issue-3.json``).
     receipts: dict[str, bytes] = field(default_factory=dict)
     discussions: list[SandboxDiscussion] = field(default_factory=list)
+    #: A contract served instead of the demo deployment's own (tests of a deployment whose
+    #: skill.json roost has never seen); None serves ``deployment.skill_document``.
+    skill_override: dict[str, Any] | None = None
     #: Moves with every change of what the sandbox keeps (issues, Discussions, receipts).
     revision: int = 0
     requests: list[RequestRecord] = field(default_factory=list)
