@@ -166,8 +166,9 @@ def _is_int(value: Any) -> bool:
 
 def _coerce(key: str, value: Any) -> Any:
     if key in ("latency", "write_latency", "process_delay", "inbox_delay"):
-        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 600:
-            raise FaultsError(f"{key} must be a number of seconds between 0 and 600")
+        most = 86_400 if key == "inbox_delay" else 600  # the real inbox runs every two hours
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= most:
+            raise FaultsError(f"{key} must be a number of seconds between 0 and {most}")
         return float(value)
     if key in ("fail_next", "write_fail_next"):
         if not _is_int(value) or value < -1:
