@@ -168,13 +168,13 @@ async def test_integer_field_validates_as_you_type():
         await pilot.press("0")
         await pilot.pause()
         assert "must be at least 1" in problems_of(form, "amount")
-        await pilot.press("backspace", *"1000001")
+        await pilot.press("backspace", *"101")
         await pilot.pause()
-        assert "must be at most 1000000" in problems_of(form, "amount")
+        assert "must be at most 100" in problems_of(form, "amount")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.submitted == [] and app.screen is form  # not sent while invalid
-        await pilot.press(*(["backspace"] * 7), "5")
+        await pilot.press(*(["backspace"] * 3), "5")
         await pilot.pause()
         assert problems_of(form, "amount") == ""
         await pilot.press("ctrl+s")
@@ -537,7 +537,9 @@ async def test_a_hostile_id_from_the_context_or_a_completion_is_shown_not_sent_r
         form = await open_form(pilot, "poke")
         row = form.row("target_agent")
         assert row.value == "id\u241b[2J"  # ESC made visible in the field
-        assert "has an invalid format" in problems_of(form, "target_agent")
+        if app.focused is not row.editor:  # the optional message is the next to fill
+            await pilot.press("shift+tab")
+        assert app.focused is row.editor
         await pilot.press("ctrl+a", "ctrl+k", *"id")
         await settle(pilot)
         keys = [item.key for item in row.shown]
@@ -549,7 +551,10 @@ async def test_a_hostile_id_from_the_context_or_a_completion_is_shown_not_sent_r
         assert row.value == "id\u241b[2J"
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert app.submitted == []  # the catalog refuses it; nothing raw reached a request
+        # the deployment's contract sets no format for agent ids: what is sent is what the
+        # field shows, the escape made visible, never the raw control character
+        (draft,) = app.submitted
+        assert draft.payload["target_agent"] == "id\u241b[2J"
 
 
 async def test_escape_closes_completions_first_then_keys_are_the_editors():
