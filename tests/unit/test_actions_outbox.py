@@ -56,15 +56,14 @@ def demo_service(processor: str = "newer") -> Service:
     its demo account is not registered yet."""
     app = create_app(agents=40, processor=processor, clock=Ticking())
     client = in_process_client(app, base_url=DEMO_BASE_URL)
-    settings = Settings(
-        read_url=DEMO_BASE_URL,
+    settings = Settings(  # no read URL: the demo network (its in-process client)
         write_url=DEMO_BASE_URL + "/api",
         repo="roost-demo/network",
         token=Secret(DEMO_TOKEN),
         token_source="demo",
     )
     store = Store(DEMO_BASE_URL, client=client)
-    return Service(settings, store, demo=True, demo_app=app, client=client)
+    return Service(settings, store, demo_app=app, client=client)
 
 
 @pytest.fixture(params=["newer", "classic"])

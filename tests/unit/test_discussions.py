@@ -100,14 +100,13 @@ async def world(tmp_path):
     app = create_app(agents=40)
     transport = Faulty(app)
     client = httpx.AsyncClient(transport=transport, base_url=DEMO_BASE_URL)
-    settings = Settings(
-        read_url=DEMO_BASE_URL,
+    settings = Settings(  # no read URL: the demo network (its in-process client)
         write_url=DEMO_BASE_URL + "/api",
         repo="roost-demo/network",
         token=Secret(DEMO_TOKEN),
         token_source="demo",
     )
-    service = Service(settings, Store(DEMO_BASE_URL, client=client), True, app, client)
+    service = Service(settings, Store(DEMO_BASE_URL, client=client), demo_app=app, client=client)
     clock = FakeClock()
     side = write_side(service, outbox_root=tmp_path, clock=clock, sleep=clock.sleep)
     await side.docs.refresh()
