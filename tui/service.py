@@ -102,6 +102,15 @@ class Service:
             )
         return self._hub_client
 
+    def reset_demo(self) -> None:
+        """Start a fresh demo world under this service (`roost demo --reset`): the old one is
+        moved aside, and its outbox with it (a new world has a new one). Demo network only."""
+        world = getattr(getattr(self.demo_app, "state", None), "world", None)
+        if world is None:
+            raise RuntimeError("only the demo network can be reset")
+        sandbox = self.demo_app.state.sandbox  # type: ignore[attr-defined]
+        self.run_id = world.reset_live(sandbox, world.fresh_network())
+
     async def aclose(self) -> None:
         await self.store.aclose()
         if self.client is not None:

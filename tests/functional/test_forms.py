@@ -588,3 +588,46 @@ async def test_a_failing_login_check_is_told_not_raised():
         await settle(pilot)
         assert app.screen is form and form.login is None
         assert any("token rejected (401)" in message for message in notices(seen))
+
+
+async def test_a_field_shows_its_default_and_the_rules_roost_does_not_check():
+    """A skill.json field with a default and a keyword roost does not know: the form says
+    both (the rule is the deployment's, not enforced here)."""
+    from tui.actions.contract import parse_skill
+
+    contract = parse_skill(
+        {
+            "actions": {
+                "tally": {
+                    "method": "github_issue",
+                    "payload": {
+                        "type": "object",
+                        "properties": {
+                            "action": {"const": "tally"},
+                            "payload": {
+                                "type": "object",
+                                "properties": {
+                                    "count": {
+                                        "type": "integer",
+                                        "default": 5,
+                                        "multipleOf": 5,
+                                        "description": "How many",
+                                    }
+                                },
+                            },
+                        },
+                    },
+                }
+            }
+        }
+    )
+    app = host(catalog=contract.actions)
+    async with app.run_test(size=(100, 30)) as pilot:
+        form = await open_form(pilot, "tally")
+        heading = str(form.row("count").query_one(".field-label").render())
+        assert "How many" in heading and "default 5" in heading
+        assert "not checked here: multipleOf: 5" in heading
+        await pilot.press("7", "ctrl+s")
+        await settle(pilot)
+        (draft,) = app.submitted
+        assert (draft.action, dict(draft.payload)) == ("tally", {"count": 7})

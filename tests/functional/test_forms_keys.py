@@ -95,8 +95,8 @@ async def test_the_first_fields_heading_is_in_view_when_opened_and_when_restored
         await settle(pilot)
         assert restored is not form and restored.values()["name"] == "ab"
         assert heading_in_view(restored, "name")
-        assert heading_in_view(restored, "display_name")  # the field that has the focus
-        assert app.focused is not None and app.focused.id == "field-display_name"
+        assert heading_in_view(restored, "public_key")  # the field that has the focus
+        assert app.focused is not None and app.focused.id == "field-public_key"
 
 
 def login_line(form: ActionForm) -> str:

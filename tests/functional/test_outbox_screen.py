@@ -514,3 +514,49 @@ def test_snapshot_detail(snap_compare, fixed_outbox, size):
         await pilot.pause()
 
     assert snap_compare(Host(fixed_outbox), terminal_size=size, run_before=run_before)
+
+
+def test_a_received_entry_its_receipt_and_other_accounts_comments_are_shown(tmp_path):
+    """The newer processor's step between queued and its verdict, the receipt's error and
+    hint in full, and comments of other accounts marked as not verdicts."""
+    from tui.ui.screens.outbox.views import row_cells
+
+    outbox = Outbox(tmp_path)
+    entry = outbox.draft("register_agent", {"name": "Zeno", "framework": "x", "bio": "b"})
+    entry.state, entry.number = "received", 21296
+    entry.comments = [
+        {"login": "helpful-stranger", "at": "2026-09-27T04:01:00Z", "body": "✅ Delta processed"}
+    ]
+    cells = row_cells(entry, 40)
+    assert cells[0].plain == "received" and cells[0].style == "bold cyan"
+    text = detail_text(entry).plain
+    assert "Other comments (not verdicts)" in text and "helpful-stranger" in text
+    entry.state = "rejected"
+    entry.receipt = {
+        "status": "rejected",
+        "url": "https://raw.example.test/state/inbox/rejected/issue-21296.json",
+        "error": "Agent KimLeno1 already registered",
+        "hint": "Preflight locally: python scripts/validate_delta.py < body.json. " * 3,
+    }
+    text = detail_text(entry).plain
+    assert "Receipt" in text and "Agent KimLeno1 already registered" in text
+    assert entry.receipt["hint"].strip() in text  # in full
+    assert row_cells(entry, 60)[4].plain.startswith("Agent KimLeno1 already registered")
+
+
+def test_a_post_is_shown_as_a_discussion(tmp_path):
+    outbox = Outbox(tmp_path)
+    request = {
+        "title": "Night notes",
+        "body": "Who else?\n\n<!-- roost-nonce: n1 -->\n",
+        "channel": "general",
+        "repositoryId": "R_1",
+        "categoryId": "DIC_1",
+    }
+    entry = outbox.draft(
+        "create_post", {"channel": "general"}, "n1", kind="discussion", request=request
+    )
+    entry.state, entry.number = "applied", 3372
+    text = detail_text(entry).plain
+    assert "post      #3372" in text and "a GitHub Discussion in general" in text
+    assert "labels" not in text

@@ -24,42 +24,96 @@ async def _wait_for(predicate, timeout: float = 20) -> None:
     await asyncio.wait_for(poll(), timeout)
 
 
-async def test_register_from_the_form_reaches_the_outbox_and_the_platform():
+async def test_an_action_from_the_form_reaches_the_outbox_and_the_platform():
+    """The demo world's account is a registered agent: a profile update goes through the newer
+    processor and its receipt says applied."""
     app = RoostApp(connect(Settings(), use_cache=False), poll=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await loaded(pilot)
         await pilot.press("n")
         await pilot.pause()
-        await pilot.press(*"register_agent", "enter")
+        await pilot.press(*"update_profile", "enter")
         await settle(pilot)
         assert isinstance(app.screen, ActionForm)
-        await pilot.press(*"Night Owl", "tab", *"roost", "tab", *"I read the feed at night.")
+        await pilot.press(*"Night Owl", "tab", *"I read the feed at night.")
         await pilot.press("ctrl+s")
         write = app.writer.write_side()
         assert write is not None
         await _wait_for(lambda: any(e.state == "queued" for e in write.outbox.entries()))
         (entry,) = write.outbox.entries()
-        assert entry.action == "register_agent" and entry.number is not None
-        assert entry.payload == {
-            "name": "Night Owl",
-            "framework": "roost",
-            "bio": "I read the feed at night.",
-        }
+        assert entry.action == "update_profile" and entry.number is not None
+        assert entry.payload == {"name": "Night Owl", "bio": "I read the feed at night."}
         # the request the platform got is the one the outbox holds (nonce and all)
         sandbox = app.service.demo_app.state.sandbox
         issue = next(i for i in sandbox.issues if i.number == entry.number)
         assert issue.body == entry.request["body"]
-        changed = await follow_queued(write.outbox, write.client, now=10**9)
-        assert [e.state for e in changed] == ["accepted"]
-        # o: the outbox shows it, with its issue number and state
+        await write.docs.refresh()
+        changed = await follow_queued(write.outbox, write.client, now=10**9, docs=write.docs)
+        assert [e.state for e in changed] == ["applied"]
+        # o: the outbox shows it, with its number, state and receipt
         await pilot.press("o")
         await settle(pilot)
         assert isinstance(app.screen, OutboxScreen)
         text = svg_text(app.export_screenshot())
-        assert "register_agent" in text and "accepted" in text and f"#{entry.number}" in text
-        await pilot.press("escape")
+        assert "update_profile" in text and "applied" in text and f"#{entry.number}" in text
+        await pilot.press("enter")
+        await settle(pilot)
+        text = svg_text(app.export_screenshot())
+        assert "Receipt" in text and f"inbox/processed/issue-{entry.number}.json" in text
+        await pilot.press("escape", "escape")
         await settle(pilot)
         assert not isinstance(app.screen, OutboxScreen)
+
+
+async def test_a_post_from_the_form_is_a_discussion_and_n_on_it_offers_a_comment():
+    """Where the deployment's contract says posts are Discussions, the form's preview says so,
+    the post is created through GraphQL, and on the trending post `n` offers a comment."""
+    from tui.ui.screens.forms.picker import ActionPicker
+
+    app = RoostApp(connect(Settings(), use_cache=False), poll=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        write = app.writer.write_side()
+        await write.docs.refresh()
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"create_post", "enter")
+        await settle(pilot)
+        form = app.screen
+        assert isinstance(form, ActionForm) and form.spec.method == "discussion"
+        await pilot.press(*"general", "tab", *"Night notes", "tab", *"Who else reads at night?")
+        await settle(pilot)
+        text = svg_text(app.export_screenshot())  # the preview is beside the form at 120 columns
+        assert "a GitHub Discussion in general" in text and "labels" not in text, text
+        await pilot.press("ctrl+s")
+        await _wait_for(lambda: any(e.state == "applied" for e in write.outbox.entries()))
+        (entry,) = write.outbox.entries()
+        assert entry.kind == "discussion" and "is live" in entry.comment
+        sandbox = app.service.demo_app.state.sandbox
+        (discussion,) = sandbox.discussions
+        assert (discussion.title, discussion.number) == ("Night notes", entry.number)
+        assert sandbox.issues == []  # never sent as an issue
+        # the post trends; on it, n offers a comment and a flag, its number filled in
+        app.store.request_refresh()
+        await app.store.refresh()
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        picker = app.screen
+        assert isinstance(picker, ActionPicker)
+        first = [(e.spec.name, dict(e.suggestion.prefill)) for e in picker.entries[:2]]
+        assert first == [
+            ("comment", {"discussion_number": str(entry.number)}),
+            ("moderate", {"discussion_number": str(entry.number)}),
+        ]
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press(*"Me too.", "ctrl+s")
+        await _wait_for(lambda: len(write.outbox.entries()) == 2)
+        await _wait_for(lambda: all(e.state == "applied" for e in write.outbox.entries()))
+        assert [c["body"].split("\n")[0] for c in sandbox.discussions[0].comments] == ["Me too."]
 
 
 async def test_posting_without_a_repository_keeps_the_draft_and_says_why():
@@ -158,3 +212,38 @@ async def test_an_empty_or_spaced_token_is_refused_and_escape_composes_anyway(
         await settle(pilot)
         assert isinstance(app.screen, ActionPicker)  # composing goes on; sending will say why
         assert not app.writer.write_side().client.has_token
+
+
+async def test_demo_reset_asks_first_then_starts_a_fresh_world_and_outbox():
+    from tui.ui.screens.demo_reset import ResetDemoConfirm
+
+    service = connect(Settings(), use_cache=False)
+    first_world = service.run_id
+    app = RoostApp(service, poll=False, ask_demo_reset=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        assert isinstance(app.screen, ResetDemoConfirm)
+        text = svg_text(app.export_screenshot())
+        assert "Start a fresh demo world?" in text and "0 outbox entries" in text
+        await pilot.press("n")  # keep it
+        await settle(pilot)
+        assert service.run_id == first_world
+        write = app.writer.write_side()
+        entry = write.outbox.draft("heartbeat", {})
+        await write.outbox.send(entry.id, write.client)
+        assert app.service.demo_app.state.sandbox.issues
+    app = RoostApp(service, poll=False, ask_demo_reset=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        assert isinstance(app.screen, ResetDemoConfirm)
+        assert "1 outbox entry" in svg_text(app.export_screenshot())
+        await pilot.press("y")
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        assert service.run_id != first_world
+        assert app.service.demo_app.state.sandbox.issues == []
+        assert app.writer.write_side().outbox.entries() == []  # the fresh world's own outbox
+    # and the next run sees the fresh world, not the old one
+    again = connect(Settings(), use_cache=False)
+    assert again.run_id == service.run_id
+    await again.aclose()

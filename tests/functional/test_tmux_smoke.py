@@ -117,20 +117,20 @@ def quit_cleanly(pane: Pane) -> None:
 
 def test_roost_demo_by_keys_at_80x24(pane):
     pane.start(ROOST_DEMO)
-    screen = pane.wait_for("300 agents")
+    screen = pane.wait_for("301 agents")
     assert "DEMO NETWORK" in screen and "1 Agents" in screen and "5 Seeds" in screen
     assert "demo network" in screen
     pane.wait_for("all verified")
     # filter typed as one burst, then sort
     pane.keys("/zion-c")
-    screen = pane.wait_for("of 300 agents")
+    screen = pane.wait_for("of 301 agents")
     pane.keys("Enter", "s", "n")  # the sort picker, then the name column's key
     pane.wait_for("sorted by name")
     pane.keys("Enter")
     pane.wait_for("heartbeat")  # the detail pane
     pane.keys("Escape")
     pane.keys("Escape")
-    pane.wait_for("300 agents ")
+    pane.wait_for("301 agents ")
     for key, text in (("2", "posts"), ("3", "36 channels"), ("4", "Counter"), ("5", "Proposals")):
         pane.keys(key)
         pane.wait_for(text)
@@ -166,44 +166,38 @@ def test_a_first_visit_burst_lands_in_the_list_it_opens(pane):
 
 
 def test_post_from_a_form_by_keys_at_80x24(pane):
-    """n → picker → form → ctrl+s → outbox → the processor's answer, all by keys at 80×24;
-    the form's fields are typed in one burst, as a fast typist or a paste sends them."""
+    """n → picker → form → ctrl+s → outbox → the processor's receipt, all by keys at 80×24;
+    the form's fields are typed in one burst, as a fast typist or a paste sends them. The demo
+    world's account (the demo token's) is a registered agent from the start."""
     pane.start(ROOST_DEMO)
     pane.wait_for("all verified")
     pane.keys("n")
     pane.wait_for("New action")
-    pane.keys("heartbeat", "Enter")
-    pane.wait_for("Send heartbeat")
-    # the form asks who the token is; the demo's token user has not registered yet
-    screen = pane.wait_for("not registered here: send register_agent first")
-    assert "acting as demo-agent" in screen
-    pane.keys("Escape")
-    pane.wait_for("300 agents")
-    pane.keys("n")
-    pane.wait_for("New action")
-    pane.keys("register_agent", "Enter")
-    pane.wait_for("Register agent")
-    pane.burst("Ada", "Tab", "python", "Tab", "A test agent", "C-s")
-    pane.wait_for("register_agent: in the outbox")
+    pane.keys("update_profile", "Enter")
+    pane.wait_for("Update profile")
+    screen = pane.wait_for("acting as demo-agent")
+    assert "not registered here" not in screen
+    pane.burst("Ada", "Tab", "A test agent", "C-s")
+    pane.wait_for("update_profile: in the outbox")
     pane.keys("o")
     pane.wait_for("Outbox · 1 entry")
-    pane.wait_for("accepted", timeout=30)
+    pane.wait_for("applied", timeout=40)
     pane.keys("Enter")
-    screen = pane.wait_for("Processor's comment")
-    assert "Delta processed successfully" in screen
+    screen = pane.wait_for("Receipt")
+    assert "inbox/processed/issue-1.json" in screen
     assert "posted as demo-agent" in screen
     seen = [screen]
-    for _ in range(14):  # down through the request as sent: every field of the burst arrived
+    for _ in range(20):  # down through the request as sent: every field of the burst arrived
         pane.keys("j")
         time.sleep(0.1)
         seen.append(pane.screen())
     sent = "\n".join(seen)
-    for line in ('"name": "Ada"', '"framework": "python"', '"bio": "A test agent"'):
+    for line in ('"name": "Ada"', '"bio": "A test agent"'):
         assert line in sent, sent
     pane.keys("Escape")
     pane.wait_for("Outbox · 1 entry")
     pane.keys("Escape")
-    pane.wait_for("300 agents")
+    pane.wait_for("301 agents")
     quit_cleanly(pane)
 
 
@@ -220,7 +214,7 @@ def test_no_color_and_plain_xterm_are_readable(pane):
             "demo",
         ]
     )
-    screen = pane.wait_for("300 agents")
+    screen = pane.wait_for("301 agents")
     assert "DEMO NETWORK" in screen and "online" in screen
     pane.keys("Enter")
     pane.wait_for("heartbeat")

@@ -2,7 +2,9 @@
 
 On an agent the picker offers poke / follow / unfollow / transfer karma with ``target_agent``
 filled; on a proposal, vote / unvote with ``proposal_id``; on a channel, create post / update
-channel with the channel; heartbeat from anywhere. No Textual here.
+channel with the channel; on a trending post, comment (where the deployment takes comments on
+its Discussions) and moderate with ``discussion_number``; heartbeat from anywhere. No Textual
+here.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from tui.actions.catalog import CATALOG, ActionSpec
 
 __all__ = ["ActionContext", "Suggestion", "suggestions"]
 
-ContextKind = Literal["agent", "channel", "proposal"]
+ContextKind = Literal["agent", "channel", "proposal", "post"]
 
 # (kind) -> (action, field the context's key fills), in the order offered
 _BY_KIND: dict[str, tuple[tuple[str, str], ...]] = {
@@ -27,13 +29,15 @@ _BY_KIND: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "proposal": (("vote_seed", "proposal_id"), ("unvote_seed", "proposal_id")),
     "channel": (("create_post", "channel"), ("update_channel", "slug")),
+    "post": (("comment", "discussion_number"), ("moderate", "discussion_number")),
 }
 _ANYWHERE: tuple[str, ...] = ("heartbeat",)
 
 
 @dataclass(frozen=True)
 class ActionContext:
-    """The selected object (``kind`` and its id, ``key``); both None when nothing is selected."""
+    """The selected object (``kind`` and its id, ``key``: a post's is its Discussion number);
+    both None when nothing is selected."""
 
     kind: ContextKind | None = None
     key: str | None = None

@@ -378,9 +378,6 @@ async def _submit(args: argparse.Namespace) -> int:
             except KeyError as exc:
                 _err(exc.args[0])
                 return EXIT_USAGE
-            if spec.unsupported:
-                _err(f"{spec.name} cannot be sent by roost: {spec.unsupported}; nothing was sent")
-                return EXIT_USAGE
             try:
                 payload = _payload(args, spec)
             except ValueError as exc:
@@ -394,7 +391,7 @@ async def _submit(args: argparse.Namespace) -> int:
             try:
                 kind, request, nonce = _compose(spec, payload, side)
             except ValueError as exc:
-                _err(str(exc))
+                _err(f"{exc}; nothing was sent")
                 return EXIT_USAGE
             return await _send(args, side, spec, payload, kind, request, nonce)
     except TokenError as exc:
@@ -404,25 +401,20 @@ async def _submit(args: argparse.Namespace) -> int:
 
 def _compose(spec: Any, payload: dict[str, Any], side: Any) -> tuple[str, dict[str, Any], str]:
     """(kind, the exact request, its nonce) for one action; ``ValueError`` says why none."""
+    from tui.actions.compose import compose_request
     from tui.actions.deployment_docs import describe_manifest_problem
-    from tui.actions.discussions import compose_comment, compose_discussion
-    from tui.actions.issue_body import compose_issue, new_nonce
+    from tui.actions.issue_body import new_nonce
 
     nonce = new_nonce()
-    if spec.method == "issue":
-        return "issue", compose_issue(spec.name, payload, nonce, label=spec.label).as_json(), nonce
-    if spec.method == "discussion_comment":
-        return spec.method, compose_comment(payload, nonce), nonce
-    manifest = side.docs.manifest.value if side.docs is not None else None
-    if manifest is None:
-        raise ValueError(
-            f"a post is a Discussion here and needs the deployment's repository manifest: "
-            f"{describe_manifest_problem(side.docs)}; nothing was sent"
-        )
-    request = compose_discussion(
-        payload, nonce, repo_id=manifest.repo_id, categories=manifest.categories
+    docs = side.docs
+    kind, request = compose_request(
+        spec,
+        payload,
+        nonce,
+        docs.manifest.value if docs is not None else None,
+        manifest_problem=describe_manifest_problem(docs) if docs is not None else "no read URL",
     )
-    return spec.method, request, nonce
+    return kind, request, nonce
 
 
 async def _send(

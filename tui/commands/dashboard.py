@@ -1,5 +1,6 @@
 """The dashboard: `roost` with no subcommand (the configured service, or the demo network if
-none is set) and `roost demo` (the embedded demo network, always)."""
+none is set) and `roost demo` (the embedded demo network, always; `--reset` starts its world
+afresh, after asking)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,11 @@ __all__ = ["register", "run_dashboard"]
 def register(sub: argparse._SubParsersAction) -> None:
     demo = sub.add_parser("demo", help="open the dashboard on the embedded demo network")
     demo.add_argument("--screen", choices=TAB_IDS, dest="demo_screen", help="open on this tab")
+    demo.add_argument(
+        "--reset",
+        action="store_true",
+        help="start a fresh demo world (and outbox); the dashboard asks first",
+    )
     demo.set_defaults(handler=run_dashboard, demo=True)
 
 
@@ -41,6 +47,7 @@ def run_dashboard(args: argparse.Namespace) -> int:
         service = begin(settings)  # before the heavy imports (tui/startup.py)
         from tui.ui.app import run_tui
 
-        return run_tui(service, screen=screen)
+        asked = {"ask_demo_reset": True} if getattr(args, "reset", False) else {}
+        return run_tui(service, screen=screen, **asked)
     finally:
         resume_gc()  # normally the app has already (after its first paint)

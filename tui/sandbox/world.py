@@ -83,6 +83,7 @@ class DemoWorld:
         self.problem: str | None = None
         self._seen: tuple[int, int, int] | None = None
         self._lock = asyncio.Lock()
+        self._options: dict[str, Any] = {}
 
     # -- files ---------------------------------------------------------------------------------
 
@@ -206,22 +207,50 @@ class DemoWorld:
         ``make``, default ``create_app(**app_options)``) with the demo token's account
         registered, and saved. Every request then goes through :class:`PersistMiddleware`."""
         app = make() if make is not None else create_app(**app_options)
+        self._options = app_options
         state: SandboxState = app.state.sandbox
         with self.locked():
             if not self.load_into(state):
-                self.id = secrets.token_hex(6)
-                login = next(iter(state.tokens.values()), DEMO_LOGIN)
-                with contextlib.suppress(Exception):
-                    state.network.apply(
-                        "register_agent",
-                        dict(ACTING_AGENT),
-                        login,
-                        _moment(state.network.generated_at),
-                    )
-                self.save(state)
+                self._begin(state)
         app.add_middleware(PersistMiddleware, world=self, get_state=lambda: state)
         app.state.world = self
         return app
+
+    def _begin(self, state: SandboxState) -> None:
+        """Make ``state`` a new world: a new id, the demo token's account registered, saved."""
+        self.id = secrets.token_hex(6)
+        login = next(iter(state.tokens.values()), DEMO_LOGIN)
+        with contextlib.suppress(Exception):  # a generated network always takes it
+            state.network.apply(
+                "register_agent", dict(ACTING_AGENT), login, _moment(state.network.generated_at)
+            )
+        self.save(state)
+
+    def reset_live(self, state: SandboxState, network: DemoNetwork) -> str:
+        """Start a fresh world under a running sandbox (`roost demo --reset`, once the person
+        said yes): the old one is moved aside, ``state`` gets ``network`` and nothing else.
+        Returns the new world's id."""
+        with self.locked():
+            if self.path.exists():
+                self.path.replace(self.folder / f"world-{self._now_tag()}.old.json")
+            state.network = network
+            state.issues, state.inbox, state.receipts, state.discussions = [], [], {}, []
+            state.changed()
+            self._begin(state)
+        assert self.id is not None
+        return self.id
+
+    def fresh_network(self) -> DemoNetwork:
+        """A network generated as this world's was (its size and seed), as of this hour."""
+        from tui.sandbox.generator import DEFAULT_EPOCH
+
+        options = self._options
+        now = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+        return DemoNetwork.generate(
+            seed=options.get("seed", 7),
+            agents=options.get("agents", 300),
+            epoch=now if "epoch" in options else DEFAULT_EPOCH,
+        )
 
     async def around(self, state: SandboxState, handle: Callable[[], Any]) -> None:
         """Run one request on the current world and keep what it changed."""

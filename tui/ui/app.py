@@ -186,6 +186,7 @@ class RoostApp(SSHModeMixin, App[int]):
         clock: Clock = utc_now,
         initial_screen: str = "agents",
         poll: bool = True,
+        ask_demo_reset: bool = False,
     ) -> None:
         if initial_screen not in self.MODES:
             known = ", ".join(self.MODES)
@@ -207,6 +208,8 @@ class RoostApp(SSHModeMixin, App[int]):
         self.initial_screen = initial_screen
         self.clock: Clock = clock
         self.service = service
+        #: `roost demo --reset`: ask before the demo world is started afresh.
+        self.ask_demo_reset = ask_demo_reset and service.settings.demo
         self.store: Store = service.store
         self.poll = poll
         self.app_state = AppState(
@@ -436,6 +439,8 @@ class RoostApp(SSHModeMixin, App[int]):
             if not self.loaded.is_set():
                 if self.poll:
                     self.writer.start_tracking()  # the outbox is followed once the dashboard is up
+                if self.ask_demo_reset:  # over the world it would set aside
+                    self.writer.ask_demo_reset(then=self._refresh_fresh_world)
                 self.set_timer(PRELOAD_AFTER_S, self._preload_tabs, name="preload tabs")
             self.loaded.set()
             self._tell_problems(message.report, message.status)
@@ -714,14 +719,18 @@ class RoostApp(SSHModeMixin, App[int]):
             return
         self.push_screen(HelpScreen())
 
+    async def _refresh_fresh_world(self) -> None:
+        await self.store.refresh(force=True)
+
 
 def _interval(seconds: float) -> str:
     return f"{seconds:g}s" if seconds < 60 else f"{seconds / 60:g} min"
 
 
-def run_tui(service: Service, *, screen: str | None = None) -> int:
-    """Run the dashboard of ``service`` until the user quits; the process exit code."""
-    app = RoostApp(service, initial_screen=screen or "agents")
+def run_tui(service: Service, *, screen: str | None = None, ask_demo_reset: bool = False) -> int:
+    """Run the dashboard of ``service`` until the user quits; the process exit code.
+    ``ask_demo_reset``: `roost demo --reset` (the dashboard asks first)."""
+    app = RoostApp(service, initial_screen=screen or "agents", ask_demo_reset=ask_demo_reset)
     result = app.run()
     # The process ends now. The app gave what it froze back to the collector when it closed
     # (tests run many apps in one process); left so, the interpreter's final collections

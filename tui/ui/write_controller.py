@@ -1,16 +1,19 @@
 """Posting from the dashboard: the app's side of the write path (ARCHITECTURE.md, the write side).
 
-``n`` opens the action picker for what is selected (tui/ui/screens/forms); a submitted draft becomes
-an outbox entry (saved before anything leaves) and is sent by a worker; a background worker then
-follows queued entries to accepted / rejected and each refresh settles accepted ones whose effect
-the state shows. The app holds one :class:`WriteController` and hands it its keys; workers only
+``n`` opens the action picker for what is selected (tui/ui/screens/forms), over the deployment's
+catalog (its skill.json over the built-in one, the config's tables over both); a submitted draft
+becomes an outbox entry (saved before anything leaves, with what the state showed for it) and is
+sent by a worker, as an issue or, where the deployment says so, a Discussion; a background worker
+then follows sent entries (receipts first, then the processor's comments) to their verdict, and
+each refresh settles the ones whose effect the state shows. The app holds one :class:`WriteController` and hands it its keys; workers only
 do I/O and report back through messages, which the app's handlers pass on to it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -23,6 +26,7 @@ from tui.untrusted import clean_line
 if TYPE_CHECKING:
     from textual.app import App
 
+    from tui.actions.catalog import ActionSpec
     from tui.actions.connection import WriteSide
     from tui.actions.outbox import Entry
     from tui.network.store import Snapshot
@@ -32,7 +36,12 @@ if TYPE_CHECKING:
 __all__ = ["WriteController"]
 
 FOLLOW_EVERY_S = 10.0  # the tracker's pace; each entry's own checks are paced by tracking.py
-NO_TOKEN = "no token: set ROOST_TOKEN, GH_TOKEN or GITHUB_TOKEN, or log in with gh"
+#: How often the deployment's skill.json and manifest are asked again (conditionally).
+DOCS_EVERY_S = 300.0
+NO_TOKEN = (
+    "no token: set ROOST_TOKEN, RAPPTERBOOK_TOKEN, DISCUSSIONS_TOKEN, GH_TOKEN or GITHUB_TOKEN, "
+    "or log in with gh"
+)
 NO_TOKEN_OVER_SSH = "no token: served over SSH, press T to type one for this session"
 
 
@@ -119,7 +128,8 @@ class WriteController:
                 write,
                 TYPE_A_TOKEN
                 if ssh_role
-                else "No token was found (ROOST_TOKEN, GH_TOKEN, GITHUB_TOKEN, the config, gh).",
+                else "No token was found (ROOST_TOKEN, RAPPTERBOOK_TOKEN, DISCUSSIONS_TOKEN, "
+                "GH_TOKEN, GITHUB_TOKEN, the config, gh).",
                 then=self._compose_now,
             )
             return
@@ -129,11 +139,6 @@ class WriteController:
         from tui.ui.screens.forms import open_action_flow
 
         write = self.write_side()
-        catalog = None
-        if write is not None:
-            from tui.actions.connection import catalog_for
-
-            catalog = catalog_for(self.service.settings)
         open_action_flow(
             self.app,
             self._action_context(),
@@ -142,7 +147,37 @@ class WriteController:
             on_submit=self._submit_draft,
             login=self._login(),
             whoami=self._whoami_login if write is not None else None,
-            catalog=catalog,
+            catalog=self.catalog(),
+            compose=self.compose_request,
+        )
+
+    def catalog(self) -> dict[str, ActionSpec]:
+        """The actions the forms offer: the deployment's merged catalog (its last good
+        skill.json, from this run or the disk cache), without those roost cannot send."""
+        from tui.actions.connection import catalog_for
+
+        write = self.write_side()
+        docs = write.docs if write is not None else None
+        if docs is not None:
+            docs.load_cached()
+        table = catalog_for(self.service.settings, docs)
+        return {name: spec for name, spec in table.items() if spec.sendable}
+
+    def compose_request(
+        self, spec: ActionSpec, payload: dict[str, Any], nonce: str
+    ) -> tuple[str, dict[str, Any]]:
+        """The exact request of an action, as the form previews it and the outbox keeps it."""
+        from tui.actions.compose import compose_request
+        from tui.actions.deployment_docs import describe_manifest_problem
+
+        write = self.write_side()
+        docs = write.docs if write is not None else None
+        return compose_request(
+            spec,
+            payload,
+            nonce,
+            docs.manifest.value if docs is not None else None,
+            manifest_problem=describe_manifest_problem(docs) if docs is not None else "",
         )
 
     # ------------------------------------------------------------------ T: a token
@@ -228,10 +263,24 @@ class WriteController:
     def _submit_draft(self, draft: Draft) -> None:
         """The form's submit: save the entry (raises, and the form keeps the draft, when posting
         is impossible), then send it in a worker."""
+        from tui.actions.catalog import get_action
+        from tui.actions.tracking import baseline
+
         write = self.write_side()
         if write is None:
             raise RuntimeError(f"cannot post: {self.problem}")
-        entry = write.outbox.draft(draft.action, dict(draft.payload), nonce=draft.nonce)
+        spec = get_action(draft.action, self.catalog())
+        payload = dict(draft.payload)
+        kind, request = self.compose_request(spec, payload, draft.nonce)  # ValueError: kept
+        entry = write.outbox.draft(
+            draft.action,
+            payload,
+            nonce=draft.nonce,
+            kind=kind,
+            request=request,
+            label=spec.label,
+            baseline=baseline(draft.action, payload, self._login(), self._snapshot()),
+        )
         self.app.notify(f"{entry.action}: in the outbox, sending…", title="Outbox", markup=False)
         self.app.run_worker(
             self._send_entry(write, entry.id),
@@ -268,22 +317,70 @@ class WriteController:
         if self._write is not None:
             await self._write.aclose()
 
+    def ask_demo_reset(self, then: Callable[[], Awaitable[None]]) -> None:
+        """`roost demo --reset`: ask, then start a fresh demo world (and outbox) or keep it;
+        ``then`` runs after a reset (the app refreshes its state)."""
+        from tui.ui.screens.demo_reset import ResetDemoConfirm
+
+        sandbox = self.service.demo_app.state.sandbox  # type: ignore[union-attr]
+        write = self.write_side()
+        entries = len(write.outbox.entries()) if write is not None else 0
+        issues = len(sandbox.issues) + len(sandbox.discussions)
+
+        def answered(reset: bool | None) -> None:
+            if not reset:
+                self.app.notify("Kept the demo world as it was.", title="Demo", markup=False)
+                return
+            self.app.run_worker(self._reset_demo(then), group="demo-reset", exit_on_error=False)
+
+        self.app.push_screen(ResetDemoConfirm(issues, entries), answered)
+
+    async def _reset_demo(self, then: Callable[[], Awaitable[None]]) -> None:
+        self.app.workers.cancel_group(self.app, "track")
+        if self._write is not None:
+            await self._write.aclose()
+        self._write, self._drafts, self.problem = None, None, None
+        self.service.reset_demo()
+        write = self.write_side()
+        self.outbox_changed(write.outbox.counts() if write is not None else {})
+        self.app.notify("A fresh demo world, with its own outbox.", title="Demo", markup=False)
+        await then()
+        self.start_tracking()
+
     async def _track(self) -> None:
         from tui.actions.tracking import follow_queued
 
         write = await asyncio.to_thread(self.write_side)  # may ask `gh` for a token: not on the UI
         if write is None:
             return
+        await self._refresh_docs(write)
+        docs_at = time.monotonic()
         changed = list(await write.outbox.resume_interrupted(write.client))
         self.app.post_message(self.ActionsProgressed(changed, write.outbox.counts()))
         changed = []
         while True:
-            changed += await follow_queued(write.outbox, write.client)
+            if time.monotonic() - docs_at >= DOCS_EVERY_S:
+                await self._refresh_docs(write)
+                docs_at = time.monotonic()
+            changed += await follow_queued(
+                write.outbox, write.client, docs=write.docs, processor=write.processor
+            )
             changed += await asyncio.to_thread(self._settle, write)
             if changed:
                 self.app.post_message(self.ActionsProgressed(changed, write.outbox.counts()))
                 changed = []
             await asyncio.sleep(FOLLOW_EVERY_S)
+
+    async def _refresh_docs(self, write: WriteSide) -> None:
+        """Ask for the deployment's skill.json and manifest again; tell, once each, what of
+        them could not be used."""
+        if write.docs is None:
+            return
+        await write.docs.refresh()
+        for notice in write.docs.new_notices():
+            self.app.notify(
+                clean_line(notice, 300), title="Deployment", severity="warning", markup=False
+            )
 
     def _settle(self, write: WriteSide) -> list[Entry]:
         from tui.actions.tracking import settle_applied

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from textual import on
@@ -23,6 +23,9 @@ from tui.ui.widgets.virtual_table import Column, LazyRow, Row, VirtualTable
 from tui.untrusted import clean, truncate
 
 from .table_screen import Built, TableScreen
+
+if TYPE_CHECKING:
+    from tui.actions.action_context import ActionContext
 
 __all__ = ["TrendingScreen", "post_keys", "safe_url"]
 
@@ -269,6 +272,15 @@ class TrendingScreen(TableScreen, tab="trending"):
         if post is None:
             return None
         return safe_url(post.url) or (clean(post.url) if post.url else None) or super().copy_text()
+
+    def posting_context(self) -> ActionContext:
+        """``n`` on a post: its Discussion's number (comment on it, flag it)."""
+        from tui.actions.action_context import ActionContext
+
+        post = self._current_post()
+        if post is None or post.number is None:
+            return ActionContext()
+        return ActionContext("post", str(post.number))
 
     def link_url(self) -> str | None:
         """``O`` opens the post's URL (issue 12 item 5: `o` is the outbox)."""

@@ -42,6 +42,10 @@ def _heading(spec: FieldSpec) -> Content:
         parts.append(f"type {NULL_WORD} to clear it")
     if spec.refers_to and kind in ("input", "lines"):
         parts.append("\u2191\u2193 enter: complete")
+    if spec.default is not None:
+        parts.append(f"default {clean(str(spec.default))}")
+    if spec.unchecked:  # the deployment's rules roost does not enforce: shown, so known
+        parts.append("not checked here: " + "; ".join(clean(rule) for rule in spec.unchecked))
     mark = (" *", "bold $text-error") if spec.required else (" (optional)", "$text-muted")
     help_text = (" \u00b7 " + " \u00b7 ".join(parts)) if parts else ""
     return Content.assemble((clean(spec.label), "bold"), mark, (help_text, "$text-muted"))

@@ -23,7 +23,7 @@ from tui.actions.completion import References
 from tui.actions.drafts import Draft, DraftKeeper
 from tui.actions.form_values import values_from_payload
 from tui.network.store import Snapshot
-from tui.ui.screens.forms.form import ActionForm, WhoAmI
+from tui.ui.screens.forms.form import ActionForm, Composer, WhoAmI
 from tui.ui.screens.forms.picker import ActionPicker
 from tui.ui.widgets.text import short
 
@@ -44,6 +44,7 @@ def open_action_form(
     login: str | None = None,
     whoami: WhoAmI | None = None,
     catalog: Mapping[str, ActionSpec] | None = None,
+    compose: Composer | None = None,
 ) -> ActionForm:
     """Push the form of ``action``: the kept draft when there is one, else ``prefill``."""
     table = CATALOG if catalog is None else catalog
@@ -64,6 +65,7 @@ def open_action_form(
         keeper=drafts,
         whoami=whoami,
         restored=kept is not None,
+        compose=compose,
     )
 
     def submitted(draft: Draft | None) -> None:
@@ -97,8 +99,10 @@ def open_action_flow(
     login: str | None = None,
     whoami: WhoAmI | None = None,
     catalog: Mapping[str, ActionSpec] | None = None,
+    compose: Composer | None = None,
 ) -> None:
-    """Open the action picker for ``context``; the chosen action's form follows."""
+    """Open the action picker for ``context``; the chosen action's form follows (its request
+    made by ``compose``: the write side's, which knows how the deployment takes posts)."""
     form = partial(
         open_action_form,
         app,
@@ -108,6 +112,7 @@ def open_action_flow(
         login=login,
         whoami=whoami,
         catalog=catalog,
+        compose=compose,
     )
 
     def picked(choice: Suggestion | None) -> None:

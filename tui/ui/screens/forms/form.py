@@ -34,13 +34,14 @@ from textual.widgets import Input, Static
 
 from tui.actions.catalog import ActionSpec
 from tui.actions.completion import References
+from tui.actions.compose import compose_request
 from tui.actions.drafts import Draft, DraftKeeper, FormValue
 from tui.actions.form_values import has_input, payload_from_values
-from tui.actions.issue_body import IssueRequest, compose_issue, new_nonce
+from tui.actions.issue_body import new_nonce
 from tui.ssh.mode import NO_EDITOR, session_role
 from tui.ui.screens.forms.confirm import DiscardConfirm
 from tui.ui.screens.forms.fields import CompletingRow, FieldRow, field_row
-from tui.ui.screens.forms.preview import IssuePreview
+from tui.ui.screens.forms.preview import Composed, IssuePreview
 from tui.ui.widgets.text import short
 from tui.untrusted import clean
 
@@ -55,6 +56,8 @@ AUTOSAVE_DELAY = 1.0
 
 #: Asks the platform who the token belongs to; None when it cannot tell.
 WhoAmI = Callable[[], Awaitable[str | None]]
+#: Makes the exact request of (spec, payload, nonce): (kind, request); ``ValueError`` for none.
+Composer = Callable[[ActionSpec, dict, str], Composed]
 
 
 @contextlib.contextmanager
@@ -120,9 +123,13 @@ class ActionForm(ModalScreen[Draft | None]):
         keeper: DraftKeeper | None = None,
         whoami: WhoAmI | None = None,
         restored: bool = False,
+        compose: Composer | None = None,
     ) -> None:
         super().__init__()
         self.spec = spec
+        #: How the request is made from the payload (the write side's: it knows the
+        #: deployment's manifest); without one, an issue as the catalog entry says.
+        self.composer: Composer = compose or compose_request
         self.initial_values: dict[str, FormValue] = dict(values or {})
         self.nonce = nonce or new_nonce()
         self.login = login
@@ -272,10 +279,10 @@ class ActionForm(ModalScreen[Draft | None]):
 
     def _request_now(
         self,
-    ) -> tuple[dict[str, object], dict[str, list[str]], IssueRequest | None, str]:
+    ) -> tuple[dict[str, object], dict[str, list[str]], Composed | None, str]:
         payload, problems = payload_from_values(self.spec, self.values())
         try:
-            request = compose_issue(self.spec.name, payload, self.nonce)
+            request = self.composer(self.spec, payload, self.nonce)
             error = ""
         except ValueError as exc:
             request, error = None, str(exc)

@@ -1,23 +1,34 @@
-"""The live preview of the issue a form sends: title, labels and body, exactly as composed.
+"""The live preview of what a form sends, exactly as composed: an issue's title, labels and body,
+a post's channel, title and body (a GitHub Discussion), or a comment's post and body.
 
-The body comes from ``tui.actions.issue_body.compose_issue`` (the same call the outbox makes),
-so what is shown is what is sent. Typed text is untrusted too (it may have been pasted from the
-service): it is cleaned and never parsed as markup.
+The request comes from ``tui.actions.compose.compose_request`` (the same call the outbox and
+the CLI make), so what is shown is what is sent. Typed text is untrusted too (it may have been
+pasted from the service): it is cleaned and never parsed as markup.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.actions.issue_body import IssueRequest
 from tui.untrusted import clean
 
-__all__ = ["IssuePreview", "preview_content"]
+#: A composed request: its kind and its fields (``compose_request``).
+Composed = tuple[str, dict[str, Any]]
+
+__all__ = ["Composed", "IssuePreview", "preview_content"]
 
 
-def preview_content(request: IssueRequest | None, problems: list[str], error: str = "") -> Content:
+def _head(lines: list[Content], name: str, value: str, *, bold: bool = False) -> None:
+    lines.append(
+        Content.assemble((f"{name:<7}", "$text-muted"), (clean(value), "bold" if bold else ""))
+    )
+
+
+def preview_content(request: Composed | None, problems: list[str], error: str = "") -> Content:
     """What the preview shows for ``request`` and the form's open ``problems``."""
     lines: list[Content] = []
     if problems:
@@ -32,21 +43,27 @@ def preview_content(request: IssueRequest | None, problems: list[str], error: st
     if request is None:
         lines.append(Content(clean(error) or "nothing to send yet").stylize("$text-muted"))
         return Content("\n").join(lines)
-    lines.append(Content.assemble(("title  ", "$text-muted"), (clean(request.title), "bold")))
-    labels = ", ".join(clean(label) for label in request.labels)
-    lines.append(Content.assemble(("labels ", "$text-muted"), labels))
+    kind, fields = request
+    if kind == "discussion":
+        _head(lines, "post", f"a GitHub Discussion in {fields.get('channel', '')}")
+        _head(lines, "title", str(fields.get("title", "")), bold=True)
+    elif kind == "discussion_comment":
+        _head(lines, "comment", f"on Discussion #{fields.get('discussion_number')}")
+    else:
+        _head(lines, "title", str(fields.get("title", "")), bold=True)
+        _head(lines, "labels", ", ".join(str(label) for label in fields.get("labels", [])))
     lines.append(Content("body").stylize("$text-muted"))
-    lines.append(Content(clean(request.body.rstrip("\n"), multiline=True)))
+    lines.append(Content(clean(str(fields.get("body", "")).rstrip("\n"), multiline=True)))
     return Content("\n").join(lines)
 
 
 class IssuePreview(VerticalScroll, can_focus=True):
-    """A scrollable view of the composed issue (focusable, so keys scroll it)."""
+    """A scrollable view of the composed request (focusable, so keys scroll it)."""
 
     DEFAULT_CLASSES = "issue-preview"
 
     def compose(self):
         yield Static("", classes="preview-text")
 
-    def show(self, request: IssueRequest | None, problems: list[str], error: str = "") -> None:
+    def show(self, request: Composed | None, problems: list[str], error: str = "") -> None:
         self.query_one(".preview-text", Static).update(preview_content(request, problems, error))

@@ -28,7 +28,7 @@ COLUMNS: tuple[tuple[str, int], ...] = (
     ("state", 9),
     ("action", 16),
     ("created", 11),
-    ("issue", 7),
+    ("number", 7),
 )
 REASON_MIN = 20
 
@@ -36,6 +36,7 @@ _STATE_STYLE = {
     "draft": "dim",
     "sending": "bold yellow",
     "queued": "cyan",
+    "received": "bold cyan",
     "accepted": "green",
     "rejected": "bold red",
     "applied": "bold green",
@@ -49,10 +50,13 @@ def _short(text: str, width: int) -> str:
 
 
 def _reason(entry: Entry) -> str:
-    """The one line the list shows after the issue number: why it failed, the processor's
-    verdict, or the first notice."""
+    """The one line the list shows after the issue number: why it failed, the receipt's error,
+    the processor's verdict, or the first notice."""
     if entry.reason:
         return entry.reason
+    receipt = entry.receipt or {}
+    if receipt.get("error"):
+        return str(receipt["error"])
     if entry.comment:
         return entry.comment
     return entry.notices[0] if entry.notices else ""
@@ -146,7 +150,8 @@ def detail_text(entry: Entry) -> Text:
     _field(text, "created", entry.created_at)
     _field(text, "updated", entry.updated_at)
     if entry.number:
-        _field(text, "issue", f"#{entry.number}")
+        where = {"discussion": "post", "discussion_comment": "on post"}.get(entry.kind, "issue")
+        _field(text, where, f"#{entry.number}")
     if entry.html_url:
         _field(text, "url", entry.html_url)
     if entry.author:
@@ -158,13 +163,34 @@ def detail_text(entry: Entry) -> Text:
         _field(text, "retry", "allowed" if refusal is None else f"refused: {refusal}")
     for notice in entry.notices:
         _field(text, "notice", notice, "yellow")
+    receipt = entry.receipt or {}
+    if receipt:
+        _heading(text, "Receipt")
+        _field(text, "status", str(receipt.get("status", "")))
+        _field(text, "url", str(receipt.get("url", "")))
+        for key in ("error", "hint"):
+            if receipt.get(key):
+                text.append(f"{key}\n", style="dim")
+                text.append(clean(str(receipt[key]), multiline=True).strip() + "\n")
     if entry.comment:
         _heading(text, "Processor's comment")
         text.append(clean(entry.comment, multiline=True).strip() + "\n")
+    if entry.comments:
+        _heading(text, "Other comments (not verdicts)")
+        for said in entry.comments:
+            text.append(f"{clean_line(str(said.get('login', '?')), 60)}", style="bold")
+            text.append(f"  {clean_line(str(said.get('at', '')), 30)}\n", style="dim")
+            text.append(clean(str(said.get("body", "")), multiline=True).strip() + "\n")
     request = entry.request or {}
     _heading(text, "Request as sent")
-    _field(text, "title", str(request.get("title", "")))
-    _field(text, "labels", ", ".join(str(x) for x in request.get("labels", [])) or "none")
+    if entry.kind == "discussion":
+        _field(text, "post", f"a GitHub Discussion in {request.get('channel', '')}")
+        _field(text, "title", str(request.get("title", "")))
+    elif entry.kind == "discussion_comment":
+        _field(text, "comment", f"on Discussion #{request.get('discussion_number')}")
+    else:
+        _field(text, "title", str(request.get("title", "")))
+        _field(text, "labels", ", ".join(str(x) for x in request.get("labels", [])) or "none")
     text.append(clean(request.get("body", ""), multiline=True).rstrip() + "\n")
     if entry.attempts:
         _heading(text, "Answers")
