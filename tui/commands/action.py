@@ -351,7 +351,8 @@ def _describe(entry: Any) -> str:
             if receipt.get(key):
                 line += f"\n  {key}: {clean(receipt[key], multiline=True)}"
     elif entry.comment:
-        line += f"\n  processor: {clean(entry.comment, multiline=True)}"
+        who = "processor" if entry.kind == "issue" else "platform"
+        line += f"\n  {who}: {clean(entry.comment, multiline=True)}"
     for comment in entry.comments:
         said = clean_line(comment.get("body") or "", 200)
         line += (
@@ -545,6 +546,8 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
         return EXIT_OK
     if command == "follow" and not args.id:
         waiting = [e.id for e in outbox.entries() if e.state in WAITING]
+        if not waiting:
+            print("nothing in the outbox is waiting for the processor's answer")
         entries = await _follow(side, waiting, args.timeout) if waiting else []
         for entry in entries:
             _report(entry, args)
