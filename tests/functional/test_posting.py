@@ -224,7 +224,7 @@ async def test_demo_reset_asks_first_then_starts_a_fresh_world_and_outbox():
         await loaded(pilot)
         assert isinstance(app.screen, ResetDemoConfirm)
         text = svg_text(app.export_screenshot())
-        assert "Start a fresh demo world?" in text and "0 outbox entries" in text
+        assert "start a fresh demo world?" in text and "0 outbox entries" in text
         await pilot.press("n")  # keep it
         await settle(pilot)
         assert service.run_id == first_world

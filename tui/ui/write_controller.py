@@ -297,7 +297,7 @@ class WriteController:
             entry = await write.outbox.send(entry_id, write.client)
         except EntryBusy:
             return  # another roost is sending it
-        self._report_entries([entry])
+        # told once, by the app's handler of the message (progressed)
         self.app.post_message(self.ActionsProgressed([entry], write.outbox.counts()))
 
     # ------------------------------------------------------------------ tracking

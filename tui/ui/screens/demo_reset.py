@@ -37,8 +37,8 @@ class ResetDemoConfirm(Dialog):
         kept = f"{self.entries} outbox entr{'ies' if self.entries != 1 else 'y'}"
         yield Static(
             Content(
-                f"Start a fresh demo world?\n\nThe current one ({posted}, {kept}) is set "
-                "aside, not deleted; the fresh one has its own outbox.\n"
+                f"The current world ({posted}, {kept}) is set aside, not deleted; the fresh "
+                "one has its own outbox.\n"
             )
         )
 

@@ -173,7 +173,7 @@ def detail_text(entry: Entry) -> Text:
                 text.append(f"{key}\n", style="dim")
                 text.append(clean(str(receipt[key]), multiline=True).strip() + "\n")
     if entry.comment:
-        _heading(text, "Processor's comment")
+        _heading(text, "Processor's comment" if entry.kind == "issue" else "The platform")
         text.append(clean(entry.comment, multiline=True).strip() + "\n")
     if entry.comments:
         _heading(text, "Other comments (not verdicts)")
