@@ -248,13 +248,15 @@ def load_settings(
     *,
     required: bool = False,
     demo: bool = False,
+    looks_for_token: bool = True,
 ) -> Settings:
     """Merge the four layers. ``flags`` holds only options the user actually gave.
 
     A write URL, repository or token given (by a flag, the environment or the config file) with
     no read URL is a :class:`ConfigError`: roost would otherwise post to the demo network while
     the user meant their deployment. ``demo``: the demo network was asked for (`roost demo`),
-    and such settings are set aside.
+    and such settings are set aside. ``looks_for_token``: False where no token is ever read (a
+    `roost serve-ssh` server and its sessions): a configured token then points roost nowhere.
 
     ``required``: ``path`` was named by the user (``--config``), so a missing file is an error;
     so is a missing ``ROOST_CONFIG``. Every wrong setting raises :class:`ConfigError` whose
@@ -318,7 +320,7 @@ def load_settings(
     if token_source and token_source not in TOKEN_ENV_VARS:
         token_source = "config"
     explicit = [sources[key] for key in ("write_url", "repo") if values.get(key)]
-    if values.get("token") and sources["token"] not in AMBIENT_TOKEN_VARS:
+    if looks_for_token and values.get("token") and sources["token"] not in AMBIENT_TOKEN_VARS:
         origin = sources["token"]
         explicit.append(origin if origin in TOKEN_ENV_VARS else f"the token in {origin}")
     settings = Settings(

@@ -74,9 +74,9 @@ async def test_a_post_from_the_form_is_a_discussion_and_n_on_it_offers_a_comment
     async with app.run_test(size=(120, 40)) as pilot:
         await loaded(pilot)
         write = app.writer.write_side()
-        await write.docs.refresh()
+        assert not write.docs.asked  # n reads the deployment's contract first
         await pilot.press("n")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press(*"create_post", "enter")
         await settle(pilot)
         form = app.screen

@@ -30,7 +30,7 @@ from tui.ssh.session import READ_CHUNK, SessionLimits
 
 pytestmark = pytest.mark.slow
 
-DASHBOARD = "300 agents"  # the Agents tab of the demo network is up
+DASHBOARD = "301 agents"  # the demo world's Agents tab is up (its 300, and the demo account)
 DEMO_TOKEN = "roost-demo-token"
 
 
@@ -204,7 +204,7 @@ async def test_a_keyed_user_posts_with_a_typed_token_into_their_own_outbox(tmp_p
             await term.wait_for("New action")
             assert DEMO_TOKEN not in term.text()  # the field is masked
             term.type("heartbeat")
-            await term.wait_for("Tell the network you are alive")
+            await term.wait_for("Check in to maintain active status")
             term.type("\r")
             await term.wait_for("Send heartbeat")
             term.type("\x05")  # ctrl+e: no $EDITOR over SSH

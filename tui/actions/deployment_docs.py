@@ -124,6 +124,8 @@ class DeploymentDocs:
             cache_name="repo-manifest.json",
         )
         self._reported: set[str] = set()
+        #: The documents were asked for in this run (whatever the answer).
+        self.asked = False
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -139,8 +141,11 @@ class DeploymentDocs:
 
     async def refresh(self) -> bool:
         """Ask for newer copies of both documents; True when either changed."""
-        skill = await self.skill.refresh(self.client)
-        manifest = await self.manifest.refresh(self.client)
+        try:
+            skill = await self.skill.refresh(self.client)
+            manifest = await self.manifest.refresh(self.client)
+        finally:
+            self.asked = True
         return skill or manifest
 
     def load_cached(self) -> None:

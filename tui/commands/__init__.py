@@ -80,7 +80,7 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
+def settings_from(args: argparse.Namespace, *, looks_for_token: bool = True) -> Settings:
     from pathlib import Path
 
     config = getattr(args, "config", None)
@@ -89,4 +89,5 @@ def settings_from(args: argparse.Namespace) -> Settings:
         path=Path(config) if config else None,
         required=bool(config),
         demo=bool(getattr(args, "demo", False)),
+        looks_for_token=looks_for_token,
     )

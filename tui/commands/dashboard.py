@@ -8,7 +8,7 @@ import argparse
 import sys
 
 from tui.commands import EXIT_USAGE, settings_from
-from tui.ssh.mode import for_session
+from tui.ssh.mode import for_session, session_role
 from tui.startup import begin, resume_gc
 from tui.tabs import TAB_IDS
 
@@ -33,7 +33,8 @@ def on_a_terminal() -> bool:
 
 
 def run_dashboard(args: argparse.Namespace) -> int:
-    settings = for_session(settings_from(args))  # a session of `roost serve-ssh`: no token
+    # a session of `roost serve-ssh` reads no token at all
+    settings = for_session(settings_from(args, looks_for_token=session_role() is None))
     if not on_a_terminal():
         print(
             "roost: the dashboard needs a terminal (for scripts: roost state --json)",

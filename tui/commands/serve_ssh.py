@@ -103,7 +103,7 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
     from tui.ssh.server import ServerLimits, SSHServe
     from tui.ssh.session import SessionLimits
 
-    settings = settings_from(args)
+    settings = settings_from(args, looks_for_token=False)  # its sessions never read a token
     state_dir = ssh_state_dir()
     try:
         authorized = (

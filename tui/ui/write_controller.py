@@ -12,6 +12,7 @@ do I/O and report back through messages, which the app's handlers pass on to it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ __all__ = ["WriteController"]
 FOLLOW_EVERY_S = 10.0  # the tracker's pace; each entry's own checks are paced by tracking.py
 #: How often the deployment's skill.json and manifest are asked again (conditionally).
 DOCS_EVERY_S = 300.0
+#: The longest `n` waits for them the first time (then the last good copy, or the built-in).
+DOCS_FIRST_WAIT_S = 5.0
 NO_TOKEN = (
     "no token: set ROOST_TOKEN, RAPPTERBOOK_TOKEN, DISCUSSIONS_TOKEN, GH_TOKEN or GITHUB_TOKEN, "
     "or log in with gh"
@@ -136,6 +139,24 @@ class WriteController:
         self._compose_now()
 
     def _compose_now(self) -> None:
+        write = self.write_side()
+        if write is not None and write.docs is not None and not write.docs.asked:
+            # the deployment's contract decides the actions (and how a post is made): read it
+            # first, once per run (its last good copy stands in when it cannot be read)
+            self.app.run_worker(
+                self._read_docs_then_compose(write), group="docs", exclusive=True, name="docs"
+            )
+            return
+        self._open_flow()
+
+    async def _read_docs_then_compose(self, write: WriteSide) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._refresh_docs(write), DOCS_FIRST_WAIT_S)
+        if write.docs is not None:
+            write.docs.asked = True
+        self._open_flow()
+
+    def _open_flow(self) -> None:
         from tui.ui.screens.forms import open_action_flow
 
         write = self.write_side()
