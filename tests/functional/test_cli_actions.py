@@ -407,3 +407,26 @@ def test_the_token_reaches_only_the_write_interface(capsys, platform, caplog):
     for root, _dirs, files in os.walk(os.environ["XDG_CACHE_HOME"]):
         for name in files:
             assert TOKEN.encode() not in (Path(root) / name).read_bytes()
+
+
+def test_an_action_sent_by_a_method_roost_cannot_use_is_listed_never_sent(capsys, platform):
+    info, sandbox = platform
+    sandbox.skill_override = {
+        "actions": {
+            "beam": {
+                "method": "webhook",
+                "payload": {
+                    "type": "object",
+                    "properties": {
+                        "action": {"const": "beam"},
+                        "payload": {"type": "object", "properties": {"to": {"type": "string"}}},
+                    },
+                },
+            }
+        }
+    }
+    code, out, _ = run(capsys, "action", "list")
+    assert code == 0 and "not supported: the contract sends it by 'webhook'" in out
+    code, _, err = run(capsys, "action", "submit", "beam", "-f", "to=x")
+    assert code == 2 and "beam cannot be sent by roost" in err and "nothing was sent" in err
+    assert sandbox.issues == [] and entries(info) == []
