@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.damaged_outbox import GOOD_ID, plant_damage
 from tui.actions.outbox import Outbox, outbox_root
 from tui.cli import main
 from tui.sandbox.server import running_sandbox
@@ -430,3 +431,35 @@ def test_an_action_sent_by_a_method_roost_cannot_use_is_listed_never_sent(capsys
     code, _, err = run(capsys, "action", "submit", "beam", "-f", "to=x")
     assert code == 2 and "beam cannot be sent by roost" in err and "nothing was sent" in err
     assert sandbox.issues == [] and entries(info) == []
+
+
+# -- a damaged outbox ---------------------------------------------------------------------------
+
+
+def test_a_damaged_outbox_is_listed_shown_and_dropped_entry_by_entry(capsys, platform):
+    """Brackets 1,500 deep, a FIFO, a link to /dev/zero, a truncated, non-UTF-8, empty or
+    oversized file, a folder, wrong types: each is listed as damaged with its reason (in a
+    process of its own, so a hang fails the test instead of stopping it), then shown and
+    dropped by id; the good entry is listed throughout."""
+    info, _ = platform
+    folder = Outbox.for_service(info.write_url, info.repo, root=outbox_root()).folder
+    said = plant_damage(folder)
+    listing = _cli("outbox", "list", "--no-follow")
+    out, err = listing.communicate(timeout=120)
+    assert listing.returncode == 0, err
+    assert f"draft: heartbeat [{GOOD_ID}]" in out
+    for entry_id, reason in said.items():
+        assert f"damaged: [{entry_id}]" in out
+        assert reason in out.split(f"[{entry_id}]")[1].split("\n")[1]
+    code, out, _ = run(capsys, "outbox", "list", "--json", "--no-follow")
+    listed = {e["id"]: e for e in json.loads(out)}
+    assert code == 0 and {listed[i]["state"] for i in said} == {"damaged"}
+    for entry_id, reason in said.items():
+        code, out, _ = run(capsys, "outbox", "show", entry_id)
+        assert code == 0 and out.startswith(f"damaged: [{entry_id}]") and reason in out
+        code, _, err = run(capsys, "outbox", "retry", entry_id)
+        assert code == 1 and "drop it" in err
+        code, out, _ = run(capsys, "outbox", "drop", entry_id)
+        assert code == 0 and out == f"dropped {entry_id}\n"
+    code, out, _ = run(capsys, "outbox", "list", "--no-follow")
+    assert code == 0 and out.startswith(f"draft: heartbeat [{GOOD_ID}]") and "damaged" not in out

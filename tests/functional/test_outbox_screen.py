@@ -10,6 +10,7 @@ Regenerate after a deliberate change with ``--snapshot-update`` and look at the 
 from __future__ import annotations
 
 import asyncio
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import httpx
 import pytest
 from textual.app import App
 
+from tests.damaged_outbox import GOOD_ID, plant_damage
 from tui.actions import outbox as outbox_module
 from tui.actions.issue_body import compose_issue
 from tui.actions.issue_client import IssueClient
@@ -407,14 +409,12 @@ async def test_detail_shows_the_request_and_hostile_comment_literally(outbox):
 async def test_a_tampered_entry_file_is_drawn_literally(outbox):
     entry = fill(outbox)[0]
     entry.action = "[b]x\x1b[2J"
-    entry.state = "[bold]odd"
     entry.created_at = "\x1b]0;t\x07-11-23T22:00Z"
     outbox.save(entry)
     app = Host(outbox)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         cells = [str(cell) for cell in table(app).get_row(entry.id)]
-        assert cells[0] == "[bold]odd"
         assert cells[1] == "[b]x\u241b[2J"
         assert "\x1b" not in cells[2] and "\x07" not in cells[2]
         await select(pilot, app, entry)
@@ -560,3 +560,40 @@ def test_a_post_is_shown_as_a_discussion(tmp_path):
     text = detail_text(entry).plain
     assert "post      #3372" in text and "a GitHub Discussion in general" in text
     assert "labels" not in text
+
+
+# -- a damaged outbox --------------------------------------------------------------------------
+
+
+async def test_a_damaged_outbox_lists_every_entry_and_each_can_be_discarded(outbox, client):
+    """A hand-damaged folder (brackets 1,500 deep, a FIFO, a link to /dev/zero, truncated,
+    not UTF-8, empty, a folder, too big, wrong types): the screen opens, lists each as damaged
+    with its reason beside the good entry, shows its detail, refuses a retry and discards it."""
+    said = plant_damage(outbox.folder)
+    app = Host(outbox, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        rows = {key.value: [str(c) for c in table(app).get_row(key)] for key in table(app).rows}
+        assert set(rows) == {GOOD_ID, *said}
+        assert rows[GOOD_ID][:2] == ["draft", "heartbeat"]
+        for entry_id, reason in said.items():
+            assert rows[entry_id][0] == "damaged"
+            assert rows[entry_id][4].startswith(reason[:30])
+        assert app.summaries[-1] == f"outbox: {len(said)} damaged"
+        for entry_id in said:
+            table(app).move_cursor(row=table(app).get_row_index(entry_id))
+            await pilot.press("enter")
+            await pilot.pause()
+            shown = str(app.screen.query_one("#outbox-detail-text").render())
+            assert "damaged" in shown and said[entry_id][:30] in shown
+            await pilot.press("r")
+            await pilot.pause()
+            assert "drop it" in app.notices[-1]
+            await pilot.press("d")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDiscard)
+            await pilot.press("y")
+            await pilot.pause()
+            assert app.notices[-1] == f"Discarded entry {entry_id}"
+        assert [key.value for key in table(app).rows] == [GOOD_ID]
+        assert not os.path.lexists(outbox.folder / f"{next(iter(said))}.json")

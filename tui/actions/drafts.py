@@ -19,6 +19,10 @@ from typing import Any, Protocol
 from tui.actions.catalog import ACTION_NAME_PATTERN
 from tui.actions.issue_body import IssueRequest, compose_issue
 from tui.network.disk_cache import atomic_write  # the one fsync-then-rename writer
+from tui.strict_json import read_json_file
+
+#: The largest draft file read (what a person typed into one form).
+DRAFT_LIMIT = 4 << 20
 
 __all__ = ["Draft", "DraftKeeper", "FileDrafts", "FormValue", "MemoryDrafts"]
 
@@ -50,8 +54,15 @@ class Draft:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Draft:
-        """The inverse of :meth:`as_json`; values of an unexpected type are dropped."""
+    def from_json(cls, data: Any) -> Draft:
+        """The inverse of :meth:`as_json`; values of an unexpected type are dropped, and
+        ``ValueError`` says a document is not a draft at all."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("action"), str):
+            raise ValueError("not a draft")
+        if not isinstance(data.get("values") or {}, Mapping):
+            raise ValueError("a draft's values are not an object")
+        if not isinstance(data.get("payload") or {}, Mapping):
+            raise ValueError("a draft's payload is not an object")
         values = {
             str(key): value
             for key, value in dict(data.get("values") or {}).items()
@@ -59,7 +70,7 @@ class Draft:
         }
         nonce = data.get("nonce")
         return cls(
-            action=str(data["action"]),
+            action=data["action"],
             values=values,
             payload=dict(data.get("payload") or {}),
             nonce=nonce if isinstance(nonce, str) else None,
@@ -102,8 +113,9 @@ class FileDrafts:
     """A :class:`DraftKeeper` on disk: one JSON file per action in ``folder``, replaced
     atomically and durably, so a draft survives a crash or a ``kill -9`` of roost.
 
-    The files hold what was typed (never a token). A file that cannot be read is left where it
-    is (nothing typed is deleted by a failed read) and reads as no draft.
+    The files hold what was typed (never a token). They are read back as untrusted: a regular
+    file only, of bounded size and depth (``tui/strict_json.py``). A file that cannot be read
+    is left where it is (nothing typed is deleted by a failed read) and reads as no draft.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -116,9 +128,8 @@ class FileDrafts:
 
     def kept(self, action: str) -> Draft | None:
         try:
-            data = json.loads(self._path(action).read_text("utf-8"))
-            draft = Draft.from_json(data)
-        except (OSError, ValueError, TypeError, KeyError):
+            draft = Draft.from_json(read_json_file(self._path(action), limit=DRAFT_LIMIT))
+        except (OSError, ValueError):
             return None
         return draft if draft.action == action else None
 
@@ -130,7 +141,9 @@ class FileDrafts:
         self._sync_folder()
 
     def forget(self, action: str) -> None:
-        self._path(action).unlink(missing_ok=True)
+        """Drop the kept draft (a folder in its place is no draft: it is left alone)."""
+        with contextlib.suppress(IsADirectoryError):
+            self._path(action).unlink(missing_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self._sync_folder()
 

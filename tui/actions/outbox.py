@@ -13,6 +13,12 @@ under its lock (``fcntl.flock`` on ``<id>.lock``, non-blocking), so two roost pr
 the outbox never send the same entry. An entry found in ``sending`` or ``unknown`` may already
 be on the platform: it is looked up by its nonce before anything is sent again.
 
+Every entry file is read back as untrusted (``tui/strict_json.py``, ``outbox_shape.py``): a
+regular file only (a link, FIFO, device or folder is never read), of bounded size, parsed with
+bounded depth, every field of the type it must have. A file that fails is listed as a
+``damaged`` entry with the reason: it can be shown and dropped, and never stops the others from
+being listed, followed or sent.
+
 The token is never part of an entry: the request is kept as title, labels and body only.
 
 This module is part of the headless core: it must never import Textual.
@@ -21,11 +27,13 @@ This module is part of the headless core: it must never import Textual.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
@@ -38,12 +46,16 @@ import platformdirs
 from tui.actions.discussions import send_discussion
 from tui.actions.issue_body import IssueRequest, compose_issue, new_nonce
 from tui.actions.issue_client import IssueClient, SendResult
+from tui.actions.outbox_shape import entry_problem
 from tui.clock import utc_now
 from tui.network.disk_cache import atomic_write  # the one fsync-then-rename writer
+from tui.strict_json import read_json_file
 
 __all__ = [
+    "ENTRY_LIMIT",
     "FINAL_STATES",
     "STATES",
+    "DamagedEntry",
     "Entry",
     "EntryBusy",
     "Outbox",
@@ -64,18 +76,34 @@ EntryState = Literal[
     "applied",
     "failed",
     "unknown",
+    "damaged",
 ]
 STATES: tuple[str, ...] = get_args(EntryState)
 #: States nothing more happens to.
 FINAL_STATES = frozenset({"rejected", "applied"})
+#: The states an entry file may say it is in (``damaged`` is the outbox's word for a file it
+#: cannot take, never written).
+READ_STATES = frozenset(STATES) - {"damaged"}
 #: States that may mean the platform already holds the issue.
 MAYBE_SENT = frozenset({"sending", "unknown"})
 
 _ID = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$")
 
+#: The largest entry file read: far more than an entry holds (its comments and receipts are
+#: capped), far less than what a planted file could make roost hold in memory.
+ENTRY_LIMIT = 4 << 20
+
 
 class EntryBusy(Exception):
     """Another process holds the entry's lock (it is sending it right now)."""
+
+
+class DamagedEntry(Exception):
+    """The entry's file is there but cannot be taken as an entry (the message says why)."""
+
+    def __init__(self, entry_id: str, reason: str):
+        super().__init__(f"outbox entry {entry_id} is damaged: {reason}")
+        self.entry_id, self.reason = entry_id, reason
 
 
 def data_root(env: dict[str, str] | None = None) -> Path:
@@ -162,9 +190,27 @@ class Entry:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Entry:
+    def from_json(cls, data: Any) -> Entry:
+        """The entry ``data`` describes; ``ValueError`` says why it is not one (a member of the
+        wrong type, a state roost does not know, a request it could not send)."""
+        problem = entry_problem(data, READ_STATES)
+        if problem is not None:
+            raise ValueError(problem)
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+    @classmethod
+    def damaged(cls, entry_id: str, reason: str) -> Entry:
+        """What the outbox lists for a file it cannot take: its id, ``damaged`` and why."""
+        day, time_of_day = entry_id[:8], entry_id[9:15]
+        created = (
+            f"{day[:4]}-{day[4:6]}-{day[6:]}T"
+            f"{time_of_day[:2]}:{time_of_day[2:4]}:{time_of_day[4:]}Z"
+        )
+        return cls(
+            id=entry_id, action="", payload={}, nonce="", state="damaged", reason=reason,
+            created_at=created, updated_at="",
+        )  # fmt: skip
 
     @property
     def issue_request(self) -> IssueRequest:
@@ -205,6 +251,8 @@ class Outbox:
 
     def save(self, entry: Entry) -> None:
         """Write the entry atomically and durably (it is on disk when this returns)."""
+        if entry.state == "damaged":
+            raise ValueError(f"entry {entry.id} is damaged: it is never written back")
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         entry.updated_at = now_iso()
         data = json.dumps(entry.as_json(), indent=2, ensure_ascii=False).encode("utf-8")
@@ -216,20 +264,44 @@ class Outbox:
             os.close(dir_fd)
 
     def load(self, entry_id: str) -> Entry:
+        """The entry ``entry_id``: ``KeyError`` when there is none, ``DamagedEntry`` when its
+        file cannot be taken."""
+        path = self.path(entry_id)
         try:
-            data = json.loads(self.path(entry_id).read_text("utf-8"))
+            data = read_json_file(path, limit=ENTRY_LIMIT)
+            entry = Entry.from_json(data)
         except FileNotFoundError:
             raise KeyError(f"no outbox entry {entry_id!r}") from None
-        return Entry.from_json(data)
+        except ValueError as exc:  # Unreadable included
+            raise DamagedEntry(entry_id, str(exc)) from None
+        if entry.id != entry_id:
+            raise DamagedEntry(entry_id, "the id inside is another entry's")
+        return entry
+
+    def ids(self) -> list[str]:
+        """The ids of the files named like entries, oldest first (nothing is read or followed)."""
+        try:
+            names = os.listdir(self.folder)
+        except OSError:  # no folder yet (or not one): no entries
+            return []
+        return sorted(
+            name[:-5] for name in names if name.endswith(".json") and _ID.fullmatch(name[:-5])
+        )
+
+    def read(self, entry_id: str) -> Entry:
+        """The entry ``entry_id`` to show: as :meth:`load`, but a file that cannot be taken is
+        a ``damaged`` entry saying why (``KeyError`` when there is none)."""
+        try:
+            return self.load(entry_id)
+        except DamagedEntry as exc:
+            return Entry.damaged(entry_id, exc.reason)
 
     def entries(self) -> list[Entry]:
-        """Every entry, oldest first (unreadable files are skipped)."""
-        if not self.folder.is_dir():
-            return []
+        """Every entry, oldest first; a file that cannot be taken is a ``damaged`` entry."""
         found = []
-        for path in sorted(self.folder.glob("*.json")):
-            with contextlib.suppress(OSError, ValueError, TypeError):
-                found.append(Entry.from_json(json.loads(path.read_text("utf-8"))))
+        for entry_id in self.ids():
+            with contextlib.suppress(KeyError):  # dropped since the folder was listed
+                found.append(self.read(entry_id))
         return found
 
     def find(self, prefix: str) -> Entry:
@@ -244,8 +316,24 @@ class Outbox:
         return matches[0]
 
     def drop(self, entry_id: str) -> None:
+        """Forget the entry: its file goes (a link goes, never what it points to; an empty
+        folder goes; a folder holding files is refused with ``DamagedEntry``: roost deletes
+        nothing it did not write)."""
+        path = self.path(entry_id)
         with self.locked(entry_id):
-            self.path(entry_id).unlink(missing_ok=True)
+            try:
+                info = path.lstat()
+            except FileNotFoundError:
+                info = None
+            if info is not None and stat.S_ISDIR(info.st_mode):
+                try:
+                    path.rmdir()
+                except OSError:
+                    raise DamagedEntry(
+                        entry_id, f"{path} is a folder with files in it: remove it yourself"
+                    ) from None
+            else:
+                path.unlink(missing_ok=True)
         (self.folder / f"{entry_id}.lock").unlink(missing_ok=True)
 
     def counts(self) -> dict[str, int]:
@@ -259,7 +347,12 @@ class Outbox:
         """Hold the entry's lock; ``EntryBusy`` at once when another process has it."""
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.path(entry_id)  # validates the id
-        fd = os.open(self.folder / f"{entry_id}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+        try:
+            fd = os.open(self.folder / f"{entry_id}.lock", flags, 0o600)
+        except OSError as exc:
+            why = "a link" if exc.errno == errno.ELOOP else exc.strerror
+            raise DamagedEntry(entry_id, f"its lock file cannot be opened ({why})") from None
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -340,7 +433,7 @@ class Outbox:
                 continue
             try:
                 settled.append(await self.send(entry.id, client))
-            except EntryBusy:
+            except (EntryBusy, DamagedEntry, KeyError):
                 continue
         return settled
 

@@ -14,7 +14,7 @@ from tui.actions.outbox import Entry
 __all__ = ["SUMMARY_STATES", "created_short", "retry_refusal", "status_summary"]
 
 #: The states the status bar counts: an action in flight, or one that needs a person.
-SUMMARY_STATES: tuple[str, ...] = ("sending", "unknown", "failed")
+SUMMARY_STATES: tuple[str, ...] = ("sending", "unknown", "failed", "damaged")
 
 
 def status_summary(counts: Mapping[str, int]) -> str:
@@ -31,6 +31,8 @@ def retry_refusal(entry: Entry) -> str | None:
     """
     if entry.can_send:
         return None
+    if entry.state == "damaged":
+        return f"its file is damaged ({entry.reason}): nothing can be sent from it; drop it"
     number = f" as #{entry.number}" if entry.number else ""
     if entry.state in ("queued", "accepted", "applied"):
         return f"already on the platform{number} ({entry.state}): nothing to retry"

@@ -34,7 +34,7 @@ from typing import Any
 
 from tui.actions.deployment_docs import DeploymentDocs
 from tui.actions.issue_client import IssueClient
-from tui.actions.outbox import Entry, EntryBusy, Outbox, now_iso
+from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox, now_iso
 from tui.network.fetch import FetchError, fetch
 from tui.network.models import as_utc
 from tui.network.side_files import parse_json
@@ -350,9 +350,11 @@ def _proposal(snapshot: Any, proposal_id: str) -> Any:
     return next((p for p in _proposals(snapshot) if p.id == proposal_id), None)
 
 
-def _channel(snapshot: Any, slug: str) -> Any:
+def _channel(snapshot: Any, slug: Any) -> Any:
     channels = getattr(snapshot, "channels", None)
-    return channels.channels.get(slug) if channels is not None else None
+    if channels is None or not isinstance(slug, str):  # a payload read back from disk
+        return None
+    return channels.channels.get(slug)
 
 
 def _trending_posts(snapshot: Any, payload: dict[str, Any]) -> int:
@@ -434,7 +436,7 @@ def effect_seen(entry: Entry, snapshot: Any) -> bool | None:
         sent = _seconds(entry.issue_created_at) or _seconds(entry.created_at)
         if now is None or sent is None or now < sent - CLOCK_SKEW_S:
             return False
-        return before is None or now > before
+        return not isinstance(before, int | float) or now > before
     if record is None and entry.state not in ("accepted", "applied"):
         return False
     if action in ("register_agent", "create_channel"):
@@ -480,7 +482,7 @@ async def follow_queued(
                     outbox.save(fresh)
                     if fresh.state != before:
                         changed.append(fresh)
-        except (EntryBusy, KeyError):
+        except (EntryBusy, DamagedEntry, KeyError):
             continue
     return changed
 
@@ -502,6 +504,6 @@ def settle_applied(outbox: Outbox, snapshot: Any) -> list[Entry]:
                     fresh.state, fresh.applied_at = "applied", now_iso()
                     outbox.save(fresh)
                     applied.append(fresh)
-        except (EntryBusy, KeyError):
+        except (EntryBusy, DamagedEntry, KeyError):
             continue
     return applied

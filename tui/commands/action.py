@@ -333,6 +333,10 @@ def _exit_for(entry: Any) -> int:
 
 
 def _describe(entry: Any) -> str:
+    if entry.state == "damaged":
+        return (
+            f"damaged: [{entry.id}]\n  {clean_line(entry.reason)}\n  (roost outbox drop {entry.id})"
+        )
     where = f" #{entry.number}" if entry.number else ""
     url = f"  {clean_line(entry.html_url)}" if entry.html_url else ""
     line = f"{entry.state}{where}: {entry.action} [{entry.id}]{url}"
@@ -484,14 +488,14 @@ async def _follow(side: Any, ids: list[str], timeout: float) -> list[Any]:
 
     deadline = time.monotonic() + timeout
     while True:
-        pending = [e for e in (side.outbox.load(i) for i in ids) if e.state in WAITING]
+        pending = [e for e in (side.outbox.read(i) for i in ids) if e.state in WAITING]
         if not pending or time.monotonic() >= deadline:
-            return [side.outbox.load(i) for i in ids]
+            return [side.outbox.read(i) for i in ids]
         for entry in pending:
             await follow_queued(
                 side.outbox, side.client, docs=side.docs, processor=side.processor, only=entry.id
             )
-        pending = [e for e in (side.outbox.load(i) for i in ids) if e.state in WAITING]
+        pending = [e for e in (side.outbox.read(i) for i in ids) if e.state in WAITING]
         if pending:
             next_at = min(float(e.tracking.get("next_at", 0)) for e in pending)
             pause = min(next_at - time.time(), deadline - time.monotonic())
@@ -527,7 +531,8 @@ async def _outbox(args: argparse.Namespace) -> int:
 
 
 async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
-    from tui.actions.outbox import EntryBusy
+    from tui.actions.outbox import DamagedEntry, EntryBusy
+    from tui.actions.outbox_report import retry_refusal
 
     command, outbox = args.outbox_command, side.outbox
     if command == "list":
@@ -570,14 +575,18 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
             outbox.drop(entry.id)
             print(f"dropped {entry.id}")
             return EXIT_OK
-        if not entry.can_send:
-            _err(f"{entry.id} is {entry.state}: a retry is not safe or not needed")
+        refusal = retry_refusal(entry)
+        if refusal is not None:
+            _err(f"{entry.id} is not retried: {refusal}")
             _report(entry, args)
-            return EXIT_FAILED if entry.state in ("failed", "rejected") else EXIT_OK
+            return EXIT_FAILED if entry.state in ("failed", "rejected", "damaged") else EXIT_OK
         entry = await outbox.send(entry.id, side.client)
     except EntryBusy as exc:
         _err(str(exc))
         return EXIT_UNKNOWN
+    except DamagedEntry as exc:
+        _err(str(exc))
+        return EXIT_FAILED
     _report(entry, args)
     return _exit_for(entry)
 

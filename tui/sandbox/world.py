@@ -39,11 +39,15 @@ from tui.network.state_files import STATE_FILE_NAMES
 from tui.sandbox.app import DEMO_LOGIN, create_app
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.state import InboxEntry, SandboxDiscussion, SandboxIssue, SandboxState
+from tui.strict_json import read_json_file
 
 __all__ = ["WORLD_FORMAT", "DemoWorld", "PersistMiddleware", "WorldError", "world_folder"]
 
 #: The format of ``world.json``; a file of another format is set aside, never misread.
 WORLD_FORMAT = 1
+#: The largest world file read (a world of 50 000 agents holds about 37 MiB of state); like
+#: every file read back from disk it must be a regular file, parsed with bounded depth.
+WORLD_LIMIT = 256 << 20
 #: The profile the demo token's account is registered with in a new world.
 ACTING_AGENT = {
     "name": "Demo Agent",
@@ -154,14 +158,14 @@ class DemoWorld:
         """Replace what ``state`` keeps with the world on disk; False when there is none, or it
         is not a world this roost can read (it is then set aside for a new one)."""
         try:
-            document = json.loads(self.path.read_bytes())
+            document = read_json_file(self.path, limit=WORLD_LIMIT)
         except FileNotFoundError:
             return False
-        except (OSError, ValueError):
+        except (OSError, ValueError):  # a link, FIFO, folder, too big or too deep, not JSON
             self._set_aside()
             return False
         try:
-            if document.get("format") != WORLD_FORMAT:
+            if not isinstance(document, dict) or document.get("format") != WORLD_FORMAT:
                 raise ValueError(f"format {document.get('format')!r}")
             network = DemoNetwork(
                 {name: document["docs"][name] for name in STATE_FILE_NAMES},

@@ -23,11 +23,11 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
 
 from tui.actions.issue_client import IssueClient
-from tui.actions.outbox import Entry, EntryBusy, Outbox
+from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox
 from tui.actions.outbox_report import retry_refusal, status_summary
 from tui.ui.screens.outbox.browser import browser_available
 from tui.ui.screens.outbox.messages import OutboxChanged, RefreshOutbox
-from tui.ui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList
+from tui.ui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList, entry_name
 from tui.untrusted import clean_line
 
 __all__ = ["OutboxScreen"]
@@ -44,14 +44,16 @@ Signature = tuple[tuple[str, int, int], ...]
 
 
 def _folder_signature(folder: Path) -> Signature:
-    """Names, sizes and modification times of the entry files: changes when any entry does."""
+    """Names, sizes and modification times of the entry files: changes when any entry does
+    (a link is looked at, never followed)."""
     try:
         with os.scandir(folder) as found:
             return tuple(
                 sorted(
-                    (e.name, e.stat().st_mtime_ns, e.stat().st_size)
+                    (e.name, info.st_mtime_ns, info.st_size)
                     for e in found
                     if e.name.endswith(".json")
+                    for info in (e.stat(follow_symlinks=False),)
                 )
             )
     except OSError:
@@ -241,6 +243,9 @@ class OutboxScreen(Screen):
         except KeyError:
             self.notify("The entry is gone from the outbox", severity="warning", markup=False)
             return
+        except DamagedEntry as exc:
+            self.notify(clean_line(str(exc), 200), severity="error", markup=False)
+            return
         finally:
             self.sending_id = None
             self.reload(force=True)
@@ -274,11 +279,16 @@ class OutboxScreen(Screen):
                 markup=False,
             )
             return
+        except DamagedEntry as exc:
+            self.notify(
+                f"Not discarded: {clean_line(exc.reason, 200)}", severity="error", markup=False
+            )
+            return
         if self._detail_id == entry.id:
             self._detail_id = None
             self._show_view("list")
         self.reload(force=True)
-        self.notify(f"Discarded {clean_line(entry.action, 40)}", markup=False)
+        self.notify(f"Discarded {entry_name(entry)}", markup=False)
 
     # ------------------------------------------------------------------ the issue's URL
 

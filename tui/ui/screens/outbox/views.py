@@ -21,7 +21,14 @@ from tui.actions.outbox import Entry
 from tui.actions.outbox_report import created_short, retry_refusal
 from tui.untrusted import clean, clean_line
 
-__all__ = ["ConfirmDiscard", "EntryDetail", "EntryList", "detail_text", "row_cells"]
+__all__ = [
+    "ConfirmDiscard",
+    "EntryDetail",
+    "EntryList",
+    "detail_text",
+    "entry_name",
+    "row_cells",
+]
 
 #: The list's columns: (label, width); the reason takes what is left.
 COLUMNS: tuple[tuple[str, int], ...] = (
@@ -42,7 +49,13 @@ _STATE_STYLE = {
     "applied": "bold green",
     "failed": "red",
     "unknown": "bold magenta",
+    "damaged": "bold red reverse",
 }
+
+
+def entry_name(entry: Entry, width: int = 40) -> str:
+    """What a toast or question calls an entry: its action, or for a damaged file its id."""
+    return clean_line(entry.action, width) if entry.action else f"entry {entry.id}"
 
 
 def _short(text: str, width: int) -> str:
@@ -145,6 +158,13 @@ def detail_text(entry: Entry) -> Text:
     and the processor's comment. Plain ``Text``: nothing in it is markup."""
     text = Text()
     _field(text, "state", entry.state, _STATE_STYLE.get(entry.state, ""))
+    if entry.state == "damaged":
+        _field(text, "entry", entry.id)
+        _field(text, "created", entry.created_at)
+        _field(text, "reason", entry.reason or "", "red")
+        _field(text, "retry", f"refused: {retry_refusal(entry)}")
+        text.append("\nd discards it: its file is removed from the outbox folder.\n", style="dim")
+        return text
     _field(text, "action", entry.action)
     _field(text, "entry", entry.id)
     _field(text, "created", entry.created_at)
@@ -235,7 +255,7 @@ class ConfirmDiscard(ModalScreen[bool]):
         entry = self.entry
         question = Text()
         question.append("Discard this outbox entry?\n\n", style="bold")
-        question.append(f"{clean_line(entry.action, 40)} · {clean_line(entry.state, 20)}")
+        question.append(f"{entry_name(entry)} · {clean_line(entry.state, 20)}")
         if entry.number:
             question.append(f" · issue #{entry.number}")
         question.append("\n")
@@ -248,6 +268,10 @@ class ConfirmDiscard(ModalScreen[bool]):
             question.append("\nThe issue stays on the platform.\n", style="dim")
         elif entry.state == "draft":
             question.append("\nThe draft is lost.\n", style="yellow")
+        elif entry.state == "damaged":
+            question.append(
+                f"\n{clean_line(entry.reason, 60)}: its file is removed.\n", style="dim"
+            )
         question.append("\ny discard · n keep")
         with Vertical(id="outbox-confirm-box"):
             yield Static(question, markup=False)
