@@ -463,3 +463,23 @@ def test_a_damaged_outbox_is_listed_shown_and_dropped_entry_by_entry(capsys, pla
         assert code == 0 and out == f"dropped {entry_id}\n"
     code, out, _ = run(capsys, "outbox", "list", "--no-follow")
     assert code == 0 and out.startswith(f"draft: heartbeat [{GOOD_ID}]") and "damaged" not in out
+
+
+def test_every_field_read_back_from_disk_is_printed_cleaned(capsys, platform):
+    """An entry file edited to carry escapes in every text field: nothing of them reaches the
+    terminal, in the list, `show` or a refused retry."""
+    info, _ = platform
+    outbox = Outbox.for_service(info.write_url, info.repo, root=outbox_root())
+    entry = outbox.draft("heartbeat", {})
+    evil = "\x1b]0;pwned\x07\x1b[2J\x9b31m"
+    entry.state, entry.number, entry.action = "rejected", 7, f"heartbeat{evil}"
+    entry.html_url, entry.reason, entry.notices = f"https://x/{evil}", evil, [evil]
+    entry.receipt = {"status": evil, "url": evil, "error": evil, "hint": evil}
+    entry.comments = [{"id": 1, "login": evil, "at": evil, "body": evil}]
+    entry.tracking = {"receipt_error": evil}
+    outbox.save(entry)
+    for argv in (["list"], ["show", entry.id], ["retry", entry.id]):
+        _, out, err = run(capsys, "outbox", *argv, "--no-follow")
+        assert "heartbeat␛]0;pwned␇␛[2J" in out
+        for text in (out, err):
+            assert not any(ch in text for ch in "\x1b\x07\x9b"), argv

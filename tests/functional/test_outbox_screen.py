@@ -26,7 +26,13 @@ from tui.actions.outbox import Entry, Outbox
 from tui.config import Secret
 from tui.ui.screens.outbox import OutboxChanged, OutboxScreen, RefreshOutbox
 from tui.ui.screens.outbox.browser import browser_available
-from tui.ui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList, detail_text
+from tui.ui.screens.outbox.views import (
+    ConfirmDiscard,
+    EntryDetail,
+    EntryList,
+    detail_text,
+    row_cells,
+)
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 REPO = "kody-w/rappterbook"
@@ -597,3 +603,18 @@ async def test_a_damaged_outbox_lists_every_entry_and_each_can_be_discarded(outb
             assert app.notices[-1] == f"Discarded entry {entry_id}"
         assert [key.value for key in table(app).rows] == [GOOD_ID]
         assert not os.path.lexists(outbox.folder / f"{next(iter(said))}.json")
+
+
+def test_every_field_read_back_from_disk_is_drawn_cleaned(outbox):
+    entry = fill(outbox)[4]
+    evil = "\x1b]0;pwned\x07\x1b[2J\x9b31m"
+    entry.action, entry.author, entry.html_url = evil, evil, evil
+    entry.receipt = {"status": evil, "url": evil, "error": evil, "hint": evil}
+    entry.comments = [{"id": 1, "login": evil, "at": evil, "body": evil}]
+    entry.attempts = [{"at": AT, "kind": evil, "status": 422, "message": evil}]
+    entry.request = {**entry.request, "title": evil, "labels": [evil], "body": evil}
+    outbox.save(entry)
+    loaded = outbox.load(entry.id)
+    for text in (detail_text(loaded).plain, *(c.plain for c in row_cells(loaded, 40))):
+        assert not any(ch in text for ch in "\x1b\x07\x9b")
+    assert "␛]0;pwned␇" in detail_text(loaded).plain

@@ -333,13 +333,15 @@ def _exit_for(entry: Any) -> int:
 
 
 def _describe(entry: Any) -> str:
+    """An entry in words. Every field came back from disk: each is cleaned as service text."""
+    entry_id = clean_line(entry.id)
     if entry.state == "damaged":
         return (
-            f"damaged: [{entry.id}]\n  {clean_line(entry.reason)}\n  (roost outbox drop {entry.id})"
+            f"damaged: [{entry_id}]\n  {clean_line(entry.reason)}\n  (roost outbox drop {entry_id})"
         )
     where = f" #{entry.number}" if entry.number else ""
     url = f"  {clean_line(entry.html_url)}" if entry.html_url else ""
-    line = f"{entry.state}{where}: {entry.action} [{entry.id}]{url}"
+    line = f"{clean_line(entry.state)}{where}: {clean_line(entry.action)} [{entry_id}]{url}"
     if entry.reason:
         line += f"\n  {clean_line(entry.reason)}"
         if entry.state == "failed":
@@ -350,7 +352,8 @@ def _describe(entry: Any) -> str:
         line += f"\n  notice: {clean_line(notice)}"
     receipt = entry.receipt or {}
     if receipt:
-        line += f"\n  receipt: {receipt.get('status')} {clean_line(receipt.get('url') or '')}"
+        status, receipt_url = clean_line(receipt.get("status")), clean_line(receipt.get("url"))
+        line += f"\n  receipt: {status} {receipt_url}"
         for key in ("error", "hint"):
             if receipt.get(key):
                 line += f"\n  {key}: {clean(receipt[key], multiline=True)}"
@@ -545,7 +548,7 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
             print(json.dumps([clean_value(e.as_json()) for e in entries], indent=2))
             return EXIT_OK
         if not entries:
-            print(f"the outbox is empty ({outbox.folder})")
+            print(f"the outbox is empty ({clean_line(outbox.folder)})")
         for entry in entries:
             print(_describe(entry))
         return EXIT_OK
@@ -573,7 +576,7 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
     try:
         if command == "drop":
             outbox.drop(entry.id)
-            print(f"dropped {entry.id}")
+            print(f"dropped {clean_line(entry.id)}")
             return EXIT_OK
         refusal = retry_refusal(entry)
         if refusal is not None:
