@@ -175,9 +175,13 @@ async def _fast_sleep(seconds: float) -> None:
     return None
 
 
+#: The service as the status bar names it (host and path of the read URL).
+SERVICE = "raw.githubusercontent.com/kody-w/rappterbook/main"
+
+
 @pytest.fixture
 def outbox(tmp_path: Path) -> Outbox:
-    return Outbox(tmp_path / "svc")
+    return Outbox(tmp_path / "raw.githubusercontent.com_api__kody-w_rappterbook", SERVICE)
 
 
 @pytest.fixture
@@ -400,10 +404,9 @@ async def test_detail_shows_the_request_and_hostile_comment_literally(outbox):
         assert "\x1b" not in shown
         assert rejected.request["title"] in shown
         assert '"target_agent": "[bold]nobody"' in shown
+        assert "❌ Failed to process delta." in shown  # the detail keeps the whole comment
         reason_cell = str(table(app).get_row(rejected.id)[4])
-        assert reason_cell.startswith(
-            "❌ Failed to process delta. [@click=app.quit]click me[/] ␛[2J"
-        )
+        assert reason_cell.startswith("[@click=app.quit]click me[/] ␛[2J")
         await pilot.press("escape")
         await pilot.pause()
         assert table(app).has_focus
@@ -618,3 +621,26 @@ def test_every_field_read_back_from_disk_is_drawn_cleaned(outbox):
     for text in (detail_text(loaded).plain, *(c.plain for c in row_cells(loaded, 40))):
         assert not any(ch in text for ch in "\x1b\x07\x9b")
     assert "␛]0;pwned␇" in detail_text(loaded).plain
+
+
+async def test_at_80_columns_the_list_shows_each_reason_itself_under_the_services_name(outbox):
+    """The reason column holds the reason, not the processors' wrapping (``❌ Failed to process
+    delta.``, ``## ❌ REJECTED``, ``Hint:``, markers), and the title names the service as the
+    status bar does, never the outbox folder's key."""
+    from tui.sandbox.deployment import failure_comment, rejected_comment
+
+    made = fill(outbox)
+    classic, newer = made[4], made[3]
+    classic.comment = failure_comment("Missing required field: bio")
+    newer.state = "rejected"
+    newer.comment = rejected_comment(40, "heartbeat", "agent is not registered", "Register.")
+    for entry in (classic, newer):
+        outbox.save(entry)
+    app = Host(outbox)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert str(table(app).get_row(classic.id)[4]).startswith("Missing required field")
+        assert str(table(app).get_row(newer.id)[4]).startswith("agent is not registe")
+        title = str(app.screen.query_one("#outbox-title").render())
+        assert title == f"Outbox · {len(ENTRIES)} entries · {SERVICE}"
+        assert outbox.folder.name not in title

@@ -364,3 +364,9 @@ async def test_resume_interrupted_settles_dead_senders_and_skips_live_ones(demo)
     assert [(e.id, e.state, e.number) for e in settled] == [(dead.id, "queued", 1)]
     assert side.outbox.load(live.id).state == "sending"
     assert len(sandbox(service).issues) == 1
+
+
+async def test_the_outbox_names_its_service_as_the_status_bar_does(demo):
+    service, side = demo
+    assert side.outbox.label == service.settings.service_label() == "demo network"
+    assert side.outbox.label not in side.outbox.folder.name

@@ -61,3 +61,31 @@ def test_created_short():
     assert created_short("2026-11-23T22:41:07Z") == "11-23 22:41"
     assert created_short(None) == ""
     assert created_short("odd") == "odd"
+
+
+def test_the_reason_line_is_the_reason_without_either_processors_wrapping():
+    from tui.actions.outbox_report import comment_gist, reason_line
+    from tui.sandbox.deployment import (
+        SUCCESS_COMMENT,
+        applied_comment,
+        failure_comment,
+        queued_comment,
+        rejected_comment,
+    )
+
+    assert comment_gist(failure_comment("Missing required field: bio")) == (
+        "Missing required field: bio"
+    )
+    assert comment_gist("❌ Failed to process delta.") == "no reason given"
+    assert comment_gist(SUCCESS_COMMENT) == "processed and added to the inbox"
+    rejected = rejected_comment(9, "poke", "unknown agent `x`", "Check the name.")
+    assert comment_gist(rejected) == "unknown agent x"
+    assert comment_gist(applied_comment(9, "poke", "me")) == "poke by me was applied to the state."
+    assert comment_gist(queued_comment(9, "poke")).startswith("poke was received and queued")
+    assert comment_gist("Discussion #5 is live") == "Discussion #5 is live"
+    entry = _entry("rejected", comment=rejected)
+    assert reason_line(entry) == "unknown agent x"
+    entry.receipt = {"status": "rejected", "url": "u", "error": "the receipt's error"}
+    assert reason_line(entry) == "the receipt's error"
+    entry.reason = "roost's own"
+    assert reason_line(entry) == "roost's own"

@@ -108,7 +108,9 @@ def write_side(
         **client_options,
     )
     run_id = getattr(service, "run_id", None) if demo else None
-    outbox = Outbox.for_service(write_url, settings.repo, run_id, root=outbox_root)
+    outbox = Outbox.for_service(
+        write_url, settings.repo, run_id, root=outbox_root, label=settings.service_label()
+    )
     return WriteSide(
         client,
         outbox,

@@ -231,16 +231,23 @@ class Entry:
 
 
 class Outbox:
-    """The outbox folder of one service."""
+    """The outbox folder of one service; ``label`` names the service as a person knows it
+    (the status bar's name for it), where the folder's name is only a key."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, label: str | None = None):
         self.folder = folder
+        self.label = label
 
     @classmethod
     def for_service(
-        cls, write_url: str, repo: str, run_id: str | None = None, root: Path | None = None
+        cls,
+        write_url: str,
+        repo: str,
+        run_id: str | None = None,
+        root: Path | None = None,
+        label: str | None = None,
     ) -> Outbox:
-        return cls((root or outbox_root()) / service_key(write_url, repo, run_id))
+        return cls((root or outbox_root()) / service_key(write_url, repo, run_id), label)
 
     # -- files ---------------------------------------------------------------------------------
 

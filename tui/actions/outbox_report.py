@@ -7,11 +7,19 @@ core: it must never import Textual.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from tui.actions.outbox import Entry
 
-__all__ = ["SUMMARY_STATES", "created_short", "retry_refusal", "status_summary"]
+__all__ = [
+    "SUMMARY_STATES",
+    "comment_gist",
+    "created_short",
+    "reason_line",
+    "retry_refusal",
+    "status_summary",
+]
 
 #: The states the status bar counts: an action in flight, or one that needs a person.
 SUMMARY_STATES: tuple[str, ...] = ("sending", "unknown", "failed", "damaged")
@@ -48,3 +56,45 @@ def created_short(iso: str | None) -> str:
     if not iso or len(iso) < 16:
         return iso or ""
     return f"{iso[5:10]} {iso[11:16]}"
+
+
+# What the processors wrap a verdict in: HTML markers, a markdown heading, the status mark,
+# the classic generation's fixed sentences, the newer one's "`action` was rejected:" lead-in
+# and its Hint/Receipt lines (the detail keeps them all).
+_MARKER = re.compile(r"<!--.*?-->", re.DOTALL)
+_HEADING = re.compile(r"^\s*#+\s.*$", re.MULTILINE)
+_TRAILERS = re.compile(r"^\s*(?:Hint|Receipt):.*$", re.MULTILINE)
+_MARK = re.compile(r"^\s*(?:✅|❌|📨)\ufe0f?\s*")
+_CLASSIC_FAILED = re.compile(r"^Failed to process delta\.?\s*", re.IGNORECASE)
+_CLASSIC_DONE = re.compile(
+    r"^Delta processed successfully(?: and added to inbox)?\.?", re.IGNORECASE
+)
+_LEAD_IN = re.compile(r"^`[^`]*`\s+was rejected:\s*")
+_EMPHASIS = re.compile(r"\*\*|`")
+
+
+def comment_gist(comment: str) -> str:
+    """The processor's comment without its boilerplate, on one line: ``❌ Failed to process
+    delta. Missing bio`` → ``Missing bio``; ``## ❌ REJECTED … `poke` was rejected: unknown
+    agent … Hint: …`` → ``unknown agent``."""
+    text = _TRAILERS.sub("", _HEADING.sub("", _MARKER.sub("", comment))).strip()
+    text = _MARK.sub("", text)
+    if _CLASSIC_DONE.match(text):
+        return "processed and added to the inbox"
+    text = _CLASSIC_FAILED.sub("", text)
+    text = _EMPHASIS.sub("", _LEAD_IN.sub("", text))
+    return " ".join(text.split()) or "no reason given"
+
+
+def reason_line(entry: Entry) -> str:
+    """The one line a list shows for why an entry stands where it does: roost's own reason,
+    the receipt's error, the gist of the processor's comment, or the first notice (plain text,
+    not cleaned: the caller cleans it for where it goes)."""
+    if entry.reason:
+        return entry.reason
+    receipt = entry.receipt or {}
+    if receipt.get("error"):
+        return str(receipt["error"])
+    if entry.comment:
+        return comment_gist(entry.comment)
+    return entry.notices[0] if entry.notices else ""

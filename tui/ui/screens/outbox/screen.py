@@ -149,7 +149,8 @@ class OutboxScreen(Screen):
         title.append("Outbox", style="bold")
         count = len(self.entries)
         title.append(f" · {count} {'entry' if count == 1 else 'entries'}")
-        title.append(f" · {clean_line(self.outbox.folder.name)}", style="dim")
+        if self.outbox.label:
+            title.append(f" · {clean_line(self.outbox.label)}", style="dim")
         self.query_one("#outbox-title", Static).update(title)
         empty = not self.entries
         self.query_one("#outbox-empty").display = empty

@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tui.actions.outbox import Entry
-from tui.actions.outbox_report import created_short, retry_refusal
+from tui.actions.outbox_report import created_short, reason_line, retry_refusal
 from tui.untrusted import clean, clean_line
 
 __all__ = [
@@ -62,19 +62,6 @@ def _short(text: str, width: int) -> str:
     return clean_line(text, width)
 
 
-def _reason(entry: Entry) -> str:
-    """The one line the list shows after the issue number: why it failed, the receipt's error,
-    the processor's verdict, or the first notice."""
-    if entry.reason:
-        return entry.reason
-    receipt = entry.receipt or {}
-    if receipt.get("error"):
-        return str(receipt["error"])
-    if entry.comment:
-        return entry.comment
-    return entry.notices[0] if entry.notices else ""
-
-
 def row_cells(entry: Entry, reason_width: int) -> tuple[Text, ...]:
     """The list row of one entry, every cell cleaned and cut to its column."""
     issue = f"#{entry.number}" if entry.number else ""
@@ -83,7 +70,7 @@ def row_cells(entry: Entry, reason_width: int) -> tuple[Text, ...]:
         Text(_short(entry.action, COLUMNS[1][1])),
         Text(_short(created_short(entry.created_at), COLUMNS[2][1])),
         Text(issue),
-        Text(_short(_reason(entry), reason_width)),
+        Text(_short(reason_line(entry), reason_width)),
     )
 
 
