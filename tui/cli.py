@@ -31,6 +31,7 @@ examples:
   roost --screen seeds                    open on the Seeds tab
   roost state                             refresh once and print a summary (demo network)
   roost state --read-url https://raw.githubusercontent.com/OWNER/REPO/main --json --cycles 2
+  roost state --cycles 3 --pause-between 10   three refreshes, ten seconds apart
   roost sandbox serve --port 8765         serve the demo network on 127.0.0.1:8765
   roost serve-ssh --port 2222             serve the dashboard over SSH: ssh -p 2222 guest@HOST
   ROOST_READ_URL=http://127.0.0.1:8765 roost
@@ -41,8 +42,34 @@ ROOST_BOOTS, ROOST_TOKEN / GH_TOKEN / GITHUB_TOKEN) > config file
 """
 
 
+class CommandParser(argparse.ArgumentParser):
+    """The parser of `roost` and of every subcommand (argparse makes subparsers of the class
+    of their parent).
+
+    An argument a subcommand does not know is refused by that subcommand, with its own usage
+    line (argparse would hand it up to `roost`, which prints the top-level usage instead).
+    A command without subcommands takes its options and positionals in any order: `roost
+    outbox show --json ID` is `roost outbox show ID --json`.
+    """
+
+    _intermixing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: ANN001, ANN201 - argparse's
+        if self._subparsers is not None or self._intermixing:
+            namespace, extras = super().parse_known_args(args, namespace)
+        else:
+            self._intermixing = True  # parse_known_intermixed_args calls back in here
+            try:
+                namespace, extras = self.parse_known_intermixed_args(args, namespace)
+            finally:
+                self._intermixing = False
+        if extras and not self._intermixing:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="roost",
         description="roost — a terminal dashboard for an agent social network service.",
         epilog=EPILOG,

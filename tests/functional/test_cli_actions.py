@@ -159,7 +159,7 @@ def test_validation_error_exits_2_and_sends_nothing(capsys, platform):
     info, sandbox = platform
     code, _, err = run(capsys, "action", "submit", "transfer_karma", "-f", "amount=lots")
     assert code == 2
-    assert "target_agent: is required" in err and "amount: must be an integer" in err
+    assert "target_agent: is required" in err and 'amount: "lots" is not a whole number' in err
     assert sandbox.paths("POST") == [] and entries(info) == []
 
 

@@ -405,7 +405,7 @@ def test_a_slug_whose_own_record_fails_names_that_failure():
     assert caught.value.code == 1 and "not the reference's" in caught.value.message
     with pytest.raises(_Stop) as caught:
         _no_record_for("someone-else", boots)
-    assert caught.value.code == 2 and "1 record(s) of the source cannot be used" in (
+    assert caught.value.code == 2 and "1 record of the source cannot be used" in (
         caught.value.message
     )
 

@@ -318,7 +318,7 @@ async def test_sigterm_ends_every_session_and_stops(tmp_path):
             await term.wait_closed(30)
             assert b"roost: ended: the server is stopping" in term.output
         assert not any(alive(pid) for pid in children)
-        assert any("stopped (2 session(s) ended)" in line for line in server.lines)
+        assert any("stopped (2 sessions ended)" in line for line in server.lines)
 
 
 # ------------------------------------------------------------------ the host key

@@ -147,6 +147,10 @@ class LookupFailed(Exception):
     """The user's issues could not be listed, so whether an action was recorded is unknown."""
 
 
+class PlatformUnreachable(LookupFailed):
+    """No connection to the write URL could be made (nothing was asked)."""
+
+
 def _platform_message(response: Reply) -> str:
     try:
         data = response.json()
@@ -341,6 +345,8 @@ class IssueClient:
             raise LookupFailed(NO_TOKEN)
         try:
             response = await self.request("GET", f"{self.write_url}/user")
+        except Unreachable as exc:
+            raise PlatformUnreachable(f"cannot reach {self.write_url}: {exc.reason}") from None
         except FetchError as exc:
             raise LookupFailed(f"cannot reach {self.write_url}: {exc.reason}") from None
         if response.status == 401:

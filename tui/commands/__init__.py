@@ -28,6 +28,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_PROBLEMS",
     "EXIT_USAGE",
+    "counted",
     "service_options",
     "settings_from",
 ]
@@ -38,6 +39,12 @@ EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPI
 
 # module names under tui.commands, in help order
 COMMANDS: tuple[str, ...] = ("dashboard", "state", "action", "eggs", "sandbox", "serve_ssh")
+
+
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """A count with its noun in the right number: ``1 request``, ``2 requests``, ``0 entries``
+    (``nouns`` when the plural is not the noun and an s)."""
+    return f"{n:,} {noun if n == 1 else nouns or noun + 's'}"
 
 
 def service_options(parser: argparse.ArgumentParser, *, interval: bool = True) -> None:

@@ -23,12 +23,14 @@ import argparse
 import asyncio
 import contextlib
 import json
+import re
 import sys
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 from tui.commands import EXIT_OK, EXIT_USAGE, service_options, settings_from
+from tui.strict_json import loads
 from tui.untrusted import clean, clean_line, clean_value
 
 __all__ = ["EXIT_FAILED", "EXIT_UNKNOWN", "EXIT_UNREACHABLE", "register"]
@@ -119,7 +121,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     outbox.set_defaults(handler=run_outbox, parser=outbox)
 
-    whoami = sub.add_parser("whoami", help="who the token acts as, and its scopes")
+    whoami = sub.add_parser(
+        "whoami",
+        help="who the token acts as, and its scopes",
+        description="Who the token acts as on the write URL, and what it may do.",
+        epilog="exit: 0 known · 1 the platform refused or did not say · 2 no token, or settings "
+        "that do not allow posting · 3 unreachable",
+    )
     service_options(whoami, interval=False)
     whoami.add_argument("--json", action="store_true", help="print JSON")
     whoami.set_defaults(handler=run_whoami)
@@ -241,34 +249,44 @@ def run_show(args: argparse.Namespace) -> int:
 # -- submit -------------------------------------------------------------------------------------
 
 
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+_BOOLS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
 def _coerce(spec: Any, raw: str) -> Any:
-    """A ``--field`` value in the field's type; unknown fields stay strings (validation says)."""
+    """A ``--field`` value in the field's type; unknown fields stay strings (validation says).
+    ``ValueError`` says, with what was typed, why a value is not of its field's type."""
+    typed = json.dumps(raw, ensure_ascii=False)
     if spec is None or spec.type in ("str", "text"):
         if spec is not None and spec.nullable and raw == "null":
             return None
         return raw
     if spec.type == "int":
-        try:
-            return int(raw)
-        except ValueError:
-            return raw
+        if not _WHOLE_NUMBER.fullmatch(raw.strip()):
+            raise ValueError(f"{typed} is not a whole number")
+        return int(raw)
     if spec.type == "bool":
-        lowered = raw.strip().lower()
-        return {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(
-            lowered, raw
-        )
+        value = _BOOLS.get(raw.strip().lower())
+        if value is None:
+            raise ValueError(f"{typed} is not true or false (true/false, yes/no, 1/0)")
+        return value
     text = raw.strip()
     if text.startswith("["):
         try:
-            return json.loads(text)
-        except ValueError:
-            return raw
+            return loads(text)
+        except ValueError as exc:
+            raise ValueError(f"{typed} is not a JSON array ({exc})") from None
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
-def _payload(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
-    """The payload from ``--payload-file`` then ``--field``s; ``ValueError`` on bad input."""
+def _payload(args: argparse.Namespace, spec: Any) -> tuple[dict[str, Any], list[Any]]:
+    """The payload from ``--payload-file`` then ``--field``s, and the fields whose typed value
+    is not of their type (each a ``FieldError`` quoting what was typed; the payload keeps the
+    text). ``ValueError`` on input that is not a payload at all."""
+    from tui.actions.catalog import FieldError
+
     payload: dict[str, Any] = {}
+    mistyped: list[FieldError] = []
     if args.payload_file:
         try:
             text = (
@@ -291,8 +309,12 @@ def _payload(args: argparse.Namespace, spec: Any) -> dict[str, Any]:
             raise ValueError(f"--field wants KEY=VALUE, got {item!r}")
         key = key.strip()
         field_spec = next((f for f in spec.fields if f.name == key), None)
-        payload[key] = _coerce(field_spec, value)
-    return payload
+        try:
+            payload[key] = _coerce(field_spec, value)
+        except ValueError as exc:
+            payload[key] = value
+            mistyped.append(FieldError(key, str(exc)))
+    return payload, mistyped
 
 
 @contextlib.asynccontextmanager
@@ -387,11 +409,14 @@ async def _submit(args: argparse.Namespace) -> int:
                 _err(exc.args[0])
                 return EXIT_USAGE
             try:
-                payload = _payload(args, spec)
+                payload, mistyped = _payload(args, spec)
             except ValueError as exc:
                 _err(str(exc))
                 return EXIT_USAGE
-            errors = validate_payload(spec, payload)
+            quoted = {error.field for error in mistyped}
+            errors = mistyped + [
+                e for e in validate_payload(spec, payload) if e.field not in quoted
+            ]
             if errors:
                 for error in errors:
                     _err(f"{spec.name}: {error}")
@@ -602,15 +627,23 @@ def run_whoami(args: argparse.Namespace) -> int:
 
 
 async def _whoami(args: argparse.Namespace) -> int:
-    from tui.actions.issue_client import LookupFailed
+    """Exit 0 with the login; 1 the platform refused or did not say; 2 no token, or settings
+    that do not allow posting; 3 the platform was unreachable."""
+    from tui.actions.issue_client import NO_TOKEN, LookupFailed, PlatformUnreachable
     from tui.actions.token import TokenError
 
     try:
         async with _write_side(args) as side:
+            if not side.client.has_token:
+                _err(NO_TOKEN)
+                return EXIT_USAGE
             who = await side.client.whoami()
     except TokenError as exc:
         _err(str(exc))
         return EXIT_USAGE
+    except PlatformUnreachable as exc:
+        _err(str(exc))
+        return EXIT_UNREACHABLE
     except LookupFailed as exc:
         _err(str(exc))
         return EXIT_FAILED

@@ -33,6 +33,7 @@ from tui.commands import (
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
+    counted,
     service_options,
     settings_from,
 )
@@ -314,8 +315,8 @@ def _print_set(boots: BootSet, verdicts: list[str], out: TextIO) -> None:
         _print_notes(app, out)
     good = sum(1 for e in boots.entries if e.ok) + sum(1 for a in boots.apps if not a.problems)
     total = len(boots.entries) + len(boots.apps)
-    noun = "rapplications" if boots.kind == "store" else "records"
-    print(f"{good} of {total} {noun} good", file=out)
+    noun = "rapplication" if boots.kind == "store" else "record"
+    print(f"{good} of {counted(total, noun)} good", file=out)
 
 
 # --------------------------------------------------------------------------- eggs
@@ -465,7 +466,7 @@ def _no_record_for(slug: str, sets: list[BootSet]) -> None:
     message = f"no boot record or store rapplication {slug!r} (known: {known})"
     if failed:
         first = (failed[0].problems or (failed[0].origin,))[0]
-        message += f"; {len(failed)} record(s) of the source cannot be used: {first}"
+        message += f"; {counted(len(failed), 'record')} of the source cannot be used: {first}"
     raise _Stop(EXIT_USAGE if reachable else EXIT_NOTHING, message)
 
 
@@ -502,13 +503,16 @@ def _summary(report: EggReport) -> str:
     if failure is not None:
         position, check = failure
         return f"FAILED at check {position} ({check.id}): {check.detail}"
-    counts = {s: sum(1 for c in report.checks if c.status == s) for s in ("pass", "skip")}
+    passed = sum(1 for c in report.checks if c.status == "pass")
+    skipped = sum(1 for c in report.checks if c.status == "skip")
+    apart = f"{skipped} {'does' if skipped == 1 else 'do'} not apply"
     if report.legacy:
+        apply = "applies passes" if passed == 1 else "apply pass"
         return (
-            f"{report.format}: not verifiable under RAPP/1; the {counts['pass']} checks that "
-            f"apply pass, {counts['skip']} do not apply"
+            f"{report.format}: not verifiable under RAPP/1; the {counted(passed, 'check')} that "
+            f"{apply}, {apart}"
         )
-    return f"verified: {counts['pass']} checks pass, {counts['skip']} do not apply"
+    return f"verified: {counted(passed, 'check')} {'passes' if passed == 1 else 'pass'}, {apart}"
 
 
 def _print_report(report: EggReport, out: TextIO) -> None:

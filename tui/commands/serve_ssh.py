@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tui.commands import EXIT_OK, EXIT_USAGE, service_options, settings_from
+from tui.commands import EXIT_OK, EXIT_USAGE, counted, service_options, settings_from
 
 __all__ = ["register", "run_serve_ssh"]
 
@@ -156,8 +156,8 @@ async def _serve(serve, service: str) -> int:
     _log(f"service: {service}")
     if serve.authorized.enabled:
         _log(
-            f"guests: the user name guest, read-only; keyed users: {serve.authorized.count} "
-            f"key(s) from {serve.authorized.source}, may post"
+            f"guests: the user name guest, read-only; keyed users: "
+            f"{counted(serve.authorized.count, 'key')} from {serve.authorized.source}, may post"
         )
     else:
         _log("guests: every login (no --authorized-keys), read-only")
@@ -173,5 +173,5 @@ async def _serve(serve, service: str) -> int:
         loop.add_signal_handler(signum, stop, signum)
     await serve.serve_until_stopped()
     ended = await stopping[0] if stopping else 0
-    _log(f"stopped ({ended} session(s) ended)")
+    _log(f"stopped ({counted(ended, 'session')} ended)")
     return EXIT_OK

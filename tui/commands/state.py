@@ -23,6 +23,7 @@ from tui.commands import (
     EXIT_NOTHING,
     EXIT_OK,
     EXIT_PROBLEMS,
+    counted,
     service_options,
     settings_from,
 )
@@ -46,12 +47,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--cycles", type=int, default=1, metavar="N", help="refresh cycles (default 1)"
     )
     state.add_argument(
-        "--interval",
+        "--pause-between",
         type=float,
         default=None,
         dest="cycle_interval",
         metavar="S",
-        help="seconds between cycles (default 0)",
+        help="seconds to pause between two cycles (default 0)",
+    )
+    # its name until it was told apart from `roost --interval` (the dashboard's refresh
+    # interval): still taken, with a note
+    state.add_argument(
+        "--interval", type=float, default=None, dest="old_interval", help=argparse.SUPPRESS
     )
     state.add_argument(
         "--no-cache", action="store_true", help="do not read or write the disk cache"
@@ -62,10 +68,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         args.parser.error("--cycles must be at least 1")
+    if args.old_interval is not None:
+        print(
+            "roost: note: `roost state --interval` is now --pause-between "
+            "(--interval is the dashboard's refresh interval)",
+            file=sys.stderr,
+        )
+        if args.cycle_interval is None:
+            args.cycle_interval = args.old_interval
     if args.cycle_interval is not None and not (
         math.isfinite(args.cycle_interval) and args.cycle_interval >= 0
     ):
-        args.parser.error("--interval must be a finite number of seconds, 0 or more")
+        args.parser.error("--pause-between must be a finite number of seconds, 0 or more")
     return asyncio.run(cmd_state(args, settings_from(args)))
 
 
@@ -154,8 +168,8 @@ def _file_summary(state) -> dict[str, Any]:
 def _print_report(report, out: TextIO) -> None:
     line = (
         f"cycle {report.cycle}: manifest {report.manifest} · fetched {len(report.fetched)} · "
-        f"unchanged {len(report.unchanged)} · {report.requests} requests · "
-        f"{report.bytes_downloaded:,} bytes · {report.duration_s:.2f} s"
+        f"unchanged {len(report.unchanged)} · {counted(report.requests, 'request')} · "
+        f"{counted(report.bytes_downloaded, 'byte')} · {report.duration_s:.2f} s"
     )
     print(line, file=out)
     for problem in report.problems:
