@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from tui.commands import EXIT_OK, EXIT_USAGE, service_options, settings_from
-from tui.strict_json import loads
+from tui.strict_json import Unreadable, loads
 from tui.untrusted import clean, clean_line, clean_value
 
 __all__ = ["EXIT_FAILED", "EXIT_UNKNOWN", "EXIT_UNREACHABLE", "register"]
@@ -279,6 +279,32 @@ def _coerce(spec: Any, raw: str) -> Any:
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+#: The most of a payload file read: far more than an issue body may hold.
+PAYLOAD_LIMIT = 1 << 20
+
+
+def _payload_bytes(name: str) -> bytes:
+    """What ``--payload-file`` names holds (``-``: standard input), at most
+    :data:`PAYLOAD_LIMIT`; ``ValueError`` says why it cannot be read."""
+    try:
+        if name == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:  # started with standard input closed
+                raise ValueError(
+                    "--payload-file -: standard input is closed; pipe the JSON in, or name a file"
+                )
+            data = stream.read(PAYLOAD_LIMIT + 1)
+        else:
+            with open(name, "rb") as handle:
+                data = handle.read(PAYLOAD_LIMIT + 1)
+    except OSError as exc:
+        where = "standard input" if name == "-" else name
+        raise ValueError(f"cannot read {where}: {exc.strerror or exc}") from None
+    if len(data) > PAYLOAD_LIMIT:
+        raise ValueError(f"the payload file is larger than {PAYLOAD_LIMIT >> 20} MiB")
+    return data
+
+
 def _payload(args: argparse.Namespace, spec: Any) -> tuple[dict[str, Any], list[Any]]:
     """The payload from ``--payload-file`` then ``--field``s, and the fields whose typed value
     is not of their type (each a ``FieldError`` quoting what was typed; the payload keeps the
@@ -289,17 +315,9 @@ def _payload(args: argparse.Namespace, spec: Any) -> tuple[dict[str, Any], list[
     mistyped: list[FieldError] = []
     if args.payload_file:
         try:
-            text = (
-                sys.stdin.read()
-                if args.payload_file == "-"
-                else open(args.payload_file, encoding="utf-8").read()  # noqa: SIM115
-            )
-        except OSError as exc:
-            raise ValueError(f"cannot read {args.payload_file}: {exc.strerror}") from None
-        try:
-            loaded = json.loads(text)
-        except ValueError as exc:
-            raise ValueError(f"the payload file is not JSON: {exc}") from None
+            loaded = loads(_payload_bytes(args.payload_file))
+        except Unreadable as exc:
+            raise ValueError(f"the payload file is {exc}") from None
         if not isinstance(loaded, dict):
             raise ValueError("the payload file must hold a JSON object")
         payload.update(loaded)
