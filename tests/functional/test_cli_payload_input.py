@@ -71,3 +71,31 @@ def test_a_payload_file_on_standard_input_is_read(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"status_message": "hi"}')))
     code, out, _ = run(capsys, *SUBMIT, "--payload-file", "-")
     assert code == 0 and '"status_message": "hi"' in json.loads(out)["json"]["body"]
+
+
+def test_a_field_given_twice_is_refused_naming_it(capsys):
+    argv = ("action", "submit", "poke", "-f", "target_agent=a", "-f", "target_agent=b")
+    code, out, err = run(capsys, *argv, "--dry-run")
+    assert code == 2 and out == ""
+    assert err == 'roost: --field target_agent is given twice ("a", then "b"): give it once\n'
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['{"target_agent": "a", "target_agent": "b"}', '{"x": {"target_agent": 1, "target_agent": 2}}'],
+    ids=["top", "nested"],
+)
+def test_a_payload_file_naming_a_key_twice_is_refused_naming_it(capsys, tmp_path, content):
+    path = tmp_path / "payload.json"
+    path.write_text(content)
+    code, out, err = run(capsys, "action", "submit", "poke", "--payload-file", str(path))
+    assert code == 2 and out == ""
+    assert err == "roost: the payload file names 'target_agent' twice: give it once\n"
+
+
+def test_a_field_overrides_the_payload_files_value(capsys, tmp_path):
+    path = tmp_path / "payload.json"
+    path.write_text('{"target_agent": "from-file"}')
+    argv = ("action", "submit", "poke", "--payload-file", str(path), "-f", "target_agent=b")
+    code, out, _ = run(capsys, *argv, "--dry-run")
+    assert code == 0 and '"target_agent": "b"' in json.loads(out)["json"]["body"]

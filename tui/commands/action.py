@@ -283,6 +283,10 @@ def _coerce(spec: Any, raw: str) -> Any:
 PAYLOAD_LIMIT = 1 << 20
 
 
+def _named_twice(key: str) -> ValueError:
+    return ValueError(f"the payload file names {key!r} twice: give it once")
+
+
 def _payload_bytes(name: str) -> bytes:
     """What ``--payload-file`` names holds (``-``: standard input), at most
     :data:`PAYLOAD_LIMIT`; ``ValueError`` says why it cannot be read."""
@@ -315,17 +319,25 @@ def _payload(args: argparse.Namespace, spec: Any) -> tuple[dict[str, Any], list[
     mistyped: list[FieldError] = []
     if args.payload_file:
         try:
-            loaded = loads(_payload_bytes(args.payload_file))
+            loaded = loads(_payload_bytes(args.payload_file), refuse=_named_twice)
         except Unreadable as exc:
             raise ValueError(f"the payload file is {exc}") from None
         if not isinstance(loaded, dict):
             raise ValueError("the payload file must hold a JSON object")
         payload.update(loaded)
+    given: dict[str, str] = {}
     for item in args.field:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--field wants KEY=VALUE, got {item!r}")
         key = key.strip()
+        if key in given:
+            first, then = (
+                json.dumps(given[key], ensure_ascii=False),
+                json.dumps(value, ensure_ascii=False),
+            )
+            raise ValueError(f"--field {key} is given twice ({first}, then {then}): give it once")
+        given[key] = value
         field_spec = next((f for f in spec.fields if f.name == key), None)
         try:
             payload[key] = _coerce(field_spec, value)
