@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.damaged_outbox import GOOD_ID, plant_damage
+from tests.hostile_server import HostileServer, json_ok, status
 from tui.actions.outbox import Outbox, outbox_root
 from tui.cli import main
 from tui.sandbox.server import running_sandbox
@@ -483,3 +484,17 @@ def test_every_field_read_back_from_disk_is_printed_cleaned(capsys, platform):
         assert "heartbeat␛]0;pwned␇␛[2J" in out
         for text in (out, err):
             assert not any(ch in text for ch in "\x1b\x07\x9b"), argv
+
+
+@pytest.mark.parametrize("number", [b"1e308", b"-7"])
+def test_a_201_whose_number_is_not_an_issue_number_is_never_printed(capsys, monkeypatch, number):
+    """`{"number": 1e308}` printed "queued #1000…" (309 digits), `{"number": -7}` "queued
+    #-7": either is an unclear answer now, settled by a lookup (which here cannot list)."""
+    with HostileServer() as server:
+        server.route("GET /user", json_ok(b'{"login": "me"}'))
+        server.route("POST /repos/o/r/issues", status(201, b'{"number": ' + number + b"}"))
+        server.route("GET /repos/o/r/issues", status(500, b"{}"))
+        service_env(monkeypatch, server.url, server.url)
+        code, out, _ = run(capsys, "action", "submit", "heartbeat")
+    assert code == 4 and out.startswith("unknown: heartbeat")
+    assert "#" not in out.splitlines()[0] and "could not be looked up" in out

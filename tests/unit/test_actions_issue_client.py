@@ -389,3 +389,48 @@ def test_dry_run_headers_redact_the_token():
     client = IssueClient(WRITE, REPO, Secret(TOKEN))
     assert client.headers(redact=True)["Authorization"] == "Bearer ***"
     assert TOKEN not in repr(client.headers(redact=True))
+
+
+def recorded_with_number(number):
+    """The platform records the issue but answers 201 with ``number`` in place of its own."""
+
+    def answer(request: httpx.Request, platform: Platform) -> httpx.Response:
+        issue = json.loads(platform.record(request).content)
+        body = json.dumps({**issue, "number": number}).replace('"1e308"', "1e308")
+        return httpx.Response(201, content=body.encode(), headers=platform.headers())
+
+    return answer
+
+
+@pytest.mark.parametrize("number", ["1e308", -7, 0, 2**31, True, 3.0, "5", None], ids=repr)
+async def test_a_201_whose_number_is_not_an_issue_number_is_settled_by_lookup(
+    make_client, platform, number
+):
+    """A 201 saying ``{"number": 1e308}`` (or -7, a string, ...) is an unclear answer: the
+    issue is looked up by its nonce and its real number kept; never a second issue."""
+    platform.answers = [recorded_with_number(number)]
+    result, _ = await send(make_client())
+    assert (result.state, result.number) == ("queued", 1)
+    assert "found after an unclear answer" in result.message
+    assert len(platform.posts) == 1 and len(platform.issues) == 1
+    assert result.attempts[0].message == "201 without an issue number"
+
+
+async def test_a_lookup_that_lists_our_issue_without_a_number_is_unknown(make_client, platform):
+    platform.answers = [recorded_with_number(-7)]
+    original = platform.__call__
+
+    def listing_with_bad_numbers(request: httpx.Request) -> httpx.Response:
+        response = original(request)
+        if request.method == "GET" and request.url.path == ISSUES:
+            listed = [{**i, "number": 1e308} for i in json.loads(response.content)]
+            return httpx.Response(200, json=listed, headers=platform.headers())
+        return response
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(listing_with_bad_numbers))
+    client = IssueClient(WRITE, REPO, Secret(TOKEN), client=http, clock=platform.clock,
+                         sleep=platform.clock.sleep)  # fmt: skip
+    result, _ = await send(client)
+    await http.aclose()
+    assert result.state == "unknown" and result.number is None
+    assert "not one (1e+308)" in result.message and len(platform.posts) == 1

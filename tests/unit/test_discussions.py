@@ -405,3 +405,34 @@ def test_the_mutation_text_is_githubs():
     for word in ("createDiscussion(input:", "repositoryId:", "categoryId:", "discussion {"):
         assert word in CREATE_DISCUSSION
     json.dumps({"query": CREATE_DISCUSSION})
+
+
+def renumbered(number: object) -> Fault:
+    """The platform records it, then answers with ``number`` in place of its number."""
+
+    def bend(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: number if k == "number" else bend(v) for k, v in value.items()}
+        return [bend(v) for v in value] if isinstance(value, list) else value
+
+    def fault(request: httpx.Request, answer: httpx.Response | None) -> httpx.Response:
+        assert answer is not None
+        return httpx.Response(answer.status_code, json=bend(json.loads(answer.content)))
+
+    return fault
+
+
+@pytest.mark.parametrize("kind", ["issue", "discussion"])
+@pytest.mark.parametrize("number", [1e308, -7, 2**31, "3"], ids=repr)
+async def test_a_number_that_is_not_one_is_settled_by_lookup(world, kind, number):
+    """A 201 (or a createDiscussion answer) whose number is not a positive integer of sane
+    size is unclear: the lookup finds the real one, and nothing is made twice."""
+    sandbox, side, transport, _ = world
+    transport.plan.append((True, renumbered(number)))
+    entry = await side.outbox.send(draft(side, kind).id, side.client)
+    assert entry.state == SENT[kind], entry.reason
+    real = sandbox.issues[0].number if kind == "issue" else sandbox.discussions[0].number
+    assert entry.number == real and made(sandbox, kind) == 1
+    assert [a["kind"] for a in entry.attempts] == ["create", "create", "lookup"]
+    assert entry.attempts[0]["message"].endswith("without an issue number" if kind == "issue" else
+                                                 "no Discussion number")  # fmt: skip

@@ -29,6 +29,7 @@ from tui.actions.issue_client import (
     LookupFailed,
     Outcome,
     SendResult,
+    is_issue_number,
 )
 from tui.network.fetch import FetchError, Reply
 from tui.untrusted import clean_line
@@ -253,6 +254,13 @@ class _Graphql:
             limited = await self.client.rate_limited(response, result, exhausted=True)
             return limited or "again"
         created = self._created(data)
+        made_nowhere = self.kind == "discussion" and not is_issue_number(
+            (created or {}).get("number")
+        )
+        if created is not None and made_nowhere:  # made, but where is not known
+            note = "createDiscussion answered no Discussion number"
+            result.attempts.append(Attempt(self.client.clock(), "create", 200, note))
+            return "unclear"
         if created is None:
             if not errors:
                 return "unclear"
@@ -277,7 +285,7 @@ class _Graphql:
     def _done(self, result: SendResult, node: Mapping[str, Any], found: bool = False) -> None:
         result.state = "applied"
         number = node.get("number") if self.kind == "discussion" else None
-        result.number = number if isinstance(number, int) else None
+        result.number = number if is_issue_number(number) else None
         if self.kind == "discussion_comment":
             result.number = self.request.get("discussion_number")
         url = node.get("url")
@@ -364,6 +372,8 @@ class _Graphql:
             if not isinstance(author, dict) or author.get("login") != login:
                 continue
             if nonce_of(node.get("body")) == self.nonce:
+                if self.kind == "discussion" and not is_issue_number(node.get("number")):
+                    raise LookupFailed("the platform listed the post without a Discussion number")
                 return node
         return None
 

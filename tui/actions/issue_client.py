@@ -42,10 +42,13 @@ __all__ = [
     "Attempt",
     "FoundIssue",
     "IssueClient",
+    "MAX_ISSUE_NUMBER",
     "LookupFailed",
     "Outcome",
+    "PlatformUnreachable",
     "SendResult",
     "Whoami",
+    "is_issue_number",
 ]
 
 API_VERSION = "2022-11-28"
@@ -143,6 +146,17 @@ class Whoami:
         return f"scopes: {shown}" + (f" (missing: {', '.join(missing)})" if missing else "")
 
 
+#: The largest issue or Discussion number taken as one (GitHub's are 32-bit integers).
+MAX_ISSUE_NUMBER = 2**31 - 1
+
+
+def is_issue_number(value: Any) -> bool:
+    """Whether the platform's ``number`` is one: a whole number from 1 to
+    :data:`MAX_ISSUE_NUMBER` (not a bool, not a float such as ``1e308``, not a string). Any
+    other answer is unclear, and the send is settled by a lookup."""
+    return type(value) is int and 1 <= value <= MAX_ISSUE_NUMBER
+
+
 class LookupFailed(Exception):
     """The user's issues could not be listed, so whether an action was recorded is unknown."""
 
@@ -210,9 +224,16 @@ def _label_names(labels: Any) -> tuple[str, ...]:
 
 
 def _found(issue: dict[str, Any]) -> FoundIssue:
+    """The issue as found; ``LookupFailed`` when its number is not one (a found issue must say
+    where it is)."""
+    if not is_issue_number(issue.get("number")):
+        raise LookupFailed(
+            f"the platform answered an issue number that is not one "
+            f"({clean_line(str(issue.get('number')), 24)})"
+        )
     user = issue.get("user")
     return FoundIssue(
-        number=int(issue["number"]),
+        number=issue["number"],
         html_url=issue.get("html_url") if isinstance(issue.get("html_url"), str) else None,
         api_url=issue.get("url") if isinstance(issue.get("url"), str) else None,
         author=user.get("login") if isinstance(user, dict) else None,
@@ -563,15 +584,15 @@ class IssueClient:
         if status == 201:
             try:
                 data = response.json()
-                number = int(data["number"])
-            except (ValueError, KeyError, TypeError):
-                result.attempts.append(
-                    Attempt(self.clock(), "create", status, "201 without an issue")
-                )
+            except ValueError:
+                data = None
+            if not isinstance(data, dict) or not is_issue_number(data.get("number")):
+                said = "201 without an issue number" if isinstance(data, dict) else "201 not JSON"
+                result.attempts.append(Attempt(self.clock(), "create", status, said))
                 return "unclear"
             found = _found(data)
             self._queued(result, found)
-            result.message = f"queued as issue #{number}"
+            result.message = f"queued as issue #{found.number}"
             dropped = [label for label in issue.labels if label not in found.labels]
             if dropped:
                 result.notices.append(

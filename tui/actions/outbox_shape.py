@@ -14,19 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["KINDS", "MAX_NUMBER", "entry_problem", "is_number", "positive_int"]
+from tui.actions.issue_client import is_issue_number as positive_int
+
+__all__ = ["KINDS", "entry_problem", "is_number"]
 
 #: How an entry is sent.
 KINDS = frozenset({"issue", "discussion", "discussion_comment"})
-#: The largest issue or Discussion number taken as one (GitHub's are 32-bit integers).
-MAX_NUMBER = 2**31 - 1
 
 Check = Callable[[Any], bool]
-
-
-def positive_int(value: Any) -> bool:
-    """A whole number from 1 to :data:`MAX_NUMBER` (not a bool, not a float)."""
-    return type(value) is int and 1 <= value <= MAX_NUMBER
 
 
 def is_number(value: Any) -> bool:
