@@ -498,3 +498,28 @@ def test_a_201_whose_number_is_not_an_issue_number_is_never_printed(capsys, monk
         code, out, _ = run(capsys, "action", "submit", "heartbeat")
     assert code == 4 and out.startswith("unknown: heartbeat")
     assert "#" not in out.splitlines()[0] and "could not be looked up" in out
+
+
+def test_a_wait_that_runs_out_says_so_with_the_last_checks_error(capsys, monkeypatch):
+    """`submit --wait --timeout` with no verdict printed only "queued #1" and exited 4: it
+    now says the wait ran out, what is known, and why the last check failed (here the issue's
+    GET answers a redirect); `outbox show` says the same."""
+    issue = json.dumps(
+        {"number": 1, "html_url": "https://example.test/o/r/issues/1", "user": {"login": "me"}}
+    ).encode()
+    with HostileServer() as server:
+        server.route("GET /user", json_ok(b'{"login": "me"}'))
+        server.route("POST /repos/o/r/issues", status(201, issue))
+        server.route("GET /repos/o/r/issues/1", status(302, b"", [("Location", "/elsewhere")]))
+        service_env(monkeypatch, server.url, server.url)
+        code, out, err = run(capsys, "action", "submit", "heartbeat", "--wait", "--timeout", "1")
+        assert code == 4 and out.startswith("queued #1: heartbeat")
+        assert "last check: GET of the issue answered 302 (a redirect" in out
+        said = err.splitlines()[-1]
+        assert said.startswith("roost: the wait ran out after 1 s: #1 is queued (it is on the")
+        assert "the last check failed: GET of the issue answered 302" in said
+        assert "`roost outbox follow " in said
+        code, out, _ = run(capsys, "outbox", "show", "2", "--no-follow")
+        assert code == 0 and "last check: GET of the issue answered 302" in out
+        code, out, err = run(capsys, "outbox", "follow", "--timeout", "0")
+        assert code == 4 and "the wait ran out after 0 s: #1 is queued" in err

@@ -644,3 +644,10 @@ async def test_at_80_columns_the_list_shows_each_reason_itself_under_the_service
         title = str(app.screen.query_one("#outbox-title").render())
         assert title == f"Outbox · {len(ENTRIES)} entries · {SERVICE}"
         assert outbox.folder.name not in title
+
+
+def test_the_detail_says_why_the_last_check_failed(outbox):
+    entry = fill(outbox)[2]  # queued
+    entry.tracking = {"last_error": "GET of the issue answered 302 (a redirect, not followed)"}
+    shown = detail_text(entry).plain
+    assert "checks    the last one failed: GET of the issue answered 302" in shown

@@ -239,6 +239,17 @@ async def _receipts(entry: Entry, docs: DeploymentDocs) -> bool:
 # One check of one entry
 
 
+def _status_words(status: int) -> str:
+    """A status a check cannot use, with what it means for the check."""
+    if 300 <= status < 400:
+        return f"{status} (a redirect, not followed with the token)"
+    if status in (401, 403):
+        return f"{status} (the token may not read it)"
+    if status == 404:
+        return "404 (not found)"
+    return str(status)
+
+
 async def follow(
     entry: Entry,
     client: IssueClient,
@@ -271,9 +282,10 @@ async def follow(
     try:
         issue = await client.conditional_get(base, track.get("issue_etag"))
         if issue.status == 304 and track.get("seen_comments") is not None:
+            track.pop("last_error", None)
             return True
         if issue.status not in (200, 304):
-            track["last_error"] = f"issue answered {issue.status}"
+            track["last_error"] = f"GET of the issue answered {_status_words(issue.status)}"
             return True
         if issue.status == 200:
             track["issue_etag"] = issue.headers.get("etag")
@@ -287,9 +299,10 @@ async def follow(
         track["last_error"] = f"{exc.kind}: {exc.reason}"
         return True
     if comments.status == 304:
+        track.pop("last_error", None)
         return True
     if comments.status != 200:
-        track["last_error"] = f"comments answered {comments.status}"
+        track["last_error"] = f"GET of its comments answered {_status_words(comments.status)}"
         return True
     track["comments_etag"] = comments.headers.get("etag")
     try:

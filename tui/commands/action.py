@@ -419,6 +419,8 @@ def _describe(entry: Any) -> str:
         )
     if entry.tracking.get("receipt_error"):
         line += f"\n  receipt ignored: {clean_line(entry.tracking['receipt_error'])}"
+    if entry.state in WAITING and entry.tracking.get("last_error"):
+        line += f"\n  last check: {clean_line(entry.tracking['last_error'])}"
     return line
 
 
@@ -505,8 +507,26 @@ async def _send(
         entry = (await _follow(side, [entry.id], args.timeout))[0]
     _report(entry, args)
     if args.wait and entry.state in WAITING:
+        _waited_out(entry, args.timeout)
         return EXIT_UNKNOWN
     return _exit_for(entry)
+
+
+def _waited_out(entry: Any, timeout: float) -> None:
+    """Say that a wait ran out, and what is known of the entry then (on stderr: standard
+    output may be JSON)."""
+    where = f"#{entry.number}" if entry.number else clean_line(entry.id)
+    known = (
+        "the processor received it; its verdict has not come yet"
+        if entry.state == "received"
+        else "it is on the platform; the processor has not answered yet"
+    )
+    last = entry.tracking.get("last_error")
+    checked = f"; the last check failed: {last}" if last else ""
+    _err(
+        f"the wait ran out after {timeout:g} s: {where} is {entry.state} ({known}){checked}; "
+        f"`roost outbox follow {clean_line(entry.id)}` waits again"
+    )
 
 
 def _dry_run(side: Any, kind: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -614,6 +634,9 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
         entries = await _follow(side, waiting, args.timeout) if waiting else []
         for entry in entries:
             _report(entry, args)
+        for entry in entries:
+            if entry.state in WAITING:
+                _waited_out(entry, args.timeout)
         return EXIT_UNKNOWN if any(e.state in WAITING for e in entries) else EXIT_OK
     try:
         entry = outbox.find(args.id)
@@ -625,8 +648,11 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
             timeout = args.timeout if command == "follow" else OUTBOX_FOLLOW_S
             entry = (await _follow(side, [entry.id], timeout))[0]
         _report(entry, args)
+        if command == "follow" and entry.state in WAITING:
+            _waited_out(entry, args.timeout)
+            return EXIT_UNKNOWN
         if command == "follow":
-            return EXIT_UNKNOWN if entry.state in WAITING else _exit_for(entry)
+            return _exit_for(entry)
         return EXIT_OK
     try:
         if command == "drop":

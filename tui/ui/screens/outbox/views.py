@@ -170,6 +170,9 @@ def detail_text(entry: Entry) -> Text:
         _field(text, "retry", "allowed" if refusal is None else f"refused: {refusal}")
     for notice in entry.notices:
         _field(text, "notice", notice, "yellow")
+    if entry.state in ("queued", "received") and entry.tracking.get("last_error"):
+        failed = f"the last one failed: {entry.tracking['last_error']}"
+        _field(text, "checks", failed, "yellow")
     receipt = entry.receipt or {}
     if receipt:
         _heading(text, "Receipt")
