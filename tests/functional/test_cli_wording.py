@@ -40,6 +40,8 @@ def test_a_value_of_the_wrong_type_is_quoted_back(capsys):
     assert err == 'roost: transfer_karma: amount: "abc" is not a whole number\n'
     code, _, err = run(capsys, *base, "-f", "amount=1.5", "--dry-run")
     assert code == 2 and '"1.5" is not a whole number' in err
+    code, _, err = run(capsys, *base, "-f", "amount=" + "9" * 5000, "--dry-run")
+    assert code == 2 and err.endswith('9…" is too large a number\n') and len(err) < 200
     code, out, _ = run(capsys, *base, "-f", "amount= 7 ", "--dry-run")
     assert code == 0 and '\\"amount\\": 7' in out
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from tui.commands import EXIT_OK, EXIT_USAGE, service_options, settings_from
 from tui.strict_json import Unreadable, loads
-from tui.untrusted import clean, clean_line, clean_value
+from tui.untrusted import clean, clean_line, clean_value, truncate
 
 __all__ = ["EXIT_FAILED", "EXIT_UNKNOWN", "EXIT_UNREACHABLE", "register"]
 
@@ -256,7 +256,7 @@ _BOOLS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0"
 def _coerce(spec: Any, raw: str) -> Any:
     """A ``--field`` value in the field's type; unknown fields stay strings (validation says).
     ``ValueError`` says, with what was typed, why a value is not of its field's type."""
-    typed = json.dumps(raw, ensure_ascii=False)
+    typed = json.dumps(truncate(raw, 60), ensure_ascii=False)
     if spec is None or spec.type in ("str", "text"):
         if spec is not None and spec.nullable and raw == "null":
             return None
@@ -264,6 +264,8 @@ def _coerce(spec: Any, raw: str) -> Any:
     if spec.type == "int":
         if not _WHOLE_NUMBER.fullmatch(raw.strip()):
             raise ValueError(f"{typed} is not a whole number")
+        if len(raw.strip()) > 20:  # past any field's limit (and Python's digit limit)
+            raise ValueError(f"{typed} is too large a number")
         return int(raw)
     if spec.type == "bool":
         value = _BOOLS.get(raw.strip().lower())
