@@ -501,6 +501,34 @@ async def test_escape_stays_open_when_the_draft_cannot_be_kept():
         assert any("No space left" in message for message in notices(seen))
 
 
+async def test_when_neither_the_outbox_nor_the_keeper_takes_it_the_form_opens_again():
+    """The outbox refused the submit and the draft could not be kept either (a folder where its
+    file goes): nothing typed is lost, the form comes back with it, and the user is told."""
+
+    class Full(MemoryDrafts):
+        def keep(self, draft: Draft) -> None:
+            raise OSError("Is a directory")
+
+    app = host(drafts=Full())
+
+    def refuse(draft: Draft) -> None:
+        raise RuntimeError("the outbox folder is read-only")
+
+    app.submit = refuse  # type: ignore[method-assign]
+    seen: list = []
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+        await open_form(pilot, "heartbeat")
+        await pilot.press(*"still here", "ctrl+s")
+        await settle(pilot)
+        assert app.is_running
+        again = app.screen
+        assert isinstance(again, ActionForm) and again.row("status_message").value == "still here"
+        assert any(
+            "Not sent: the outbox folder is read-only" in n and "Is a directory" in n
+            for n in notices(seen)
+        )
+
+
 async def test_list_of_channels_completes_the_line_under_the_cursor():
     app = host()
     async with app.run_test(size=(80, 24)) as pilot:

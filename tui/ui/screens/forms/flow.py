@@ -56,17 +56,19 @@ def open_action_form(
         # the kept draft wins; the context only fills what it left empty
         values = {**values, **{k: v for k, v in kept.values.items() if v not in ("", False)}}
         nonce = kept.nonce
-    form = ActionForm(
-        spec,
-        values=values,
-        nonce=nonce,
-        login=login,
-        references=references,
-        keeper=drafts,
-        whoami=whoami,
-        restored=kept is not None,
-        compose=compose,
-    )
+
+    def build(values: dict[str, Any], nonce: str | None, restored: bool) -> ActionForm:
+        return ActionForm(
+            spec,
+            values=values,
+            nonce=nonce,
+            login=login,
+            references=references,
+            keeper=drafts,
+            whoami=whoami,
+            restored=restored,
+            compose=compose,
+        )
 
     def submitted(draft: Draft | None) -> None:
         if draft is None:
@@ -74,8 +76,19 @@ def open_action_form(
         try:
             on_submit(draft)
         except Exception as exc:  # the outbox failed: nothing typed may be lost
-            if drafts is not None:
-                drafts.keep(draft)
+            try:
+                if drafts is not None:
+                    drafts.keep(draft)
+            except (OSError, ValueError) as failed:
+                # nowhere to keep it either: the form opens again with what was typed
+                app.notify(
+                    f"Not sent: {short(exc, 200)}. The draft could not be kept either "
+                    f"({short(failed, 120)}): the form is open again with what you typed.",
+                    severity="error",
+                    markup=False,
+                )
+                app.push_screen(build(dict(draft.values), draft.nonce, False), submitted)
+                return
             app.notify(
                 f"Not sent: {short(exc, 200)}. The draft is kept.",
                 severity="error",
@@ -85,6 +98,7 @@ def open_action_form(
         if drafts is not None:
             drafts.forget(action)
 
+    form = build(values, nonce, kept is not None)
     app.push_screen(form, submitted)
     return form
 
