@@ -2,11 +2,11 @@
 
 One table drives the forms, the validation, the help text and the CLI, so an action is described
 in exactly one place. The catalog is plain data built from three layers, the later winning for an
-action they both describe: the built-in entries below (the deployment's contract as roost knows
-it, with roost's own hints: which strings are multi-line, which fields name an agent or a
-channel), the contract the deployment publishes (``skill.json``, read by
-``tui/actions/contract.py``) and the config file's ``[actions.NAME]`` tables. Every entry says
-which layer it came from (``source``).
+action they both describe: the built-in entries (:mod:`tui.actions.builtin_actions`: the
+deployment's contract as roost knows it, with roost's own hints: which strings are multi-line,
+which fields name an agent or a channel), the contract the deployment publishes (``skill.json``,
+read by ``tui/actions/contract.py``) and the config file's ``[actions.NAME]`` tables. Every entry
+says which layer it came from (``source``).
 
 An action is sent the way its ``method`` says: ``issue`` (an action issue the processor reads),
 ``discussion`` (a post: a GitHub Discussion created through GraphQL) or ``discussion_comment``
