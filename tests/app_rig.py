@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from textual.pilot import Pilot
+from textual_idle import settle
 
 from tui.config import Settings
 from tui.eggs.boot_record import BootRecord, parse_boot_record
@@ -98,15 +99,6 @@ def service_for(
 
 def demo_app(screen: str = "agents") -> RoostApp:
     return make_rig(screen=screen).app
-
-
-async def settle(pilot: Pilot) -> None:
-    """Wait until background builds are done and the UI handled what they posted."""
-    app = pilot.app
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def loaded(pilot: Pilot, timeout: float = 20) -> None:

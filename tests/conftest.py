@@ -6,6 +6,17 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+from textual_idle import install as _wait_on_the_app_not_the_clock
+
+_wait_on_the_app_not_the_clock()
+
+# Property tests: a quick pass by default, a deep one in CI's second step (.ci/run) with
+# HYPOTHESIS_PROFILE=deep. No deadline: a busy machine would make one fail for nothing.
+_PROPERTIES = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("fast", max_examples=50, **_PROPERTIES)
+settings.register_profile("deep", max_examples=500, **_PROPERTIES)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 # ../shared/real beside the clone; ROOST_REAL_DIR names it for a clone kept elsewhere
 REAL_DIR = Path(

@@ -12,6 +12,7 @@ from typing import ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
+from textual_idle import settle
 
 from tui.actions.catalog import ActionSpec
 from tui.network.models import parse_state
@@ -74,14 +75,6 @@ class FormsHost(App[None]):
             whoami=self.whoami,
             catalog=self.catalog,
         )
-
-
-async def settle(pilot) -> None:
-    """Let the form's workers (references, the token check) finish and the screen repaint."""
-    for _ in range(3):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_form(pilot, query: str) -> ActionForm:

@@ -671,8 +671,7 @@ async def test_palette_jumps_to_a_channel_and_an_agent():
         await pilot.pause()
         assert isinstance(rig.app.screen, CommandPalette)
         await pilot.press(*"#poetry")
-        await asyncio.sleep(0.3)
-        await pilot.pause()
+        await settle(pilot)  # the palette's search worker, and the list it fills
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(rig.app.screen, ChannelsScreen)
@@ -681,8 +680,7 @@ async def test_palette_jumps_to_a_channel_and_an_agent():
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*agent_id)
-        await asyncio.sleep(0.3)
-        await pilot.pause()
+        await settle(pilot)  # the palette's search worker, and the list it fills
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(rig.app.screen, AgentsScreen)
@@ -715,8 +713,7 @@ async def test_palette_screens_and_actions_discoverable():
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Trending")
-        await asyncio.sleep(0.3)
-        await pilot.pause()
+        await settle(pilot)  # the palette's search worker, and the list it fills
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(rig.app.screen, TrendingScreen)
@@ -1082,8 +1079,8 @@ async def test_keys_typed_while_a_tab_body_mounts_are_handled_there_in_order():
         keys += [("j", "j"), ("j", "j")]
         for key, character in keys:
             app.post_message(events.Key(key, character))
-        for _ in range(100):
-            await pilot.pause(0.05)
+        for _ in range(500):
+            await pilot.pause(0.01)
             screen = app.screen
             if isinstance(screen, SeedsScreen) and screen.body_filled and not app._held_keys:
                 break

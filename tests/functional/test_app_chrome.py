@@ -184,7 +184,7 @@ async def test_the_palette_keeps_only_the_theme_of_textuals_commands():
         titles = [command.title for command in rig.app.get_system_commands(rig.app.screen)]
         assert titles == ["Theme"]
         await pilot.press("ctrl+p")
-        await pilot.pause(0.3)
+        await settle(pilot)
         shot = svg_text(rig.app.export_screenshot())
         for textuals in ("Screenshot", "Maximize", "Keys", "Quit the application"):
             assert textuals not in shot

@@ -6,7 +6,11 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 PERF = Path(__file__).resolve().parents[1] / "perf"
+
+pytestmark = pytest.mark.slow  # the bench at smoke size: tens of seconds
 
 
 def load_bench():
@@ -30,9 +34,8 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     assert refresh["bytes_ratio_304"] > 1
     assert [row["agents"] for row in result["validation"]["results"]] == [200, 1000]
     assert [row["agents"] for row in result["store_paths"]["results"]] == [200, 1000]
-    assert result["store_paths"]["goal_first_refresh_ratio_max"] == 1.2
     cli = result["cli"]
-    assert set(cli["exit_codes"].values()) == {0} and cli["goal_state_json_ratio_max"] == 1.5
+    assert set(cli["exit_codes"].values()) == {0}
     memory = result["memory"]
     assert memory["state_peak_traced_mib"] > 0 and memory["json_load_max_rss_mib"] > 0
     assert result["table"]["rows"] == 2000
@@ -45,11 +48,10 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     assert process["own_data_load_s"] > 0 and process["median_round_ratio_own_load"] > 0
     keys = result["keys"]
     assert keys["agents"] == 2000 and {"slash", "enter", "ctrl+p"} <= set(keys["per_key"])
-    assert keys["quit_s"] > 0 and keys["bare_quit_s"] > 0 and keys["goal_p95_ms_max"] == 100
+    assert keys["quit_s"] > 0 and keys["bare_quit_s"] > 0
     assert len(keys["quit_rounds"]["roost_s"]) == len(keys["quit_rounds"]["bare_s"]) >= 1
     quit_process = keys["quit_process"]
     assert quit_process["roost_s"] > 0 and quit_process["bare_s"] > 0
-    assert quit_process["goal_ratio_max"] == 2.0
     stall = result["refresh_stall"]
     assert stall["agents"] == 2000 and set(stall["runs"]) == {
         "keyed",

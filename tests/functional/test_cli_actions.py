@@ -344,7 +344,7 @@ def _until(predicate, limit: float = 60.0) -> None:
     while not predicate():
         if time.monotonic() > end:
             raise AssertionError("the condition never came true")
-        time.sleep(0.05)
+        time.sleep(0.01)
 
 
 def test_kill_during_send_keeps_the_entry_and_resolves_it_without_a_duplicate(capsys, platform):

@@ -9,7 +9,6 @@ terminal stream must hold no ESC, CSI, BEL, NUL or other C0/C1 byte.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 
@@ -147,12 +146,10 @@ async def test_hostile_filter_and_palette():
         for query in ("[@click", "a[/]b", "[$acc", "\u0645\u0631", "L" * 40, "pwned"):
             palette_input = rig.app.screen.query_one("CommandInput")
             palette_input.value = query
-            await asyncio.sleep(0.3)
-            await pilot.pause()
+            await settle(pilot)  # the palette's search worker, and the list it fills
             assert_clean_terminal(rig.app)
         palette_input.value = "[@click=app.quit]"
-        await asyncio.sleep(0.3)
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
         assert rig.app.is_running

@@ -17,6 +17,7 @@ from egg_fixtures import (
 )
 from rich.text import Text
 from textual.widgets import Input, OptionList, Static, TabbedContent, Tree
+from textual_idle import settle
 
 from tui.eggs.entry_pages import TEXT_PAGE
 from tui.ui.screens.boots.inspector import PANES, EggInspectorScreen, EntryViewer
@@ -25,13 +26,9 @@ SIZE = (80, 24)
 
 
 async def ready(pilot) -> EggInspectorScreen:
-    app = pilot.app
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
-    assert isinstance(app.screen, EggInspectorScreen)
-    return app.screen
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, EggInspectorScreen)
+    return pilot.app.screen
 
 
 def plain(widget: Static) -> str:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 PERF = Path(__file__).resolve().parents[1] / "perf"
+
+pytestmark = pytest.mark.slow  # the bench at smoke size: tens of seconds
 
 
 async def test_inspector_bench_smoke_reports_every_figure():

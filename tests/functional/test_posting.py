@@ -19,7 +19,7 @@ from tui.ui.screens.outbox import OutboxScreen
 async def _wait_for(predicate, timeout: float = 20) -> None:
     async def poll() -> None:
         while not predicate():
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.01)
 
     await asyncio.wait_for(poll(), timeout)
 

@@ -151,10 +151,10 @@ async def test_no_marks_after_a_start_from_the_disk_cache(tmp_path) -> None:
     app = RoostApp(service_for(store, demo=False), clock=rig.clock, poll=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        for _ in range(50):
+        for _ in range(250):
             if store.snapshot.file("agents.json").integrity != "cached":
                 break
-            await pilot.pause(0.05)
+            await pilot.pause(0.01)
         await settle(pilot)
         screen: AgentsScreen = app.screen
         assert screen.table.total_count == len(agents)

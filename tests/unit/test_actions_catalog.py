@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.actions.catalog import (
@@ -457,7 +457,6 @@ action_names = st.from_regex(r"\A[a-z][a-z0-9]{0,8}(_[a-z0-9]{1,8}){0,3}\Z")
 nonces = st.none() | st.from_regex(r"\A[A-Za-z0-9._:]{1,20}(-[A-Za-z0-9._:]{1,20}){0,3}\Z")
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     action=action_names,
     payload=st.dictionaries(st.text(max_size=12), json_values, max_size=6),
@@ -470,7 +469,6 @@ def test_property_parse_compose_round_trip(action, payload, nonce):
     assert parse_issue_body(request.body) == ParsedAction(action, payload, nonce)
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_property_parse_never_crashes_on_arbitrary_text(text):
     with contextlib.suppress(IssueBodyError):

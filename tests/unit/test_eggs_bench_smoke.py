@@ -5,7 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 PERF = Path(__file__).resolve().parents[1] / "perf"
+
+pytestmark = pytest.mark.slow  # the bench at smoke size: tens of seconds
 
 
 def test_eggs_bench_section_runs():

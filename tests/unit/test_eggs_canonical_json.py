@@ -6,7 +6,7 @@ import json
 import struct
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.eggs.canonical_json import (
@@ -160,7 +160,6 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
 @given(json_values)
 def test_canonical_round_trips_through_the_strict_parser(value):
     try:
@@ -171,7 +170,6 @@ def test_canonical_round_trips_through_the_strict_parser(value):
     assert canonical(parsed) == text
 
 
-@settings(max_examples=500, deadline=None)
 @given(
     st.binary(max_size=200)
     | st.text(max_size=200).map(lambda t: t.encode("utf-8", "surrogatepass"))

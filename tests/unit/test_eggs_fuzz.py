@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.eggs.egg_report import CHECKS
@@ -41,7 +41,6 @@ mutation = st.lists(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutation)
 def test_byte_mutations_of_a_real_egg(changes):
     data = bytearray(EGG)
@@ -56,7 +55,6 @@ _END = len(EGG) - 22
 _CD = struct.unpack_from("<I", EGG, _END + 16)[0]
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.integers(_CD, len(EGG) - 1), st.integers(0, 255), st.integers(0, 3))
 def test_header_mutations(offset, value, width):
     data = bytearray(EGG)
@@ -67,7 +65,6 @@ def test_header_mutations(offset, value, width):
     verify_all(bytes(data))
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.integers(0, len(EGG)), st.binary(max_size=64), st.integers(0, 64))
 def test_cuts_and_insertions(at, inserted, removed):
     data = EGG[:at] + inserted + EGG[at + removed :]
@@ -75,7 +72,6 @@ def test_cuts_and_insertions(at, inserted, removed):
     verify_all(data)
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes(data):
     read_all(data)
@@ -87,7 +83,6 @@ def test_arbitrary_bytes(data):
 names = st.text(min_size=0, max_size=12).map(lambda t: t.encode("utf-8", "surrogatepass"))
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     st.lists(
         st.tuples(names | st.binary(max_size=8), st.binary(max_size=40)), min_size=1, max_size=5
@@ -147,7 +142,6 @@ _files = st.dictionaries(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(manifests, _files)
 def test_manifests_of_every_variant_never_crash_the_verifier(manifest, files):
     from tui.eggs import rapp

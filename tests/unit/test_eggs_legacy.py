@@ -8,7 +8,7 @@ import json
 import zipfile
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import REAL_DIR
@@ -240,7 +240,6 @@ def test_zip64_and_trailing_garbage_are_container_failures():
 mutation = st.lists(st.tuples(st.integers(0, 2000), st.integers(0, 255)), min_size=1, max_size=4)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutation)
 def test_byte_mutations_of_a_legacy_egg_never_crash(changes):
     data = bytearray(legacy_egg())

@@ -8,7 +8,7 @@ import json
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.hostile_server import (
@@ -175,7 +175,6 @@ header_values = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     status=st.sampled_from([200, 200, 200, 204, 304, 404, 500, 302]),
     headers=st.lists(st.tuples(header_names, header_values), max_size=6),

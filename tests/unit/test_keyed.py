@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from hostile import PAYLOADS
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.network.keyed import Keyed, parse_keyed
@@ -350,7 +350,6 @@ _agent = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
 @given(
     agents=st.dictionaries(_text, _agent, max_size=8),
     layout=st.sampled_from(list(LAYOUTS.values())),

@@ -6,7 +6,7 @@ import contextlib
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.network.models import (
@@ -158,7 +158,6 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
 @given(name=st.sampled_from([*STATE_FILES, MANIFEST_FILE]), value=json_values)
 def test_any_json_validates_or_raises_state_validation_error(name, value):
     data = json.dumps(value)
@@ -172,7 +171,6 @@ def test_any_json_validates_or_raises_state_validation_error(name, value):
         assert exc.errors
 
 
-@settings(max_examples=100, deadline=None)
 @given(data=st.binary(max_size=200))
 def test_any_bytes_validate_or_raise_state_validation_error(data):
     for name in STATE_FILES:
@@ -180,7 +178,6 @@ def test_any_bytes_validate_or_raise_state_validation_error(data):
             parse_state(name, data)
 
 
-@settings(max_examples=100, deadline=None)
 @given(
     agents=st.dictionaries(
         st.text(min_size=1, max_size=12),

@@ -6,7 +6,7 @@ import contextlib
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.actions.issue_body import compose_issue
@@ -133,7 +133,6 @@ def test_the_newer_processors_comments_carry_their_markers():
     assert "<!-- rappterbook-terminal-receipt:issue:7:rejected -->" in rejected
 
 
-@settings(max_examples=300, deadline=None)
 @given(action=action_names, payload=st.dictionaries(st.text(max_size=12), json_values, max_size=6))
 def test_property_what_roost_composes_the_deployment_reads(action, payload):
     """roost's issue composer and the demo deployment's reader agree on every payload, whatever
@@ -142,7 +141,6 @@ def test_property_what_roost_composes_the_deployment_reads(action, payload):
     assert read_delta(request.body) == (action, payload)
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_property_reading_never_fails_otherwise(text):
     with contextlib.suppress(ActionRejected):
@@ -150,7 +148,6 @@ def test_property_reading_never_fails_otherwise(text):
         assert isinstance(action, str) and isinstance(payload, dict)
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.sampled_from(sorted(KNOWN_ACTIONS)), st.dictionaries(st.text(max_size=16), json_values))
 def test_property_checking_never_fails_otherwise(action, payload):
     with contextlib.suppress(ActionRejected):

@@ -333,6 +333,7 @@ def test_serialize_format():
 # --- scale ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_fifty_thousand_agents():
     docs = generate_state(agents=50_000)  # its speed is the bench's business, not a test's
     agents_bytes = serialize(docs["agents.json"])
