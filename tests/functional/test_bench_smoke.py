@@ -35,7 +35,8 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     assert [row["agents"] for row in result["validation"]["results"]] == [200, 1000]
     assert [row["agents"] for row in result["store_paths"]["results"]] == [200, 1000]
     cli = result["cli"]
-    assert set(cli["exit_codes"].values()) == {0}
+    # the floor prints the same five documents roost's --json holds, and roost prints more
+    assert 0 < cli["output_bytes"]["floor"] < cli["output_bytes"]["state_json"]
     memory = result["memory"]
     assert memory["state_peak_traced_mib"] > 0 and memory["json_load_max_rss_mib"] > 0
     assert result["table"]["rows"] == 2000

@@ -66,6 +66,17 @@ def test_as_json_is_one_line_of_strict_json():
     assert text == '{"a":[1.5,null,{"b":null}],"c":"\\u001b"}'
 
 
+def test_as_json_escapes_every_character_past_ascii_as_json_dumps_does():
+    """Escapes as ``json.dumps(ensure_ascii=True)`` writes them: DEL, C1 controls, bidi
+    overrides and astral characters (as surrogate pairs) included; a lone surrogate too."""
+    texts = ["\x7f", "\x85", "caf\u00e9", "\u202e\u2066", "\U0001f600", "\U0010ffff", "\ud800"]
+    for value in texts:
+        document = {"k" + value: [value, "plain " + value + " text"]}
+        text = as_json(document)
+        assert text.isascii() and "\x7f" not in text
+        assert text == json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+
+
 def test_json_is_written_at_once(monkeypatch):
     class Counting:
         writes = 0

@@ -9,9 +9,11 @@ measured in the same run (issue 13).
   ``json.loads`` of each), best of several runs, interleaved. Goal: first refresh and
   ``load_cache`` ≤ 1.2× the floor.
 * ``cli``: `roost state --json` and `roost state` as fresh processes against a loopback demo
-  network, with and without ``PYTHONUNBUFFERED=1``, stdout to a file. Floor: a fresh process that
-  ``json.load``s the same agents.json and writes ``json.dumps(indent=1)`` of it. Goal: ``state
-  --json`` ≤ 1.5× the floor, buffered or not. Medians of rounds.
+  network, with and without ``PYTHONUNBUFFERED=1``, stdout to a file, each timed from outside
+  from its start to its exit. Floor: a fresh plain-Python process that GETs the same five files
+  from the same server, ``json.loads`` them and writes them with one compact ``json.dumps``, as
+  roost prints them (``cli_floor.py``). Goal: ``state --json`` ≤ 1.5× the floor, buffered or
+  not. Medians of rounds, the cases taking turns.
 * ``memory``: peak traced memory (tracemalloc) and peak RSS (``VmHWM``) of `roost state`
   vs a fresh process that only ``json.load``s the same agents.json. Goal: ≤ 1.5×.
 """
@@ -43,6 +45,7 @@ from tui.sandbox.generator import generate_state, serialize  # noqa: E402
 __all__ = ["best_of", "best_quick", "measure_cli", "measure_memory", "measure_store_paths"]
 
 CHILD = Path(__file__).resolve().parent / "path_child.py"
+FLOOR = Path(__file__).resolve().parent / "cli_floor.py"
 BASE = "http://bench.invalid"
 GOAL_STORE = 1.2
 GOAL_CLI = 1.5
@@ -144,29 +147,20 @@ def measure_store_paths(sizes: list[int], runs: int) -> dict[str, Any]:
     }
 
 
-def _child(args: list[str], out: Path, *, unbuffered: bool = False) -> dict[str, Any]:
+def _timed(argv: list[str], out: Path, *, unbuffered: bool) -> float:
+    """Wall time of one whole process, start to exit, its stdout to ``out`` (it must exit 0)."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
     if unbuffered:
         env["PYTHONUNBUFFERED"] = "1"
-    started = time.perf_counter()
     with out.open("wb") as stdout:
+        started = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, str(CHILD), *args],
-            stdout=stdout,
-            stderr=subprocess.PIPE,
-            env=env,
-            check=False,
-            timeout=600,
+            argv, stdout=stdout, stderr=subprocess.PIPE, env=env, check=False, timeout=600
         )
-    wall = time.perf_counter() - started
-    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    if not lines or not lines[-1].startswith("{"):
-        raise RuntimeError(f"child {args[0]} failed: {done.stderr[-2000:]!r}")
-    result = json.loads(lines[-1])
-    result["wall_s"] = wall
-    result["exit"] = done.returncode
-    result["output_bytes"] = out.stat().st_size
-    return result
+        wall = time.perf_counter() - started
+    if done.returncode != 0 or out.stat().st_size == 0:
+        raise RuntimeError(f"{argv[1:3]} exited {done.returncode}: {done.stderr[-2000:]!r}")
+    return wall
 
 
 def _agents_file(tmp: Path, agents: int) -> Path:
@@ -175,44 +169,43 @@ def _agents_file(tmp: Path, agents: int) -> Path:
     return path
 
 
+ROOST = "import sys; from tui.cli import main; sys.exit(main())"  # the `roost` script's body
+
+
 def measure_cli(agents: int, rounds: int) -> dict[str, Any]:
     from tui.sandbox.server import running_sandbox
 
     with tempfile.TemporaryDirectory() as name, running_sandbox(agents=agents) as (info, _):
         tmp = Path(name)
-        floor_file = _agents_file(tmp, agents)
         out = tmp / "out"
+        floor = [sys.executable, str(FLOOR), info.read_url]
+        roost = [sys.executable, "-c", ROOST, "state", "--read-url", info.read_url]
+        roost += ["--cache-dir", str(tmp / "cache"), "--no-cache"]
         cases: dict[str, tuple[list[str], bool]] = {
-            "floor": (["floor", str(floor_file)], False),
-            "floor_unbuffered": (["floor", str(floor_file)], True),
-            "state_json": (
-                ["state", info.read_url, str(tmp / "cache"), "--json", "--no-cache"],
-                False,
-            ),
-            "state_json_unbuffered": (
-                ["state", info.read_url, str(tmp / "cache"), "--json", "--no-cache"],
-                True,
-            ),
-            "state": (["state", info.read_url, str(tmp / "cache"), "--no-cache"], False),
-            "state_unbuffered": (["state", info.read_url, str(tmp / "cache"), "--no-cache"], True),
+            "floor": (floor, False),
+            "floor_unbuffered": (floor, True),
+            "state_json": ([*roost, "--json"], False),
+            "state_json_unbuffered": ([*roost, "--json"], True),
+            "state": (roost, False),
+            "state_unbuffered": (roost, True),
         }
         walls: dict[str, list[float]] = {case: [] for case in cases}
-        exits: dict[str, int] = {}
+        sizes: dict[str, int] = {}
         for _ in range(rounds):
-            for case, (args, unbuffered) in cases.items():
-                result = _child(args, out, unbuffered=unbuffered)
-                walls[case].append(result["wall_s"])
-                exits[case] = result["exit"]
+            for case, (argv, unbuffered) in cases.items():
+                walls[case].append(_timed(argv, out, unbuffered=unbuffered))
+                sizes[case] = out.stat().st_size
     median = {case: round(statistics.median(values), 3) for case, values in walls.items()}
-    floor = median["floor"]
+    ratio = round(median["state_json"] / median["floor"], 2)
+    unbuffered = round(median["state_json_unbuffered"] / median["floor_unbuffered"], 2)
     return {
         "agents": agents,
         "rounds": rounds,
         "median_s": median,
-        "exit_codes": exits,
-        "state_json_ratio": round(median["state_json"] / floor, 2),
-        "state_json_unbuffered_ratio": round(median["state_json_unbuffered"] / floor, 2),
-        "state_ratio": round(median["state"] / floor, 2),
+        "output_bytes": sizes,
+        "state_json_ratio": ratio,
+        "state_json_unbuffered_ratio": unbuffered,
+        "state_ratio": round(median["state"] / median["floor"], 2),
         "goal_state_json_ratio_max": GOAL_CLI,
         "runs_s": {case: [round(v, 3) for v in values] for case, values in walls.items()},
     }

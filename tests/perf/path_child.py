@@ -1,7 +1,5 @@
 """One measured run in a fresh interpreter, for tests/perf/bench_paths.py.
 
-    python path_child.py floor FILE [--trace]       json.load the file, json.dumps it (indent=1)
-                                                    and write it to stdout: the plain floor
     python path_child.py state URL CACHE [--json] [--trace]
                                                     `roost state [--json]` against URL
 
@@ -37,19 +35,11 @@ def main(argv: list[str]) -> int:
     if trace:
         tracemalloc.start()
     started = time.perf_counter()
-    code = 0
-    if argv[0] == "floor":
-        with open(argv[1], encoding="utf-8") as handle:
-            document = json.load(handle)
-        sys.stdout.write(json.dumps(document, ensure_ascii=True, indent=1))
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-    else:
-        from tui.cli import main as roost
+    from tui.cli import main as roost
 
-        url, cache = argv[1], argv[2]
-        code = roost(["state", "--read-url", url, "--cache-dir", cache, *argv[3:]])
-        sys.stdout.flush()
+    url, cache = argv[1], argv[2]
+    code = roost(["state", "--read-url", url, "--cache-dir", cache, *argv[3:]])
+    sys.stdout.flush()
     elapsed = time.perf_counter() - started
     peak = tracemalloc.get_traced_memory()[1] if trace else None
     result = {"seconds": elapsed, "peak_traced_bytes": peak, "max_rss_bytes": peak_rss()}

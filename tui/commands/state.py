@@ -5,18 +5,21 @@ was kept and is reported); 2 usage or configuration error; 3 nothing loadable (s
 ``tui/commands/__init__.py`` for the rest).
 
 ``--json`` is always valid JSON: a number the service sent as ``NaN`` or ``Infinity`` (which JSON
-does not have) leaves as ``null``. The document is made by one ``json.dumps`` (the C encoder) and
-written at once.
+does not have) leaves as ``null``. The document is encoded in one C pass (msgspec) and written at
+once.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import codecs
 import json
 import math
 import sys
 from typing import Any, TextIO
+
+import msgspec
 
 from tui import __version__
 from tui.commands import (
@@ -121,16 +124,34 @@ async def cmd_state(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def as_json(document: Any) -> str:
-    """Valid JSON in one C-encoder pass; non-finite numbers (only if present) become null.
+    """One line of strict JSON, ASCII only; a number that is not finite leaves as null.
 
-    ensure_ascii: every control or non-ASCII character of the data leaves as a \\u escape.
+    msgspec encodes it in one C pass (non-finite numbers as null, control characters as \\u
+    escapes), then every byte from DEL up leaves as the \\u escape of its character, as
+    ``json.dumps``'s ``ensure_ascii`` writes it: no control or non-ASCII character reaches a
+    terminal. What msgspec cannot encode (a lone surrogate) goes through ``json.dumps``.
     """
     try:
-        return json.dumps(document, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
-    except ValueError:
+        data = msgspec.json.encode(document)
+    except (TypeError, ValueError, msgspec.EncodeError):
         return json.dumps(
             _finite(document), ensure_ascii=True, allow_nan=False, separators=(",", ":")
         )
+    # in JSON text bytes past ASCII (and DEL) occur only inside strings: escaping them in place
+    # keeps every string's value
+    return data.replace(b"\x7f", b"\\u007f").decode("ascii", errors=_ESCAPE_UTF8)
+
+
+def _escape_utf8(error: UnicodeDecodeError) -> tuple[str, int]:
+    """The run of UTF-8 bytes ``error`` stopped at, as JSON \\u escapes (an error handler)."""
+    data, end = error.object, error.start
+    while end < len(data) and data[end] >= 0x80:
+        end += 1
+    return json.dumps(data[error.start : end].decode(), ensure_ascii=True)[1:-1], end
+
+
+_ESCAPE_UTF8 = "roost-json-escape-utf8"
+codecs.register_error(_ESCAPE_UTF8, _escape_utf8)
 
 
 def _finite(value: Any) -> Any:
