@@ -14,7 +14,8 @@ pytestmark = pytest.mark.slow  # the bench at smoke size: tens of seconds
 
 
 def load_bench():
-    sys.path.insert(0, str(PERF))
+    if str(PERF) not in sys.path:
+        sys.path.insert(0, str(PERF))
     spec = importlib.util.spec_from_file_location("roost_bench", PERF / "bench.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -61,3 +62,29 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
         "no_copy",
     }
     assert '"refresh"' in capsys.readouterr().out
+    assert_figures_and_page(result, tuple(sections))
+
+
+def assert_figures_and_page(result, sections):
+    """Every section reports figures; a figure with a goal says whether its value met it, and
+    the page written from the run shows every figure and every goal."""
+    import figures
+
+    goals = 0
+    for section in sections:
+        records = result[section]["figures"]
+        assert records, section
+        for record in records:
+            assert set(record) == {"figure", "value", "unit", "goal", "met"}
+            if record["goal"] is None:
+                assert record["met"] is None
+            else:
+                goals += 1
+                assert record["met"] is figures.goal_met(record["value"], record["goal"])
+    assert goals >= 5  # cli, memory, cold start, keys and quit carry goals
+    page = figures.render(result, sections)
+    for section in sections:
+        assert f"### {section}" in page
+        for record in result[section]["figures"]:
+            assert record["figure"] in page
+    assert page.count("\n- `") >= goals  # one line per goal in the Goals list

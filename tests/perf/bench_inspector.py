@@ -1,4 +1,4 @@
-"""Bench: opening the egg inspector on a 64 MB egg with 5 000 entries (issue 11 item 8).
+"""Bench: opening the egg inspector on a 64 MB egg with 5 000 entries.
 
     python tests/perf/bench_inspector.py           # 64 MB, 5 000 entries
     python tests/perf/bench_inspector.py --smoke   # 1 MB, 200 entries
@@ -35,9 +35,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+PERF = Path(__file__).resolve().parent
+for _path in (ROOT, PERF):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
+from figures import figure  # noqa: E402
 from textual.app import App  # noqa: E402
 from textual.widgets import OptionList, TabbedContent, Tree  # noqa: E402
 
@@ -47,6 +50,7 @@ from tui.sandbox.eggs import json_bytes, pack_egg  # noqa: E402
 from tui.ui.screens.boots.inspector import EggInspectorScreen  # noqa: E402
 
 SIZE = (80, 24)
+GOAL_S = 0.3  # push to the painted report, 64 MB and 5 000 entries
 RAPPID = "rappid:@hive-hub/bench-boot:" + "ab" * 32
 UTC = "2026-09-23T20:07:37.819Z"
 
@@ -163,8 +167,25 @@ async def measure_inspector(total_bytes: int, entries: int, runs: int) -> dict[s
             "check_then_paint_from_file": await _best(runs, lambda: _check_then_open(path)),
             "files_pane": await _best(runs, lambda: _files_once(egg, report)),
         }
-    result["goal_s"] = 0.3
-    result["meets_goal"] = result["push_to_paint_with_report"] < 0.3
+    result["figures"] = [
+        figure(
+            f"inspector, push to the painted report, {len(egg) / (1 << 20):.0f} MB,"
+            f" {result['entries']:,} entries",
+            result["push_to_paint_with_report"],
+            "s",
+            below=GOAL_S,
+        ),
+        figure(
+            "inspector, push to the painted report, the egg in a file",
+            result["push_to_paint_from_file"],
+            "s",
+        ),
+        figure(
+            "inspector, the egg in a file checked first, then painted",
+            result["check_then_paint_from_file"],
+            "s",
+        ),
+    ]
     return result
 
 

@@ -33,6 +33,7 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 from app_rig import loaded, make_rig, settle  # noqa: E402
+from figures import figure  # noqa: E402
 
 import tui.network.store as store_module  # noqa: E402
 from tui.network.keyed import Keyed  # noqa: E402
@@ -114,4 +115,9 @@ async def measure_refresh_stall(agents: int, rounds: int = 3) -> dict[str, Any]:
         }
     keyed, whole = result["keyed"]["max_gap_s"], result["whole"]["max_gap_s"]
     result["max_gap_ratio"] = round(whole / keyed, 1) if keyed > 0 else None
+    result["figures"] = [
+        figure(f"longest UI stall of a refresh ({case}), {agents:,} agents", row["max_gap_s"], "s")
+        for case, row in result.items()
+        if isinstance(row, dict) and "max_gap_s" in row
+    ]
     return result
