@@ -130,7 +130,7 @@ async def test_refreshing_is_shown_while_a_cycle_runs():
     async with rig.app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         assert "refreshing" not in status_line(rig.app)
-        rig.faults.latency = 0.5  # every request of the cycle takes a while
+        rig.faults.latency = 1.2  # longer than the status follow-up's 0.5 s interval, twice
         task = asyncio.create_task(rig.store.refresh())  # a polled cycle, not asked by a key
         for _ in range(100):
             await pilot.pause(0.05)
