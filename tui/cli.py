@@ -37,7 +37,8 @@ examples:
   ROOST_READ_URL=http://127.0.0.1:8765 roost
 
 settings: flags > environment (ROOST_READ_URL, ROOST_WRITE_URL, ROOST_REPO, ROOST_HUB_URL,
-ROOST_BOOTS, ROOST_TOKEN / GH_TOKEN / GITHUB_TOKEN) > config file
+ROOST_BOOTS, ROOST_INTERVAL, ROOST_CACHE_DIR, ROOST_PROCESSOR_LOGIN; the token from ROOST_TOKEN /
+RAPPTERBOOK_TOKEN / DISCUSSIONS_TOKEN / GH_TOKEN / GITHUB_TOKEN) > config file
 ($XDG_CONFIG_HOME/roost/config.toml, with [profiles.NAME]) > defaults.
 """
 
