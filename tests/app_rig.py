@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual.pilot import Pilot
 from textual_idle import settle
 
+from tui import gc_policy
 from tui.config import Settings
 from tui.eggs.boot_record import BootRecord, parse_boot_record
 from tui.eggs.boot_rows import BootRow, BootsSource, with_sibling_warnings
@@ -25,6 +26,7 @@ from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
 from tui.service import Service
 from tui.ui.app import RoostApp
+from tui.ui.textual_compat import composited_update
 
 if TYPE_CHECKING:
     from textual._compositor import LayoutUpdate
@@ -77,7 +79,8 @@ def make_rig(
     network = sandbox.state.sandbox.network
     clock = Clock()
     client = in_process_client(sandbox, BASE)
-    store = Store(BASE, client=client, clock=clock)
+    # the memory policy connect() gives a real store (tui/gc_policy.py)
+    store = Store(BASE, client=client, clock=clock, building=gc_policy.building)
     service = service_for(store, demo=demo, demo_app=sandbox)
     app = RoostApp(service, clock=clock, initial_screen=screen, poll=False)
     return Rig(app, network, store, clock, sandbox.state.sandbox.faults)
@@ -130,10 +133,9 @@ def svg_text(svg: str) -> str:
 
 def painted(app: RoostApp) -> LayoutUpdate:
     """What the terminal shows now: the screen's composited update, every row as the driver
-    writes it (a widget that missed a refresh still shows its old state here).
-
-    Textual has no public API for this; this is the one place the tests reach into it."""
-    return app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    writes it (a widget that missed a refresh still shows its old state here). Textual has no
+    public API for this: it is reached through tui/ui/textual_compat.py."""
+    return composited_update(app)
 
 
 @dataclass

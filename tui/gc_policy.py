@@ -1,9 +1,14 @@
-"""The one switch for Python's cyclic garbage collector, shared by every thread of roost.
+"""The one switch for Python's cyclic garbage collector, and every decision about it.
 
-The collector is process-wide: when the start-up, the data layer (validating a big document)
-and the UI (building a big table) each turned it off and back on by themselves, one of them
-could turn it back on while another, in another thread, still relied on it being off. Here
-every pause is counted:
+The collector is process-wide, so when to pause it, what to freeze and when to collect is
+decided here and nowhere else. The layers that do the work never touch it: the store is given
+:func:`building` by :func:`tui.service.connect` (it wraps each long-lived build in it), the
+table layer tells the app when a big table's rows are warmed and the app asks
+:func:`after_warm_up`, the start-up pauses it until the first paint (tui/startup.py) and the app
+runs the full collections at quiet moments (:func:`defer_full`).
+
+Every pause is counted, so that one holder in one thread cannot turn the collector back on
+while another still relies on it being off:
 
 * :func:`paused` (a context manager) and :func:`pause` (a handle released later, for a pause
   that spans callbacks) take a hold; the collector is turned off by the first hold and turned
@@ -13,7 +18,7 @@ every pause is counted:
   is frozen is given back (``gc.unfreeze``) when the last :func:`keep_frozen` handle is
   released, so one user of the frozen objects cannot thaw them under another.
 
-No Textual import: the data layer uses it.
+No Textual import.
 """
 
 from __future__ import annotations
@@ -21,11 +26,16 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 __all__ = [
+    "BIG_BUILD_BYTES",
+    "BIG_TABLE_ROWS",
     "FULL_AFTER",
+    "Building",
     "Hold",
+    "after_warm_up",
+    "building",
     "collect_everything",
     "collect_full",
     "defer_full",
@@ -108,6 +118,50 @@ def holders() -> int:
     """How many pauses are held now (for tests and diagnostics)."""
     with _lock:
         return _holders
+
+
+#: A document built from more bytes than this is paused for and frozen (:func:`building`).
+BIG_BUILD_BYTES = 1 << 20
+#: A table with this many rows is frozen once its rows are warmed (:func:`after_warm_up`).
+BIG_TABLE_ROWS = 5_000
+
+#: What an owner hands the store to wrap a long-lived build in (given its size in bytes, or
+#: None for "whatever its size": the disk cache's copies at start).
+Building = Callable[[int | None], AbstractContextManager[object]]
+
+
+@contextmanager
+def building(size: int | None = None) -> Iterator[None]:
+    """Around building objects that live until a later build replaces them (a state document
+    of ``size`` bytes; None: the disk cache's copies at start): for a big one the collector is
+    paused and, if the build succeeds, what it built is frozen out of the collector's view.
+
+    Why: a 50 000-agent agents.json is a few hundred thousand container objects. While they are
+    built the collector would rescan the growing tree many times over (its young collections
+    alone cost a third more on the build); afterwards its next passes would rescan all of them.
+    They hold no reference cycles and live until a refresh replaces them, when reference
+    counting frees them, so they are frozen (the app gives them back when it unmounts). Young
+    garbage is collected first so that little else is frozen with them; when the collector is
+    already off (roost's start-up) nothing is collected.
+    """
+    if size is not None and size <= BIG_BUILD_BYTES:
+        yield
+        return
+    with paused(collect_young=True):
+        yield
+        # frozen before the collector is back on: else the first allocation after it could
+        # start a collection of the young generation, which is the whole new document
+        freeze()
+
+
+def after_warm_up(rows: int) -> None:
+    """A table's ``rows`` have computed what filtering and sorting read (the warm-up): a big
+    table's rows live until its next build and form no cycles, so they are frozen out of the
+    collector's view (else every full collection rescans them on the UI thread). Young
+    garbage is collected first so that little else is frozen."""
+    if rows >= BIG_TABLE_ROWS:
+        with paused(collect_young=True):
+            freeze()
 
 
 def freeze() -> None:

@@ -17,9 +17,10 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from tui import gc_policy
 from tui.clock import utc_now
 from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.eggs.hub_paths import PUBLIC_HUB_URL, demo_sources
@@ -146,20 +147,23 @@ def connect(
     from tui.network.store import Store, StoreOptions
 
     options = options or StoreOptions(interval_s=settings.interval)
-    timing = {"clock": clock} if clock is not None else {}  # screenshots freeze the store's
+    # the models the store builds live long: the collector's policy for them (tui/gc_policy.py)
+    kwargs: dict[str, Any] = {"options": options, "building": gc_policy.building}
+    if clock is not None:
+        kwargs["clock"] = clock  # screenshots freeze the store's
     if not settings.demo:
-        store = Store(settings.state_url, cache=cache, options=options, **timing)
+        store = Store(settings.state_url, cache=cache, **kwargs)
         return Service(settings, store, configured_hub_url=settings.hub_url)
 
     from tui.sandbox.app import DEMO_TOKEN
     from tui.sandbox.server import in_process_client
     from tui.sandbox.world import DemoWorld
 
-    kwargs = {"epoch": epoch or demo_epoch()}
+    network: dict[str, Any] = {"epoch": epoch or demo_epoch()}
     if agents is not None:
-        kwargs["agents"] = agents
+        network["agents"] = agents
     world = DemoWorld()  # one world per machine, kept across runs (tui/sandbox/world.py)
-    app = world.open_app(**kwargs)
+    app = world.open_app(**network)
     client = in_process_client(app, base_url=DEMO_BASE_URL)
     sandbox = app.state.sandbox
     hub_url = settings.hub_url or DEMO_BASE_URL + "/hub"  # a hub given beside the demo wins
@@ -174,7 +178,7 @@ def connect(
         token=None if settings.ssh_role else Secret(DEMO_TOKEN),
         token_source=None if settings.ssh_role else "demo",
     )
-    store = Store(DEMO_BASE_URL, client=client, cache=cache, options=options, **timing)
+    store = Store(DEMO_BASE_URL, client=client, cache=cache, **kwargs)
     return Service(
         demo_settings,
         store,

@@ -178,10 +178,10 @@ async def test_full_collections_run_when_no_key_is_being_handled():
     import gc
 
     from tui import gc_policy
-    from tui.ui import key_pace
 
     before = gc.get_threshold()
     rig = make_rig()
+    key_pace = rig.app.key_pace
     async with rig.app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         assert gc.get_threshold()[2] > 10**6  # never started by an allocation
@@ -206,7 +206,6 @@ async def test_full_collections_run_when_no_key_is_being_handled():
             assert calls == [True]
         finally:
             gc_policy.collect_everything = thorough  # type: ignore[assignment]
-    key_pace.release()
     assert gc.get_threshold() == before
 
 
@@ -876,14 +875,20 @@ async def test_worker_failure_becomes_a_toast_not_a_crash():
 
 
 async def test_big_table_builds_in_a_thread_and_keeps_place():
+    from tui.ui.widgets.virtual_table import VirtualTable
+
     rig = make_rig(agents=2500)
-    async with rig.app.run_test(size=SIZE) as pilot:
+    posted: list[Message] = []
+    async with rig.app.run_test(size=SIZE, message_hook=posted.append) as pilot:
         await loaded(pilot)
         table = rig.app.screen.table
         assert table.total_count == 2500
         # lazy rows: once on screen, a background worker computed what "/" and "s" will read
         rows = rig.app.screen.rows
         assert all({"haystack", "sort_values"} <= r.computed() for r in rows)
+        # and the table said so (the app's memory policy decides what that means)
+        warmed = {id(m): m for m in posted if isinstance(m, VirtualTable.Warmed)}  # bubbled
+        assert [(m.table, m.rows) for m in warmed.values()] == [(table, 2500)]
         assert sum("cells" in r.computed() for r in rows) < 100  # cells: the rows drawn so far
         await pilot.press("pagedown", "down")
         cursor = table.cursor_key
@@ -993,8 +998,7 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
     every step away; typed every 200 ms (a person going from tab to tab), the steps fit
     between them, and the Seeds tab's own CSS is parsed before its first visit."""
     import tui.ui.app as app_module
-    from tui.ui import key_pace
-    from tui.ui.css_cache import ParseOnceStylesheet
+    from tui.ui.textual_compat import ParseOnceStylesheet
 
     monkeypatch.setattr(app_module, "PRELOAD_AFTER_S", 0.05)
     parsed: list[str] = []
@@ -1010,7 +1014,7 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
 
     async def keys() -> None:  # as the app does for each key it reads
         while typing:
-            key_pace.hold()
+            rig.app.key_pace.hold()
             await asyncio.sleep(every)
 
     rig = make_rig()
@@ -1029,7 +1033,6 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
         assert all(".tcss" in name for name in parsed[:first_default])  # each tab's own first
         typing = False
         await typist
-        key_pace.release()
         rig.app.workers.cancel_group(rig.app, "preload")
 
 

@@ -670,14 +670,11 @@ async def test_joined_emoji_do_not_move_the_columns() -> None:
         assert "cafe\u0301" in table.render_line(len(JOINED)).text
 
 
-def test_a_big_warmed_table_is_frozen_out_of_the_collectors_view(monkeypatch) -> None:
-    """After the warm-up of a big table its rows live until the next build and form no
-    cycles: they are frozen (else every full collection rescans them on the UI thread)."""
-    from tui import gc_policy
+def test_the_warm_up_computes_what_filters_and_sorts_read_unless_cancelled() -> None:
+    """The warm-up computes every row's search text and sort values (what freezes them is the
+    app's memory policy, told by VirtualTable.Warmed); a cancelled one stops on the way."""
+    from tui.ui.key_pace import KeyPace
     from tui.ui.screens import table_screen
-
-    frozen: list[int] = []
-    monkeypatch.setattr(gc_policy, "freeze", lambda: frozen.append(1))
 
     class Running:
         is_cancelled = False
@@ -687,55 +684,13 @@ def test_a_big_warmed_table_is_frozen_out_of_the_collectors_view(monkeypatch) ->
 
     calls = {"cells": 0, "sort_values": 0, "haystack": 0}
     small = [CountingRow(f"a{i}", i, calls) for i in range(100)]
-    assert table_screen._warm(small, Running())
-    assert frozen == [] and calls["haystack"] == calls["sort_values"] == 100
+    assert table_screen._warm(small, Running(), KeyPace())
+    assert calls["haystack"] == calls["sort_values"] == 100
 
-    big, _ = counting_lazy_rows(table_screen.FREEZE_WARMED_FROM)
-    assert not table_screen._warm(big, Cancelled())  # a cancelled warm-up freezes nothing
-    assert frozen == []
-    assert table_screen._warm(big, Running())
-    assert frozen == [1]
+    big, _ = counting_lazy_rows(5_000)
+    assert not table_screen._warm(big, Cancelled(), KeyPace())
+    assert table_screen._warm(big, Running(), KeyPace())
     assert all({"haystack", "sort_values"} <= row.computed() for row in big)
-
-
-async def test_call_after_paint_waits_for_a_frame_with_the_new_rows():
-    """Work that would compete with a frame (the warm-up thread) starts after the frame that
-    shows the rows has been written out, not merely after the messages before it."""
-    app = TableApp()
-    log: list[str] = []
-
-    def displayed() -> None:
-        table = app.query_one(VirtualTable)
-        log.append(f"display {table.total_count}")
-
-    async with app.run_test(size=(60, 12)) as pilot:
-        await pilot.pause()
-        app.post_display_hook = displayed
-        table = app.query_one(VirtualTable)
-        table.set_rows(make_rows(30))
-        table.call_after_paint(lambda: log.append("callback"))
-        assert "callback" not in log
-        await pilot.pause()
-        await pilot.pause()
-        assert log.count("callback") == 1
-        assert "display 30" in log[: log.index("callback")]
-
-
-async def test_call_after_paint_on_a_hidden_table_waits_until_it_is_shown():
-    app = TableApp(make_rows(5))
-    called: list[str] = []
-    async with app.run_test(size=(60, 12)) as pilot:
-        table = app.query_one(VirtualTable)
-        table.display = False
-        await pilot.pause()
-        table.call_after_paint(lambda: called.append("callback"))
-        await pilot.pause()
-        await pilot.pause()
-        assert called == []
-        table.display = True
-        await pilot.pause()
-        await pilot.pause()
-        assert called == ["callback"]
 
 
 def test_the_warm_up_makes_its_row_objects_a_piece_at_a_time(monkeypatch) -> None:
@@ -750,9 +705,12 @@ def test_the_warm_up_makes_its_row_objects_a_piece_at_a_time(monkeypatch) -> Non
     rows, made = counting_lazy_rows(5_000)
     rows[3]  # one row already on screen: made once, kept
     made_at_each_yield: list[int] = []
-    monkeypatch.setattr(table_screen, "yield_to_keys", lambda: made_at_each_yield.append(len(made)))
-    monkeypatch.setattr(table_screen.gc_policy, "freeze", lambda: None)
-    assert table_screen._warm(rows, Running())
+
+    class Pace:
+        def yield_to_keys(self) -> None:
+            made_at_each_yield.append(len(made))
+
+    assert table_screen._warm(rows, Running(), Pace())
     making = [n for n in made_at_each_yield if n < 5_000]
     assert len(making) >= 4, made_at_each_yield  # several pieces, a yield before each
     assert making == sorted(making) and making[0] == 1

@@ -45,6 +45,7 @@ from figures import figure  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.widgets import Static  # noqa: E402
 
+from tui import gc_policy  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import CachedMeta, DiskCache  # noqa: E402
 from tui.network.store import Store  # noqa: E402
@@ -108,7 +109,7 @@ async def _until_painted(app: App, ready, started: float) -> float:
 async def _roost_once(cache: DiskCache, agents: int) -> float:
     started = time.perf_counter()
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
-    store = Store(BASE, client=client, cache=cache)
+    store = Store(BASE, client=client, cache=cache, building=gc_policy.building)
     app = RoostApp(Service(Settings(read_url=BASE), store), poll=False)
 
     def ready() -> bool:
@@ -127,7 +128,7 @@ async def _bare_once() -> float:
 
 
 def _data_load_once(cache: DiskCache) -> float:
-    store = Store(BASE, cache=cache)
+    store = Store(BASE, cache=cache, building=gc_policy.building)  # as connect() makes it
     started = time.perf_counter()
     snapshot = store.load_cache()
     elapsed = time.perf_counter() - started

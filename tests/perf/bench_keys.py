@@ -50,6 +50,7 @@ from textual import events  # noqa: E402
 from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
+from tui import gc_policy  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import DiskCache  # noqa: E402
 from tui.network.store import Store  # noqa: E402
@@ -175,7 +176,7 @@ async def _handled(app: App) -> None:
 async def _painted(agents: int, cache: DiskCache) -> AsyncIterator[tuple[RoostApp, Pilot, _Frames]]:
     """The real app from ``cache`` at 80×24, from its first frame showing all ``agents`` rows."""
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
-    store = Store(BASE, client=client, cache=cache)
+    store = Store(BASE, client=client, cache=cache, building=gc_policy.building)
     app = RoostApp(Service(Settings(read_url=BASE), store), poll=False)
     frames = _Frames()
     app.post_display_hook = frames.hook  # type: ignore[method-assign]

@@ -38,7 +38,8 @@ if str(ROOT) not in sys.path:
 
 from figures import figure  # noqa: E402
 
-from tui.network.keyed import parse_keyed  # noqa: E402
+from tui import gc_policy  # noqa: E402
+from tui.network.keyed import parse_keyed as _parse_keyed  # noqa: E402
 from tui.network.state_files import AGENTS  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.sandbox.generator import generate_state, serialize  # noqa: E402
@@ -98,6 +99,13 @@ def _load_floor(paths: list[Path]) -> None:
         json.loads(path.read_bytes())
 
 
+def parse_keyed(name: str, data: bytes, previous: Any) -> Any:
+    """The store's validation step as the store runs it: in the memory policy connect() gives
+    it (tui/gc_policy.py)."""
+    with gc_policy.building(len(data)):
+        return _parse_keyed(name, data, previous)
+
+
 def measure_store_paths(sizes: list[int], runs: int) -> dict[str, Any]:
     from bench_app import fill_cache
 
@@ -120,7 +128,9 @@ def measure_store_paths(sizes: list[int], runs: int) -> dict[str, Any]:
                     "first_refresh_s": lambda data=data: parse_keyed(AGENTS, data, None),
                     "steady_refresh_s": lambda data=data, p=previous: parse_keyed(AGENTS, data, p),
                     "load_cache_floor_s": lambda paths=paths: _load_floor(paths),
-                    "load_cache_s": lambda cache=cache: Store(BASE, cache=cache).load_cache(),
+                    "load_cache_s": lambda cache=cache: Store(
+                        BASE, cache=cache, building=gc_policy.building
+                    ).load_cache(),
                 },
                 size_runs,
             )

@@ -13,7 +13,8 @@ are the stalls a person notices. The cases, alternated over several rounds on th
 * ``no_copy``: the first refresh of a start with no cache: nothing to compare with, so the whole
   document is validated once (the cheapest exact way, but in one piece).
 
-Both keep big documents out of the cyclic collector (``models.big_document``). The demo network
+Both keep big documents out of the cyclic collector (the store's memory policy,
+``gc_policy.building``, as connect() gives it). The demo network
 answers in-process, so serving the 49 MB body also runs on the app's event loop: a gap of a few
 tens of ms at the start of each refresh belongs to that server, not to roost.
 """

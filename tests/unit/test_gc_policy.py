@@ -1,15 +1,17 @@
-"""The collector switch: counted holds across nesting and threads, coordinated freezing."""
+"""The collector switch: counted holds across nesting and threads, coordinated freezing; the
+policy's decisions (what is big, what is frozen) and that only its owners apply them."""
 
 from __future__ import annotations
 
+import ast
 import gc
 import threading
-import weakref
+from pathlib import Path
 
 import pytest
 
+import tui
 from tui import gc_policy, startup
-from tui.network import models
 
 
 @pytest.fixture(autouse=True)
@@ -94,14 +96,14 @@ def test_two_threads_holding_at_once():
     assert gc.isenabled()
 
 
-def test_the_app_does_not_turn_it_on_under_a_data_layer_hold():
+def test_the_app_does_not_turn_it_on_under_a_builds_hold():
     startup.pause_gc()  # roost's start-up
     entered = threading.Event()
     leave = threading.Event()
     during: list[bool] = []
 
     def validate_big_document() -> None:
-        with models.big_document(2 << 20):
+        with gc_policy.building(2 << 20):
             entered.set()
             leave.wait(10)
             during.append(gc.isenabled())
@@ -119,85 +121,49 @@ def test_the_app_does_not_turn_it_on_under_a_data_layer_hold():
 
 
 def test_a_small_document_takes_no_hold():
-    with models.big_document(100):
+    with gc_policy.building(100):
         assert gc.isenabled()
         assert gc_policy.holders() == 0
 
 
-def test_frozen_objects_are_given_back_when_the_last_keeper_leaves():
-    gc.unfreeze()
-    first = gc_policy.keep_frozen()
-    second = gc_policy.keep_frozen()
-    kept = [[] for _ in range(100)]
-    gc_policy.freeze()
-    assert gc.get_freeze_count() >= len(kept)
-    first.release()
-    assert gc.get_freeze_count() >= len(kept)  # the second keeper still relies on them
-    second.release()
-    assert gc.get_freeze_count() == 0
+def test_a_big_build_is_paused_for_and_frozen_after_unless_it_fails(monkeypatch):
+    frozen: list[int] = []
+    monkeypatch.setattr(gc_policy, "freeze", lambda: frozen.append(1))
+    for size in (gc_policy.BIG_BUILD_BYTES + 1, None):  # None: the disk cache's whole load
+        with gc_policy.building(size):
+            assert not gc.isenabled()
+    assert frozen == [1, 1] and gc.isenabled()
+    with pytest.raises(ValueError), gc_policy.building(None):
+        raise ValueError("invalid document")
+    assert frozen == [1, 1]  # nothing half built is frozen
 
 
-def test_full_collections_wait_for_their_holder_and_come_back_after():
-    before = gc.get_threshold()
-    first = gc_policy.defer_full()
-    second = gc_policy.defer_full()  # two apps in one process
-    young, middle, oldest = gc.get_threshold()
-    assert (young, middle) == before[:2] and oldest > 10**6
-    gc.collect()
-    assert not gc_policy.full_due()
-    for _ in range(gc_policy.FULL_AFTER):
-        gc.collect(1)  # young collections go on as usual; none starts a full one
-    assert gc_policy.full_due() and gc.get_count()[2] >= gc_policy.FULL_AFTER
-    with gc_policy.paused():
-        assert gc_policy.collect_full() is False  # never under someone's pause
-    assert gc_policy.full_due()
-    assert gc_policy.collect_full() is True
-    assert not gc_policy.full_due()
-    first.release()
-    assert gc.get_threshold()[2] == oldest  # the other holder still defers
-    second.release()
-    second.release()  # a second release counts once
-    assert gc.get_threshold() == before
+def test_only_a_big_warmed_table_is_frozen(monkeypatch):
+    frozen: list[int] = []
+    monkeypatch.setattr(gc_policy, "freeze", lambda: frozen.append(1))
+    gc_policy.after_warm_up(gc_policy.BIG_TABLE_ROWS - 1)
+    assert frozen == []
+    gc_policy.after_warm_up(gc_policy.BIG_TABLE_ROWS)
+    assert frozen == [1] and gc.isenabled()
 
 
-def test_a_cycle_is_still_collected_by_the_deferred_full_collection():
-    class Node:
-        pass
-
-    hold = gc_policy.defer_full()
-    try:
-        node = Node()
-        node.me = node  # a cycle: only the cyclic collector frees it
-        ref = weakref.ref(node)
-        del node
-        gc.collect(1)
-        gc.collect(1)
-        assert gc_policy.collect_full()
-        assert ref() is None
-    finally:
-        hold.release()
-
-
-def test_a_frozen_cycle_is_freed_by_the_collection_that_includes_the_frozen():
-    class Node:
-        pass
-
-    keeper = gc_policy.keep_frozen()
-    try:
-        node = Node()
-        node.me = node
-        ref = weakref.ref(node)
-        alive = [Node() for _ in range(3)]
-        del node
-        gc_policy.freeze()  # the cycle was garbage already: frozen with the rest
-        assert gc_policy.collect_full()
-        assert ref() is not None  # a full pass does not see what is frozen
-        with gc_policy.paused():
-            assert gc_policy.collect_everything() is False  # never under a pause
-        assert ref() is not None
-        assert gc_policy.collect_everything()
-        assert ref() is None
-        assert gc.get_freeze_count() > 0  # what is still alive is frozen again
-        assert all(isinstance(a, Node) for a in alive)
-    finally:
-        keeper.release()
+def test_only_the_policy_the_start_up_and_the_app_switch_the_collector():
+    """The data layer and the screens never touch the collector: its owners do (the policy
+    here, the start-up, the app, and connect() handing the policy to the store)."""
+    root = Path(tui.__file__).resolve().parent
+    owners = {"gc_policy.py", "startup.py", "service.py", "ui/app.py"}
+    touching = []
+    for path in sorted(root.rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        if name.startswith("sandbox/") or name in owners:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                imported = [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            if any(i == "gc" or i.endswith("gc_policy") for i in imported):
+                touching.append(name)
+    assert touching == []

@@ -1,14 +1,16 @@
-"""tui/ui/key_pace.py: background work stands aside while keys are handled, and is never starved."""
+"""tui/ui/key_pace.py: background work stands aside while keys are handled, and is never starved;
+each app has a pace of its own."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from tui.ui import key_pace
+from tui.ui.key_pace import KeyPace
 
 
 def test_work_waits_while_keys_are_held_and_goes_on_after():
+    key_pace = KeyPace()
     key_pace.hold(0.15)
     started = time.monotonic()
     key_pace.yield_to_keys()
@@ -20,6 +22,7 @@ def test_work_waits_while_keys_are_held_and_goes_on_after():
 
 
 def test_a_burst_of_keys_extends_the_hold_from_another_thread():
+    key_pace = KeyPace()
     done = threading.Event()
 
     def worker() -> None:
@@ -38,14 +41,15 @@ def test_a_burst_of_keys_extends_the_hold_from_another_thread():
 
 
 def test_a_hold_never_starves_the_work():
+    key_pace = KeyPace()
     key_pace.hold(60)
     started = time.monotonic()
     key_pace.yield_to_keys(limit_s=0.1)
     assert time.monotonic() - started < 1
-    key_pace.release()  # leave nothing held for the other tests
 
 
 def test_idle_for_counts_from_the_end_of_the_last_hold():
+    key_pace = KeyPace()
     key_pace.release()
     assert key_pace.idle_for(0.0)
     key_pace.hold(0.05)
@@ -56,6 +60,7 @@ def test_idle_for_counts_from_the_end_of_the_last_hold():
 
 
 def test_quiet_for_counts_from_the_last_key():
+    key_pace = KeyPace()
     key_pace.release()
     assert key_pace.quiet_for(10.0)  # no key yet
     key_pace.hold()
@@ -64,3 +69,12 @@ def test_quiet_for_counts_from_the_last_key():
     assert key_pace.quiet_for(0.05) and not key_pace.quiet_for(1.0)
     assert key_pace.held()  # the longer hold is still on: quiet_for is for steps of a few ms
     key_pace.release()
+
+
+def test_two_paces_do_not_share_their_keys():
+    typing, idle = KeyPace(), KeyPace()
+    typing.hold(60)
+    assert typing.held() and not idle.held()
+    started = time.monotonic()
+    idle.yield_to_keys()
+    assert time.monotonic() - started < 1

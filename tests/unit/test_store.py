@@ -372,3 +372,32 @@ def test_end_to_end_over_a_loopback_socket(tmp_path):
     assert second.requests == 1 and second.manifest == "not-modified"
     assert len(store.snapshot.agents.agents) == 40
     assert datetime.now(UTC) >= store.snapshot.file("agents.json").fetched_at
+
+
+async def test_long_lived_builds_run_in_the_owners_memory_policy(client, tmp_path):
+    """The store never switches the collector itself: each build whose models live until the
+    next one runs in the ``building`` its owner gives (connect() gives tui/gc_policy.py's)."""
+    import contextlib
+
+    from tui import gc_policy
+    from tui.config import Settings
+    from tui.service import connect
+
+    seen: list[int | None] = []
+
+    @contextlib.contextmanager
+    def building(size: int | None):
+        seen.append(size)
+        yield
+
+    cache = DiskCache(tmp_path / "cache")
+    store = Store(BASE, client=client, cache=cache, building=building)
+    await store.refresh()
+    bodies = {name: len(cache.load(name).body) for name in store.file_names}
+    assert sorted(seen) == sorted(bodies.values())  # each state file's models, by its size
+    seen.clear()
+    Store(BASE, client=client, cache=cache, building=building).load_cache()
+    assert seen == [None]  # the whole cached copy, whatever its size
+    service = connect(Settings(read_url=BASE), use_cache=False)
+    assert service.store._building is gc_policy.building
+    await service.aclose()

@@ -38,7 +38,6 @@ from tui.network.models import (
     STATE_FILES,
     Agent,
     InvalidDocument,
-    big_document,
     decode,
     parse_state,
     replace,
@@ -111,13 +110,11 @@ def parse_keyed(
         return parse_state(file_name, data), None
     member, entry_model = spec
     if previous is not None and previous.models:
-        with big_document(len(data)):
-            try:
-                return _parse(file_name, data, member, entry_model, previous)
-            except _Malformed:
-                pass
-    with big_document(len(data)):
-        model = _validate_in_pieces(file_name, data, member, entry_model, piece or PIECE)
+        try:
+            return _parse(file_name, data, member, entry_model, previous)
+        except _Malformed:
+            pass
+    model = _validate_in_pieces(file_name, data, member, entry_model, piece or PIECE)
     if model is None:
         model = parse_state(file_name, data)
     return model, Keyed(data, None, getattr(model, member), member)

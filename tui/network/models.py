@@ -36,7 +36,6 @@ import json
 import types
 import typing
 from collections.abc import Iterator, KeysView, Mapping
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Annotated, Any, ClassVar, TypeVar
@@ -44,7 +43,6 @@ from typing import Annotated, Any, ClassVar, TypeVar
 import msgspec
 from msgspec import field
 
-from tui import gc_policy
 from tui.network.state_files import (
     AGENTS,
     CHANNELS,
@@ -75,7 +73,6 @@ __all__ = [
     "TrendingPost",
     "StateValidationError",
     "as_utc",
-    "big_document",
     "convert",
     "decode",
     "dump",
@@ -748,36 +745,8 @@ def parse_manifest(data: bytes | str) -> ManifestFile:
     return _validate(ManifestFile, MANIFEST_FILE, data)  # type: ignore[return-value]
 
 
-_GC_PAUSE_THRESHOLD = 1 << 20
-
-
-@contextmanager
-def big_document(size: int) -> Iterator[None]:
-    """Around building a document from ``size`` bytes: for a big one (over 1 MiB) the cyclic
-    collector is paused (a hold on the shared switch, :mod:`tui.gc_policy`) and, if the build
-    succeeds, what it built is frozen out of the collector's view.
-
-    Why: a 50k-agent agents.json is a few hundred thousand container objects. While they are
-    built the collector would rescan the growing tree many times over; afterwards its next
-    passes rescan all of them with the UI frozen. The models hold no reference cycles and live
-    until a refresh replaces them, when reference counting frees them, so they are frozen
-    (RoostApp gives them back to the collector when it unmounts). Young garbage is collected
-    first so that little else is frozen with them; when the collector is already off (roost's
-    start-up) nothing is collected.
-    """
-    if size <= _GC_PAUSE_THRESHOLD:
-        yield
-        return
-    with gc_policy.paused(collect_young=True):
-        yield
-        # frozen before the collector is back on: else the first allocation after it could
-        # start a collection of the young generation, which is the whole new document
-        gc_policy.freeze()
-
-
 def _validate(model: type[_Model], file_name: str, data: bytes | str) -> _Model:
-    with big_document(len(data)):
-        try:
-            return decode(model, data)
-        except InvalidDocument as exc:
-            raise StateValidationError(file_name, [(exc.path, exc.message)]) from None
+    try:
+        return decode(model, data)
+    except InvalidDocument as exc:
+        raise StateValidationError(file_name, [(exc.path, exc.message)]) from None

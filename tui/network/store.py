@@ -28,6 +28,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -35,7 +36,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 from msgspec.structs import replace
 
-from tui import gc_policy
 from tui.clock import utc_now
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache
 from tui.network.fetch import FetchError, FetchResult, TooLarge, fetch
@@ -304,6 +304,11 @@ Listener = Callable[[Snapshot, RefreshReport], None]
 # --------------------------------------------------------------------------- the store
 
 
+def _as_it_is(size: int | None) -> AbstractContextManager[object]:
+    """No memory policy: a build runs as it is."""
+    return contextlib.nullcontext()
+
+
 class Store:
     """Holds the current snapshot of one service and refreshes it."""
 
@@ -316,7 +321,12 @@ class Store:
         options: StoreOptions | None = None,
         clock: Callable[[], datetime] = utc_now,
         files: Iterable[str] = STATE_FILE_NAMES,
+        building: Callable[[int | None], AbstractContextManager[object]] = _as_it_is,
     ):
+        """``building``: what each long-lived build (a state file's models of ``size`` bytes;
+        None: the disk cache's copies at start) runs in. The owner's memory policy
+        (tui/gc_policy.py, which :func:`tui.service.connect` hands over); none by default."""
+        self._building = building
         self.read_url = read_url
         self.base_url = state_base_url(read_url)
         self.options = options or StoreOptions()
@@ -405,19 +415,13 @@ class Store:
     def load_cache(self) -> Snapshot:
         """Instant start: the last good copies from disk, marked ``cached`` until confirmed.
 
-        Everything it builds lives until a refresh replaces it, so it is built with the cyclic
-        collector off (a hold on the shared switch, :mod:`tui.gc_policy`) and frozen out of its
-        view afterwards, as ``models.big_document`` does for one big document: else the
-        collector's passes rescan the new models, during the load and once more right after it
-        (at 1 000 agents that was a tenth of the load). Young garbage is collected first, so
-        little else is frozen with them.
+        Everything it builds lives until a refresh replaces it: it is built in the owner's
+        ``building`` (see ``__init__``) whatever its size.
         """
         if self.cache is None:
             return self._snapshot
-        with gc_policy.paused(collect_young=True):
-            snapshot = self._load_cache()
-            gc_policy.freeze()
-        return snapshot
+        with self._building(None):
+            return self._load_cache()
 
     def _load_cache(self) -> Snapshot:
         cache = self.cache
@@ -435,7 +439,7 @@ class Store:
         found = [cached for name in prefetched if (cached := self._load_cached(name))]
         found += unchecked
         # Smallest first: the small files' models are built before a big agents.json fills the
-        # heap (and, with the collector paused, before anything is frozen with them).
+        # heap (and before the owner's building, if it freezes, freezes anything with them).
         parsed = {
             cached.name: self._parse_cached(cached)
             for cached in sorted(found, key=lambda cached: len(cached.body))
@@ -541,6 +545,11 @@ class Store:
                 await asyncio.wait_for(self._wake.wait(), timeout=left)
 
     # ------------------------------------------------------------------ the cycle
+
+    def _parse(self, name: str, body: bytes, previous: Keyed | None) -> tuple[Any, Keyed | None]:
+        """``name``'s models from ``body``, in the owner's ``building`` (a thread runs it)."""
+        with self._building(len(body)):
+            return parse_keyed(name, body, previous)
 
     def _parse_cached(
         self, cached: CachedFile
@@ -796,7 +805,7 @@ class Store:
             try:
                 # a big agents.json: only the agents whose text changed are validated again
                 model, keyed = await asyncio.to_thread(
-                    parse_keyed, name, result.body, self._keyed.get(name)
+                    self._parse, name, result.body, self._keyed.get(name)
                 )
             except StateValidationError as exc:
                 if expected is not None:

@@ -41,20 +41,22 @@ from tui import gc_policy
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
 from tui.network.urls import redact_url
 from tui.startup import resume_gc
-from tui.ui import key_pace
 from tui.ui.app_state import AppState, Clock, utc_now
-from tui.ui.css_cache import (
-    CssSourceKey,
-    ParseOnceStylesheet,
-    default_css_sources,
-    file_css_sources,
-)
+from tui.ui.key_pace import KeyPace
 from tui.ui.screens import TABS, StateScreen, Tab
 from tui.ui.screens.base import Place
 from tui.ui.ssh_mode import SSHModeMixin
 from tui.ui.stylesheets import no_color, sheets, styles_dir
+from tui.ui.textual_compat import (
+    CssSourceKey,
+    ParseOnceStylesheet,
+    default_css_sources,
+    file_css_sources,
+    mark_styles_current,
+)
 from tui.ui.widgets.tab_bar import TabBar
 from tui.ui.widgets.text import short
+from tui.ui.widgets.virtual_table import VirtualTable
 from tui.ui.write_controller import WriteController
 
 if TYPE_CHECKING:
@@ -85,11 +87,11 @@ REPORTS_KEPT = 20  # refresh reports the problems view lists
 INTERVAL_STEPS = (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)  # `+` / `-`
 
 
-async def _between_keys(quiet_s: float) -> None:
+async def _between_keys(pace: KeyPace, quiet_s: float) -> None:
     """Give the event loop a turn, and wait until no key has come for ``quiet_s`` (a step of a
     few ms then fits between two keys of a person typing fast)."""
     await asyncio.sleep(0)
-    while not key_pace.quiet_for(quiet_s):
+    while not pace.quiet_for(quiet_s):
         await asyncio.sleep(0.02)
 
 
@@ -198,7 +200,7 @@ class RoostApp(SSHModeMixin, App[int]):
         self.MODES = {tab.id: partial(self._open_tab, tab) for tab in TABS}
         super().__init__(ansi_color=no_color())
         # each CSS source parsed once, not again on every re-parse (a tab's first visit makes
-        # three): see tui/ui/css_cache.py. No source has been added yet.
+        # three): see tui/ui/textual_compat.py. No source has been added yet.
         self.stylesheet = ParseOnceStylesheet(variables=self.get_css_variables())
         # The filter field's default CSS goes in with the first parse: "/" is often the first
         # key, typed at the first paint, and mounting the first Input would add it then, which
@@ -212,6 +214,8 @@ class RoostApp(SSHModeMixin, App[int]):
         self.ask_demo_reset = ask_demo_reset and service.settings.demo
         self.store: Store = service.store
         self.poll = poll
+        #: When keys come: background work (table warm-ups, preloads) stands aside meanwhile.
+        self.key_pace = KeyPace()
         self.app_state = AppState(
             snapshot=self.store.snapshot,
             status=self.store.status,
@@ -294,12 +298,13 @@ class RoostApp(SSHModeMixin, App[int]):
         # the first tab is painted whole; a tab opened later paints its bars on the key that
         # opens it and its body in the frames after (StateScreen.defer_body)
         screen.defer_body = bool(self._tab_screens)
+        screen.key_pace = self.key_pace
         screen.take_service(self.service)
         self._tab_screens[tab.id] = screen
         # A new screen's styles are computed when it mounts, from the stylesheet as it is then:
         # mark them current, or Textual restyles the app and the new screen twice more
         # (refresh_css in _init_mode and in switch_mode: a screen starts at count -1).
-        screen._css_update_count = self._css_update_count
+        mark_styles_current(screen, self)
         screen.preset_breakpoints(*self.size)
         return screen
 
@@ -326,7 +331,7 @@ class RoostApp(SSHModeMixin, App[int]):
                 self._held_keys.append((event.key, event.character))
                 return
             if not event.is_forwarded:
-                key_pace.hold()  # background warm-ups stand aside while keys are handled
+                self.key_pace.hold()  # background warm-ups stand aside while keys are handled
         await super().on_event(event)
 
     def on_state_screen_body_filled(self, message: StateScreen.BodyFilled) -> None:
@@ -357,7 +362,7 @@ class RoostApp(SSHModeMixin, App[int]):
         every few minutes of quiet, one that includes what was frozen (garbage frozen with a
         refresh's models or rows is freed then, not kept until roost exits)."""
         now = time.monotonic()
-        idle = key_pace.idle_for(IDLE_BEFORE_COLLECT_S)
+        idle = self.key_pace.idle_for(IDLE_BEFORE_COLLECT_S)
         if idle and now - self._thorough_at >= THOROUGH_COLLECT_S:
             if gc_policy.collect_everything():
                 self._thorough_at = now
@@ -466,7 +471,7 @@ class RoostApp(SSHModeMixin, App[int]):
         tab's verifier, ZIP reader and boot-record models are ~45 ms) and parse the CSS they
         will load (on the event loop, one source at a time: Textual's caches are not
         thread-safe): each tab's own CSS right after its import, then the widgets' default CSS,
-        the longest first. A first visit then finds both done (tui/ui/css_cache.py); typed in the
+        the longest first. A first visit then finds both done (tui/ui/textual_compat.py); typed in the
         first seconds, the Seeds tab's first frame came 15-20 ms later without them. Each step
         waits until no key has come for a moment: an import for ``PRELOAD_IMPORT_QUIET_S``, a
         parse (at most a few ms) for ``PRELOAD_PARSE_QUIET_S``. An import that fails here fails
@@ -478,7 +483,7 @@ class RoostApp(SSHModeMixin, App[int]):
         for tab in TABS:
             if tab.id in self._tab_screens:
                 continue
-            await _between_keys(PRELOAD_IMPORT_QUIET_S)
+            await _between_keys(self.key_pace, PRELOAD_IMPORT_QUIET_S)
             try:
                 screen_class = await asyncio.to_thread(tab.screen_class)
             except Exception:  # noqa: BLE001 — reported when the tab opens
@@ -488,7 +493,7 @@ class RoostApp(SSHModeMixin, App[int]):
                 paths = [paths]
             for source in file_css_sources(p for p in paths or () if PurePath(p).is_absolute()):
                 if parse is not None:
-                    await _between_keys(PRELOAD_PARSE_QUIET_S)
+                    await _between_keys(self.key_pace, PRELOAD_PARSE_QUIET_S)
                     parse(source)
         if parse is None:
             return
@@ -500,7 +505,7 @@ class RoostApp(SSHModeMixin, App[int]):
             with contextlib.suppress(Exception):
                 sources += default_css_sources(node_class)
         for source in sorted(dict.fromkeys(sources), key=lambda source: -len(source[0])):
-            await _between_keys(PRELOAD_PARSE_QUIET_S)
+            await _between_keys(self.key_pace, PRELOAD_PARSE_QUIET_S)
             parse(source)
 
     def _current_state_screens(self) -> list[StateScreen]:
@@ -547,6 +552,10 @@ class RoostApp(SSHModeMixin, App[int]):
 
         self.copy_to_clipboard(url)  # OSC 52
         self.push_screen(LinkScreen(url, reason))
+
+    def on_virtual_table_warmed(self, message: VirtualTable.Warmed) -> None:
+        """A table's rows are warmed: they live until its next rows (tui/gc_policy.py)."""
+        gc_policy.after_warm_up(message.rows)
 
     def on_tab_bar_tab_chosen(self, message: TabBar.TabChosen) -> None:
         self.jump_to(message.tab_id)

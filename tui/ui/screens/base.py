@@ -31,6 +31,8 @@ from tui import tabs
 from tui.network.empty_state import not_loaded_text
 from tui.network.store import Snapshot
 from tui.ui.app_state import AppState
+from tui.ui.key_pace import KeyPace
+from tui.ui.textual_compat import focus_as_shown
 from tui.ui.widgets.key_bar import KeyBar
 from tui.ui.widgets.status_bar import StatusBar
 from tui.ui.widgets.tab_bar import TabBar
@@ -176,6 +178,9 @@ class StateScreen(Screen):
         self._shown_generation = -1
         self._pending: frozenset[str] | None = None  # changes kept while not on view
         self._select_when_ready: str | None = None
+        #: When keys come (the app's, set when it makes the screen): background work of this
+        #: tab stands aside meanwhile.
+        self.key_pace = KeyPace()
 
     def compute_demo(self) -> bool:
         return self.app_state.demo
@@ -353,7 +358,7 @@ class StateScreen(Screen):
         await self.query_one(ScreenBody).fill()
         self._body_mounted()
         # what Textual focuses when a screen is shown (the screen was shown without its body)
-        self._update_auto_focus()
+        focus_as_shown(self)
 
     def _body_mounted(self) -> None:
         self.body_filled = True

@@ -21,7 +21,6 @@ owns the flow that keeps the user's place:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
@@ -35,9 +34,8 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, get_current_worker
 
-from tui import gc_policy
 from tui.network.store import Snapshot
-from tui.ui.key_pace import yield_to_keys
+from tui.ui.key_pace import KeyPace
 from tui.ui.widgets.detail_pane import DetailPane, Link, raw_json
 from tui.ui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 
@@ -251,15 +249,10 @@ class TableScreen(StateScreen):
         models: Mapping[str, Any],
         previous: Mapping[str, Any] | None,
     ) -> Built:
-        # The rows themselves are made later (LazyRows), but prepare() and fingerprints() may
-        # make an object per model (Channels: subscriber counts over every agent, a tuple per
-        # channel); the cyclic collector would rescan them many times over. Paused for big
-        # builds only (a hold on the shared switch, like the store's validation).
-        big = self.build_cost(snapshot, models) > THREAD_THRESHOLD
-        with gc_policy.paused() if big else nullcontext():
-            context = self.prepare(snapshot)
-            rows = LazyRows(self.ROW, models, context)
-            prints = self.fingerprints(models, context)
+        # the rows themselves are made later (LazyRows)
+        context = self.prepare(snapshot)
+        rows = LazyRows(self.ROW, models, context)
+        prints = self.fingerprints(models, context)
         marked: set[str] = set()
         if previous is not None:
             get = previous.get
@@ -298,7 +291,7 @@ class TableScreen(StateScreen):
     ) -> None:
         built = self._build(snapshot, models, previous)
         worker = get_current_worker()
-        if warm and not _warm(built.rows, worker):
+        if warm and not _warm(built.rows, worker, self.key_pace):
             return
         if not worker.is_cancelled:
             self.post_message(self.RowsBuilt(built, warm=not warm))
@@ -311,8 +304,8 @@ class TableScreen(StateScreen):
         description="compute the search text and sort values of every row",
     )
     def _warm_in_thread(self, rows: Sequence[LazyRow]) -> None:
-        if _warm(rows, get_current_worker()):
-            self.app.call_from_thread(self._search_texts_ready, rows)
+        if _warm(rows, get_current_worker(), self.key_pace):
+            self.app.call_from_thread(self._warmed, rows)
 
     def on_table_screen_rows_built(self, message: TableScreen.RowsBuilt) -> None:
         if message.built.generation >= self._built_generation:
@@ -324,6 +317,7 @@ class TableScreen(StateScreen):
                 self.table.call_after_paint(lambda: self._warm_in_thread(rows))
             else:
                 self._searchable_rows = message.built.rows  # warmed before they came
+                self.table.post_message(VirtualTable.Warmed(self.table, len(message.built.rows)))
 
     def _apply(self, built: Built) -> None:
         self._built_generation = built.generation
@@ -554,6 +548,12 @@ class TableScreen(StateScreen):
             self._set_filter(self._pending_filter)
             self.update_summary()
 
+    def _warmed(self, rows: Sequence[LazyRow]) -> None:
+        """The warm-up of ``rows`` is done: their search texts are ready, and the table says
+        its rows are warmed (the app's memory policy may freeze them)."""
+        self._search_texts_ready(rows)
+        self.table.post_message(VirtualTable.Warmed(self.table, len(rows)))
+
     @on(Input.Submitted, ".table-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -731,15 +731,11 @@ class TableScreen(StateScreen):
         self.update_summary()
 
 
-# rows warmed in a table this big are frozen afterwards (see _warm)
-FREEZE_WARMED_FROM = 5_000
-
-
 # a table with this many rows filters in a thread while its search texts are not all computed
 SEARCH_IN_THREAD_FROM = 10_000
 
 
-def _warm(rows: Sequence[LazyRow], worker: Any) -> bool:
+def _warm(rows: Sequence[LazyRow], worker: Any, pace: KeyPace) -> bool:
     """Compute (and cache on each row) what filtering and sorting will read.
 
     Search texts first (a "/" is the likelier first key), then sort values. Returns False if the
@@ -752,22 +748,14 @@ def _warm(rows: Sequence[LazyRow], worker: Any) -> bool:
         for start in range(0, len(rows), 1024):
             if worker.is_cancelled:
                 return False
-            yield_to_keys()
+            pace.yield_to_keys()
             rows.make(start, start + 1024)
         rows = rows.all()
     for field in ("haystack", "sort_values"):
         for start in range(0, len(rows), 512):
             if worker.is_cancelled:
                 return False
-            yield_to_keys()  # a key being handled gets the GIL to itself
+            pace.yield_to_keys()  # a key being handled gets the GIL to itself
             for row in rows[start : start + 512]:
                 getattr(row, field)  # computed and cached by the property
-    if len(rows) >= FREEZE_WARMED_FROM:
-        # The rows and what they keep live until a refresh replaces them, then reference
-        # counting frees them (no cycles): out of the collector's view, as the models are. Else
-        # every full collection rescans them on the UI thread: 40-75 ms each at 50 000 agents,
-        # landing on whatever key comes next (a tab's first visit makes the garbage that
-        # starts one). Young garbage is collected first so that little else is frozen.
-        with gc_policy.paused(collect_young=True):
-            gc_policy.freeze()
     return True

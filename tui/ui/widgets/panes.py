@@ -18,7 +18,8 @@ switch here goes through the strip first: a key, a click, ``TabbedContent.active
 from __future__ import annotations
 
 from textual.widgets import TabbedContent, TabPane, Tabs
-from textual.widgets._tabbed_content import ContentTab, ContentTabs
+
+from tui.ui.textual_compat import ContentTab, ContentTabs
 
 __all__ = ["LatestTabbedContent"]
 
@@ -26,15 +27,17 @@ __all__ = ["LatestTabbedContent"]
 class LatestTabbedContent(TabbedContent):
     """:class:`~textual.widgets.TabbedContent` that ignores stale switches (see the module)."""
 
-    # Textual calls the handler of every class in the MRO: prevent_default() keeps
-    # TabbedContent's own handler from a stale message.
+    # Textual calls the handler of every class in the MRO, this one's first: prevent_default()
+    # keeps TabbedContent's own handler from a stale message.
 
-    def _on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
-        if self._is_associated_tabs(event.tabs) and event.tab.id != event.tabs.active:
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        strip = event.tabs
+        ours = isinstance(strip, ContentTabs) and strip.tabbed_content is self
+        if ours and event.tab.id != strip.active:
             event.stop()
             event.prevent_default()
 
-    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+    def on_tab_pane_focused(self, event: TabPane.Focused) -> None:
         strip = self.get_child_by_type(ContentTabs)
         if event.tab_pane.id is None or strip.active != ContentTab.add_prefix(event.tab_pane.id):
             event.stop()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import textwrap
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
 from typing import Any, ClassVar, Literal, Protocol, overload
@@ -419,6 +420,18 @@ class VirtualTable(ScrollView, can_focus=True):
 
     class Selected(_RowMessage):
         """A row was chosen with enter or a click."""
+
+    @dataclass
+    class Warmed(Message):
+        """The table's ``rows`` have computed what filtering and sorting read (a warm-up):
+        they live until the next rows replace them (the app's memory policy may freeze them)."""
+
+        table: VirtualTable
+        rows: int
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
 
     class Sorted(Message):
         """The sort changed (``s``/``S`` on the screen, or a click on a column header)."""
@@ -836,7 +849,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if key is not None:
             self.post_message(self.Selected(self, key))
 
-    async def _on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
             return
@@ -853,7 +866,7 @@ class VirtualTable(ScrollView, can_focus=True):
             self._move_cursor(position)
             self.post_message(self.Selected(self, self._rows[self._visible[position]].key))
 
-    def _on_resize(self, event: events.Resize) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         self._scroll_cursor_into_view()
 
     # ------------------------------------------------------------------ rendering

@@ -19,7 +19,6 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabPane
-from textual.widgets._tabbed_content import ContentTabs
 
 from tui.network.models import Proposal, Seed, SeedsFile
 from tui.network.state_files import SEEDS
@@ -50,6 +49,7 @@ from tui.ui.screens.seeds.views import (
     SeedSections,
     SeedTable,
 )
+from tui.ui.textual_compat import ContentTabs, forward_key
 from tui.ui.widgets.virtual_table import LazyRows
 
 if TYPE_CHECKING:
@@ -534,7 +534,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         if focused is not field:
             self._line_open = False
             if focused is not None:
-                focused._forward_event(events.Key(key, character))
+                forward_key(focused, events.Key(key, character))
         elif key == "enter":
             self._submit_line()
         elif key == "escape":

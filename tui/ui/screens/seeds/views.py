@@ -33,6 +33,7 @@ from tui.ui.screens.seeds.details import (
     unique_keys,
 )
 from tui.ui.screens.seeds.rows import AGENT_COLUMNS, AgentRow
+from tui.ui.textual_compat import forward_key
 from tui.ui.widgets.detail_pane import Link
 from tui.ui.widgets.find_text import FindScroll
 from tui.ui.widgets.panes import LatestTabbedContent
@@ -82,21 +83,21 @@ class LineInput(Input):
         placeholder: str = "",
     ) -> None:
         super().__init__(placeholder=placeholder, id=id, compact=True, select_on_focus=False)
-        self._on_enter = on_enter
-        self._on_escape = on_escape
+        self._when_enter = on_enter
+        self._when_escape = on_escape
 
-    def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
         if not self.has_focus:
             event.stop()
             event.prevent_default()
             focused = self.screen.focused
             if focused is not None:
                 # forwarded, as the app forwards a key to the focused widget (bindings apply)
-                focused._forward_event(events.Key(event.key, event.character))
+                forward_key(focused, events.Key(event.key, event.character))
         elif event.key in ("enter", "escape"):
             event.stop()
             event.prevent_default()
-            (self._on_enter if event.key == "enter" else self._on_escape)()
+            (self._when_enter if event.key == "enter" else self._when_escape)()
 
 
 class SeedSections(LatestTabbedContent):
@@ -125,7 +126,7 @@ class SeedSections(LatestTabbedContent):
         Binding("h", "screen.previous_section", "Previous section", show=False, id="seeds.prev_h"),
     ]
 
-    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+    def on_tab_pane_focused(self, event: TabPane.Focused) -> None:
         """Follow focus into a pane only while it is still there: in a burst of section keys,
         the notices of the earlier switches arrive after the later ones and would switch back."""
         focused = self.screen.focused

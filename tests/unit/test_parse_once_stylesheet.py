@@ -1,4 +1,4 @@
-"""Each CSS source parsed once (tui/ui/css_cache.py): the same rules Textual's own re-parse builds,
+"""Each CSS source parsed once (ParseOnceStylesheet, tui/ui/textual_compat.py): the same rules Textual's own re-parse builds,
 new rules when the variables change, and sources parsed ahead are not parsed again."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from textual.css import stylesheet as textual_stylesheet
 from textual.css.stylesheet import Stylesheet, StylesheetParseError
 from textual.widgets import Button, DataTable, Static
 
-from tui.ui.css_cache import ParseOnceStylesheet, default_css_sources, file_css_sources
+from tui.ui.textual_compat import ParseOnceStylesheet, default_css_sources, file_css_sources
 
 SOURCES = [
     ("Screen { background: $bg; } .x { color: $fg; }", ("a.tcss", ""), False, 0, ""),

@@ -1,0 +1,222 @@
+"""Every private Textual name roost relies on, in one room.
+
+Textual's public API covers almost all roost needs. What it does not, roost reaches here and
+only here: ``tests/unit/test_textual_compat.py`` checks that each name in
+:data:`PRIVATE_NAMES` still exists on the installed Textual, so an upgrade that renames or drops
+one fails in that test, loudly, instead of somewhere in a screen.
+
+What is here, and why:
+
+* :class:`ParseOnceStylesheet` - a stylesheet that parses each CSS source once per set of
+  variables, not again on every re-parse (a tab's first visit re-parses up to three times, and
+  every source loaded so far was parsed again on each: 50-170 ms of a first visit at 80x24).
+  It overrides ``Stylesheet._parse_rules`` and rebuilds ``reparse`` on ``_rules``,
+  ``_rules_map``, ``_require_parse``, ``_invalid_css`` and ``_variables``.
+* :func:`default_css_sources` - the DEFAULT_CSS sources a widget class adds when it mounts, as
+  Textual names them (``DOMNode._get_default_css``, ``DOMNode._css_bases``), parsed ahead while
+  the app is idle.
+* :func:`mark_styles_current` - a new screen's styles are computed when it mounts, from the
+  stylesheet as it is then; marking them current (``_css_update_count``) spares restyling the
+  app and the screen twice more (``refresh_css`` in ``_init_mode`` and in ``switch_mode``).
+* :func:`focus_as_shown` - what Textual focuses when a screen is shown
+  (``Screen._update_auto_focus``), for a screen whose body was mounted after it was shown.
+* :data:`ContentTab`, :data:`ContentTabs` - the tab strip inside a ``TabbedContent``
+  (``textual.widgets._tabbed_content``), to tell its activations from others'.
+* :func:`forward_key` - hand a key to a widget as the app hands it to the focused one
+  (``Widget._forward_event``: its bindings then apply).
+* :func:`composited_update` - what the terminal shows now (``Screen._compositor``,
+  ``App._background_screens``), for the tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from pathlib import Path, PurePath
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+from textual.cache import LRUCache
+from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widgets._tabbed_content import ContentTab, ContentTabs
+
+if TYPE_CHECKING:
+    from textual import events
+    from textual._compositor import LayoutUpdate
+    from textual.app import App
+    from textual.widget import Widget
+
+__all__ = [
+    "PRIVATE_NAMES",
+    "ContentTab",
+    "ContentTabs",
+    "CssSourceKey",
+    "ParseOnceStylesheet",
+    "composited_update",
+    "default_css_sources",
+    "file_css_sources",
+    "focus_as_shown",
+    "forward_key",
+    "mark_styles_current",
+]
+
+#: (where, name): each private name used below, on the class (or module) that has it. Names
+#: set in ``__init__`` are checked on an instance (see the test).
+PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
+    ("textual.css.stylesheet.Stylesheet", "_parse_rules"),
+    ("textual.css.stylesheet.Stylesheet", "_rules"),
+    ("textual.css.stylesheet.Stylesheet", "_rules_map"),
+    ("textual.css.stylesheet.Stylesheet", "_require_parse"),
+    ("textual.css.stylesheet.Stylesheet", "_invalid_css"),
+    ("textual.css.stylesheet.Stylesheet", "_variables"),
+    ("textual.dom.DOMNode", "_get_default_css"),
+    ("textual.dom.DOMNode", "_css_bases"),
+    ("textual.app.App", "_css_update_count"),
+    ("textual.app.App", "_background_screens"),
+    ("textual.screen.Screen", "_css_update_count"),
+    ("textual.screen.Screen", "_update_auto_focus"),
+    ("textual.screen.Screen", "_compositor"),
+    ("textual.widget.Widget", "_forward_event"),
+    ("textual.widgets._tabbed_content", "ContentTab"),
+    ("textual.widgets._tabbed_content", "ContentTabs"),
+)
+
+#: (css, read_from, is_default_rules, tie_breaker, scope): what a parse depends on, besides the
+#: variables
+CssSourceKey = tuple[str, Any, bool, int, str]
+
+# sources × themes: a few hundred at most
+_CACHE_SIZE = 1024
+
+
+class ParseOnceStylesheet(Stylesheet):
+    """:class:`~textual.css.stylesheet.Stylesheet` with a parse cache that outlives re-parses.
+
+    Textual's ``Stylesheet.reparse()`` parses every source again in a fresh stylesheet (to keep
+    the current one intact if the CSS turns out to be bad), and the fresh stylesheet starts with
+    an empty parse cache; ``refresh_css()`` also empties the cache when it sets the CSS
+    variables, even to the same values. Here parsed rules are kept by everything the parse
+    depends on (the CSS text, where it was read from, whether it is default CSS, its tie
+    breaker, its scope and the CSS variables), across re-parses and variable changes, so a
+    source is parsed once per set of variables. The result is what Textual would build: the
+    same parse, of the same text, with the same variables.
+    """
+
+    def __init__(
+        self,
+        *,
+        variables: dict[str, str] | None = None,
+        parsed: LRUCache[tuple[Any, ...], Any] | None = None,
+    ) -> None:
+        super().__init__(variables=variables)
+        self._parsed: LRUCache[tuple[Any, ...], Any] = (
+            parsed if parsed is not None else LRUCache(_CACHE_SIZE)
+        )
+        self._variables_key = _key(self._variables)
+
+    def set_variables(self, variables: dict[str, str]) -> None:
+        super().set_variables(variables)
+        self._variables_key = _key(variables)
+
+    def preparse(self, source: CssSourceKey) -> None:
+        """Parse ``source`` ahead of its first use (on the event loop, while idle: Textual's
+        own caches are not thread-safe). Errors are left for the real parse to report."""
+        with contextlib.suppress(Exception):  # reported when Textual parses it for real
+            self._parse_rules(*source)
+
+    def _parse_rules(
+        self,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> Any:
+        key = (self._variables_key, css, read_from, is_default_rules, tie_breaker, scope)
+        rules = self._parsed.get(key)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            self._parsed[key] = rules
+        return rules
+
+    def copy(self) -> ParseOnceStylesheet:
+        stylesheet = ParseOnceStylesheet(variables=self._variables.copy(), parsed=self._parsed)
+        stylesheet.source = self.source.copy()
+        return stylesheet
+
+    def reparse(self) -> None:
+        """As Textual's ``Stylesheet.reparse`` (parse into a fresh stylesheet, keep this one if
+        that fails), with the fresh stylesheet sharing this one's parsed rules."""
+        stylesheet = ParseOnceStylesheet(variables=self._variables, parsed=self._parsed)
+        for read_from, (css, is_defaults, tie_breaker, scope) in self.source.items():
+            stylesheet.add_source(
+                css,
+                read_from=read_from,
+                is_default_css=is_defaults,
+                tie_breaker=tie_breaker,
+                scope=scope,
+            )
+        try:
+            stylesheet.parse()
+        except Exception:
+            self._invalid_css.update(stylesheet._invalid_css)
+            raise
+        else:
+            self._rules = stylesheet.rules
+            self._rules_map = None
+            self.source = stylesheet.source
+            self._require_parse = False
+
+
+def _key(variables: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(variables.items()))
+
+
+def default_css_sources(node_class: type[DOMNode]) -> list[CssSourceKey]:
+    """The DEFAULT_CSS sources a widget of ``node_class`` adds when it mounts, as Textual
+    names them (``DOMNode._get_default_css``: the class and the bases it inherits CSS from,
+    each with its tie breaker and scope)."""
+    stand_in = SimpleNamespace(_node_bases=node_class._css_bases(node_class))
+    return [
+        (css, read_from, True, tie_breaker, scope)
+        for read_from, css, tie_breaker, scope in DOMNode._get_default_css(stand_in)  # type: ignore[arg-type]
+    ]
+
+
+def file_css_sources(paths: Iterable[str | PurePath]) -> list[CssSourceKey]:
+    """The sources of ``.tcss`` files as ``Stylesheet.read`` names them."""
+    sources: list[CssSourceKey] = []
+    for path in paths:
+        try:
+            css = Path(path).expanduser().read_text(encoding="utf-8")
+        except OSError:
+            continue
+        sources.append(
+            (css, (str(Path(os.path.abspath(Path(path).expanduser()))), ""), False, 0, "")
+        )
+    return sources
+
+
+def mark_styles_current(screen: Screen[Any], app: App[Any]) -> None:
+    """Tell Textual that ``screen``'s styles are current with ``app``'s stylesheet (a screen
+    about to mount computes them from the stylesheet as it is then)."""
+    screen._css_update_count = app._css_update_count
+
+
+def focus_as_shown(screen: Screen[Any]) -> None:
+    """Focus what Textual focuses when ``screen`` is shown (its ``AUTO_FOCUS``), if nothing is."""
+    screen._update_auto_focus()
+
+
+def forward_key(widget: Widget, event: events.Key) -> None:
+    """Send ``event`` to ``widget`` as the app sends a key to the focused widget."""
+    widget._forward_event(event)
+
+
+def composited_update(app: App[Any]) -> LayoutUpdate:
+    """What the terminal shows now: the screen's composited update, every row as the driver
+    writes it (a widget that missed a refresh still shows its old state here)."""
+    return app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
