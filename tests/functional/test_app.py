@@ -297,11 +297,12 @@ async def test_the_search_thread_of_a_waiting_filter_starts_after_the_frame_of_i
     the time while that frame is made."""
     from textual import events
 
-    from tui.ui.screens import table_screen
+    from tui.ui.widgets import table_warmup
+    from tui.ui.widgets.table_warmup import Warmup
     from tui.ui.widgets.virtual_table import VirtualTable
 
-    monkeypatch.setattr(table_screen, "SEARCH_IN_THREAD_FROM", 100)  # 300 agents count as big
-    monkeypatch.setattr(table_screen, "_warm", lambda rows, worker: False)  # never warmed
+    # 300 agents count as big for the filter, and are never warmed (below WARM_FROM)
+    monkeypatch.setattr(table_warmup, "SEARCH_IN_THREAD_FROM", 100)
     order: list[str] = []
     render_lines = VirtualTable.render_lines
 
@@ -309,13 +310,13 @@ async def test_the_search_thread_of_a_waiting_filter_starts_after_the_frame_of_i
         order.append("paint")
         return render_lines(self, crop)
 
-    start = table_screen.TableScreen._search_texts_in_thread
+    start = Warmup._search_in_thread
 
     def started(self, rows):  # noqa: ANN001, ANN202
         order.append("search")
         return start(self, rows)
 
-    waits = table_screen.TableScreen._filter_waits
+    waits = Warmup.waits
 
     def waiting(self, query: str) -> bool:  # noqa: ANN001
         result = waits(self, query)
@@ -324,8 +325,8 @@ async def test_the_search_thread_of_a_waiting_filter_starts_after_the_frame_of_i
         return result
 
     monkeypatch.setattr(VirtualTable, "render_lines", painted)
-    monkeypatch.setattr(table_screen.TableScreen, "_search_texts_in_thread", started)
-    monkeypatch.setattr(table_screen.TableScreen, "_filter_waits", waiting)
+    monkeypatch.setattr(Warmup, "_search_in_thread", started)
+    monkeypatch.setattr(Warmup, "waits", waiting)
     rig = make_rig()
     async with rig.app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
@@ -336,7 +337,7 @@ async def test_the_search_thread_of_a_waiting_filter_starts_after_the_frame_of_i
         assert order.count("search") == 1  # one thread for the burst
         first_wait, search = order.index("waits"), order.index("search")
         assert "paint" in order[first_wait:search]  # after a frame of the table
-        assert screen.filter_pending is None and screen.table.filter_query == "ag"
+        assert screen.table.filter_pending is None and screen.table.filter_query == "ag"
 
 
 async def test_a_filter_typed_before_the_search_texts_waits_for_them_in_a_thread(monkeypatch):
@@ -347,11 +348,11 @@ async def test_a_filter_typed_before_the_search_texts_waits_for_them_in_a_thread
 
     from textual import events
 
-    from tui.ui.screens import table_screen
     from tui.ui.screens.agents import AgentRow
+    from tui.ui.widgets import table_warmup
 
-    monkeypatch.setattr(table_screen, "SEARCH_IN_THREAD_FROM", 100)  # 300 agents count as big
-    monkeypatch.setattr(table_screen, "_warm", lambda rows, worker: False)  # never warmed
+    # 300 agents count as big for the filter, and are never warmed (below WARM_FROM)
+    monkeypatch.setattr(table_warmup, "SEARCH_IN_THREAD_FROM", 100)
     gate = threading.Event()
     computed_by: set[str] = set()
     make_haystack = AgentRow.make_haystack
@@ -373,12 +374,12 @@ async def test_a_filter_typed_before_the_search_texts_waits_for_them_in_a_thread
         await pilot.pause()
         await pilot.pause()
         assert screen.filter_input.value == "ag"
-        assert screen.filter_pending == "ag" and table.filter_query == ""
+        assert table.filter_pending == "ag" and table.filter_query == ""
         assert table.row_count == 300
         assert "filtering\u2026" in status_summary(screen)
         gate.set()
         await settle(pilot)
-        assert screen.filter_pending is None and table.filter_query == "ag"
+        assert table.filter_pending is None and table.filter_query == "ag"
         expected = [r.key for r in screen.rows if "ag" in r.haystack]
         assert 0 < table.row_count == len(expected) < 300
         assert "filtering" not in status_summary(screen)
@@ -394,7 +395,7 @@ async def test_a_filter_typed_before_the_search_texts_waits_for_them_in_a_thread
             rig.app.post_message(events.Key("slash" if char == "/" else char, char))
         await pilot.pause()
         await pilot.press("escape")
-        assert screen.filter_pending is None
+        assert screen.table.filter_pending is None
         gate.set()
         await settle(pilot)
         assert screen.table.filter_query == "" and screen.table.row_count == 300

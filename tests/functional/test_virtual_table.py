@@ -43,14 +43,17 @@ def make_rows(count: int) -> list[Row]:
 class TableApp(App[None]):
     """A screen with one table, recording the table's messages in order."""
 
-    def __init__(self, rows: Iterable[Row] = (), marked: Iterable[str] = ()) -> None:
+    def __init__(
+        self, rows: Iterable[Row] = (), marked: Iterable[str] = (), *, warm_up: bool = False
+    ) -> None:
         super().__init__()
+        self.warm_up = warm_up
         self.initial_rows = rows if isinstance(rows, LazyRows) else list(rows)
         self.initial_marked = list(marked)
         self.events: list[tuple[str, str]] = []
 
     def compose(self) -> ComposeResult:
-        yield VirtualTable(COLUMNS, id="table")
+        yield VirtualTable(COLUMNS, id="table", warm_up=self.warm_up)
 
     def on_mount(self) -> None:
         table = self.query_one(VirtualTable)
@@ -674,7 +677,7 @@ def test_the_warm_up_computes_what_filters_and_sorts_read_unless_cancelled() -> 
     """The warm-up computes every row's search text and sort values (what freezes them is the
     app's memory policy, told by VirtualTable.Warmed); a cancelled one stops on the way."""
     from tui.ui.key_pace import KeyPace
-    from tui.ui.screens import table_screen
+    from tui.ui.widgets.table_warmup import warm_rows
 
     class Running:
         is_cancelled = False
@@ -684,12 +687,12 @@ def test_the_warm_up_computes_what_filters_and_sorts_read_unless_cancelled() -> 
 
     calls = {"cells": 0, "sort_values": 0, "haystack": 0}
     small = [CountingRow(f"a{i}", i, calls) for i in range(100)]
-    assert table_screen._warm(small, Running(), KeyPace())
+    assert warm_rows(small, Running(), KeyPace())
     assert calls["haystack"] == calls["sort_values"] == 100
 
     big, _ = counting_lazy_rows(5_000)
-    assert not table_screen._warm(big, Cancelled(), KeyPace())
-    assert table_screen._warm(big, Running(), KeyPace())
+    assert not warm_rows(big, Cancelled(), KeyPace())
+    assert warm_rows(big, Running(), KeyPace())
     assert all({"haystack", "sort_values"} <= row.computed() for row in big)
 
 
@@ -697,7 +700,7 @@ def test_the_warm_up_makes_its_row_objects_a_piece_at_a_time(monkeypatch) -> Non
     """Making 50 000 row objects in one go held the interpreter for ~100 ms with no chance to
     stand aside: a key typed at the first paint (when the warm-up starts) waited through it.
     The warm-up makes them in pieces, standing aside for keys between two pieces."""
-    from tui.ui.screens import table_screen
+    from tui.ui.widgets.table_warmup import warm_rows
 
     class Running:
         is_cancelled = False
@@ -710,7 +713,7 @@ def test_the_warm_up_makes_its_row_objects_a_piece_at_a_time(monkeypatch) -> Non
         def yield_to_keys(self) -> None:
             made_at_each_yield.append(len(made))
 
-    assert table_screen._warm(rows, Running(), Pace())
+    assert warm_rows(rows, Running(), Pace())
     making = [n for n in made_at_each_yield if n < 5_000]
     assert len(making) >= 4, made_at_each_yield  # several pieces, a yield before each
     assert making == sorted(making) and making[0] == 1
@@ -727,3 +730,68 @@ def test_lazy_rows_make_fills_only_the_missing_rows_of_a_range() -> None:
     rows.make(0, 100)  # clipped to the rows there are
     assert sorted(made) == sorted(f"a{i}" for i in range(10))
     assert [row.key for row in rows.all()] == [f"a{i}" for i in range(10)]
+
+
+async def test_a_big_table_warms_its_rows_after_their_first_frame_and_says_so() -> None:
+    """The table layer owns the warm-up: thousands of rows are warmed in a thread once their
+    first frame is out, and the table posts Warmed; the same rows set again (new marks) are not
+    warmed again, and rows a build warmed already are taken as they are."""
+    from tui.ui.widgets.table_warmup import WARM_FROM
+
+    rows, _ = counting_lazy_rows(WARM_FROM)
+    app = TableApp(rows, warm_up=True)
+    warmed: list[int] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, VirtualTable.Warmed) and message.rows not in warmed:
+            warmed.append(message.rows)  # once, though it bubbles
+
+    async with app.run_test(message_hook=hook) as pilot:
+        table = app.query_one(VirtualTable)
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if warmed:
+                break
+        assert warmed == [WARM_FROM]
+        assert all({"haystack", "sort_values"} <= row.computed() for row in rows)
+        table.set_rows(rows, marked=["a1"])
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert warmed == [WARM_FROM]
+        built, _ = counting_lazy_rows(WARM_FROM + 1)
+        table.set_rows(built, warmed=True)
+        await pilot.pause()
+        assert warmed == [WARM_FROM, WARM_FROM + 1]
+        await pilot.pause()
+        assert not any(row.computed() - {"cells"} for row in built)  # taken as the build said
+
+
+async def test_a_filter_typed_before_the_search_texts_waits_then_applies_and_says_so(
+    monkeypatch,
+) -> None:
+    from tui.ui.widgets import table_warmup
+
+    monkeypatch.setattr(table_warmup, "SEARCH_IN_THREAD_FROM", 100)
+    rows, _ = counting_lazy_rows(300)  # below WARM_FROM: never warmed, searched on demand
+    app = TableApp(rows)
+    filtered: list[str] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, VirtualTable.Filtered) and not filtered:
+            filtered.append(message.table.filter_query)
+
+    async with app.run_test(message_hook=hook) as pilot:
+        table = app.query_one(VirtualTable)
+        table.type_filter("a1")
+        assert table.filter_pending == "a1" and table.filter_query == ""
+        await app.workers.wait_for_complete()
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if filtered:
+                break
+        assert filtered == ["a1"] and table.filter_pending is None
+        assert table.row_count == len([r for r in rows if "a1" in r.haystack])
+        table.type_filter("a12")  # the texts are all there now: at once
+        assert table.filter_pending is None and table.filter_query == "a12"
+        table.set_filter("")
+        assert table.filter_query == "" and table.row_count == 300

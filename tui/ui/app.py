@@ -235,7 +235,7 @@ class RoostApp(SSHModeMixin, App[int]):
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
         self._cache_on_view = asyncio.Event()  # the disk cache's data has been painted
         self._tab_screens: dict[str, StateScreen] = {}
-        self._held_keys: list[tuple[str, str | None]] = []  # typed while a tab's body mounts
+        self._held_keys: list[tuple[str, str | None]] = []  # typed while a tab is not ready
         self._problems_seen: set[tuple[str, str]] = set()
         self._last_state = "starting"
         self._frozen: gc_policy.Hold | None = None  # kept from mount to unmount
@@ -322,19 +322,20 @@ class RoostApp(SSHModeMixin, App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             screen = self.screen
-            if isinstance(screen, StateScreen) and not screen.body_filled:
-                # A tab's body is being mounted after its first frame (StateScreen.defer_body):
-                # its keys would find no widgets yet; they are typed again, in order, once it
-                # is. Both when a key arrives and when it comes back up unhandled: in a burst
-                # ("5]]jj") the keys after "5" went to the widget focused on the tab before,
-                # and their bindings are looked up on the tab on view when they come back.
+            if isinstance(screen, StateScreen) and screen.holds_keys(event.key):
+                # The tab's widgets for them are still being built (its body, after its first
+                # frame: StateScreen.defer_body; or a list its focus waits for): they are typed
+                # again, in order, once the tab is ready. Both when a key arrives and when it
+                # comes back up unhandled: in a burst ("5]]jj") the keys after "5" went to the
+                # widget focused on the tab before, and their bindings are looked up on the tab
+                # on view when they come back.
                 self._held_keys.append((event.key, event.character))
                 return
             if not event.is_forwarded:
                 self.key_pace.hold()  # background warm-ups stand aside while keys are handled
         await super().on_event(event)
 
-    def on_state_screen_body_filled(self, message: StateScreen.BodyFilled) -> None:
+    def on_state_screen_ready_for_keys(self, message: StateScreen.ReadyForKeys) -> None:
         message.stop()
         held, self._held_keys = self._held_keys, []
         for key, character in held:

@@ -22,8 +22,6 @@ What is here, and why:
   (``Screen._update_auto_focus``), for a screen whose body was mounted after it was shown.
 * :data:`ContentTab`, :data:`ContentTabs` - the tab strip inside a ``TabbedContent``
   (``textual.widgets._tabbed_content``), to tell its activations from others'.
-* :func:`forward_key` - hand a key to a widget as the app hands it to the focused one
-  (``Widget._forward_event``: its bindings then apply).
 * :func:`composited_update` - what the terminal shows now (``Screen._compositor``,
   ``App._background_screens``), for the tests.
 """
@@ -44,10 +42,8 @@ from textual.screen import Screen
 from textual.widgets._tabbed_content import ContentTab, ContentTabs
 
 if TYPE_CHECKING:
-    from textual import events
     from textual._compositor import LayoutUpdate
     from textual.app import App
-    from textual.widget import Widget
 
 __all__ = [
     "PRIVATE_NAMES",
@@ -59,7 +55,6 @@ __all__ = [
     "default_css_sources",
     "file_css_sources",
     "focus_as_shown",
-    "forward_key",
     "mark_styles_current",
 ]
 
@@ -79,7 +74,6 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("textual.screen.Screen", "_css_update_count"),
     ("textual.screen.Screen", "_update_auto_focus"),
     ("textual.screen.Screen", "_compositor"),
-    ("textual.widget.Widget", "_forward_event"),
     ("textual.widgets._tabbed_content", "ContentTab"),
     ("textual.widgets._tabbed_content", "ContentTabs"),
 )
@@ -209,11 +203,6 @@ def mark_styles_current(screen: Screen[Any], app: App[Any]) -> None:
 def focus_as_shown(screen: Screen[Any]) -> None:
     """Focus what Textual focuses when ``screen`` is shown (its ``AUTO_FOCUS``), if nothing is."""
     screen._update_auto_focus()
-
-
-def forward_key(widget: Widget, event: events.Key) -> None:
-    """Send ``event`` to ``widget`` as the app sends a key to the focused widget."""
-    widget._forward_event(event)
 
 
 def composited_update(app: App[Any]) -> LayoutUpdate:

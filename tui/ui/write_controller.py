@@ -64,7 +64,7 @@ class WriteController:
         Binding("T", "token", "Type a token for this session", show=False, id="app.token"),
     ]
 
-    @dataclass
+    @dataclass(eq=False)
     class ActionsProgressed(Message):
         """Entries of the outbox changed state (sent, accepted, rejected, applied…)."""
 

@@ -15,6 +15,7 @@ calls the app.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -145,12 +146,12 @@ class StateScreen(Screen):
             super().__init__()
             self.url = url
 
-    class BodyFilled(Message):
-        """The body is mounted and shows the snapshot (the app types the keys it held)."""
+    @dataclass(eq=False)
+    class ReadyForKeys(Message):
+        """Keys held for this tab (:meth:`StateScreen.holds_keys`) may come now: the app types
+        them again, in order."""
 
-        def __init__(self, screen: StateScreen) -> None:
-            super().__init__()
-            self.screen = screen
+        screen: StateScreen
 
     class SnapshotShown(Message):
         """``screen`` has put its latest snapshot in its widgets (the app notes the first
@@ -239,6 +240,12 @@ class StateScreen(Screen):
     def copy_text(self) -> str | None:
         """The text ``y`` copies (selected id or URL), or None when nothing is selected."""
         return None
+
+    def holds_keys(self, key: str) -> bool:
+        """Whether ``key``, typed now, must wait for this tab: its body is being mounted (a
+        subclass may add keys whose widgets are still being built). The app holds them and
+        types them again, in order, when the tab posts :class:`ReadyForKeys`."""
+        return not self.body_filled
 
     def posting_context(self) -> ActionContext:
         """What ``n`` posts about: the selected row as a :attr:`POSTING_KIND`, if any."""
@@ -370,7 +377,7 @@ class StateScreen(Screen):
             self.select_key(key)
         # keys the app held meanwhile are typed again when this is handled (after the focus
         # is set: the message waits in the queue)
-        self.post_message(self.BodyFilled(self))
+        self.post_message(self.ReadyForKeys(self))
 
     def on_body_mounted(self) -> None:
         """The body's widgets are mounted (on mount, or after the first frame when the body

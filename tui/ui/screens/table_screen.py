@@ -12,15 +12,15 @@ owns the flow that keeps the user's place:
   values and search text when it first needs them, so 50 000 agents reach the screen without
   making or formatting 50 000 rows first;
 * big tables (thousands of rows) are built in a thread worker, which posts the rows back; only
-  the message handler touches the widgets. Once the first rows are on screen, another thread
-  computes every row's search text and sort values, so the first filter keystroke or sort does
-  not; a refresh's build computes them before posting (its rows may replace filtered or sorted
-  ones).
+  the message handler touches the widgets. The table warms its rows (search texts, sort values)
+  after their first frame and holds a filter typed before that (tui/ui/widgets/table_warmup.py);
+  a refresh's build warms them before posting (its rows may replace filtered or sorted ones).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
@@ -32,11 +32,11 @@ from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
-from textual.worker import Worker, get_current_worker
+from textual.worker import get_current_worker
 
 from tui.network.store import Snapshot
-from tui.ui.key_pace import KeyPace
 from tui.ui.widgets.detail_pane import DetailPane, Link, raw_json
+from tui.ui.widgets.table_warmup import warm_rows
 from tui.ui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 
 from .base import Place, StateScreen
@@ -83,11 +83,12 @@ class TableScreen(StateScreen):
         Binding("h", "pane(-1)", "To the table", show=False, id="table.pane_left"),
     ]
 
+    @dataclass(eq=False)
     class RowsBuilt(Message):
-        def __init__(self, built: Built, *, warm: bool = False) -> None:
-            super().__init__()
-            self.built = built
-            self.warm = warm  # the rows' search texts and sort values are still to compute
+        """A build thread's rows (``warmed``: it computed their search texts and sort values)."""
+
+        built: Built
+        warmed: bool = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -105,12 +106,6 @@ class TableScreen(StateScreen):
         self._built_generation = -1
         self._finding = False  # the line finds in the detail pane instead of filtering
         self._from_cache = False  # the rows on view are the disk cache's copy
-        # the rows whose search texts are all computed (warmed); a filter typed into a big
-        # table before then waits for them in a thread (_pending_filter), the keys do not
-        self._searchable_rows: Sequence[LazyRow] | None = None
-        self._pending_filter: str | None = None
-        self._search_worker: Worker[None] | None = None  # computing them for a waiting filter
-        self._search_starting = False  # that worker starts after the next frame (_start_search)
 
     # ------------------------------------------------------------------ layout
 
@@ -119,7 +114,9 @@ class TableScreen(StateScreen):
             yield Static(Content(""), classes="table-summary", markup=False)
             # the filter field is mounted here on the first "/" (filter_input)
         with Horizontal(classes="table-main"):
-            yield VirtualTable(self.COLUMNS, classes="main-table")
+            table = VirtualTable(self.COLUMNS, classes="main-table", warm_up=True)
+            table.key_pace = self.key_pace  # its warm-up stands aside for the app's keys
+            yield table
             # the detail pane is mounted here on the first open (detail)
         yield from self.compose_extra()
 
@@ -237,8 +234,8 @@ class TableScreen(StateScreen):
         if self.build_cost(snapshot, models) > THREAD_THRESHOLD:
             # A refresh's rows replace rows the table may be sorting or filtering: they get their
             # search texts and sort values here, in the thread, not in set_rows on the UI thread.
-            # The first rows go on screen at once and are warmed afterwards.
-            self.workers.cancel_group(self, "table-warm")  # it would warm rows now replaced
+            # The first rows go on screen at once and the table warms them afterwards.
+            self.table.cancel_warm_up()  # it would warm rows now replaced
             self._build_in_thread(snapshot, models, previous, warm=previous is not None)
         else:
             self._apply(self._build(snapshot, models, previous))
@@ -291,35 +288,16 @@ class TableScreen(StateScreen):
     ) -> None:
         built = self._build(snapshot, models, previous)
         worker = get_current_worker()
-        if warm and not _warm(built.rows, worker, self.key_pace):
+        if warm and not warm_rows(built.rows, worker, self.key_pace):
             return
         if not worker.is_cancelled:
-            self.post_message(self.RowsBuilt(built, warm=not warm))
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="table-warm",
-        exit_on_error=False,
-        description="compute the search text and sort values of every row",
-    )
-    def _warm_in_thread(self, rows: Sequence[LazyRow]) -> None:
-        if _warm(rows, get_current_worker(), self.key_pace):
-            self.app.call_from_thread(self._warmed, rows)
+            self.post_message(self.RowsBuilt(built, warmed=warm))
 
     def on_table_screen_rows_built(self, message: TableScreen.RowsBuilt) -> None:
         if message.built.generation >= self._built_generation:
-            self._apply(message.built)
-            if message.warm:
-                # after the rows are on screen (the warm-up holds the interpreter for a while
-                # and would delay that frame): the first "/" then finds every haystack ready
-                rows = message.built.rows
-                self.table.call_after_paint(lambda: self._warm_in_thread(rows))
-            else:
-                self._searchable_rows = message.built.rows  # warmed before they came
-                self.table.post_message(VirtualTable.Warmed(self.table, len(message.built.rows)))
+            self._apply(message.built, warmed=message.warmed)
 
-    def _apply(self, built: Built) -> None:
+    def _apply(self, built: Built, *, warmed: bool = False) -> None:
         self._built_generation = built.generation
         self._models = built.models
         self._fingerprints = built.fingerprints
@@ -327,7 +305,7 @@ class TableScreen(StateScreen):
         self._row_context = built.context
         self._rows = built.rows
         self._has_marks = bool(built.marked)
-        self.table.set_rows(built.rows, marked=built.marked)
+        self.table.set_rows(built.rows, marked=built.marked, warmed=warmed)
         self.show_empty_state()
         self.after_rows(built)
         self._apply_wanted()
@@ -397,7 +375,7 @@ class TableScreen(StateScreen):
         if self._filter_field is not None:
             self._filter_field.value = ""
             self._filter_field.display = False
-        self._set_filter("")
+        self.table.set_filter("")
 
     def copy_text(self) -> str | None:
         if self._detail_open and self.detail.key is not None:
@@ -463,96 +441,15 @@ class TableScreen(StateScreen):
         event.stop()
         if self._finding:
             self.detail.find(event.value)
-        elif not self._filter_waits(event.value):
-            self._set_filter(event.value)
+        else:
+            self.table.type_filter(event.value)
         self.update_summary()
 
-    def _set_filter(self, query: str) -> None:
-        """Filter the table now (a filter still waiting for search texts is dropped)."""
-        self._pending_filter = None
-        self.table.set_filter(query)
-
-    @property
-    def filter_pending(self) -> str | None:
-        """The filter typed while the search texts of a big table were still being computed
-        (it applies when they are), or None."""
-        return self._pending_filter
-
-    def _filter_waits(self, query: str) -> bool:
-        """Whether ``query`` must wait for the rows' search texts: a big table whose warm-up
-        has not finished them would compute tens of thousands on the key (120 ms and more at
-        50 000 agents, before the typed letter even shows). Then the line shows the letter at
-        once, the summary says "filtering…", and a thread computes the texts the warm-up has
-        not reached; the latest query applies when they are all there."""
-        if not query.strip():
-            return False  # clearing needs no search text: at once
-        rows = self._rows
-        if self._pending_filter is None and (
-            len(rows) < SEARCH_IN_THREAD_FROM
-            or rows is self._searchable_rows
-            or query.lower() == self.table.filter_query.lower()
-        ):
-            return False
-        self._pending_filter = query
-        if not self._search_starting and (
-            self._search_worker is None or self._search_worker.is_finished
-        ):
-            # after the frame that shows what was typed and "filtering…": started now, the
-            # thread would hold the interpreter half the time while that frame is made
-            self._search_starting = True
-            self.table.call_after_paint(self._start_search)
-        return True
-
-    def _start_search(self) -> None:
-        """The thread for a waiting filter, once the frame after its key is out: for the rows
-        the table has now (new ones may have come meanwhile), unless they are ready by now."""
-        self._search_starting = False
-        if self._pending_filter is None:
-            return  # applied (the warm-up finished) or cleared meanwhile
-        rows = self._rows
-        if rows is self._searchable_rows:
-            self._search_texts_ready(rows)  # the query applies now
-        elif self._search_worker is None or self._search_worker.is_finished:
-            self._search_worker = self._search_texts_in_thread(rows)
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="table-search",
-        exit_on_error=False,
-        description="compute the search texts a filter waits for",
-    )
-    def _search_texts_in_thread(self, rows: Sequence[LazyRow]) -> None:
-        every = rows.all() if isinstance(rows, LazyRows) else rows
-        worker = get_current_worker()
-        # from the bottom up: the warm-up goes from the top down, so the two meet halfway
-        for end in range(len(every), 0, -2048):
-            if worker.is_cancelled:
-                return
-            for row in every[max(0, end - 2048) : end]:
-                row.haystack  # noqa: B018 - computed and cached by the property
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._search_texts_ready, rows)
-
-    def _search_texts_ready(self, rows: Sequence[LazyRow]) -> None:
-        """Every search text of ``rows`` is computed (by the warm-up or for a waiting filter)."""
-        if rows is not self._rows:
-            if self._pending_filter is not None:  # new rows came meanwhile: their turn
-                query, self._pending_filter = self._pending_filter, None
-                if not self._filter_waits(query):
-                    self._set_filter(query)
-                self.update_summary()
-            return
-        self._searchable_rows = rows
-        if self._pending_filter is not None:
-            self._set_filter(self._pending_filter)
-            self.update_summary()
-
-    def _warmed(self, rows: Sequence[LazyRow]) -> None:
-        """The warm-up of ``rows`` is done: their search texts are ready, and the table says
-        its rows are warmed (the app's memory policy may freeze them)."""
-        self._search_texts_ready(rows)
-        self.table.post_message(VirtualTable.Warmed(self.table, len(rows)))
+    @on(VirtualTable.Filtered, ".main-table")
+    def _filter_applied(self, event: VirtualTable.Filtered) -> None:
+        """A filter typed before the table's search texts were ready applies now."""
+        event.stop()
+        self.update_summary()
 
     @on(Input.Submitted, ".table-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
@@ -602,7 +499,7 @@ class TableScreen(StateScreen):
                 parts.append(Content(f"find {pane.current + 1}/{pane.match_count} · n/N"))
             else:
                 parts.append(Content("find: no match"))
-        if self._pending_filter is not None:
+        if table.filter_pending is not None:
             parts.append(Content("filtering\u2026"))
         elif table.filter_query and not (self._filter_shown() and not self._finding):
             parts.append(Content.assemble("filter: ", (table.filter_query, "bold")))
@@ -657,11 +554,7 @@ class TableScreen(StateScreen):
             self.update_summary()
 
     def action_reverse(self) -> None:
-        table = self.table
-        if table.sort_column is None:
-            table.sort_by(self.COLUMNS[0].key, reverse=True)
-        else:
-            table.toggle_sort_direction()
+        self.table.reverse_sort()
         self.update_summary()
 
     def action_pane(self, direction: int) -> None:
@@ -691,7 +584,7 @@ class TableScreen(StateScreen):
             self._end_find()
         elif self._detail_open:
             self.close_detail()
-        elif self.table.filter_query or self._pending_filter is not None:
+        elif self.table.filter_query or self.table.filter_pending is not None:
             self.clear_filters()
         else:
             self.back_more()
@@ -705,9 +598,7 @@ class TableScreen(StateScreen):
         return Place(
             self.TAB_ID,
             key=self.detail.key if self._detail_open else self.table.cursor_key,
-            filter=self.table.filter_query
-            if self._pending_filter is None
-            else self._pending_filter,
+            filter=self.table.filter_pending or self.table.filter_query,
             detail_open=self._detail_open,
         )
 
@@ -720,7 +611,7 @@ class TableScreen(StateScreen):
             if self._filter_field is not None:
                 self._filter_field.value = place.filter
                 self._filter_field.display = False
-            self._set_filter(place.filter)
+            table.set_filter(place.filter)
         if place.key is not None:
             table.move_cursor_to(place.key)
         self.set_focus(table)
@@ -729,33 +620,3 @@ class TableScreen(StateScreen):
         elif self._detail_open:
             self.close_detail()
         self.update_summary()
-
-
-# a table with this many rows filters in a thread while its search texts are not all computed
-SEARCH_IN_THREAD_FROM = 10_000
-
-
-def _warm(rows: Sequence[LazyRow], worker: Any, pace: KeyPace) -> bool:
-    """Compute (and cache on each row) what filtering and sorting will read.
-
-    Search texts first (a "/" is the likelier first key), then sort values. Returns False if the
-    worker was cancelled on the way (a newer build replaced these rows).
-    """
-    if isinstance(rows, LazyRows):
-        # the row objects first (the passes below then index a list), a piece at a time: made
-        # in one go, 50 000 of them held the interpreter for ~100 ms, and a key typed at the
-        # first paint (when this starts) was handled at half speed meanwhile
-        for start in range(0, len(rows), 1024):
-            if worker.is_cancelled:
-                return False
-            pace.yield_to_keys()
-            rows.make(start, start + 1024)
-        rows = rows.all()
-    for field in ("haystack", "sort_values"):
-        for start in range(0, len(rows), 512):
-            if worker.is_cancelled:
-                return False
-            pace.yield_to_keys()  # a key being handled gets the GIL to itself
-            for row in rows[start : start + 512]:
-                getattr(row, field)  # computed and cached by the property
-    return True

@@ -10,32 +10,24 @@ on the number of rows.
 Layout: line 0 is a fixed header; the row at visible index ``i`` is virtual line ``i + 1``.
 Every ``str`` cell is service text: it goes through :func:`tui.untrusted.clean` and is drawn as a
 plain segment, never parsed as markup. A ``rich.text.Text`` cell is trusted styling built by our
-own code.
-
-Rows are :class:`Row` (every field given) or :class:`LazyRow` (fields computed from a model the
-first time they are needed). The table asks a row for its cells only when drawing it, for its
-sort values only when sorting and for its haystack only when filtering, so handing it 50 000 lazy
-rows costs little more than their keys; :class:`LazyRows` does not even make the row objects
-until they are read.
+own code. The rows themselves (:class:`Row`, :class:`LazyRow`, :class:`LazyRows`) are in
+:mod:`tui.ui.widgets.table_rows`; this module's names include them.
 """
 
 from __future__ import annotations
 
 import textwrap
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from operator import attrgetter
-from typing import Any, ClassVar, Literal, Protocol, overload
-
-import msgspec
+from typing import Any, ClassVar
 
 # Textual imports its scroll bars the first time a widget needs one: for a big table that is
 # its first paint of rows, while the 50 000-row build thread holds the interpreter, and the
 # import's file reads then wait for it (about 30 ms instead of 1). Imported here, with the rest.
 import textual.scrollbar  # noqa: F401
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -47,283 +39,29 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.untrusted import JOINERS, clean, clean_cell
+from tui.ui.key_pace import KeyPace
+from tui.ui.widgets.table_rows import (
+    EDGE,
+    GAP,
+    Column,
+    LazyRow,
+    LazyRows,
+    Row,
+    TableRow,
+    default_haystack,
+    fit_plain,
+    fit_rich,
+    fit_widths,
+    sort_order,
+    wanted_widths,
+)
+from tui.ui.widgets.table_warmup import Warmup
+from tui.untrusted import clean, clean_cell
 
 __all__ = ["Column", "LazyRow", "LazyRows", "Row", "TableRow", "VirtualTable"]
-
-_ELLIPSIS = "\u2026"
 _SORT_UP = "\u25b2"
 _SORT_DOWN = "\u25bc"
-_EDGE = 1  # blank cells at each end of a line
-_GAP = 1  # blank cells between two columns
 _SAMPLE = 256  # rows measured for the content width of the columns
-
-
-class Column(msgspec.Struct, frozen=True):
-    """A column: ``width`` is its minimum. It grows to fit its content (up to ``max_width``)
-    when the terminal has room; a ``flex`` column (long free text) takes what is left over and
-    is the first to yield when room is short."""
-
-    key: str
-    label: str
-    width: int
-    flex: bool = False
-    align: Literal["left", "right"] = "left"
-    max_width: int = 40
-
-
-class Row(msgspec.Struct, frozen=True):
-    """One row. ``key`` is unique in a table; ``str`` cells are untrusted service text.
-
-    ``haystack`` is the lower-cased text the filter searches; when empty, the cleaned cells are
-    used.
-    """
-
-    key: str
-    cells: tuple[str | Text, ...]
-    sort_values: tuple[Any, ...]
-    haystack: str = ""
-
-
-class TableRow(Protocol):
-    """What the table reads from a row: :class:`Row` and :class:`LazyRow` both qualify."""
-
-    @property
-    def key(self) -> str: ...
-
-    @property
-    def cells(self) -> tuple[str | Text, ...]: ...
-
-    @property
-    def sort_values(self) -> tuple[Any, ...]: ...
-
-    @property
-    def haystack(self) -> str: ...
-
-
-class LazyRow:
-    """A row whose cells, sort values and haystack are computed from ``model`` on first use.
-
-    Why: at 50 000 rows, computing every field up front takes longer than the rest of the start;
-    most rows are never drawn and a filter or sort may never come. Each field is computed once
-    and kept (computing it from two threads at once is harmless: both get equal values).
-    Subclasses implement :meth:`make_cells` and :meth:`make_sort_values`, and may implement
-    :meth:`make_haystack` (default: the cleaned cells); ``context`` is whatever the rows of one
-    build share (a clock reading, a rank table).
-    """
-
-    __slots__ = ("_cells", "_haystack", "_sort_values", "context", "key", "model")
-
-    def __init__(self, key: str, model: Any, context: Any = None) -> None:
-        self.key = key
-        self.model = model
-        self.context = context
-
-    def make_cells(self) -> tuple[str | Text, ...]:
-        raise NotImplementedError
-
-    def make_sort_values(self) -> tuple[Any, ...]:
-        raise NotImplementedError
-
-    def make_sort_value(self, column: int) -> Any:
-        """One column's sort value, for a sort that comes before every row was warmed: it reads
-        only its column, computed again (not kept: the warm-up computes the whole tuple).
-        Default: from :attr:`sort_values`; rows of big tables override it."""
-        values = self.sort_values
-        return values[column] if column < len(values) else None
-
-    def make_haystack(self) -> str:
-        return _default_haystack(self)
-
-    # An unset slot raises AttributeError: no sentinel to store per row, and the cached path is
-    # one attribute read.
-    @property
-    def cells(self) -> tuple[str | Text, ...]:
-        try:
-            return self._cells
-        except AttributeError:
-            self._cells = cells = self.make_cells()
-            return cells
-
-    @property
-    def sort_values(self) -> tuple[Any, ...]:
-        try:
-            return self._sort_values
-        except AttributeError:
-            self._sort_values = values = self.make_sort_values()
-            return values
-
-    @property
-    def haystack(self) -> str:
-        try:
-            return self._haystack
-        except AttributeError:
-            self._haystack = haystack = self.make_haystack()
-            return haystack
-
-    def computed(self) -> frozenset[str]:
-        """Which of ``cells``, ``sort_values`` and ``haystack`` have been computed so far."""
-        return frozenset(
-            name
-            for name, slot in (
-                ("cells", "_cells"),
-                ("sort_values", "_sort_values"),
-                ("haystack", "_haystack"),
-            )
-            if hasattr(self, slot)
-        )
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.key!r})"
-
-
-_WARMED_SORT = attrgetter("_sort_values")
-
-
-class LazyRows(Sequence[LazyRow]):
-    """The rows of a mapping of models, each made the first time it is read.
-
-    Why: making tens of thousands of row objects is a noticeable part of the first build, and
-    the first paint reads only the rows in view. The table keeps this sequence as it is (``set_rows``); a sort, a filter or a warming
-    thread makes the rest. Two threads making the same row at once is harmless: both rows are
-    equal and one of them is kept.
-    """
-
-    __slots__ = ("_complete", "_context", "_factory", "_models", "_rows", "keys")
-
-    def __init__(
-        self,
-        factory: Callable[[str, Any, Any], LazyRow],
-        models: Mapping[str, Any],
-        context: Any = None,
-    ) -> None:
-        self._factory = factory
-        self._context = context
-        self.keys: list[str] = list(models)
-        self._models: list[Any] = list(models.values())
-        self._rows: list[LazyRow | None] = [None] * len(self.keys)
-        self._complete = not self.keys
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    @overload
-    def __getitem__(self, index: int) -> LazyRow: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[LazyRow]: ...
-
-    def __getitem__(self, index: int | slice) -> LazyRow | list[LazyRow]:
-        if isinstance(index, slice):
-            return [self._row(i) for i in range(*index.indices(len(self.keys)))]
-        return self._row(index)
-
-    def _row(self, index: int) -> LazyRow:
-        row = self._rows[index]
-        if row is None:
-            row = self._factory(self.keys[index], self._models[index], self._context)
-            self._rows[index] = row
-        return row
-
-    def __iter__(self) -> Iterator[LazyRow]:
-        return iter(self.all())
-
-    def retime(self, context: Any) -> None:
-        """A new shared ``context`` (a new clock reading): rows made so far drop their cells,
-        which are computed again from it when next drawn; sort values and search texts stay
-        (they must not depend on the clock)."""
-        self._context = context
-        for row in self._rows:
-            if row is not None:
-                row.context = context
-                if hasattr(row, "_cells"):
-                    del row._cells
-
-    def make(self, start: int, stop: int) -> None:
-        """Make the rows ``[start, stop)`` that are missing (a warm-up makes every row a piece
-        at a time, so that a key between two pieces need not wait for all of them)."""
-        if self._complete:
-            return
-        rows, factory, context = self._rows, self._factory, self._context
-        rows[start:stop] = [
-            row if row is not None else factory(key, model, context)
-            for row, key, model in zip(
-                rows[start:stop], self.keys[start:stop], self._models[start:stop], strict=True
-            )
-        ]
-
-    def all(self) -> list[LazyRow]:
-        """Every row, made now where missing."""
-        if not self._complete:
-            self.make(0, len(self.keys))
-            self._complete = True
-        return self._rows  # type: ignore[return-value]  # complete: no None left
-
-
-def fit_plain(text: str, width: int, align: str = "left") -> str:
-    """Crop or pad already-clean ``text`` to exactly ``width`` cells, with an ellipsis if cut.
-
-    Wide characters split at the edge become a space (``set_cell_size``); the work is bounded so a
-    10 000-character cell costs no more than a short one.
-    """
-    if width <= 0:
-        return ""
-    limit = 4 * width + 64
-    cut = len(text) > limit
-    if cut:
-        text = text[:limit]
-    length = cell_len(text)
-    if cut or length > width:
-        return set_cell_size(text, width - 1) + _ELLIPSIS
-    if length == width:
-        return text
-    padding = " " * (width - length)
-    return padding + text if align == "right" else text + padding
-
-
-def _without_joiners(text: Text) -> Text:
-    """``text`` without :data:`~tui.untrusted.JOINERS` (see :func:`~tui.untrusted.clean_cell`),
-    its styles kept on the characters that remain."""
-    plain = text.plain
-    if plain.isascii() or not JOINERS.search(plain):
-        return text
-    kept: list[str] = []
-    where: list[int] = []  # old offset -> new offset
-    for char in plain:
-        where.append(len(kept))
-        if not JOINERS.match(char):
-            kept.append(char)
-    where.append(len(kept))
-    result = Text("".join(kept), style=text.style, end=text.end)
-    for span in text.spans:
-        start, end = where[min(span.start, len(plain))], where[min(span.end, len(plain))]
-        if start < end:
-            result.stylize(span.style, start, end)
-    return result
-
-
-def _fit_rich(text: Text, width: int, align: str) -> Text:
-    """The ``Text`` counterpart of :func:`fit_plain` (a copy; spans kept)."""
-    text = _without_joiners(text)
-    text = Text(" ").join(text.split("\n", allow_blank=True))  # a new Text, one line
-    text.truncate(width, overflow="ellipsis")
-    length = text.cell_len
-    if length < width:
-        if align == "right":
-            text.pad_left(width - length)
-        else:
-            text.pad_right(width - length)
-    return text
-
-
-def _default_haystack(row: TableRow) -> str:
-    parts = (cell.plain if isinstance(cell, Text) else clean(cell) for cell in row.cells)
-    return " ".join(parts).lower()
-
-
-def _fallback_sort_key(value: Any) -> tuple[str, str]:
-    """Used when a column mixes types that do not compare (a caller bug, not a crash)."""
-    return (type(value).__name__, str(value))
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -421,7 +159,7 @@ class VirtualTable(ScrollView, can_focus=True):
     class Selected(_RowMessage):
         """A row was chosen with enter or a click."""
 
-    @dataclass
+    @dataclass(eq=False)
     class Warmed(Message):
         """The table's ``rows`` have computed what filtering and sorting read (a warm-up):
         they live until the next rows replace them (the app's memory policy may freeze them)."""
@@ -433,14 +171,24 @@ class VirtualTable(ScrollView, can_focus=True):
         def control(self) -> VirtualTable:
             return self.table
 
+    @dataclass(eq=False)
+    class Filtered(Message):
+        """A filter that waited for the rows' search texts applies now
+        (:meth:`VirtualTable.type_filter`): the owner's summary may change."""
+
+        table: VirtualTable
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    @dataclass(eq=False)
     class Sorted(Message):
         """The sort changed (``s``/``S`` on the screen, or a click on a column header)."""
 
-        def __init__(self, table: VirtualTable, column_key: str | None, reverse: bool) -> None:
-            super().__init__()
-            self.table = table
-            self.column_key = column_key
-            self.reverse = reverse
+        table: VirtualTable
+        column_key: str | None
+        reverse: bool
 
         @property
         def control(self) -> VirtualTable:
@@ -453,14 +201,17 @@ class VirtualTable(ScrollView, can_focus=True):
         name: str | None = None,
         id: str | None = None,  # noqa: A002 - Textual's own parameter name
         classes: str | None = None,
+        warm_up: bool = False,
     ) -> None:
+        """``warm_up``: thousands of lazy rows are warmed in a thread after their first frame
+        (tui/ui/widgets/table_warmup.py); else every field is computed when first read."""
         super().__init__(name=name, id=id, classes=classes)
         if not columns:
             raise ValueError("a VirtualTable needs at least one column")
         self._columns: tuple[Column, ...] = tuple(columns)
         self._column_index = {column.key: i for i, column in enumerate(self._columns)}
         self._min_line_width = (
-            2 * _EDGE + sum(c.width for c in self._columns) + _GAP * (len(self._columns) - 1)
+            2 * EDGE + sum(c.width for c in self._columns) + GAP * (len(self._columns) - 1)
         )
         self._rows: Sequence[TableRow] = []
         self._key_index: dict[str, int] | None = {}  # built on first use after set_rows
@@ -482,6 +233,11 @@ class VirtualTable(ScrollView, can_focus=True):
         self._empty_message = "no data yet"
         self._after_paint: list[Callable[[], object]] = []
         self._pass_styles: dict[tuple[str | None, bool], Style] | None = None  # see _style
+        #: When keys come: the warm-up stands aside meanwhile (the owner hands its own).
+        self.key_pace = KeyPace()
+        self._warmup = Warmup(
+            self, warm_up=warm_up, warmed=self._rows_warmed, apply=self._apply_waiting_filter
+        )
         self._update_virtual_size()
 
     # ------------------------------------------------------------------ read-only state
@@ -501,6 +257,17 @@ class VirtualTable(ScrollView, can_focus=True):
     @property
     def filter_query(self) -> str:
         return self._filter_query
+
+    @property
+    def rows(self) -> Sequence[TableRow]:
+        """The rows given to :meth:`set_rows` (a :class:`LazyRows` as it was given)."""
+        return self._rows
+
+    @property
+    def filter_pending(self) -> str | None:
+        """A filter typed while the search texts of this big table were still being computed
+        (it applies when they are: :class:`Filtered`), or None."""
+        return self._warmup.pending
 
     @property
     def row_count(self) -> int:
@@ -587,14 +354,17 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ data
 
-    def set_rows(self, rows: Iterable[TableRow], *, marked: Collection[str] = ()) -> None:
+    def set_rows(
+        self, rows: Iterable[TableRow], *, marked: Collection[str] = (), warmed: bool = False
+    ) -> None:
         """Replace the data by key, keeping cursor key, scroll, filter, predicate and sort.
 
         If the cursor's row is gone the cursor falls to its nearest surviving neighbour (the next
         row, else the previous one). ``marked`` rows are drawn with the "new/changed" style until
         the next call. Only the keys are read here (plus the sort values or haystacks when a sort
         or filter is active); cells are read when a row is drawn. :class:`LazyRows` are kept as
-        they are: a row is made when it is first read.
+        they are: a row is made when it is first read. Thousands of rows are warmed in a thread
+        after their first frame, unless a build has ``warmed`` them (tui/ui/widgets/table_warmup.py).
         """
         old_rows, old_visible, old_cursor = self._rows, self._visible, self._cursor
         old_key = self.cursor_key
@@ -615,9 +385,30 @@ class VirtualTable(ScrollView, can_focus=True):
 
         self._restore_cursor(old_key, neighbours(), old_cursor)
         self._changed()
+        self._warmup.rows_set(self._rows, warmed=warmed)
+
+    def cancel_warm_up(self) -> None:
+        """Stop warming the rows on view: newer ones are being built (and warmed) elsewhere."""
+        self._warmup.cancel()
+
+    def type_filter(self, query: str) -> None:
+        """A filter typed by a person: applied now, or, in a big table whose search texts are
+        not all computed yet, as soon as they are (:attr:`filter_pending` until then; the
+        table posts :class:`Filtered` when it applies)."""
+        if not self._warmup.waits(query):
+            self.set_filter(query)
+
+    def _apply_waiting_filter(self, query: str) -> None:
+        self.set_filter(query)
+        self.post_message(self.Filtered(self))
+
+    def _rows_warmed(self, rows: Sequence[TableRow]) -> None:
+        self.post_message(self.Warmed(self, len(rows)))
 
     def set_filter(self, query: str) -> None:
-        """Show rows whose haystack contains ``query`` (case-insensitive); ``""`` clears."""
+        """Show rows whose haystack contains ``query`` (case-insensitive) now; ``""`` clears. A
+        filter still waiting for search texts (:meth:`type_filter`) is dropped."""
+        self._warmup.pending = None
         needle = query.lower()
         if not needle.strip():
             query = needle = ""
@@ -681,6 +472,13 @@ class VirtualTable(ScrollView, can_focus=True):
     def toggle_sort_direction(self) -> None:
         self.sort_by(self._sort_column, not self._sort_reverse)
 
+    def reverse_sort(self) -> None:
+        """``S``: the other direction of the sort, or the first column reversed if unsorted."""
+        if self._sort_column is None:
+            self.sort_by(self._columns[0].key, reverse=True)
+        else:
+            self.toggle_sort_direction()
+
     def move_cursor_to(self, key: str) -> bool:
         """Put the cursor on ``key``; ``False`` if that row is not visible."""
         index = self._key_to_index.get(key)
@@ -695,39 +493,8 @@ class VirtualTable(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ internals: data
 
     def _sort(self) -> None:
-        rows = self._rows
-        count = len(rows)
         column = self._column_index.get(self._sort_column) if self._sort_column else None
-        reverse = self._sort_reverse
-        if column is None:
-            order = list(range(count - 1, -1, -1)) if reverse else list(range(count))
-            self._order = self._rank = order  # identity and reversal are their own inverses
-            return
-        try:
-            # rows already warmed (LazyRow's slot): read without the property, 50 000 times
-            values: list[Any] = [row_values[column] for row_values in map(_WARMED_SORT, rows)]
-        except (AttributeError, IndexError):
-            # some row not warmed yet (only this column is computed for it, which is all a
-            # sort by it needs: 50 000 karmas are read far faster than 50 000 whole tuples),
-            # another row type, or a row with fewer sort values than columns (None for the rest)
-            values = [
-                row.make_sort_value(column)
-                if isinstance(row, LazyRow)
-                else (row.sort_values[column] if column < len(row.sort_values) else None)
-                for row in rows
-            ]
-        present = [i for i, value in enumerate(values) if value is not None]
-        missing = [] if len(present) == count else [i for i, v in enumerate(values) if v is None]
-        try:
-            present = sorted(present, key=values.__getitem__, reverse=reverse)
-        except TypeError:
-            present = sorted(present, key=lambda i: _fallback_sort_key(values[i]), reverse=reverse)
-        order = present + missing
-        rank = [0] * count
-        for position, index in enumerate(order):
-            rank[index] = position
-        self._order = order
-        self._rank = rank
+        self._order, self._rank = sort_order(self._rows, column, self._sort_reverse)
 
     def _filter(self, *, narrowing: bool) -> None:
         source = self._visible if narrowing else self._order
@@ -750,7 +517,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def _haystack_list(self) -> list[str]:
         """The lower-cased search text of every row, by row index (built once per set_rows)."""
         if self._haystacks is None:
-            self._haystacks = [row.haystack or _default_haystack(row) for row in self._rows]
+            self._haystacks = [row.haystack or default_haystack(row) for row in self._rows]
         return self._haystacks
 
     def _position_of(self, index: int) -> int:
@@ -872,73 +639,33 @@ class VirtualTable(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ rendering
 
     def _wanted_widths(self) -> list[int]:
-        """Per column, the width its header (with room for the sort arrow) and its content ask
-        for: the widest cell of the rows in view when first drawn (made once per ``set_rows``;
-        only rows that are drawn anyway are read, so lazy rows stay lazy)."""
-        if self._wanted is not None:
-            return self._wanted
-        rows = self._rows
-        top = max(0, round(self.scroll_y))
-        height = max(1, self.scrollable_content_region.height)
-        wanted = [cell_len(clean(column.label)) + 2 for column in self._columns]
-        for index in self._visible[top : top + min(height, _SAMPLE)]:
-            for n, value in enumerate(rows[index].cells[: len(wanted)]):
-                plain = value.plain if isinstance(value, Text) else clean_cell(value)
-                length = cell_len(plain[:200])
-                if length > wanted[n]:
-                    wanted[n] = length
-        self._wanted = [
-            max(column.width, want if column.flex else min(want, column.max_width))
-            for column, want in zip(self._columns, wanted, strict=True)
-        ]
+        """Per column, the width its header and content ask for (:func:`wanted_widths`): the
+        widest cell of the rows in view when first drawn (made once per ``set_rows``; only rows
+        that are drawn anyway are read, so lazy rows stay lazy)."""
+        if self._wanted is None:
+            rows = self._rows
+            top = max(0, round(self.scroll_y))
+            height = max(1, self.scrollable_content_region.height)
+            in_view = self._visible[top : top + min(height, _SAMPLE)]
+            self._wanted = wanted_widths(self._columns, (rows[i] for i in in_view))
         return self._wanted
 
     def _column_widths(self, line_width: int) -> list[int]:
-        """Widths from the content and the room: every column gets what its content asks for
-        when that fits, free text (``flex``) yields first, then the others shrink evenly
-        towards their minimum; room left over goes to the free text."""
-        if self._widths[0] == line_width:
-            return self._widths[1]
-        columns = self._columns
-        widths = list(self._wanted_widths())
-        room = line_width - 2 * _EDGE - _GAP * (len(columns) - 1)
-        over = sum(widths) - room
-        flex = [i for i, column in enumerate(columns) if column.flex]
-        others = [i for i, column in enumerate(columns) if not column.flex]
-        # who yields, in turn, and down to what: free text to its minimum, the other columns
-        # (not the first, the row's id) to theirs, free text further to its label, then the id
-        stages = (
-            (flex, [column.width for column in columns]),
-            (others[1:], [column.width for column in columns]),
-            (flex, [max(6, cell_len(column.label)) for column in columns]),
-            (others[:1], [column.width for column in columns]),
-        )
-        for group, floors in stages:
-            while over > 0:
-                shrinkable = [i for i in group if widths[i] > floors[i]]
-                if not shrinkable:
-                    break
-                for i in shrinkable:
-                    if over > 0 and widths[i] > floors[i]:
-                        widths[i] -= 1
-                        over -= 1
-        if over > 0:  # even the minimums do not fit: the line scrolls sideways
-            widths = [column.width for column in columns]
-            over = sum(widths) - room
-        if over < 0 and flex:
-            share, extra = divmod(-over, len(flex))
-            for n, i in enumerate(flex):
-                widths[i] += share + (1 if n < extra else 0)
-        self._widths = (line_width, widths)
-        return widths
+        """Widths from the content and the room (:func:`fit_widths`), once per line width."""
+        if self._widths[0] != line_width:
+            self._widths = (
+                line_width,
+                fit_widths(self._columns, self._wanted_widths(), line_width),
+            )
+        return self._widths[1]
 
     def _column_at(self, x: int) -> Column | None:
         line_width = max(self.scrollable_content_region.width, self._min_line_width)
-        start = _EDGE
+        start = EDGE
         for column, width in zip(self._columns, self._column_widths(line_width), strict=True):
-            if start <= x < start + width + _GAP:
+            if start <= x < start + width + GAP:
                 return column
-            start += width + _GAP
+            start += width + GAP
         return None
 
     def _style(self, component: str | None = None, *, partial: bool = False) -> Style:
@@ -978,10 +705,10 @@ class VirtualTable(ScrollView, can_focus=True):
         """Edge, cells with gaps, padding to ``line_width``: runs of one style become one
         segment (a plain row is a single segment, which the compositor handles fastest)."""
         segments: list[Segment] = []
-        texts = [" " * _EDGE]
+        texts = [" " * EDGE]
         current = style
-        used = _EDGE
-        gap = " " * _GAP
+        used = EDGE
+        gap = " " * GAP
         for n, cell in enumerate(cells):
             if n:
                 cell = [Segment(gap, style), *cell]
@@ -1028,7 +755,7 @@ class VirtualTable(ScrollView, can_focus=True):
         """Line ``position`` of the empty-table message, word-wrapped to the visible width."""
         filtered = self._needle or self._predicate is not None
         message = "no rows match" if self._rows and filtered else clean(self._empty_message)
-        room = max(1, width - 2 * _EDGE)
+        room = max(1, width - 2 * EDGE)
         lines = textwrap.wrap(message[:2000], room, break_on_hyphens=False) or [""]
         if position >= len(lines):
             return Strip.blank(width, base)
@@ -1056,7 +783,7 @@ class VirtualTable(ScrollView, can_focus=True):
         ):
             value = values[n] if n < len(values) else ""
             if isinstance(value, Text):
-                fitted = _fit_rich(value, width, column.align)
+                fitted = fit_rich(value, width, column.align)
                 # The cell's own colours sit on the row style; the cursor wins over both.
                 cells.append(
                     [

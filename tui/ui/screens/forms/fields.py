@@ -54,7 +54,7 @@ def _heading(spec: FieldSpec) -> Content:
 class FieldRow(Vertical):
     """A field's label, editor, help line and problems; ``value`` is what was typed."""
 
-    @dataclass
+    @dataclass(eq=False)
     class Edited(Message):
         """The user changed the field called ``name``."""
 

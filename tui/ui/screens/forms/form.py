@@ -98,11 +98,11 @@ class ActionForm(ModalScreen[Draft | None]):
         Binding("enter", "enter", "Next field", show=False, priority=True, id="form.enter"),
     ]
 
-    @dataclass
+    @dataclass(eq=False)
     class ReferencesReady(Message):
         """The completion indexes this form's fields need are built."""
 
-    @dataclass
+    @dataclass(eq=False)
     class LoginChecked(Message):
         """The platform said who the token acts as (``None``: it could not tell, ``problem``
         says why when the check failed)."""

@@ -44,12 +44,12 @@ from tui.ui.screens.seeds.rows import (
 from tui.ui.screens.seeds.views import (
     ActiveSeedView,
     DetailList,
-    LineInput,
     SeedPane,
     SeedSections,
     SeedTable,
 )
-from tui.ui.textual_compat import ContentTabs, forward_key
+from tui.ui.textual_compat import ContentTabs
+from tui.ui.widgets.filter_line import FilterLine, run_binding
 from tui.ui.widgets.virtual_table import LazyRows
 
 if TYPE_CHECKING:
@@ -67,8 +67,6 @@ _LIST_KEYS = frozenset(
     if isinstance(binding, Binding)
     for key in binding.key.split(",")
 )
-
-_HELD_KEYS_MAX = 64  # list keys kept for a list being built (a paste is not kept whole)
 
 _UNMARKED: dict[str, Any] = {}  # "nothing to compare with": no row is marked new
 
@@ -94,11 +92,6 @@ class SeedsScreen(StateScreen, tab="seeds"):
         Binding("S", "reverse", "Reverse sort", show=False, id="seeds.reverse"),
         Binding("J", "raw", "Raw JSON", show=False, id="seeds.raw"),
         Binding("a", "author", "Go to author (proposals)", show=False, id="seeds.author"),
-        # a list's keys typed before it is built wait for it (no description: not in help)
-        *(
-            Binding(key, f"hold_list_key({key!r})", show=False, id=f"seeds.hold_{key}")
-            for key in sorted(_LIST_KEYS)
-        ),
     ]
 
     def __init__(self) -> None:
@@ -108,7 +101,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self._queue: dict[str, Seed] = {}
         self._history: dict[str, Seed] = {}
         self._pending_key: str | None = None
-        self._held_keys: list[str] = []  # list keys typed while that list is being built
+        self._keys_held = False  # the app holds keys until the list on view is built
         self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
         self._find_target: SeedPane | None = None  # the text the line finds in (else: filter)
         self._line_open = False  # a "/" went by: keys typed after it belong to the line
@@ -131,7 +124,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         line.display = False
         with line:
             yield Static(Content("filter"), id="seeds-filter-label")
-            yield LineInput(
+            yield FilterLine(
                 placeholder="type to filter this list\u2026",
                 id="seeds-filter",
                 on_enter=self._submit_line,
@@ -161,8 +154,8 @@ class SeedsScreen(StateScreen, tab="seeds"):
         return self.query_one(ActiveSeedView)
 
     @property
-    def filter_field(self) -> LineInput:
-        return self.query_one("#seeds-filter", LineInput)
+    def filter_field(self) -> FilterLine:
+        return self.query_one("#seeds-filter", FilterLine)
 
     @property
     def filter_shown(self) -> bool:
@@ -192,41 +185,31 @@ class SeedsScreen(StateScreen, tab="seeds"):
                 self.set_focus(listing.primary)
         if self._pending_key is not None and self._seeds is not None:
             self.select_key(self._pending_key)
-        self._release_held_keys()
+        self._keys_may_come()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        self._release_held_keys()  # the list just built may take the focus only now
+        self._keys_may_come()  # the list just built may take the focus only now
 
-    def _release_held_keys(self) -> None:
-        """The list keys typed while the list on view was being built, once it has the focus:
-        each runs the list's binding for it, in order."""
-        if self._held_keys and self.focused is not self._strip():
-            held, self._held_keys = self._held_keys, []
-            self.app.call_later(self._run_held_keys, held)
-
-    async def _run_held_keys(self, held: list[str]) -> None:
-        for key in held:
-            # the binding the key has now, from the focused list up (the first one found, as
-            # the app looks for a key's binding)
-            active = self.active_bindings.get(key)
-            if active is not None and active.enabled:
-                await active.node.run_action(active.binding.action)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "hold_list_key":
-            return self._awaiting_list()  # else the key goes on as if this binding were not here
-        return True
-
-    def action_hold_list_key(self, key: str) -> None:
+    def holds_keys(self, key: str) -> bool:
         """A list's key (``j``, ``enter`` …) typed while that list is being built (a first
-        visit's burst, ``5]]j``: the focus waits on the section strip): it waits for the list."""
-        if len(self._held_keys) < _HELD_KEYS_MAX:
-            self._held_keys.append(key)
+        visit's burst, ``5]]j``: the focus waits on the section strip) waits for it, as keys
+        wait for the body; other keys act at once."""
+        if super().holds_keys(key):
+            return True
+        if key in _LIST_KEYS and self._awaiting_list():
+            self._keys_held = True
+            return True
+        return False
+
+    def _keys_may_come(self) -> None:
+        """The list on view is built and focused: the keys held for it may come."""
+        if self._keys_held and not self._awaiting_list():
+            self._keys_held = False
+            self.post_message(self.ReadyForKeys(self))
 
     def _awaiting_list(self) -> bool:
         """Whether the focus is parked on the section strip until the list on view is built
-        (asked for each held key's binding whenever the key bar is worked out: the usual
-        answer, focus elsewhere, costs no query)."""
+        (asked for every key: the usual answer, focus elsewhere, costs no query)."""
         if not isinstance(self.focused, ContentTabs) or self.focused is not self._strip():
             return False
         section = self.section
@@ -482,7 +465,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
             return
         table = self.current_table()
         if table is not None:
-            table.set_filter(value)
+            table.type_filter(value)
 
     def _submit_line(self) -> None:
         """``enter`` in the line: back to the list or text, the filter or find kept."""
@@ -526,7 +509,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         event.stop()
         event.prevent_default()
 
-    def _line_key(self, key: str, character: str | None) -> None:
+    async def _line_key(self, key: str, character: str | None) -> None:
         """A key typed for the line, now in its turn; if the line did not open (or closed), the
         key goes to the focused widget as usual."""
         field = self.filter_field
@@ -534,7 +517,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         if focused is not field:
             self._line_open = False
             if focused is not None:
-                forward_key(focused, events.Key(key, character))
+                await run_binding(self, key)
         elif key == "enter":
             self._submit_line()
         elif key == "escape":
@@ -561,10 +544,8 @@ class SeedsScreen(StateScreen, tab="seeds"):
         table = self.current_table()
         if table is None:
             self._not_here("Sorting")
-        elif table.sort_column is None:
-            table.sort_by(table.columns[0].key, reverse=True)
         else:
-            table.toggle_sort_direction()
+            table.reverse_sort()
 
     def action_raw(self) -> None:
         """The raw JSON of the record on view (the active seed, or the list's row); again: back."""

@@ -12,14 +12,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar
 
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, OptionList, Static, TabPane
+from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from tui.network.models import SeedsFile
@@ -33,7 +32,6 @@ from tui.ui.screens.seeds.details import (
     unique_keys,
 )
 from tui.ui.screens.seeds.rows import AGENT_COLUMNS, AgentRow
-from tui.ui.textual_compat import forward_key
 from tui.ui.widgets.detail_pane import Link
 from tui.ui.widgets.find_text import FindScroll
 from tui.ui.widgets.panes import LatestTabbedContent
@@ -43,7 +41,6 @@ from tui.untrusted import clean
 __all__ = [
     "ActiveSeedView",
     "DetailList",
-    "LineInput",
     "SeedPane",
     "SeedSections",
     "SeedTable",
@@ -67,37 +64,6 @@ class SeedPane(FindScroll):
 
     def show(self, body: Content) -> None:
         self.show_text(body)
-
-
-class LineInput(Input):
-    """The Seeds filter / find line. ``enter`` and ``escape`` act as soon as the line reads them,
-    and keys it reads after they moved the focus away (a fast burst: ``/the⏎n``) go on to where
-    the focus went, instead of into the line."""
-
-    def __init__(
-        self,
-        *,
-        on_enter: Callable[[], None],
-        on_escape: Callable[[], None],
-        id: str | None = None,  # noqa: A002
-        placeholder: str = "",
-    ) -> None:
-        super().__init__(placeholder=placeholder, id=id, compact=True, select_on_focus=False)
-        self._when_enter = on_enter
-        self._when_escape = on_escape
-
-    def on_key(self, event: events.Key) -> None:
-        if not self.has_focus:
-            event.stop()
-            event.prevent_default()
-            focused = self.screen.focused
-            if focused is not None:
-                # forwarded, as the app forwards a key to the focused widget (bindings apply)
-                forward_key(focused, events.Key(event.key, event.character))
-        elif event.key in ("enter", "escape"):
-            event.stop()
-            event.prevent_default()
-            (self._when_enter if event.key == "enter" else self._when_escape)()
 
 
 class SeedSections(LatestTabbedContent):
