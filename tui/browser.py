@@ -1,9 +1,12 @@
-"""Whether a web browser can open on this machine, and opening one (issue 12 item 5).
+"""Whether a web browser can open on this machine, and opening one: roost's one answer.
 
-Over SSH or on a headless box, :func:`webbrowser.open` may find nothing, or start a text-mode
-browser inside roost's own terminal. So roost asks only where a graphical session exists
-(``DISPLAY`` / ``WAYLAND_DISPLAY`` on Linux and the BSDs, always on macOS and Windows) and
-reports what really happened. No Textual import: the rule is tested on its own.
+On a headless box :func:`webbrowser.open` may find nothing, or start a text-mode browser inside
+roost's own terminal; over SSH a browser would open on the remote machine's screen, where the
+person is not. So roost asks only where the person's graphical session is: over SSH only with a
+forwarded display (``DISPLAY`` / ``WAYLAND_DISPLAY``), else on macOS and Windows always and on
+Linux and the BSDs with a display; and it reports what really happened. Everywhere else the
+link is copied and shown instead; and never for a session `roost serve-ssh` serves (the
+browser would open on the server). No Textual import: the rule is tested on its own.
 """
 
 from __future__ import annotations
@@ -25,12 +28,11 @@ def browser_unavailable(
     platform = sys.platform if platform is None else platform
     if session_role(environ):  # a browser here would open on the server, for the wrong person
         return NO_BROWSER
-    if platform == "darwin" or platform.startswith(("win", "cygwin")):
-        return None
-    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
-        return None
+    display = environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")
     if environ.get("SSH_CONNECTION") or environ.get("SSH_TTY"):
-        return "no browser can open over SSH without a display"
+        return None if display else "no browser can open over SSH without a forwarded display"
+    if display or platform == "darwin" or platform.startswith(("win", "cygwin")):
+        return None
     return "no graphical display (DISPLAY / WAYLAND_DISPLAY are not set)"
 
 

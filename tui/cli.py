@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit flush
         return code
     except ConfigError as exc:
-        print(f"roost: {clean_line(str(exc))}", file=sys.stderr)
+        print(f"roost: {clean_line(exc.describe())}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

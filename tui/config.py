@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
+from tui.errors import RoostError
+from tui.locations import config_path
 from tui.network.urls import check_url, redact_url
 
 __all__ = [
@@ -62,7 +62,7 @@ DEFAULT_WRITE_URL = "https://api.github.com"
 DEMO_BASE_URL = "http://demo.roost.invalid"  # the embedded demo network (served in-process)
 
 
-class ConfigError(ValueError):
+class ConfigError(RoostError, ValueError):
     """The config file or a setting is wrong; the message says which and how to fix it."""
 
 
@@ -143,15 +143,6 @@ class Settings:
             return "demo network"
         shown = self.display_url
         return shown.split("://", 1)[-1].removeprefix("***@").rstrip("/") or shown
-
-
-def config_path(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    base = env.get("XDG_CONFIG_HOME")
-    root = (
-        Path(base) if base else Path(platformdirs.user_config_dir("roost", appauthor=False)).parent
-    )
-    return root / "roost" / "config.toml"
 
 
 def _read_config(path: Path, required: bool = False) -> dict[str, Any]:

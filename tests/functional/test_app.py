@@ -22,7 +22,7 @@ from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.server import in_process_client
 from tui.service import connect
-from tui.ui.app import RoostApp, StateRefreshed, styles_dir
+from tui.ui.app import RoostApp, styles_dir
 from tui.ui.screens import SCREENS
 from tui.ui.screens.agents import AgentsScreen
 from tui.ui.screens.channels import ChannelsScreen
@@ -801,10 +801,10 @@ async def test_only_affected_screens_update_and_hidden_ones_catch_up():
 
 async def test_r_refreshes_now():
     rig = make_rig()
-    messages: list[StateRefreshed] = []
+    messages: list[RoostApp.StateRefreshed] = []
 
     def hook(message) -> None:
-        if isinstance(message, StateRefreshed):
+        if isinstance(message, RoostApp.StateRefreshed):
             messages.append(message)
 
     async with rig.app.run_test(size=SIZE, message_hook=hook) as pilot:

@@ -149,10 +149,9 @@ async def test_a_folder_read_url_is_said_once_in_a_toast():
     async with rig.app.run_test(size=SIZE, message_hook=posted.append) as pilot:
         await loaded(pilot)
         rig.store.last_report.notes.append("x")  # a report's notes become toasts
-        from tui.ui.app import StateRefreshed
 
         report = rig.store.last_report
-        rig.app.post_message(StateRefreshed(rig.store.snapshot, report, rig.store.status))
+        rig.app.post_message(RoostApp.StateRefreshed(rig.store.snapshot, report, rig.store.status))
         await settle(pilot)
         assert "x" in toasts_of(posted)
 

@@ -24,8 +24,7 @@ from tui.actions.issue_body import compose_issue
 from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import Entry, Outbox
 from tui.config import Secret
-from tui.ui.screens.outbox import OutboxChanged, OutboxScreen, RefreshOutbox
-from tui.ui.screens.outbox.browser import browser_available
+from tui.ui.screens.outbox import OutboxScreen
 from tui.ui.screens.outbox.views import (
     ConfirmDiscard,
     EntryDetail,
@@ -167,7 +166,7 @@ class Host(App):
         )
         self.push_screen(screen)
 
-    def on_outbox_changed(self, message: OutboxChanged) -> None:
+    def on_outbox_screen_changed(self, message: OutboxScreen.Changed) -> None:
         self.summaries.append(message.summary)
 
 
@@ -250,7 +249,7 @@ async def test_a_refresh_message_shows_entries_another_process_added(outbox):
         assert not app.screen.query_one("#outbox-views").display
         other = Outbox(outbox.folder)
         other.draft("heartbeat", {})
-        app.screen.post_message(RefreshOutbox())
+        app.screen.post_message(OutboxScreen.Reread())
         await pilot.pause()
         assert table(app).row_count == 1
         assert app.screen.query_one("#outbox-views").display
@@ -483,21 +482,6 @@ async def test_y_copies_the_url_and_says_when_there_is_none(outbox):
         await pilot.press("y")
         await pilot.pause()
         assert "This entry has no issue yet" in notes(app)
-
-
-@pytest.mark.parametrize(
-    ("env", "platform", "expected"),
-    [
-        ({}, "linux", False),
-        ({"DISPLAY": ":0"}, "linux", True),
-        ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", True),
-        ({"DISPLAY": ":0", "SSH_CONNECTION": "1.2.3.4 22 5.6.7.8 22"}, "linux", False),
-        ({}, "darwin", True),
-        ({"SSH_TTY": "/dev/pts/1"}, "darwin", False),
-    ],
-)
-def test_browser_available_only_on_a_local_desktop(env, platform, expected):
-    assert browser_available(env, platform) is expected
 
 
 # -- snapshots ---------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from tui.sandbox.app import create_app
 from tui.sandbox.server import in_process_client
 from tui.service import connect
 from tui.tabs import tab
-from tui.ui.app import RoostApp, StateRefreshed
+from tui.ui.app import RoostApp
 from tui.ui.screens import TABS, StateScreen
 
 SIZE = (80, 24)
@@ -399,7 +399,7 @@ class _NotingApp(RoostApp):
 
     gc_at_cache_delivery: list[bool]
 
-    def on_state_refreshed(self, message: StateRefreshed) -> None:
+    def on_roost_app_state_refreshed(self, message: RoostApp.StateRefreshed) -> None:
         # Textual calls each class's handler along the MRO: RoostApp's runs after this one
         if message.report is None:
             self.gc_at_cache_delivery.append(gc.isenabled())

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.actions.catalog import ACTION_NAME_PATTERN, action_label
+from tui.errors import RoostError
 from tui.strict_json import unique_members
 
 #: GitHub refuses issue bodies longer than this many characters.
@@ -38,7 +39,7 @@ _UNSAFE_CHARS = re.compile("[`\x7f-\x9f\u2028\u2029\ufeff\u202a-\u202e\u2066-\u2
 _COMMENT_OPEN = re.compile(r"<(?=!--)")
 
 
-class IssueBodyError(ValueError):
+class IssueBodyError(RoostError, ValueError):
     """The issue body does not carry a well-formed action."""
 
 

@@ -30,6 +30,7 @@ from tui import __version__
 from tui.actions.issue_body import IssueBodyError, IssueRequest, parse_issue_body
 from tui.actions.token import TokenError, check_write_url, same_origin
 from tui.config import Secret
+from tui.errors import RoostError
 from tui.network.fetch import FetchError, Reply, Unreachable, exchange, header_token
 from tui.untrusted import clean_line
 
@@ -157,7 +158,7 @@ def is_issue_number(value: Any) -> bool:
     return type(value) is int and 1 <= value <= MAX_ISSUE_NUMBER
 
 
-class LookupFailed(Exception):
+class LookupFailed(RoostError):
     """The user's issues could not be listed, so whether an action was recorded is unknown."""
 
 

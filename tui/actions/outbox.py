@@ -1,6 +1,6 @@
 """The outbox: every action as one JSON file, written before its request leaves (ARCHITECTURE.md, the write side).
 
-Where: ``$XDG_DATA_HOME/roost/outbox/<service>/<id>.json`` (platformdirs' user data dir), one
+Where: ``$XDG_DATA_HOME/roost/outbox/<service>/<id>.json`` (:func:`tui.locations.outbox_root`), one
 folder per service so two deployments (or two runs of the demo network) never mix. A file is
 replaced atomically (temporary file, fsync, rename, fsync of the folder), so a crash or a
 ``kill -9`` leaves either the old or the new entry, never half of one.
@@ -41,13 +41,13 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
-import platformdirs
-
 from tui.actions.discussions import send_discussion
 from tui.actions.issue_body import IssueRequest, compose_issue, new_nonce
 from tui.actions.issue_client import IssueClient, SendResult
 from tui.actions.outbox_shape import entry_problem
 from tui.clock import utc_now
+from tui.errors import RoostError
+from tui.locations import outbox_root
 from tui.network.disk_cache import atomic_write  # the one fsync-then-rename writer
 from tui.strict_json import read_json_file
 
@@ -59,7 +59,6 @@ __all__ = [
     "Entry",
     "EntryBusy",
     "Outbox",
-    "data_root",
     "new_entry_id",
     "now_iso",
     "outbox_root",
@@ -98,24 +97,12 @@ class EntryBusy(Exception):
     """Another process holds the entry's lock (it is sending it right now)."""
 
 
-class DamagedEntry(Exception):
+class DamagedEntry(RoostError):
     """The entry's file is there but cannot be taken as an entry (the message says why)."""
 
     def __init__(self, entry_id: str, reason: str):
         super().__init__(f"outbox entry {entry_id} is damaged: {reason}")
         self.entry_id, self.reason = entry_id, reason
-
-
-def data_root(env: dict[str, str] | None = None) -> Path:
-    """``$XDG_DATA_HOME/roost`` (or the platform's user data dir): what roost keeps."""
-    env = dict(os.environ) if env is None else env
-    base = env.get("XDG_DATA_HOME")
-    return Path(base) / "roost" if base else Path(platformdirs.user_data_dir("roost", False))
-
-
-def outbox_root(env: dict[str, str] | None = None) -> Path:
-    """``$XDG_DATA_HOME/roost/outbox`` (or the platform's user data dir)."""
-    return data_root(env) / "outbox"
 
 
 def _safe(text: str) -> str:

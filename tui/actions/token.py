@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
 from tui.config import TOKEN_ENV_VARS, Secret, Settings
+from tui.errors import RoostError
 
 __all__ = [
     "GH_TIMEOUT_S",
@@ -39,7 +40,7 @@ __all__ = [
 GH_TIMEOUT_S = 5.0
 
 
-class TokenError(ValueError):
+class TokenError(RoostError, ValueError):
     """The token cannot be used here; the message says why and what to do."""
 
 

@@ -14,6 +14,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from tui.errors import RoostError
 from tui.strict_json import unique_members
 
 __all__ = [
@@ -43,7 +44,7 @@ _FORBIDDEN = re.compile(
 )
 
 
-class CanonicalJsonError(ValueError):
+class CanonicalJsonError(RoostError, ValueError):
     """A value outside the I-JSON domain RAPP/1 canonicalizes, or input the strict parser refuses."""
 
 

@@ -42,6 +42,7 @@ from tui.eggs.boot_record import (
     egg_url_problems,
 )
 from tui.eggs.egg_report import CHECKS, Check, EggReport
+from tui.errors import RoostError
 from tui.network.disk_cache import default_cache_root, service_folder_name
 from tui.network.urls import redact_url
 
@@ -72,7 +73,7 @@ ABANDONED_AFTER_S = 3600.0
 _HEX64 = frozenset("0123456789abcdef")
 
 
-class DownloadFailed(Exception):
+class DownloadFailed(RoostError):
     """No verified egg: ``check`` is the report check the failure belongs to (or None)."""
 
     check: str | None = None

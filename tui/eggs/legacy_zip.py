@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from tui.eggs.zip_reader import MAX_DIRECTORY_BYTES, MAX_ENTRIES, EggSource, EntrySink, crc32
+from tui.errors import RoostError
 
 __all__ = [
     "LEGACY_RULES",
@@ -68,7 +69,7 @@ _STORED, _DEFLATED = 0, 8
 _READ = 1 << 16
 
 
-class LegacyFormatError(ValueError):
+class LegacyFormatError(RoostError, ValueError):
     """The archive breaks ``rule`` (a key of :data:`LEGACY_RULES`)."""
 
     def __init__(self, rule: str, detail: str) -> None:

@@ -32,6 +32,7 @@ from tui.eggs.boot_record import BootRecord, boundary_problems, parse_boot_recor
 from tui.eggs.hub_paths import INDEX_PATH, hub_root, index_url, is_url
 from tui.eggs.record_cache import LastGood, RecordCache
 from tui.eggs.store import StoreApp, is_store_index, read_store
+from tui.errors import RoostError
 from tui.network.urls import redact_url
 from tui.strict_json import unique_members
 
@@ -146,7 +147,7 @@ class BootSet:
         return document
 
 
-class SourceError(Exception):
+class SourceError(RoostError):
     """A document could not be read; ``reachable`` is False for network failures."""
 
     def __init__(self, detail: str, *, reachable: bool = True) -> None:

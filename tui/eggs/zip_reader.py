@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from tui.eggs import rapp
+from tui.errors import RoostError
 
 try:
     # zlib-ng's CRC-32: the same polynomial and values as zlib's, several times faster
@@ -77,7 +78,7 @@ RULES: dict[str, str] = {
 }
 
 
-class ZipFormatError(ValueError):
+class ZipFormatError(RoostError, ValueError):
     """The archive breaks a §5.1 rule; ``rule`` is the key of :data:`RULES` that failed."""
 
     def __init__(self, rule: str, detail: str) -> None:

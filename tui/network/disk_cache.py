@@ -1,7 +1,7 @@
 """The on-disk cache of verified state files (ARCHITECTURE.md, the read side).
 
 One folder per service (named after the read URL's host plus a short hash of the whole URL), under
-the platform cache directory (``platformdirs``, which honours ``XDG_CACHE_HOME``). For every file
+the platform cache directory (:func:`tui.locations.cache_root`, which honours ``XDG_CACHE_HOME``). For every file
 the raw bytes and a small JSON meta (hash, etag, last-modified, fetched_at, verified) are written
 atomically (temp file in the same folder, fsync, ``os.replace``), so a crash leaves either the old
 or the new copy, never half of one. Only data that passed the store's checks is written here.
@@ -30,8 +30,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import msgspec
-import platformdirs
 from msgspec.structs import asdict
+
+from tui.locations import cache_root as default_cache_root
 
 __all__ = [
     "CachedFile",
@@ -45,10 +46,6 @@ __all__ = [
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 READ_LIMIT = 1 << 30  # a cached file bigger than any cap the store allows is damage
-
-
-def default_cache_root() -> Path:
-    return Path(platformdirs.user_cache_dir("roost", appauthor=False))
 
 
 def service_folder_name(read_url: str) -> str:

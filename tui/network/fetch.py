@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from tui.errors import RoostError
 from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ _ACCEPTED_ENCODINGS = ("gzip", "x-gzip", "deflate")
 _VISIBLE_ASCII = re.compile(rb"[\x21-\x7e](?:[\x20-\x7e]{0,1022}[\x21-\x7e])?")
 
 
-class FetchError(Exception):
+class FetchError(RoostError):
     """A request that did not give a usable reply; ``reason`` says why in one line."""
 
     kind = "network"

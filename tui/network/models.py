@@ -43,6 +43,7 @@ from typing import Annotated, Any, ClassVar, TypeVar
 import msgspec
 from msgspec import field
 
+from tui.errors import RoostError
 from tui.network.state_files import (
     AGENTS,
     CHANNELS,
@@ -349,7 +350,7 @@ STATE_FILES: Mapping[str, type[_Model]] = {
 }
 
 
-class StateValidationError(ValueError):
+class StateValidationError(RoostError, ValueError):
     """A state file failed validation; ``errors`` holds (json_path, message) pairs, first ones."""
 
     MAX_ERRORS = 5

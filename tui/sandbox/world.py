@@ -33,7 +33,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tui.actions.outbox import data_root
+from tui.locations import data_root
 from tui.network.disk_cache import atomic_write
 from tui.network.state_files import STATE_FILE_NAMES
 from tui.sandbox.app import DEMO_LOGIN, create_app

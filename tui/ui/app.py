@@ -5,7 +5,7 @@ Wiring (attributes down, messages up):
 * the app is given its :class:`~tui.service.Service` (built by :func:`tui.service.connect`) and
   builds nothing itself: one store per app. At start the disk cache is read (in a thread)
   and shown at once; then a worker runs the store's refresh loop. The store's listener posts
-  :class:`StateRefreshed`; the handler (never a worker) hands the snapshot to the screens.
+  :class:`RoostApp.StateRefreshed`; the handler (never a worker) hands the snapshot to the screens.
 * the app's state (snapshot, store status, refreshing, demo, …) is one
   :class:`~tui.ui.app_state.AppState`, set on every tab screen when it changes; their tab and
   status bars are bound to it. Each tab screen takes what else it needs from the service
@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
+from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -67,10 +68,10 @@ if TYPE_CHECKING:
 
     from tui.config import Settings
     from tui.service import Service
-    from tui.ui.screens.outbox.messages import OutboxChanged
+    from tui.ui.screens.outbox import OutboxScreen
     from tui.ui.screens.palette import PaletteIndex
 
-__all__ = ["RoostApp", "StateRefreshed", "run_tui", "styles_dir", "utc_now"]
+__all__ = ["RoostApp", "run_tui", "styles_dir", "utc_now"]
 
 _CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
 #: After the first refresh, how long the app waits before it imports the other tabs' screens
@@ -93,24 +94,6 @@ async def _between_keys(pace: KeyPace, quiet_s: float) -> None:
     await asyncio.sleep(0)
     while not pace.quiet_for(quiet_s):
         await asyncio.sleep(0.02)
-
-
-class StateRefreshed(Message):
-    """The store finished a refresh cycle (or read its disk cache: ``report`` is None)."""
-
-    def __init__(
-        self, snapshot: Snapshot, report: RefreshReport | None, status: StoreStatus
-    ) -> None:
-        super().__init__()
-        self.snapshot = snapshot
-        self.report = report
-        self.status = status
-
-    @property
-    def changed(self) -> frozenset[str]:
-        if self.report is None:  # the cache: every loaded file is news
-            return frozenset(name for name, state in self.snapshot.files.items() if state.loaded)
-        return frozenset(self.report.changed)
 
 
 def _roost_commands() -> type[Provider]:
@@ -180,6 +163,23 @@ class RoostApp(SSHModeMixin, App[int]):
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
     NOTIFICATION_TIMEOUT = 6
+
+    @dataclass(eq=False)
+    class StateRefreshed(Message):
+        """The store finished a refresh cycle (or read its disk cache: ``report`` is None); the
+        app posts it to itself from the store's listener."""
+
+        snapshot: Snapshot
+        report: RefreshReport | None
+        status: StoreStatus
+
+        @property
+        def changed(self) -> frozenset[str]:
+            if self.report is None:  # the cache: every loaded file is news
+                return frozenset(
+                    name for name, state in self.snapshot.files.items() if state.loaded
+                )
+            return frozenset(self.report.changed)
 
     def __init__(
         self,
@@ -345,7 +345,7 @@ class RoostApp(SSHModeMixin, App[int]):
 
     def _on_store_cycle(self, snapshot: Snapshot, report: RefreshReport) -> None:
         """The store's listener (runs in the refresh worker): post, never touch widgets."""
-        self.post_message(StateRefreshed(snapshot, report, self.store.status))
+        self.post_message(self.StateRefreshed(snapshot, report, self.store.status))
 
     def on_mount(self) -> None:
         # The screen (chrome, "loading…") has been displayed by now: the cache read starts at
@@ -381,7 +381,7 @@ class RoostApp(SSHModeMixin, App[int]):
         try:
             snapshot = await asyncio.to_thread(self.store.load_cache)  # collector off inside
             if snapshot.any_loaded:
-                self.post_message(StateRefreshed(snapshot, None, self.store.status))
+                self.post_message(self.StateRefreshed(snapshot, None, self.store.status))
                 # The network waits until the cached data is painted: the first cycle imports
                 # httpx and validates whatever changed, which would only delay that paint.
                 with contextlib.suppress(TimeoutError):
@@ -431,7 +431,7 @@ class RoostApp(SSHModeMixin, App[int]):
             markup=False,
         )
 
-    def on_state_refreshed(self, message: StateRefreshed) -> None:
+    def on_roost_app_state_refreshed(self, message: RoostApp.StateRefreshed) -> None:
         """Hand the snapshot to the screens: now on view, later for hidden tabs."""
         if message.report is not None:
             self._publish(
@@ -656,7 +656,7 @@ class RoostApp(SSHModeMixin, App[int]):
     ) -> None:
         self.writer.progressed(message)
 
-    def on_outbox_changed(self, message: OutboxChanged) -> None:
+    def on_outbox_screen_changed(self, message: OutboxScreen.Changed) -> None:
         """The Outbox screen saw the folder change (tui/ui/screens/outbox)."""
         self.writer.outbox_changed(message.counts)
 

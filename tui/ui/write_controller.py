@@ -96,13 +96,12 @@ class WriteController:
         in :attr:`problem`, when posting is not possible: no repository, a refused URL)."""
         if self._write is None and self.problem is None:
             from tui.actions.connection import write_side
-            from tui.actions.token import TokenError
-            from tui.config import ConfigError
+            from tui.errors import RoostError
 
             try:
                 self._write = write_side(self.service)
-            except (TokenError, ConfigError) as exc:
-                self.problem = str(exc)
+            except RoostError as exc:  # a refused URL, no repository, a bad [actions] table
+                self.problem = exc.describe()
         return self._write
 
     def draft_keeper(self) -> DraftKeeper:
@@ -413,11 +412,11 @@ class WriteController:
         Outbox screen open."""
         self.outbox_changed(message.counts)
         self._report_entries(message.entries)
-        from tui.ui.screens.outbox import OutboxScreen, RefreshOutbox
+        from tui.ui.screens.outbox import OutboxScreen
 
         for screen in self.app.screen_stack:
             if isinstance(screen, OutboxScreen):
-                screen.post_message(RefreshOutbox())
+                screen.post_message(OutboxScreen.Reread())
 
     def outbox_changed(self, counts: dict[str, int]) -> None:
         """The outbox's counts changed (here, or seen by the Outbox screen)."""

@@ -128,23 +128,21 @@ class StateScreen(Screen):
     demo: var[bool] = var(False)
     """On the demo network (computed from :attr:`app_state`; the tab bar's badge)."""
 
+    @dataclass(eq=False)
     class JumpRequested(Message):
         """Show tab ``tab_id`` and, with ``key``, select that row there (handled by the app)."""
 
-        def __init__(self, tab_id: str, key: str | None = None) -> None:
-            super().__init__()
-            self.tab_id = tab_id
-            self.key = key
+        tab_id: str
+        key: str | None = None
 
     class BackRequested(Message):
         """Go back to where the user was before the last jump (handled by the app)."""
 
+    @dataclass(eq=False)
     class OpenLinkRequested(Message):
         """Open ``url`` in a browser where one can open, else show and copy it (the app)."""
 
-        def __init__(self, url: str) -> None:
-            super().__init__()
-            self.url = url
+        url: str
 
     @dataclass(eq=False)
     class ReadyForKeys(Message):
@@ -153,13 +151,12 @@ class StateScreen(Screen):
 
         screen: StateScreen
 
+    @dataclass(eq=False)
     class SnapshotShown(Message):
         """``screen`` has put its latest snapshot in its widgets (the app notes the first
         populated paint)."""
 
-        def __init__(self, screen: StateScreen) -> None:
-            super().__init__()
-            self.screen = screen
+        screen: StateScreen
 
     def __init_subclass__(cls, tab: str | None = None, **kwargs: Any) -> None:
         """``class StatsScreen(StateScreen, tab="stats")``: id, key, title and files come from

@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from tui.ui.stylesheets import sheets
 from tui.ui.widgets.find_text import scroll_body
+from tui.ui.widgets.vim import vim_bindings
 
 __all__ = ["HelpScreen", "KeyEntry", "declared_bindings", "key_sections"]
 
@@ -133,7 +134,7 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape", "close", "Close", id="help.close"),
         Binding("question_mark", "close", "Close", key_display="?", show=False, id="help.close2"),
         Binding("q", "close", "Close", show=False, id="help.close3"),
-        # vim motion and the usual scroll keys, none animated (tui.ui.widgets.find_text.scroll_body)
+        # the usual scroll keys and vim motion, none animated (tui.ui.widgets.find_text.scroll_body)
         *(
             Binding(
                 key,
@@ -143,18 +144,39 @@ class HelpScreen(ModalScreen[None]):
                 priority=True,
                 id=f"help.scroll-{where}-{key}",
             )
-            for where, keys in (
-                ("down", ("down", "j")),
-                ("up", ("up", "k")),
-                ("half_down", ("ctrl+d",)),
-                ("half_up", ("ctrl+u",)),
-                ("page_down", ("pagedown", "space")),
-                ("page_up", ("pageup",)),
-                ("home", ("g", "home")),
-                ("end", ("G", "end")),
+            for where, key in (
+                ("down", "down"),
+                ("up", "up"),
+                ("page_down", "pagedown"),
+                ("page_down", "space"),
+                ("page_up", "pageup"),
+                ("home", "home"),
+                ("end", "end"),
             )
-            for key in keys
-        ),  # fmt: skip
+        ),
+        *vim_bindings(
+            {
+                motion: f"scroll({where!r})"
+                for motion, where in (
+                    ("down", "down"),
+                    ("up", "up"),
+                    ("half_down", "half_down"),
+                    ("half_up", "half_up"),
+                    ("top", "home"),
+                    ("bottom", "end"),
+                )
+            },
+            scope="help",
+            ids={
+                "down": "scroll-down-j",
+                "up": "scroll-up-k",
+                "half_down": "scroll-half_down-ctrl+d",
+                "half_up": "scroll-half_up-ctrl+u",
+                "top": "scroll-home-g",
+                "bottom": "scroll-end-G",
+            },
+            priority=True,
+        ),
     ]
 
     def compose(self) -> ComposeResult:

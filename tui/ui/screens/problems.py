@@ -21,6 +21,7 @@ from tui.ui.app_state import AppState
 from tui.ui.screens.dialog import Dialog
 from tui.ui.widgets.find_text import scroll_body
 from tui.ui.widgets.text import age, when
+from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean
 
 __all__ = ["ProblemsScreen", "problem_lines"]
@@ -140,12 +141,18 @@ class ProblemsScreen(Dialog):
     DIALOG_CLASS = "problems-dialog"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("exclamation_mark", "close", "Close", show=False, id="problems.close"),
-        Binding("j", "scroll('down')", "Down", show=False, id="problems.down"),
-        Binding("k", "scroll('up')", "Up", show=False, id="problems.up"),
-        Binding("g", "scroll('home')", "Top", show=False, id="problems.top"),
-        Binding("G", "scroll('end')", "Bottom", show=False, id="problems.bottom"),
-        Binding("ctrl+d", "scroll('page_down')", "Page down", show=False, id="problems.pgdn"),
-        Binding("ctrl+u", "scroll('page_up')", "Page up", show=False, id="problems.pgup"),
+        *vim_bindings(
+            {
+                "down": "scroll('down')",
+                "up": "scroll('up')",
+                "top": "scroll('home')",
+                "bottom": "scroll('end')",
+                "half_down": "scroll('half_down')",
+                "half_up": "scroll('half_up')",
+            },
+            scope="problems",
+            ids={"top": "top", "bottom": "bottom", "half_down": "pgdn", "half_up": "pgup"},
+        ),
     ]
 
     def __init__(self, state: AppState, source: str) -> None:

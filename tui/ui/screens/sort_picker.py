@@ -23,6 +23,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.ui.stylesheets import sheets
+from tui.ui.widgets.vim import vim_bindings
 from tui.ui.widgets.virtual_table import Column, VirtualTable
 
 __all__ = ["SortChoice", "SortPicker", "column_keys"]
@@ -62,8 +63,7 @@ class SortPicker(ModalScreen[SortChoice | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="sort.close"),
         Binding("q", "close", "Close", show=False, id="sort.close2"),
-        Binding("j", "move(1)", "Down", show=False, id="sort.down"),
-        Binding("k", "move(-1)", "Up", show=False, id="sort.up"),
+        *vim_bindings({"down": "move(1)", "up": "move(-1)"}, scope="sort"),
         Binding("s", "next_column", "Next column", show=False, id="sort.next"),
         Binding("0", "data_order", "Data order", show=False, id="sort.data-order"),
     ]

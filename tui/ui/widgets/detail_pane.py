@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import msgspec
@@ -68,10 +69,11 @@ class DetailPane(FindScroll):
     }
     """
 
+    @dataclass(eq=False)
     class LinkChosen(Message):
-        def __init__(self, link: Link) -> None:
-            super().__init__()
-            self.link = link
+        """A "Go to" entry was chosen."""
+
+        link: Link
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id, classes=f"detail-pane {classes or ''}".strip())

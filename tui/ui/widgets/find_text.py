@@ -3,6 +3,7 @@ JSON views all move and search the same way (issue 12 item 7)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -12,25 +13,25 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui.ui.widgets.text import hang_labelled
+from tui.ui.widgets.vim import vim_bindings
 
 __all__ = ["FindScroll", "scroll_body", "vim_scroll_keys"]
 
 
 def vim_scroll_keys(scope: str) -> list[BindingType]:
     """``j``/``k``, ``g``/``G`` and ``ctrl+d``/``ctrl+u`` that scroll a text, ids under ``scope``."""
-    keys = (
-        ("j", "scroll_down", "Down"),
-        ("k", "scroll_up", "Up"),
-        ("g", "scroll_home", "To the top"),
-        ("G", "scroll_end", "To the bottom"),
-        ("ctrl+d", "half_page(1)", "Half a page down"),
-        ("ctrl+u", "half_page(-1)", "Half a page up"),
-        ("n", "next_match(1)", "Next match (after /)"),
-        ("N", "next_match(-1)", "Previous match"),
-    )
+    motions = {
+        "down": "scroll_down",
+        "up": "scroll_up",
+        "top": "scroll_home",
+        "bottom": "scroll_end",
+        "half_down": "half_page(1)",
+        "half_up": "half_page(-1)",
+    }
     return [
-        Binding(key, action, description, show=False, id=f"{scope}.{key}")
-        for key, action, description in keys
+        *vim_bindings(motions, scope=scope, names={"top": "To the top", "bottom": "To the bottom"}),
+        Binding("n", "next_match(1)", "Next match (after /)", show=False, id=f"{scope}.n"),
+        Binding("N", "next_match(-1)", "Previous match", show=False, id=f"{scope}.N"),
     ]
 
 
@@ -62,12 +63,11 @@ class FindScroll(VerticalScroll, can_focus=True):
     MAX_MATCHES = 1000
     TEXT_SELECTOR: ClassVar[str] = "Static"
 
+    @dataclass(eq=False)
     class Found(Message):
         """The find moved to another match (the screen shows "3/7")."""
 
-        def __init__(self, pane: FindScroll) -> None:
-            super().__init__()
-            self.pane = pane
+        pane: FindScroll
 
     def __init__(
         self,

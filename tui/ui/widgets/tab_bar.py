@@ -6,6 +6,7 @@ A click on a tab posts :class:`TabBar.TabChosen` (the app switches tabs); the ba
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import events
@@ -50,12 +51,11 @@ class TabBar(Widget):
     demo: reactive[bool] = reactive(False)
     """On the demo network: the badge is shown."""
 
+    @dataclass(eq=False)
     class TabChosen(Message):
         """The user clicked tab ``tab_id``."""
 
-        def __init__(self, tab_id: str) -> None:
-            super().__init__()
-            self.tab_id = tab_id
+        tab_id: str
 
     def __init__(self, active: str, *, demo: bool = False) -> None:
         super().__init__(classes="tab-bar")

@@ -56,9 +56,16 @@ from tui.ui.widgets.table_rows import (
     wanted_widths,
 )
 from tui.ui.widgets.table_warmup import Warmup
+from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean, clean_cell
 
 __all__ = ["Column", "LazyRow", "LazyRows", "Row", "TableRow", "VirtualTable"]
+_VIM_IDS = {m: m for m in ("half_down", "half_up")} | {
+    "down": "vim_down",
+    "up": "vim_up",
+    "top": "vim_first",
+    "bottom": "vim_last",
+}
 _SORT_UP = "\u25b2"
 _SORT_DOWN = "\u25bc"
 _SAMPLE = 256  # rows measured for the content width of the columns
@@ -77,16 +84,18 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("home", "cursor_first", "First row", show=False, id="virtual_table.first"),
         Binding("end", "cursor_last", "Last row", show=False, id="virtual_table.last"),
         Binding("enter", "select_cursor", "Open", id="virtual_table.select"),
-        # vim motion, as in k9s and lazygit
-        Binding("j", "cursor_down", "Down", show=False, id="virtual_table.vim_down"),
-        Binding("k", "cursor_up", "Up", show=False, id="virtual_table.vim_up"),
-        Binding("g", "cursor_first", "First row", show=False, id="virtual_table.vim_first"),
-        Binding("G", "cursor_last", "Last row", show=False, id="virtual_table.vim_last"),
-        Binding(
-            "ctrl+d", "half_page(1)", "Half a page down", show=False, id="virtual_table.half_down"
-        ),
-        Binding(
-            "ctrl+u", "half_page(-1)", "Half a page up", show=False, id="virtual_table.half_up"
+        *vim_bindings(
+            {
+                "down": "cursor_down",
+                "up": "cursor_up",
+                "top": "cursor_first",
+                "bottom": "cursor_last",
+                "half_down": "half_page(1)",
+                "half_up": "half_page(-1)",
+            },
+            scope="virtual_table",
+            ids=_VIM_IDS,
+            names={"top": "First row", "bottom": "Last row"},
         ),
     ]
 
@@ -141,17 +150,21 @@ class VirtualTable(ScrollView, can_focus=True):
     }
     """
 
-    class _RowMessage(Message):
-        """A message about one row, addressed by its key."""
+    @dataclass(eq=False)
+    class _TableMessage(Message):
+        """A message about this table (its ``control``); never posted as such."""
 
-        def __init__(self, table: VirtualTable, key: str) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
+        table: VirtualTable
 
         @property
         def control(self) -> VirtualTable:
             return self.table
+
+    @dataclass(eq=False)
+    class _RowMessage(_TableMessage):
+        """A message about one row, addressed by its key."""
+
+        key: str
 
     class Highlighted(_RowMessage):
         """The cursor moved to a different row (posted only when the row key changes)."""
@@ -159,40 +172,23 @@ class VirtualTable(ScrollView, can_focus=True):
     class Selected(_RowMessage):
         """A row was chosen with enter or a click."""
 
-    @dataclass(eq=False)
-    class Warmed(Message):
-        """The table's ``rows`` have computed what filtering and sorting read (a warm-up):
-        they live until the next rows replace them (the app's memory policy may freeze them)."""
-
-        table: VirtualTable
-        rows: int
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    @dataclass(eq=False)
-    class Filtered(Message):
+    class Filtered(_TableMessage):
         """A filter that waited for the rows' search texts applies now
         (:meth:`VirtualTable.type_filter`): the owner's summary may change."""
 
-        table: VirtualTable
+    @dataclass(eq=False)
+    class Warmed(_TableMessage):
+        """The table's ``rows`` have computed what filtering and sorting read (a warm-up):
+        they live until the next rows replace them (the app's memory policy may freeze them)."""
 
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
+        rows: int
 
     @dataclass(eq=False)
-    class Sorted(Message):
+    class Sorted(_TableMessage):
         """The sort changed (``s``/``S`` on the screen, or a click on a column header)."""
 
-        table: VirtualTable
         column_key: str | None
         reverse: bool
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
 
     def __init__(
         self,

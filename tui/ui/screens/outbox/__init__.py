@@ -1,10 +1,9 @@
 """The Outbox screen (issue 10 item 6): the actions kept for the current service, their detail,
 retry, discard and the issue's URL. The host pushes :class:`OutboxScreen` and listens for
-:class:`OutboxChanged`."""
+:class:`OutboxScreen.Changed`."""
 
 from __future__ import annotations
 
-from tui.ui.screens.outbox.messages import OutboxChanged, RefreshOutbox
 from tui.ui.screens.outbox.screen import OutboxScreen
 
-__all__ = ["OutboxChanged", "OutboxScreen", "RefreshOutbox"]
+__all__ = ["OutboxScreen"]

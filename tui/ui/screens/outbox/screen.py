@@ -3,14 +3,15 @@ discard, and the issue's URL (issue 10 item 6, DESIGN.md §4).
 
 The screen reads the outbox folder itself (a cheap poll of file names, sizes and times) and
 sends only through the headless write side, in an exclusive worker, never on the UI thread. It
-does not call the app: it posts :class:`OutboxChanged` so the host can update its status bar.
+does not call the app: it posts :class:`OutboxScreen.Changed` so the host can update its status
+bar; the host posts it :class:`OutboxScreen.Reread` to read the outbox again at once.
 """
 
 from __future__ import annotations
 
 import os
-import webbrowser
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,14 +20,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
 
 from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox
 from tui.actions.outbox_report import retry_refusal, status_summary
-from tui.ui.screens.outbox.browser import browser_available
-from tui.ui.screens.outbox.messages import OutboxChanged, RefreshOutbox
+from tui.browser import browser_unavailable, open_in_browser
 from tui.ui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList, entry_name
 from tui.untrusted import clean_line
 
@@ -64,6 +65,17 @@ class OutboxScreen(Screen):
     """The outbox of one service. ``client`` sends retries; without one (no token or no
     repository) retry says ``no_client_reason`` instead."""
 
+    @dataclass(eq=False)
+    class Changed(Message):
+        """The screen saw the outbox change (a poll, a retry, a discard): the host may update
+        the status bar from ``counts`` (state -> number of entries) and ``summary``."""
+
+        counts: dict[str, int]
+        summary: str
+
+    class Reread(Message):
+        """Posted to the screen to read the outbox again at once (after a form queued one)."""
+
     CSS_PATH = Path(__file__).with_name("outbox.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -82,7 +94,7 @@ class OutboxScreen(Screen):
         *,
         no_client_reason: str = "no token or repository to post with",
         poll_s: float | None = POLL_S,
-        can_open_browser: Callable[[], bool] = browser_available,
+        can_open_browser: Callable[[], bool] = lambda: browser_unavailable() is None,
     ) -> None:
         super().__init__(id="outbox-screen")
         self.outbox = outbox
@@ -119,7 +131,7 @@ class OutboxScreen(Screen):
 
     # ------------------------------------------------------------------ reading the outbox
 
-    def on_refresh_outbox(self, message: RefreshOutbox) -> None:
+    def on_outbox_screen_reread(self, message: OutboxScreen.Reread) -> None:
         message.stop()
         self.reload(force=True)
 
@@ -140,7 +152,7 @@ class OutboxScreen(Screen):
         counts: dict[str, int] = {}
         for entry in self.entries:
             counts[entry.state] = counts.get(entry.state, 0) + 1
-        self.post_message(OutboxChanged(counts, status_summary(counts)))
+        self.post_message(self.Changed(counts, status_summary(counts)))
 
     def _fill_list(self) -> None:
         table = self.query_one(EntryList)
@@ -325,8 +337,7 @@ class OutboxScreen(Screen):
 
     @work(thread=True, exclusive=True, group="outbox-browser")
     def _open_in_browser(self, url: str) -> None:
-        opened = webbrowser.open(url, new=2)
-        if opened:
+        if open_in_browser(url):
             self.app.call_from_thread(self.notify, f"Opened {url}", markup=False)
         else:
             self.app.call_from_thread(self.app.copy_to_clipboard, url)

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static
 
 from tui.actions.outbox import Entry
 from tui.actions.outbox_report import created_short, reason_line, retry_refusal
+from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean, clean_line
 
 __all__ = [
@@ -74,17 +75,11 @@ def row_cells(entry: Entry, reason_width: int) -> tuple[Text, ...]:
     )
 
 
-def vim_motions(down: str, up: str, top: str, bottom: str) -> list[BindingType]:
-    """j/k, g/G bound to a widget's own down, up, top and bottom actions."""
-    keys = (("j", down, "Down"), ("k", up, "Up"), ("g", top, "Top"), ("G", bottom, "Bottom"))
-    return [Binding(key, action, name, show=False) for key, action, name in keys]
-
-
 class EntryList(DataTable):
     """The outbox entries, newest first, one row each; vim motions j/k, g/G."""
 
-    BINDINGS: ClassVar[list[BindingType]] = vim_motions(
-        "cursor_down", "cursor_up", "scroll_top", "scroll_bottom"
+    BINDINGS: ClassVar[list[BindingType]] = vim_bindings(
+        {"down": "cursor_down", "up": "cursor_up", "top": "scroll_top", "bottom": "scroll_bottom"}
     )
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -216,8 +211,8 @@ def detail_text(entry: Entry) -> Text:
 class EntryDetail(VerticalScroll):
     """One entry's detail, scrollable with j/k, g/G."""
 
-    BINDINGS: ClassVar[list[BindingType]] = vim_motions(
-        "scroll_down", "scroll_up", "scroll_home", "scroll_end"
+    BINDINGS: ClassVar[list[BindingType]] = vim_bindings(
+        {"down": "scroll_down", "up": "scroll_up", "top": "scroll_home", "bottom": "scroll_end"}
     )
 
     def compose(self) -> ComposeResult:

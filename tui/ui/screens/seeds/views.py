@@ -9,6 +9,7 @@ What the views say comes from :mod:`tui.ui.screens.seeds.details`; their rows fr
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
@@ -115,19 +116,17 @@ class DetailList(Container):
     hidden sections right after its first frame, so opening the tab composes one section, not
     four). Until then rows are kept and shown once built; :attr:`built` says which it is."""
 
+    @dataclass(eq=False)
     class LinkChosen(Message):
         """A "Go to" entry of the detail was chosen."""
 
-        def __init__(self, link: Link) -> None:
-            super().__init__()
-            self.link = link
+        link: Link
 
+    @dataclass(eq=False)
     class Built(Message):
         """A lazy list's widgets are mounted and show its rows."""
 
-        def __init__(self, detail_list: DetailList) -> None:
-            super().__init__()
-            self.detail_list = detail_list
+        detail_list: DetailList
 
     def __init__(
         self,
@@ -301,12 +300,11 @@ class ActiveSeedView(Container):
     """The active seed: a summary, its text/context/synthesis (scrollable) and its agents
     (``enter`` on one posts :class:`AgentChosen`)."""
 
+    @dataclass(eq=False)
     class AgentChosen(Message):
         """The user picked an agent of the active seed's convergence."""
 
-        def __init__(self, agent_id: str) -> None:
-            super().__init__()
-            self.agent_id = agent_id
+        agent_id: str
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
