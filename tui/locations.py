@@ -4,7 +4,9 @@
 * the disk cache of state files, boot records and eggs: the platform's user cache dir
   (``$XDG_CACHE_HOME/roost``), one folder per service under it;
 * the outbox of actions: ``$XDG_DATA_HOME/roost/outbox`` (the platform's user data dir), one
-  folder per service under it; the demo world beside it, in ``$XDG_DATA_HOME/roost/demo``.
+  folder per service under it; the demo world beside it, in ``$XDG_DATA_HOME/roost/demo``;
+* what `roost serve-ssh` keeps (its host key): ``$XDG_STATE_HOME/roost/ssh`` (the platform's
+  user state dir).
 
 ``env`` (tests give their own) defaults to the process environment. No Textual import.
 """
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["cache_root", "config_path", "data_root", "outbox_root"]
+__all__ = ["cache_root", "config_path", "data_root", "outbox_root", "ssh_state_dir"]
 
 _APP = "roost"
 
@@ -45,3 +47,12 @@ def data_root(env: Mapping[str, str] | None = None) -> Path:
 def outbox_root(env: Mapping[str, str] | None = None) -> Path:
     """The folder the outboxes live under."""
     return data_root(env) / "outbox"
+
+
+
+def ssh_state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where `roost serve-ssh` keeps its state (its host key)."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_STATE_HOME")
+    root = Path(base) / _APP if base else Path(platformdirs.user_state_dir(_APP, False))
+    return root / "ssh"

@@ -20,7 +20,6 @@ from tui.ssh.mode import (
     session_role,
     warning_lead_s,
 )
-from tui.ui.screens.outbox.browser import browser_available
 
 
 @pytest.mark.parametrize(
@@ -95,5 +94,4 @@ def test_no_browser_opens_in_ssh_mode_even_with_a_display():
     served = {ROLE_VAR: "user", "DISPLAY": ":0"}
     assert browser_unavailable(served, platform="linux") == NO_BROWSER
     assert browser_unavailable(served, platform="darwin") == NO_BROWSER
-    assert not browser_available(served, platform="darwin")
     assert browser_unavailable({"DISPLAY": ":0"}, platform="linux") is None

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import platformdirs
+from tui.locations import ssh_state_dir
 
 if TYPE_CHECKING:
     import asyncssh
@@ -46,14 +45,6 @@ class HostKey:
     @property
     def algorithm(self) -> str:
         return self.key.get_algorithm()
-
-
-def ssh_state_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_STATE_HOME/roost/ssh`` (the platform's user state folder without it)."""
-    environ = os.environ if environ is None else environ
-    base = environ.get("XDG_STATE_HOME")
-    root = Path(base) / "roost" if base else Path(platformdirs.user_state_dir("roost", False))
-    return root / "ssh"
 
 
 def load_or_create(folder: Path) -> HostKey:
