@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["check_url", "layout_candidates", "redact_url"]
+__all__ = ["check_url", "layout_candidates", "redact_url", "state_base_url"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f]")
@@ -93,3 +93,11 @@ def layout_candidates(read_url: str) -> list[str]:
         if candidate != own and candidate not in seen:
             seen.append(candidate)
     return seen
+
+
+def state_base_url(read_url: str) -> str:
+    """``https://host/x`` and ``https://host/x/state/`` both mean the files under ``/x/state/``."""
+    base = read_url.rstrip("/")
+    if base.endswith("/state"):
+        base = base[: -len("/state")]
+    return base + "/state/"
