@@ -875,13 +875,25 @@ async def test_worker_failure_becomes_a_toast_not_a_crash():
         assert "no data yet" in screen_text(app)
 
 
-async def test_big_table_builds_in_a_thread_and_keeps_place():
+async def test_big_table_builds_in_a_thread_and_keeps_place(monkeypatch):
+    import threading
+
+    from tui import gc_policy
     from tui.ui.widgets.virtual_table import VirtualTable
 
+    builds: list[tuple[int | None, bool]] = []  # (size, in a thread)
+    building = gc_policy.building
+
+    def recording(size: int | None = None):  # the app's memory policy, as the screens get it
+        builds.append((size, threading.current_thread() is not threading.main_thread()))
+        return building(size)
+
+    monkeypatch.setattr(gc_policy, "building", recording)
     rig = make_rig(agents=2500)
     posted: list[Message] = []
     async with rig.app.run_test(size=SIZE, message_hook=posted.append) as pilot:
         await loaded(pilot)
+        assert (None, True) in builds  # the big build ran in it, in its thread
         table = rig.app.screen.table
         assert table.total_count == 2500
         # lazy rows: once on screen, a background worker computed what "/" and "s" will read

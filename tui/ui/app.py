@@ -299,6 +299,7 @@ class RoostApp(SSHModeMixin, App[int]):
         # opens it and its body in the frames after (StateScreen.defer_body)
         screen.defer_body = bool(self._tab_screens)
         screen.key_pace = self.key_pace
+        screen.build_policy = gc_policy.building  # big builds: the collector's policy for them
         screen.take_service(self.service)
         self._tab_screens[tab.id] = screen
         # A new screen's styles are computed when it mounts, from the stylesheet as it is then:

@@ -15,6 +15,8 @@ calls the app.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -44,6 +46,11 @@ if TYPE_CHECKING:
     from tui.service import Service
 
 __all__ = ["ScreenBody", "StateScreen"]
+
+
+def _as_it_is(size: int | None) -> AbstractContextManager[object]:
+    """No memory policy: a build runs as it is."""
+    return nullcontext()
 
 
 class ScreenBody(Vertical):
@@ -179,6 +186,9 @@ class StateScreen(Screen):
         #: When keys come (the app's, set when it makes the screen): background work of this
         #: tab stands aside meanwhile.
         self.key_pace = KeyPace()
+        #: What a big build of this tab (rows that live until the next build) runs in: the
+        #: app's memory policy (tui/gc_policy.py), set when it makes the screen; none here.
+        self.build_policy: Callable[[int | None], AbstractContextManager[object]] = _as_it_is
 
     def compute_demo(self) -> bool:
         return self.app_state.demo

@@ -20,6 +20,7 @@ owns the flow that keeps the user's place:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -246,10 +247,15 @@ class TableScreen(StateScreen):
         models: Mapping[str, Any],
         previous: Mapping[str, Any] | None,
     ) -> Built:
-        # the rows themselves are made later (LazyRows)
-        context = self.prepare(snapshot)
-        rows = LazyRows(self.ROW, models, context)
-        prints = self.fingerprints(models, context)
+        # The rows themselves are made later (LazyRows), but prepare() and fingerprints() may
+        # make an object per model (Channels: subscriber counts over every agent, a tuple per
+        # channel) that lives until the next build: a big build runs in the app's memory
+        # policy (StateScreen.build_policy), whatever its size.
+        big = self.build_cost(snapshot, models) > THREAD_THRESHOLD
+        with self.build_policy(None) if big else nullcontext():
+            context = self.prepare(snapshot)
+            rows = LazyRows(self.ROW, models, context)
+            prints = self.fingerprints(models, context)
         marked: set[str] = set()
         if previous is not None:
             get = previous.get
