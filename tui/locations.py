@@ -49,7 +49,6 @@ def outbox_root(env: Mapping[str, str] | None = None) -> Path:
     return data_root(env) / "outbox"
 
 
-
 def ssh_state_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where `roost serve-ssh` keeps its state (its host key)."""
     env = os.environ if env is None else env
