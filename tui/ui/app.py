@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import PurePath
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from msgspec.structs import replace
 from textual import events, work
-from textual.app import App, ScreenStackError, SystemCommand
+from textual.app import App, ScreenStackError, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input
@@ -46,7 +47,7 @@ from tui.ui.app_state import AppState, Clock, utc_now
 from tui.ui.key_pace import KeyPace
 from tui.ui.screens import TABS, StateScreen, Tab
 from tui.ui.screens.base import Place
-from tui.ui.ssh_mode import SSHModeMixin
+from tui.ui.ssh_mode import NO_BROWSER, NO_SUSPEND, SSHGuard
 from tui.ui.stylesheets import no_color, sheets, styles_dir
 from tui.ui.textual_compat import (
     CssSourceKey,
@@ -116,7 +117,7 @@ def _tab_bindings() -> list[BindingType]:
     ]
 
 
-class RoostApp(SSHModeMixin, App[int]):
+class RoostApp(App[int]):
     """The dashboard of ``service``: its store's snapshots on the tabs, its write side behind
     ``n`` and ``o``."""
 
@@ -216,6 +217,8 @@ class RoostApp(SSHModeMixin, App[int]):
         self.poll = poll
         #: When keys come: background work (table warm-ups, preloads) stands aside meanwhile.
         self.key_pace = KeyPace()
+        #: Served over SSH: the server's signals, and no suspend, no browser (tui/ui/ssh_mode.py).
+        self.ssh = SSHGuard(self, service.settings.ssh_role)
         self.app_state = AppState(
             snapshot=self.store.snapshot,
             status=self.store.status,
@@ -354,6 +357,7 @@ class RoostApp(SSHModeMixin, App[int]):
         self._frozen = gc_policy.keep_frozen()  # what big documents freeze, until unmount
         # full collections at quiet moments only, never started by a key's allocations
         self._full_collections = gc_policy.defer_full()
+        self.ssh.install()
         self._run_store()
         self.set_interval(0.5, self._follow_store_status, name="store status")
         self.set_interval(IDLE_CHECK_S, self._collect_when_idle, name="idle collection")
@@ -405,6 +409,7 @@ class RoostApp(SSHModeMixin, App[int]):
         await (self.store.refresh(force=True) if force else self.store.refresh())
 
     async def on_unmount(self) -> None:
+        self.ssh.remove()
         resume_gc()
         if self._full_collections is not None:
             self._full_collections.release()
@@ -548,6 +553,25 @@ class RoostApp(SSHModeMixin, App[int]):
             )
         else:
             self.call_from_thread(self._show_link, url, "no browser took the link")
+
+    def action_suspend_process(self) -> None:
+        if self.ssh.active:
+            self.notify(NO_SUSPEND, severity="warning", markup=False)
+            return
+        super().action_suspend_process()
+
+    @contextlib.contextmanager
+    def suspend(self) -> Iterator[None]:
+        if self.ssh.active:
+            raise SuspendNotSupported(NO_SUSPEND)
+        with super().suspend():
+            yield
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        if self.ssh.active:
+            self._show_link(url, NO_BROWSER)
+            return
+        super().open_url(url, new_tab=new_tab)
 
     def _show_link(self, url: str, reason: str) -> None:
         from tui.ui.screens.link import LinkScreen
