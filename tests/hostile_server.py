@@ -4,8 +4,9 @@
 (so a ``subprocess`` CLI test can use it as well as an async test); ``server.route(path, reply)``
 says how a path answers and ``server.url`` is its base. A reply is a coroutine function
 ``(writer, request) -> None`` that writes whatever bytes it likes; the builders below make the
-behaviours issue 9 listed: :func:`ok`, :func:`trickle`, :func:`gzip_bomb`, :func:`stacked_gzip`,
-:func:`lying_length`, :func:`not_modified`, :func:`raw`, :func:`reset`, :func:`slow_headers`.
+behaviours a hostile server shows: :func:`ok`, :func:`trickle`, :func:`gzip_bomb`,
+:func:`stacked_gzip`, :func:`lying_length`, :func:`not_modified`, :func:`raw`, :func:`reset`,
+:func:`slow_headers`.
 Every loop is bounded by its own data, and a reply that meets a closed client just stops.
 """
 

@@ -205,8 +205,9 @@ def defer_full() -> Hold:
     collection by itself: the holder runs them at moments of its choosing (:func:`collect_full`
     when :func:`full_due`). The young generations are collected as usual.
 
-    Why: a full collection scans everything still tracked, 25-75 ms on the UI thread at 50 000
-    agents; started by an allocation, it lands on whatever key is being handled.
+    Why: a full collection scans everything still tracked, on the UI thread, and at 50 000
+    agents that is long enough to feel; started by an allocation, it lands on whatever key is being
+    handled.
     """
     global _deferrers, _saved_threshold
     with _lock:
@@ -243,7 +244,7 @@ def collect_everything() -> bool:
     """A full collection that also looks at what was frozen: everything frozen goes back to the
     collector, is collected, and what is left is frozen again. For a quiet moment now and then:
     a cycle that was garbage when something froze stays out of every other pass (it costs a
-    pass over everything, ~0.2 s at 50 000 agents). Not under a pause (False: try later)."""
+    pass over everything). Not under a pause (False: try later)."""
     return _collect(frozen_too=True)
 
 

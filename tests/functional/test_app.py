@@ -545,7 +545,7 @@ async def test_trending_open_url_and_jumps(monkeypatch):
         first = screen.model(screen.table.cursor_key)
         await pilot.press("enter")
         assert screen.detail.key == screen.table.cursor_key
-        await pilot.press("O")  # issue 12 item 5: `o` is the outbox
+        await pilot.press("O")  # `o` is the outbox
         await rig.app.workers.wait_for_complete()
         assert opened == [first.url] and safe_url(first.url)
         await pilot.press("y")

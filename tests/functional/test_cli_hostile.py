@@ -1,4 +1,4 @@
-"""`roost state` against hostile servers and bad settings (issue 9): documented exit codes, one
+"""`roost state` against hostile servers and bad settings: documented exit codes, one
 line on stderr, no traceback, no secret, valid JSON."""
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def test_json_is_written_at_once(monkeypatch):
 
     monkeypatch.setattr(sys, "stdout", Counting())
     assert main(["state", "--json", "--no-cache"]) == 0
-    assert Counting.writes == 1  # not one write per token (issue 13)
+    assert Counting.writes == 1  # not one write per token
 
 
 def test_credentials_never_shown(capsys, tmp_path):

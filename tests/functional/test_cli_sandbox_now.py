@@ -1,4 +1,4 @@
-"""`roost sandbox serve` takes "now" the way `roost demo` does (issue 12 item 11)."""
+"""`roost sandbox serve` takes "now" the way `roost demo` does."""
 
 from __future__ import annotations
 

@@ -471,7 +471,7 @@ def test_snapshot_seeds_without_proposals_or_active(snap_compare) -> None:
     assert snap_compare(rig.app, terminal_size=(80, 24), run_before=run_before)
 
 
-# --------------------------------------------------------------------------- keys (issue 12)
+# --------------------------------------------------------------------------- keys
 
 
 def burst(app: RoostApp, *keys: str) -> None:

@@ -109,7 +109,7 @@ def test_counter_labels_are_derived_from_the_name(name: str, label: str) -> None
 def test_spark_rows_scale_pad_and_handle_short_histories() -> None:
     assert spark_rows([], 4) == ["    "]
     assert spark_rows([7], 3) == ["  \u2581"]  # one point: the lowest bar, newest on the right
-    # issue 12 item 10: a flat series draws flat (the lowest bar), not blank and not a block
+    # a flat series draws flat (the lowest bar), not blank and not a block
     assert spark_rows([5, 5, 5], 3) == ["\u2581\u2581\u2581"]
     assert spark_rows([5, 5], 2, height=3) == ["  ", "  ", "\u2581\u2581"]
     assert spark_rows([1, 2, 3], 5) == ["  \u2581\u2585\u2588"]
@@ -150,7 +150,7 @@ async def test_every_counter_by_name_at_80x24_including_new_ones() -> None:
         text = screen_text(rig.app)
         assert "Pokes" in text and "Gizmo count" not in text  # 14 counters: the table scrolls
         # last_updated as an age, from the frozen clock, worded apart from the status bar's
-        # "updated" (when roost last heard from the service): issue 12 item 10
+        # "updated" is when roost last heard from the service; the data has its own time
         assert "data time 0s ago" in text
         assert HISTORY_NOTE in text  # one point so far
         assert rig.app.focused is panel.table

@@ -1,4 +1,4 @@
-"""The keys k9s and lazygit users reach for, on the table tabs (issue 12): vim motion, raw JSON
+"""The keys k9s and lazygit users reach for, on the table tabs: vim motion, raw JSON
 on ``J`` that opens at its top under a heading and does not stick, a find in the detail."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ async def test_find_in_the_detail_and_its_raw_view() -> None:
 
 
 async def test_columns_fit_their_content_ids_whole_free_text_yields_first() -> None:
-    """Issue 12 item 1: ids are whole at 80 and 120 columns, the name (free text) yields, and
+    """Ids are whole at 80 and 120 columns, the name (free text) yields, and
     the sort arrow does not crush a title that fits."""
     for size in ((80, 24), (120, 40)):
         rig = make_rig()
@@ -129,7 +129,7 @@ async def test_vim_keys_on_the_shared_table_have_stable_ids() -> None:
 
 
 async def test_no_marks_after_a_start_from_the_disk_cache(tmp_path) -> None:
-    """Issue 12 item 9: the first refresh after a start from an older disk cache marks nothing;
+    """The first refresh after a start from an older disk cache marks nothing;
     the next one marks what it changed."""
     from app_rig import BASE, service_for
     from test_app import sandbox_client
@@ -169,7 +169,7 @@ async def test_no_marks_after_a_start_from_the_disk_cache(tmp_path) -> None:
 
 
 async def test_table_ages_count_on_between_refreshes() -> None:
-    """Issue 12 item 15: the heartbeat ages re-tick with the clock, as Stats does."""
+    """The heartbeat ages re-tick with the clock, as Stats does."""
     rig = make_rig()
     async with rig.app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
@@ -187,7 +187,7 @@ async def test_table_ages_count_on_between_refreshes() -> None:
 
 
 async def test_trending_panels_mark_changed_rows() -> None:
-    """Issue 12 item 15: the top panels mark what changed, as the main table does."""
+    """The top panels mark what changed, as the main table does."""
     from types import MappingProxyType
 
     from msgspec.structs import replace

@@ -128,7 +128,7 @@ def test_stamp():
     assert stamp("yesterday\x1b", NOW) == "yesterday\u241b (not a date)"
 
 
-# -- long values in a detail pane (issue 12 item 12) ----------------------------------------
+# -- long values in a detail pane ----------------------------------------
 
 
 def _hung(lines: list[Content], width: int) -> list[str]:

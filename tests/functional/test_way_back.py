@@ -1,4 +1,4 @@
-"""A way back (issue 12): a jump records where the user was; ``backspace`` (or ``escape`` with
+"""A way back: a jump records where the user was; ``backspace`` (or ``escape`` with
 nothing open) returns there with the same tab, row, filter and detail."""
 
 from __future__ import annotations

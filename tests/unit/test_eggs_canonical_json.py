@@ -1,4 +1,4 @@
-"""RFC 8785 (JCS) vectors and the strict parser's refusals (SPEC-egg.md §2)."""
+"""RFC 8785 (JCS) vectors and the strict parser's refusals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Viability rules of the variants roost meets less often than seed boots (SPEC-egg.md §7 E)."""
+"""Viability rules of the variants roost meets less often than seed boots."""
 
 from __future__ import annotations
 

@@ -356,7 +356,7 @@ def test_a_zip64_extra_field_fails_zip64(demo):
 
 def test_a_second_end_record_appended_fails_end(demo):
     """A copy of the end record appended: the last 22 bytes parse, but the directory ends where
-    the real end record starts, so 22 bytes follow the archive's end (SPEC-egg.md §5.1)."""
+    the real end record starts, so 22 bytes follow the archive's end."""
     egg = demo[0]
     report = verify_egg(egg + egg[-22:])
     assert report.failed() == ["zip.end"]
@@ -544,7 +544,7 @@ def test_container_failure_skips_what_cannot_run(demo):
 
 
 def test_layout_matches_the_published_micro_manufacturing_egg(demo):
-    # SPEC-egg.md §5.1 observed table for the real egg: manifest.json is 2,032 bytes and the organ
+    # the real egg, as published: manifest.json is 2,032 bytes and the organ
     # starts at 2,075; rappid.json is 215 bytes and twin/profile.json 222 (same name and slug here).
     egg, _ = demo
     files = dict(entries_of(egg))

@@ -1,4 +1,4 @@
-"""The hardened GET (tui/network/fetch.py) against a hostile loopback server (issue 9)."""
+"""The hardened GET (tui/network/fetch.py) against a hostile loopback server."""
 
 from __future__ import annotations
 

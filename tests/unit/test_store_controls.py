@@ -1,4 +1,4 @@
-"""The store's user controls (issue 12): URLs named in problems, the folder layout of a read URL,
+"""The store's user controls: URLs named in problems, the folder layout of a read URL,
 a forced re-fetch without validators, pause and a runtime interval."""
 
 from __future__ import annotations

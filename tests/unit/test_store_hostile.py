@@ -1,4 +1,4 @@
-"""The store against a hostile loopback server and a damaged disk cache (issue 9).
+"""The store against a hostile loopback server and a damaged disk cache.
 
 Every reply must end as a reported problem of the file it concerns, never an exception; the
 polling loop must survive its own bugs and say so; a damaged cache entry is dropped and reported

@@ -1,12 +1,12 @@
 """The GitHub-shaped issue client: one action = one ``POST /repos/{owner}/{repo}/issues``.
 
-Every answer maps to one :class:`SendResult` with a message a person understands (ARCHITECTURE.md, the write side,
-issue 10 item 1). GitHub has no idempotency key, so an unclear answer (5xx, a reset connection,
-a timeout) is never simply resent: the client first lists the user's recent issues and looks for
-the action's nonce; only when the platform shows no such issue is the request sent again (at
-most :data:`MAX_TRIES` sends). Creates go out one at a time, at least :data:`CREATE_GAP_S`
-apart; ``Retry-After`` and an exhausted primary limit (``X-RateLimit-Reset``) are waited out
-with an injectable clock and sleep, so tests run on a fake clock.
+Every answer maps to one :class:`SendResult` with a message a person understands (ARCHITECTURE.md,
+the write side). GitHub has no idempotency key, so an unclear answer (5xx, a reset connection, a
+timeout) is never simply resent: the client first lists the user's recent issues and looks for the
+action's nonce; only when the platform shows no such issue is the request sent again (at most
+:data:`MAX_TRIES` sends). Creates go out one at a time, at least :data:`CREATE_GAP_S` apart;
+``Retry-After`` and an exhausted primary limit (``X-RateLimit-Reset``) are waited out with an
+injectable clock and sleep, so tests run on a fake clock.
 
 The token is attached only to requests for the write URL's origin, redirects are never
 followed, and no message, exception or log line carries it.

@@ -85,7 +85,7 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
             )
 
     try:
-        # the same "now" as `roost demo`: the data is current (issue 12 item 11)
+        # the same "now" as `roost demo`: the data is current
         epoch = args.epoch or demo_epoch()
         asyncio.run(
             serve(

@@ -1,4 +1,4 @@
-"""Boot records and RAPP/1 eggs, headless (ARCHITECTURE.md, eggs, SPEC-egg.md). Nothing here imports
+"""Boot records and RAPP/1 eggs, headless (ARCHITECTURE.md, eggs). Nothing here imports
 Textual, and nothing here runs, imports or extracts anything from an egg.
 
 * ``canonical_json``  RFC 8785 JCS ``canonical``, the strict parser ``strict_loads``

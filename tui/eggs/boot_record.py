@@ -1,4 +1,4 @@
-"""The published organization boot record (``hive-hub-organization-seed-boot/1``, SPEC-egg.md §1).
+"""The published organization boot record (``hive-hub-organization-seed-boot/1``).
 
 The models refuse a record whose members are missing, mistyped or whose constants differ (such a
 document is not a boot record). Members a newer hub may add are kept and listed by
@@ -40,7 +40,7 @@ EGG_PATH_PREFIX = "api/hive-hub/v1/seed-boots/downloads/sha256/"
 _SLUG = re.compile(r"[a-z0-9-]+")
 _HOST = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 _BOOT_RAPPID = re.compile(r"rappid:@hive-hub/[a-z0-9-]+:[0-9a-f]{64}")
-#: The published hatcher every boot record names (SPEC-egg.md §1.2, §1.3 rule 6).
+#: The published hatcher every boot record names (the record's rule: it must be this one).
 PUBLIC_HATCHER = {
     "path": "hub/boot/hatch_seed.py",
     "sha256": "49b210e0c762eefad2602c3c1db93ab00d73d7edd5cd353c703fb408352a07d0",

@@ -1,4 +1,4 @@
-"""RFC 8785 JSON Canonicalization (JCS) and the strict parser RAPP/1 pairs with it (SPEC-egg.md §2).
+"""RFC 8785 JSON Canonicalization (JCS) and the strict parser RAPP/1 pairs with it.
 
 An egg's address and its manifest entry are defined over these exact bytes, so a single
 formatting difference (a number printed the Python way, keys sorted by code point instead of

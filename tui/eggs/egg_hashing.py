@@ -1,4 +1,4 @@
-"""The hashes one read of an egg feeds (SPEC-egg.md §3, §7 D, §1.3).
+"""The hashes one read of an egg feeds (the egg's digest, its entries', the record's promises).
 
 The verifier reads an egg once (:meth:`tui.eggs.zip_reader.StrictZipReader.stream`) and hands
 each block to the sinks here: the whole file's sha256 (``file.sha256``), and per entry the

@@ -1,4 +1,4 @@
-"""The egg manifest (``rapp/1-egg``, SPEC-egg.md §6) as a typed model for screens and the CLI.
+"""The egg manifest (``rapp/1-egg``) as a typed model for screens and the CLI.
 
 The verifier checks the raw parsed manifest rule by rule (so each rule has its own line in the
 report); this model is what the rest of roost reads once a manifest passed those checks, and

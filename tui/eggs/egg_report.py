@@ -1,6 +1,6 @@
 """The verifier's answer: an ordered list of named checks, each pass / fail / skip with its reason.
 
-The order is SPEC-egg.md §7's checklist, then the boot-record checks of §1.3 (the record's own
+The order is RAPP/1's verification checklist, then the boot-record checks (the record's own
 descriptor, the file against it, the manifest and payload against it), so "failed at check N"
 means the same thing in the Boots tab, the inspector and ``roost egg verify``, and the first
 failure of a tampered egg names what was tampered even when its record is given.

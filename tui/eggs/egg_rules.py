@@ -1,4 +1,5 @@
-"""The rules an egg is judged by, once its bytes have been read (SPEC-egg.md §7 C, E, F; §1.3).
+"""The rules an egg is judged by once its bytes have been read: manifest, viability, signature,
+record.
 
 :mod:`tui.eggs.verify` reads the container and hashes every entry; the rules here look at what
 that read found (:class:`EggFacts`: the manifest, the entries, the captured ``rappid.json``, the

@@ -1,4 +1,4 @@
-"""Where a hub publishes its index, boot records and eggs (SPEC-egg.md §1.1, §1.5).
+"""Where a hub publishes its index, boot records and eggs.
 
 Kept apart from the models so `roost` can name the demo hub's index without loading them.
 """

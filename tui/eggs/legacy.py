@@ -1,4 +1,4 @@
-"""Eggs from before RAPP/1: recognised, read safely, shown, never called verified (SPEC-egg.md §10).
+"""Eggs from before RAPP/1: recognised, read safely, shown, never called verified.
 
 A ZIP that fails RAPP/1's container rules and whose ``manifest.json`` names a ``brainstem-egg/…``
 or ``rapp-egg/…`` schema is such an egg. It lists no hashes of its files, so nothing proves

@@ -1,4 +1,4 @@
-"""A safe reader for the ZIP archives of eggs made before RAPP/1 (SPEC-egg.md §10.1).
+"""A safe reader for the ZIP archives of eggs made before RAPP/1.
 
 Those eggs are ordinary ZIPs: entries deflated, DOS times set, ``manifest.json`` anywhere. The
 strict reader of :mod:`tui.eggs.zip_reader` refuses them by design; this one reads them without

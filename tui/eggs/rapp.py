@@ -1,5 +1,5 @@
 """The RAPP/1 primitives eggs are built from: domain-separated hashes, the egg address and the
-grammars of rappids, timestamps, packed paths and detached signatures (SPEC-egg.md §3, §4, §6).
+grammars of rappids, timestamps, packed paths and detached signatures.
 
 Each grammar is a predicate plus, where a person needs to know why, a function naming the first
 broken rule; the verifier reports those words next to the offending value.

@@ -1,7 +1,7 @@
 """Boot-record sources: where roost finds the records it shows (ARCHITECTURE.md, the service; eggs).
 
 A source is a URL or a path naming one record, a JSON array of records, a hub index
-(SPEC-egg.md §1.5, whose entries embed records or reference them by ``{path|url, ref|sha256}``)
+(a hub index, whose entries embed records or reference them by ``{path|url, ref|sha256}``)
 or a folder of record files. :func:`load_boots` reads it and answers a :class:`BootSet`: one
 :class:`BootEntry` per record with its problems beside it — a bad record, an unreachable
 reference or a referenced document whose sha256 is not its ``ref`` is reported on its entry,

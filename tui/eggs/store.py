@@ -1,4 +1,4 @@
-"""A store of rapplications as a source (SPEC-egg.md §10.2): its index, its records, its eggs.
+"""A store of rapplications as a source: its index, its records, its eggs.
 
 A store publishes a static API: ``api/v1/index.json`` (``rapp-pokedex-api/1.0``) listing its
 rapplications, one record per rapplication (``rapp-pokedex-rapp/1.0``: ``rappid``, ``egg_url``,

@@ -3,11 +3,11 @@
 ``verify_egg`` reads the egg once, in order, on the calling thread: the strict reader checks the
 container (:mod:`tui.eggs.zip_reader`) and hands every byte to the hashes of
 :mod:`tui.eggs.egg_hashing`; then the rules of :mod:`tui.eggs.egg_rules` judge what was found.
-The answer is an :class:`~tui.eggs.egg_report.EggReport` whose checks follow SPEC-egg.md §7 and
-the record cross-checks of §1.3. Nothing from the egg is executed, imported or written anywhere.
-A container-level failure makes the checks that need the container ``skip`` (naming the
-failure); every other check still runs, so a report shows all that is wrong with a well-formed
-egg.
+The answer is an :class:`~tui.eggs.egg_report.EggReport` whose checks follow RAPP/1's
+verification checklist and the boot record's cross-checks. Nothing from the egg is executed,
+imported or written anywhere. A container-level failure makes the checks that need the container
+``skip`` (naming the failure); every other check still runs, so a report shows all that is wrong
+with a well-formed egg.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A strict, streaming reader for RAPP/1 egg archives (SPEC-egg.md §5.1).
+"""A strict, streaming reader for RAPP/1 egg archives.
 
 The stdlib ``zipfile`` accepts what RAPP/1 forbids (comments, prepended or trailing bytes,
 deflate, data descriptors, ZIP64, duplicate names, ``../`` names), so eggs are read here from the

@@ -121,7 +121,7 @@ class DiskCache:
         """Start reading every cached file in a background thread; :meth:`load` takes the result.
 
         `roost` calls this before it imports the app: reading and hashing a big agents.json
-        (~60 ms at 50k agents) releases the GIL, so it runs on another core while the main
+        releases the GIL, so it runs on another core while the main
         thread imports. Each result is handed out once and dropped; a :meth:`store` of the same
         name discards it (the next load reads the new file).
         """
@@ -183,7 +183,7 @@ class DiskCache:
         dropped: :meth:`load` reads such an entry again, as a store may be under way).
 
         hashlib releases the GIL, so a 50 MB agents.json is hashed on another core while the
-        caller validates it (~30 ms at 50 000 agents, a sixteenth of the load)."""
+        caller validates it."""
         bad: list[str] = []
 
         def check() -> None:

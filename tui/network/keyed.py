@@ -1,12 +1,12 @@
 """Re-validating a big keyed state file: only the entries whose text changed since last time.
 
-Why: agents.json holds every agent under one key. At 50 000 agents decoding it whole takes
-~400 ms, on every refresh that changed a single heartbeat (and where no agent has a field roost
-does not model, msgspec holds the GIL all that time). Here the file is walked one entry at a time with the
-standard library's C JSON scanner (a loop of small calls, so the UI thread gets its turn), each
-entry's raw text is compared with the text it had last time, and only new or changed entries are
-validated; unchanged ones keep their model objects (so a screen's change-marking finds them
-identical at once).
+Why: agents.json holds every agent under one key. At 50 000 agents decoding it whole is
+slow enough to see, on every refresh that changed a single heartbeat (and where no agent has a field
+roost does not model, msgspec holds the GIL all that time). Here the file is walked one entry at a
+time with the standard library's C JSON scanner (a loop of small calls, so the UI thread gets its
+turn), each entry's raw text is compared with the text it had last time, and only new or changed
+entries are validated; unchanged ones keep their model objects (so a screen's change-marking finds
+them identical at once).
 
 With nothing to compare with (the first copy after a start, or the one read from the disk cache)
 the document is validated whole: that is the cheapest exact way to build every entry, and walking
@@ -122,7 +122,7 @@ def parse_keyed(
 
 # --------------------------------------------------------------------------- first copy: in pieces
 
-PIECE = 1 << 18  # bytes of entries decoded at a time: ~1 ms of msgspec holding the GIL
+PIECE = 1 << 18  # bytes of entries decoded at a time: a short hold of the GIL by msgspec
 MAX_MISSES = 4  # pieces that were not cut between two entries, before giving up on the layout
 _WS = rb"[ \t\n\r]*"
 

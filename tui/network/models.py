@@ -13,9 +13,9 @@ The rules, learned from the published files:
 The models are msgspec structs, decoded straight from the JSON bytes by msgspec's C decoder
 (lax: ``"5"`` and ``5.0`` are accepted for an int, as the service's older writers sent them).
 msgspec is used here rather than pydantic because this module is on the path of roost's first
-paint: importing pydantic and building its validators costs ~110 ms before anything is shown,
-msgspec ~5 ms, and msgspec decodes a 50k-agent agents.json in under half of pydantic's time
-(``tests/perf/bench.py``). The egg and action models, off that path, stay pydantic.
+paint: importing pydantic and building its validators costs far more than importing msgspec
+before anything is shown, and msgspec decodes a big agents.json faster (``tests/perf/bench.py``
+measures both). The egg and action models, off that path, stay pydantic.
 
 How unknown fields are kept: the structs refuse unknown fields, so the common case (every field
 known) is one C call. A document with unknown fields somewhere (the real service's are: fields

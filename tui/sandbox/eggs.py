@@ -1,6 +1,6 @@
 """The demo hub's egg packer: deterministic RAPP/1 eggs and the seed-boot records that point at them.
 
-It writes exactly the container SPEC-egg.md §5.1 prescribes (stored entries, flags 0x0800,
+It writes exactly the container RAPP/1 prescribes (stored entries, flags 0x0800,
 time 0 / date 0x0021, ``manifest.json`` first, no extras, comments, ZIP64 or descriptors; the
 hub's version-made-by 0x0314 and external attributes 0o600 << 16) and the seed-boot contents of
 §8, so the demo network exercises every check roost makes. The bytes are a pure function of
@@ -86,7 +86,7 @@ HATCH_NOTE = (
 
 
 class PackError(ValueError):
-    """The producer rules of SPEC-egg.md §7 refuse these inputs (nothing is emitted)."""
+    """RAPP/1's producer rules refuse these inputs (nothing is emitted)."""
 
 
 def json_bytes(value: Any) -> bytes:
@@ -408,7 +408,7 @@ LEGACY_DATE_TIME = (2026, 6, 7, 21, 25, 0)
 
 
 def pack_legacy_egg(entries: Sequence[tuple[str, bytes]]) -> bytes:
-    """A pre-RAPP/1 egg as a store exports it (SPEC-egg.md §10.1): an ordinary ZIP of
+    """A pre-RAPP/1 egg as a store exports it: an ordinary ZIP of
     ``entries`` in the given order, deflated, general-purpose flags 0, DOS times set, regular
     files. The bytes are a pure function of the entries."""
     out = io.BytesIO()

@@ -4,7 +4,7 @@ small store of rapplications whose eggs are legacy ones (``store/``).
 Everything is a pure function of the hub URL (the records' ``egg.url`` and document URLs name
 it), so two runs publish byte-identical eggs and records. The eggs are packed by
 :mod:`tui.sandbox.eggs` and pass every check roost makes; the layout under the hub URL is the
-real hub's (SPEC-egg.md §1.1, §1.5):
+real hub's:
 
 * ``api/hive-hub/v1/organization-seeds.json``                  the index
 * ``api/hive-hub/v1/seed-boots/sha256/<aa>/<D>.json``          one record, ``D`` = its sha256
@@ -234,7 +234,7 @@ def _index_entry(spec: SeedBootSpec, record: HubRecord, hub_url: str) -> dict[st
 
 # ---------------------------------------------------------------------- the demo store
 
-#: Under the hub URL: the store's static API (SPEC-egg.md §10.2), served by the demo hub.
+#: Under the hub URL: the store's static API, served by the demo hub.
 STORE_PREFIX = "store/api/v1/"
 STORE_INDEX = STORE_PREFIX + "index.json"
 _STORE_UTC = "2026-06-08T01:25:00Z"

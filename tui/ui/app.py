@@ -205,7 +205,7 @@ class RoostApp(App[int]):
         self.stylesheet = ParseOnceStylesheet(variables=self.get_css_variables())
         # The filter field's default CSS goes in with the first parse: "/" is often the first
         # key, typed at the first paint, and mounting the first Input would add it then, which
-        # makes Textual index every rule again on that key (the first "/" frame ~15 ms later).
+        # makes Textual index every rule again on that key, delaying the first "/" frame.
         for source in default_css_sources(Input):
             self.stylesheet.add_source(*source)
         self.initial_screen = initial_screen
@@ -254,7 +254,7 @@ class RoostApp(App[int]):
     def update_styles(self, node: Any, animate: bool = True) -> None:
         """No restyling once the app is leaving: closing each tab's screen blurs its focused
         widget, and each blur restyled that widget's whole subtree for a frame never drawn
-        (40 ms of a 50 000-agent quit)."""
+        (a visible part of a big network's quit)."""
         if self._leaving:
             return
         super().update_styles(node, animate)
@@ -475,11 +475,11 @@ class RoostApp(App[int]):
     )
     async def _preload_tabs(self) -> None:
         """Between keys, import the modules of the tabs not opened yet (in a thread: the Boots
-        tab's verifier, ZIP reader and boot-record models are ~45 ms) and parse the CSS they
+        tab's verifier, ZIP reader and boot-record models take a while) and parse the CSS they
         will load (on the event loop, one source at a time: Textual's caches are not
         thread-safe): each tab's own CSS right after its import, then the widgets' default CSS,
         the longest first. A first visit then finds both done (tui/ui/textual_compat.py); typed in the
-        first seconds, the Seeds tab's first frame came 15-20 ms later without them. Each step
+        first seconds, the Seeds tab's first frame came later without them. Each step
         waits until no key has come for a moment: an import for ``PRELOAD_IMPORT_QUIET_S``, a
         parse (at most a few ms) for ``PRELOAD_PARSE_QUIET_S``. An import that fails here fails
         again, and is reported, when its tab opens."""
@@ -769,7 +769,7 @@ def run_tui(service: Service, *, screen: str | None = None, ask_demo_reset: bool
     result = app.run()
     # The process ends now. The app gave what it froze back to the collector when it closed
     # (tests run many apps in one process); left so, the interpreter's final collections
-    # rescan all of it on the way out: 0.85 s after the screen is gone at 50 000 agents,
-    # against 0.07 s frozen. Nothing frozen is leaked: the process exits.
+    # rescan all of it on the way out, long after the screen is gone on a big network;
+    # frozen, they skip it. Nothing frozen is leaked: the process exits.
     gc_policy.freeze()
     return result if isinstance(result, int) else (app.return_code or 0)

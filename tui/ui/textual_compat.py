@@ -9,7 +9,7 @@ What is here, and why:
 
 * :class:`ParseOnceStylesheet` - a stylesheet that parses each CSS source once per set of
   variables, not again on every re-parse (a tab's first visit re-parses up to three times, and
-  every source loaded so far was parsed again on each: 50-170 ms of a first visit at 80x24).
+  every source loaded so far was parsed again on each: most of a first visit's time).
   It overrides ``Stylesheet._parse_rules`` and rebuilds ``reparse`` on ``_rules``,
   ``_rules_map``, ``_require_parse``, ``_invalid_css`` and ``_variables``.
 * :func:`default_css_sources` - the DEFAULT_CSS sources a widget class adds when it mounts, as

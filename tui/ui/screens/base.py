@@ -125,8 +125,8 @@ class StateScreen(Screen):
     defer_body = False
     """Set by the app on a tab first opened after the app's first paint: the key that opens
     it paints the tab's bars at once and its body in the frames after (Textual's ``Lazy``
-    idea): composing, styling and laying out a body (~30 widgets for Seeds) took 100-250 ms on
-    the key's path. Keys typed in between wait for the body (the app holds them)."""
+    idea): composing, styling and laying out a body (~30 widgets for Seeds) is too slow for the
+    key's path. Keys typed in between wait for the body (the app holds them)."""
     body_filled = False
     """The body's widgets are mounted (:meth:`on_body_mounted` has run)."""
 

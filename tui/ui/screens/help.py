@@ -36,7 +36,7 @@ class KeyEntry:
 def declared_bindings(node_type: type[DOMNode]) -> list[Binding]:
     """The bindings roost's classes declare, the node's own first; a subclass's binding of a
     key wins. Textual's own (focus next, copy selected text, ctrl+q) are not roost's keys to
-    list: help and the palette show what roost does (issue 12 item 8)."""
+    list: help and the palette show what roost does."""
     per_class = [
         list(Binding.make_bindings(cls.__dict__["BINDINGS"]))
         for cls in node_type.__mro__  # most specific class first

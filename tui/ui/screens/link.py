@@ -1,4 +1,4 @@
-"""Where no browser opens (issue 12 item 5): the link, shown as a terminal hyperlink (OSC 8) to
+"""Where no browser opens: the link, shown as a terminal hyperlink (OSC 8) to
 click, after it was copied with OSC 52; `escape` closes. Never says a browser opened."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pick the sort directly (issue 12): ``s``, then the column's key.
+"""Pick the sort directly: ``s``, then the column's key.
 
 A small list of the table's columns, each with one key (a letter of its name; ``j``/``k`` move,
 ``s`` is "the next column" as before, ``q`` and ``escape`` close). The column's key sorts by it

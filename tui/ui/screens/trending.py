@@ -283,7 +283,7 @@ class TrendingScreen(TableScreen, tab="trending"):
         return ActionContext("post", str(post.number))
 
     def link_url(self) -> str | None:
-        """``O`` opens the post's URL (issue 12 item 5: `o` is the outbox)."""
+        """``O`` opens the post's URL (`o` is the outbox)."""
         post = self._current_post()
         return safe_url(post.url) if post is not None else None
 

@@ -1,5 +1,5 @@
 """A scrolling text with vim motion and a find: the Seeds texts, the detail panes and their raw
-JSON views all move and search the same way (issue 12 item 7)."""
+JSON views all move and search the same way."""
 
 from __future__ import annotations
 

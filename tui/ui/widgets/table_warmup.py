@@ -8,11 +8,11 @@ interpreter half the time while that frame is made); rows a build already warmed
 thread are taken as they are. A sort before that computes only its column.
 
 A filter typed into a table this big before its search texts are all computed would compute
-tens of thousands of them on the key (120 ms and more at 50 000 rows, before the typed letter
-even shows). So the filter waits: the line shows what was typed at once, the table's owner says
-"filtering…" (:attr:`Warmup.pending`), and a thread computes the texts the warm-up has not
-reached (from the bottom up, meeting the warm-up halfway); the latest query applies when they
-are all there, and the table posts ``VirtualTable.Filtered``.
+tens of thousands of them on the key, before the typed letter even shows. So the filter waits:
+the line shows what was typed at once, the table's owner says "filtering…"
+(:attr:`Warmup.pending`), and a thread computes the texts the warm-up has not reached (from the
+bottom up, meeting the warm-up halfway); the latest query applies when they are all there, and
+the table posts ``VirtualTable.Filtered``.
 
 Both threads stand aside while keys are handled (the table's ``key_pace``). When a warm-up is
 done the table posts ``VirtualTable.Warmed``: its rows live until the next ones replace them,
@@ -57,7 +57,7 @@ def warm_rows(rows: Sequence[TableRow], worker: _Cancellable, pace: _Pace) -> bo
     """
     if isinstance(rows, LazyRows):
         # the row objects first (the passes below then index a list), a piece at a time: made
-        # in one go, 50 000 of them held the interpreter for ~100 ms, and a key typed at the
+        # in one go, 50 000 of them held the interpreter long enough that a key typed at the
         # first paint (when this starts) was handled at half speed meanwhile
         for start in range(0, len(rows), 1024):
             if worker.is_cancelled:

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 # Textual imports its scroll bars the first time a widget needs one: for a big table that is
 # its first paint of rows, while the 50 000-row build thread holds the interpreter, and the
-# import's file reads then wait for it (about 30 ms instead of 1). Imported here, with the rest.
+# import's file reads then wait for it. Imported here, with the rest.
 import textual.scrollbar  # noqa: F401
 from rich.cells import cell_len
 from rich.segment import Segment

@@ -1,4 +1,4 @@
-"""The Boots tab and the egg inspector (issue 11 item 6): boot records, and one egg proven.
+"""The Boots tab and the egg inspector: boot records, and one egg proven.
 
 The tab registry names ``tui.ui.screens.boots:BootsScreen``; the screen module is imported when
 the tab is first opened (the registry checks this package exists without importing it).

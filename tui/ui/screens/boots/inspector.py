@@ -1,4 +1,4 @@
-"""The egg inspector: what an egg is, proven, before anything would hatch it (issue 11 item 6).
+"""The egg inspector: what an egg is, proven, before anything would hatch it.
 
 A pushed screen over one egg (bytes or a file) and, when known, the boot record that promised
 it. Panes, in this order: the verification report (every check, the first failure highlighted

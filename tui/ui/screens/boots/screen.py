@@ -1,6 +1,6 @@
 """Tab 6, Boots: the organization boot records of a source, each egg's verified state, and
 every field of the selected record; ``enter`` fetches the egg, verifies it and opens the
-inspector (issue 11 item 6).
+inspector.
 
 The records come from :attr:`BootsScreen.boots_source` (a
 :class:`~tui.eggs.boot_rows.BootsSource`, taken from the service the app hands every tab:

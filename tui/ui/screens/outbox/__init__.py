@@ -1,4 +1,4 @@
-"""The Outbox screen (issue 10 item 6): the actions kept for the current service, their detail,
+"""The Outbox screen: the actions kept for the current service, their detail,
 retry, discard and the issue's URL. The host pushes :class:`OutboxScreen` and listens for
 :class:`OutboxScreen.Changed`."""
 

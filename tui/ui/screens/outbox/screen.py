@@ -1,5 +1,5 @@
 """The Outbox screen (``o``): every action of the current service's outbox, its detail, retry,
-discard, and the issue's URL (issue 10 item 6, DESIGN.md §4).
+discard, and the issue's URL.
 
 The screen reads the outbox folder itself (a cheap poll of file names, sizes and times) and
 sends only through the headless write side, in an exclusive worker, never on the UI thread. It
