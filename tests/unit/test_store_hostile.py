@@ -241,6 +241,21 @@ def test_a_fifo_in_the_cache_is_never_opened_for_a_wait(tmp_path, which):
         assert snapshot.file("stats.json").loaded
 
 
+@pytest.mark.parametrize("which", ["stats.json", "stats.json.meta.json"])
+def test_a_link_in_the_cache_is_never_followed(tmp_path, which):
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    put(cache_dir, {})
+    elsewhere = tmp_path / "elsewhere"
+    (cache_dir / which).rename(elsewhere)  # the same good bytes, reached through a link
+    (cache_dir / which).symlink_to(elsewhere)
+    store = Store("http://127.0.0.1:9", cache=DiskCache(cache_dir), files=("stats.json",))
+    snapshot = store.load_cache()
+    assert not snapshot.file("stats.json").loaded
+    assert store.unreported_cache_problems
+    assert elsewhere.exists()  # what the link pointed at is left alone
+
+
 GOOD_POINT = {"at": "2026-01-01T00:00:00Z", "counters": {"total_agents": 3}}
 
 

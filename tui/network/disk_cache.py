@@ -271,8 +271,10 @@ def _intact(entry: CachedFile) -> bool:
 
 
 def _read_regular(path: Path) -> bytes:
-    """The bytes of a regular file; a FIFO, device or directory is an error, never waited on."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    """The bytes of a regular file; a link, FIFO, device or directory is an error, never
+    followed or waited on."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
