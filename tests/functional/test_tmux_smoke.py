@@ -6,6 +6,7 @@ config; the test sends keys like a person would and reads the pane with ``captur
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -63,6 +64,10 @@ class Pane:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.session, check=False).stdout
 
+    def styled(self) -> str:
+        """The pane with its attributes as escape sequences (``capture-pane -e``)."""
+        return self.tmux("capture-pane", "-p", "-e", "-t", self.session, check=False).stdout
+
     def keys(self, *keys: str) -> None:
         for key in keys:
             self.tmux("send-keys", "-t", self.session, key)
@@ -104,6 +109,8 @@ ROOST_DEMO = [
     "import sys; from tui.cli import main; sys.exit(main())",
     "demo",
 ]
+#: ``roost demo`` as a no-colour user on a plain xterm starts it.
+ROOST_DEMO_NO_COLOR = ["env", "NO_COLOR=1", "TERM=xterm", *ROOST_DEMO]
 
 
 def quit_cleanly(pane: Pane) -> None:
@@ -204,17 +211,7 @@ def test_post_from_a_form_by_keys_at_80x24(pane):
 
 def test_no_color_and_plain_xterm_are_readable(pane):
     """NO_COLOR=1 TERM=xterm: the screen still shows the table, the cursor row and the bars."""
-    pane.start(
-        [
-            "env",
-            "NO_COLOR=1",
-            "TERM=xterm",
-            sys.executable,
-            "-c",
-            "import sys; from tui.cli import main; sys.exit(main())",
-            "demo",
-        ]
-    )
+    pane.start(ROOST_DEMO_NO_COLOR)
     screen = pane.wait_for("301 agents")
     assert "DEMO NETWORK" in screen and "online" in screen
     pane.keys("Enter")
@@ -247,4 +244,97 @@ def test_boots_and_the_egg_inspector_by_keys_at_80x24(pane):
     pane.keys("Escape")  # … and out of the inspector
     screen = pane.wait_for("11 boot records")
     assert "verified" in screen  # the list now knows the egg's verdict
+    quit_cleanly(pane)
+
+
+#: The bar beside the focused field when there is no colour (the left half block).
+BAR = "\u258c"
+
+
+def line_below(screen: str, label: str, *, skip: int = 0) -> str:
+    """The text of the pane row ``skip + 1`` rows below the one that shows ``label``, without the
+    dialog's frame."""
+    lines = screen.splitlines()
+    at = next(i for i, line in enumerate(lines) if label in line)
+    return lines[at + 1 + skip].strip("│ ")
+
+
+def sgr_params(styled: str) -> list[list[int]]:
+    """The parameters of every SGR sequence (``ESC [ … m``) in ``styled``."""
+    return [
+        [int(part) if part else 0 for part in params.split(";")]
+        for params in re.findall(r"\x1b\[([\d;]*)m", styled)
+    ]
+
+
+def coloured(styled: str) -> bool:
+    """Whether any SGR sequence sets a colour (39 and 49 are the terminal's own colours)."""
+    return any(
+        30 <= p <= 38 or 40 <= p <= 48 or 90 <= p <= 107
+        for params in sgr_params(styled)
+        for p in params
+    )
+
+
+def reversed_columns(styled_row: str) -> list[int]:
+    """The columns of ``styled_row`` drawn in reverse video."""
+    columns, column, reverse = [], 0, False
+    for sgr, text in re.findall(r"\x1b\[([\d;]*)m|([^\x1b]+)", styled_row):
+        if text:
+            if reverse:
+                columns.extend(range(column, column + len(text)))
+            column += len(text)
+            continue
+        for param in [int(p) if p else 0 for p in sgr.split(";")]:
+            if param in (0, 27):
+                reverse = False
+            elif param == 7:
+                reverse = True
+    return columns
+
+
+def cursor_below(pane: Pane, label: str, columns: range = range(75), timeout: float = 5) -> str:
+    """The styled row below ``label`` once one of its ``columns`` (default: left of a form's
+    scrollbar) is reversed: the cursor (it blinks)."""
+    deadline = time.monotonic() + timeout
+    row = ""
+    while time.monotonic() < deadline:
+        lines = pane.styled().splitlines()
+        at = next((i for i, line in enumerate(lines) if label in line), None)
+        if at is not None:
+            row = lines[at + 1]
+            if any(column in columns for column in reversed_columns(row)):
+                return row
+        time.sleep(0.05)
+    raise AssertionError(f"no reversed cursor cell below {label!r}: {row!r}")
+
+
+def test_no_color_inputs_show_their_cursor_and_the_focused_field(pane):
+    """NO_COLOR=1 TERM=xterm: the focused field has a reversed cursor cell (a background colour
+    would be dropped) even when empty, and a bar beside it that the other fields do not have."""
+    pane.start(ROOST_DEMO_NO_COLOR)
+    pane.wait_for("all verified")
+    pane.keys("/")
+    at = pane.wait_for("filter agents").splitlines()[1].index("filter agents")
+    cursor_below(pane, "1 Agents", range(at, at + 1))  # the filter's cursor, on its placeholder
+    pane.keys("Escape")
+    time.sleep(0.5)  # a key right after escape would be read as alt+key
+    pane.keys("n")
+    pane.wait_for("New action")
+    pane.keys("create_topic", "Enter")
+    pane.wait_for("Create topic")
+    row = cursor_below(pane, "Slug *")  # empty and focused: the cursor cell, reversed
+    assert row.strip("│ ").startswith(BAR), row  # the focus bar
+    screen = pane.screen()
+    assert f"{BAR}Slug *" in screen and f"{BAR}Name *" not in screen
+    assert line_below(screen, "Name *") == ""  # unfocused and empty: no bar, no cursor
+    pane.keys("ab", "Tab")
+    row = cursor_below(pane, "Name *")
+    assert row.strip("│ ").startswith(BAR), row
+    assert line_below(pane.screen(), "Slug *") == "ab"  # the bar moved with the focus
+    pane.keys("Tab")  # the description: a text area
+    cursor_below(pane, "Description *")
+    assert not coloured(pane.styled())
+    pane.keys("Escape")
+    pane.wait_for("301 agents")
     quit_cleanly(pane)
