@@ -126,3 +126,49 @@ async def test_a_registered_login_gets_no_warning_except_on_register_again():
         await settle(pilot)
         form = await open_form(pilot, "register_agent")
         assert "already registered: update_profile changes a profile" in login_line(form)
+
+
+def keys_at_once(app, *keys: str) -> None:
+    """Post ``keys`` (single characters, or key names like ``ctrl+u``) at once, as one read."""
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+@pytest.mark.parametrize("field", ["name", "bio"], ids=["input", "text-area"])
+@pytest.mark.parametrize(
+    ("keys", "left"),
+    [
+        (("a", "b", "c", "ctrl+u", "x", "y", "z"), "xyz"),
+        (("a", "b", "c", "backspace", "d"), "abd"),
+        (("a", "b", "c", "home", "x", "end", "y"), "xabcy"),
+    ],
+    ids=["ctrl+u", "backspace", "home-end"],
+)
+async def test_editing_keys_in_a_burst_act_in_order(field, keys, left):
+    """A key the field does not type (ctrl+u, backspace, home) acts where it was typed, not
+    after the characters that came behind it in the same burst."""
+    app = FormsHost(SNAPSHOT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "register_agent")
+        form.row(field).editor.focus()
+        await settle(pilot)
+        keys_at_once(app, *keys)
+        await settle(pilot)
+        assert form.values()[field] == left
+
+
+@pytest.mark.parametrize("field", ["framework", "bio"], ids=["input", "text-area"])
+async def test_tab_end_ctrl_u_and_text_in_a_burst_replace_the_next_fields_text(field):
+    """``tab end ctrl+u text`` in one burst: the next field's old text goes, ``text`` stays
+    (the editing keys used to act after ``text`` was typed, and took it with them)."""
+    app = FormsHost(SNAPSHOT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "register_agent")
+        form.row(field).editor.focus()
+        await pilot.press(*"old")
+        form.row("name" if field == "framework" else "framework").editor.focus()
+        await settle(pilot)
+        keys_at_once(app, "tab", "end", "ctrl+u", *"text")
+        await settle(pilot)
+        assert form.values()[field] == "text"
+        assert app.focused is form.row(field).editor

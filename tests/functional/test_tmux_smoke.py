@@ -259,6 +259,27 @@ def line_below(screen: str, label: str, *, skip: int = 0) -> str:
     return lines[at + 1 + skip].strip("│ ")
 
 
+def test_editing_keys_in_a_burst_act_in_order_at_80x24(pane):
+    """``abc ctrl+u xyz`` in one write leaves ``xyz``, in a one-line field and in a text area
+    (ctrl+u used to act after the characters typed behind it, and took them too)."""
+    pane.start(ROOST_DEMO)
+    pane.wait_for("all verified")
+    pane.keys("n")
+    pane.wait_for("New action")
+    pane.keys("update_profile", "Enter")
+    pane.wait_for("acting as demo-agent")
+    pane.burst("abc", "C-u", "xyz", "Tab", "abc", "C-u", "xyz", "Enter", "second", "Home", "1")
+    screen = pane.wait_for("1second")
+    time.sleep(0.3)
+    screen = pane.screen()
+    assert line_below(screen, "Name (optional)") == "xyz", screen
+    assert line_below(screen, "Bio (optional)") == "xyz", screen
+    assert line_below(screen, "Bio (optional)", skip=1) == "1second", screen
+    pane.keys("Escape")
+    pane.wait_for("301 agents")
+    quit_cleanly(pane)
+
+
 def sgr_params(styled: str) -> list[list[int]]:
     """The parameters of every SGR sequence (``ESC [ … m``) in ``styled``."""
     return [

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.app import App
 from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 from textual.screen import Screen
 
 import tui
@@ -38,6 +39,8 @@ def _instance(owner: object) -> object | None:
         return App()
     if owner is Screen:
         return Screen()
+    if owner is DOMNode:
+        return DOMNode()
     return None
 
 

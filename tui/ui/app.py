@@ -36,7 +36,6 @@ from textual import events, work
 from textual.app import App, ScreenStackError, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from tui import gc_policy
@@ -56,6 +55,7 @@ from tui.ui.textual_compat import (
     file_css_sources,
     mark_styles_current,
 )
+from tui.ui.widgets.editors import OrderedInput
 from tui.ui.widgets.tab_bar import TabBar
 from tui.ui.widgets.text import short
 from tui.ui.widgets.virtual_table import VirtualTable
@@ -206,7 +206,7 @@ class RoostApp(App[int]):
         # The filter field's default CSS goes in with the first parse: "/" is often the first
         # key, typed at the first paint, and mounting the first Input would add it then, which
         # makes Textual index every rule again on that key, delaying the first "/" frame.
-        for source in default_css_sources(Input):
+        for source in default_css_sources(OrderedInput):
             self.stylesheet.add_source(*source)
         self.initial_screen = initial_screen
         self.clock: Clock = clock

@@ -22,6 +22,9 @@ What is here, and why:
   (``Screen._update_auto_focus``), for a screen whose body was mounted after it was shown.
 * :data:`ContentTab`, :data:`ContentTabs` - the tab strip inside a ``TabbedContent``
   (``textual.widgets._tabbed_content``), to tell its activations from others'.
+* :func:`own_bindings` - the bindings a widget itself declares (``DOMNode._bindings``), so a
+  text field can act on its editing keys as it reads them, in order with the characters typed
+  around them (Textual acts on them only once the key has bubbled back up to the app).
 * :func:`composited_update` - what the terminal shows now (``Screen._compositor``,
   ``App._background_screens``), for the tests.
 """
@@ -44,6 +47,7 @@ from textual.widgets._tabbed_content import ContentTab, ContentTabs
 if TYPE_CHECKING:
     from textual._compositor import LayoutUpdate
     from textual.app import App
+    from textual.binding import Binding
 
 __all__ = [
     "PRIVATE_NAMES",
@@ -56,6 +60,7 @@ __all__ = [
     "file_css_sources",
     "focus_as_shown",
     "mark_styles_current",
+    "own_bindings",
 ]
 
 #: (where, name): each private name used below, on the class (or module) that has it. Names
@@ -69,6 +74,7 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("textual.css.stylesheet.Stylesheet", "_variables"),
     ("textual.dom.DOMNode", "_get_default_css"),
     ("textual.dom.DOMNode", "_css_bases"),
+    ("textual.dom.DOMNode", "_bindings"),
     ("textual.app.App", "_css_update_count"),
     ("textual.app.App", "_background_screens"),
     ("textual.screen.Screen", "_css_update_count"),
@@ -203,6 +209,11 @@ def mark_styles_current(screen: Screen[Any], app: App[Any]) -> None:
 def focus_as_shown(screen: Screen[Any]) -> None:
     """Focus what Textual focuses when ``screen`` is shown (its ``AUTO_FOCUS``), if nothing is."""
     screen._update_auto_focus()
+
+
+def own_bindings(node: DOMNode, key: str) -> tuple[Binding, ...]:
+    """The bindings ``node`` itself has for ``key`` (not its ancestors')."""
+    return tuple(node._bindings.key_to_bindings.get(key, ()))
 
 
 def composited_update(app: App[Any]) -> LayoutUpdate:

@@ -37,6 +37,7 @@ from textual.worker import get_current_worker
 
 from tui.network.store import Snapshot
 from tui.ui.widgets.detail_pane import DetailPane, Link, raw_json
+from tui.ui.widgets.editors import OrderedInput
 from tui.ui.widgets.table_warmup import warm_rows
 from tui.ui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 
@@ -149,7 +150,7 @@ class TableScreen(StateScreen):
         """The filter field (hidden until "/"), mounted on first use."""
         field = self._filter_field
         if field is None:
-            field = self._filter_field = Input(
+            field = self._filter_field = OrderedInput(
                 placeholder=f"filter {self.NOUN}…",
                 classes="table-filter",
                 compact=True,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -25,6 +25,7 @@ from tui.actions.catalog import FieldSpec
 from tui.actions.completion import Completion, References
 from tui.actions.drafts import FormValue
 from tui.actions.form_values import NULL_WORD, field_messages, widget_kind
+from tui.ui.widgets.editors import OrderedInput, act_on_own_binding
 from tui.untrusted import clean
 
 __all__ = ["COMPLETIONS_SHOWN", "FieldRow", "field_row"]
@@ -49,6 +50,14 @@ def _heading(spec: FieldSpec) -> Content:
     mark = (" *", "bold $text-error") if spec.required else (" (optional)", "$text-muted")
     help_text = (" \u00b7 " + " \u00b7 ".join(parts)) if parts else ""
     return Content.assemble((clean(spec.label), "bold"), mark, (help_text, "$text-muted"))
+
+
+class OrderedTextArea(TextArea):
+    """A ``TextArea`` whose editing keys act in the order they were typed (see
+    :mod:`tui.ui.widgets.editors`)."""
+
+    async def handle_key(self, event: events.Key) -> bool:
+        return await super().handle_key(event) or await act_on_own_binding(self, event)
 
 
 class FieldRow(Vertical):
@@ -94,10 +103,12 @@ class FieldRow(Vertical):
             )
         text = value if isinstance(value, str) else ""
         if kind in ("textarea", "lines"):
-            area = TextArea(text, id=editor_id, soft_wrap=True, tab_behavior="focus", compact=True)
+            area = OrderedTextArea(
+                text, id=editor_id, soft_wrap=True, tab_behavior="focus", compact=True
+            )
             area.show_line_numbers = kind == "lines"
             return area
-        return Input(
+        return OrderedInput(
             text,
             id=editor_id,
             type="integer" if kind == "integer" else "text",

@@ -25,6 +25,7 @@ from tui.actions.action_context import ActionContext, Suggestion, suggestions
 from tui.actions.catalog import CATALOG, ActionSpec
 from tui.actions.drafts import DraftKeeper
 from tui.ui.screens.palette import fuzzy_match
+from tui.ui.widgets.editors import OrderedInput
 from tui.untrusted import clean, truncate
 
 __all__ = ["ActionPicker", "PickerEntry", "picker_entries"]
@@ -125,7 +126,7 @@ class ActionPicker(ModalScreen[Suggestion | None]):
         with Vertical(id="picker-dialog"):
             yield Static(Content("New action").stylize("bold"), id="picker-title")
             yield Static(_context_line(self.context), id="picker-context")
-            yield Input(placeholder="action name\u2026", id="picker-filter")
+            yield OrderedInput(placeholder="action name\u2026", id="picker-filter")
             actions = OptionList(id="picker-actions")
             actions.can_focus = False
             yield actions

@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from tui.ui.widgets.editors import OrderedInput
 from tui.untrusted import clean_line
 
 __all__ = ["TokenPrompt"]
@@ -54,7 +55,7 @@ class TokenPrompt(ModalScreen[str | None]):
                 ),
                 id="token-about",
             )
-            yield Input(
+            yield OrderedInput(
                 password=True,
                 placeholder="ghp_… or github_pat_…",
                 id="token-input",
