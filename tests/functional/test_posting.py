@@ -247,3 +247,33 @@ async def test_demo_reset_asks_first_then_starts_a_fresh_world_and_outbox():
     again = connect(Settings(), use_cache=False)
     assert again.run_id == service.run_id
     await again.aclose()
+
+
+async def test_one_submit_is_one_entry_and_one_queued_toast_even_with_ctrl_s_twice():
+    """ctrl+s twice in one burst sends once (the second found the form already leaving and
+    popped the dashboard's own screen: a crash), and the entry is told queued once."""
+    from textual import events
+
+    app = RoostApp(connect(Settings(), use_cache=False), poll=False)
+    posted = []
+    async with app.run_test(size=(80, 24), message_hook=posted.append) as pilot:
+        await loaded(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"update_profile", "enter")
+        await settle(pilot)
+        await pilot.press(*"Ada")
+        app.post_message(events.Key("ctrl+s", None))
+        app.post_message(events.Key("ctrl+s", None))
+        write = app.writer.write_side()
+        await _wait_for(lambda: any(e.state == "queued" for e in write.outbox.entries()))
+        for _ in range(3):  # the tracker's next rounds tell only what changed
+            await write.docs.refresh()
+            changed = await follow_queued(write.outbox, write.client, docs=write.docs)
+            app.post_message(app.writer.ActionsProgressed(changed, write.outbox.counts()))
+            await settle(pilot)
+        assert len(write.outbox.entries()) == 1
+        assert not isinstance(app.screen, ActionForm)
+        toasts = [str(m.notification.message) for m in posted if isinstance(m, Notify)]
+        assert len([t for t in toasts if "queued" in t]) == 1, toasts
+        assert len([t for t in toasts if "in the outbox" in t]) == 1, toasts

@@ -140,6 +140,7 @@ class ActionForm(ModalScreen[Draft | None]):
         self.autosave_delay = AUTOSAVE_DELAY
         self._last_field: FieldRow | None = None
         self._autosave: Timer | None = None
+        self._sent = False  # dismissed with a draft: later ctrl+s do nothing
 
     # ---------------------------------------------------------------- layout
 
@@ -382,6 +383,8 @@ class ActionForm(ModalScreen[Draft | None]):
         self._after_pending_keys(self._submit_now)
 
     def _submit_now(self) -> None:
+        if self._sent:
+            return  # a second ctrl+s of the same burst: the form is already on its way out
         payload, problems, request, _error = self._request_now()
         if problems or request is None:
             first: FieldRow | None = None
@@ -403,6 +406,7 @@ class ActionForm(ModalScreen[Draft | None]):
         if self._autosave is not None:
             self._autosave.stop()  # the submitted draft is the caller's now
             self._autosave = None
+        self._sent = True
         self.dismiss(Draft(self.spec.name, self.values(), payload, self.nonce))
 
     def action_close(self) -> None:
