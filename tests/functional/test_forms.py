@@ -659,3 +659,42 @@ async def test_a_field_shows_its_default_and_the_rules_roost_does_not_check():
         await settle(pilot)
         (draft,) = app.submitted
         assert (draft.action, dict(draft.payload)) == ("tally", {"count": 7})
+
+
+async def test_the_problems_toast_follows_the_fixes_and_goes_once_they_are_done():
+    """ctrl+s with problems says how many in a toast; fixing one says the new number, fixing
+    the last takes it away (it used to stay, stale, for its whole timeout)."""
+    app = host()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        form = await open_form(pilot, "create_channel")
+        await pilot.press("tab", *"Name", "ctrl+s")
+        await settle(pilot)
+        assert "2 problems: fix the marked fields" in svg_text(app.export_screenshot())
+        assert app.focused is form.row("slug").editor
+        await pilot.press(*"good-slug")
+        await settle(pilot)
+        screen = svg_text(app.export_screenshot())
+        assert "1 problem: fix the marked field," in screen and "2 problems" not in screen
+        form.row("description").editor.focus()
+        await pilot.press(*"About it")
+        await settle(pilot)
+        assert "problem" not in svg_text(app.export_screenshot())
+        await pilot.press("backspace")  # still valid: no toast comes back while typing
+        await settle(pilot)
+        assert "problem" not in svg_text(app.export_screenshot())
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert len(app.submitted) == 1
+
+
+async def test_the_problems_toast_goes_with_the_form():
+    app = host()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await open_form(pilot, "create_channel")
+        await pilot.press("tab", *"Name", "ctrl+s")
+        await settle(pilot)
+        assert "2 problems" in svg_text(app.export_screenshot())
+        await pilot.press("escape")  # closed, the draft kept
+        await settle(pilot)
+        assert not isinstance(app.screen, ActionForm)
+        assert "2 problems" not in svg_text(app.export_screenshot())

@@ -25,6 +25,8 @@ What is here, and why:
 * :func:`own_bindings` - the bindings a widget itself declares (``DOMNode._bindings``), so a
   text field can act on its editing keys as it reads them, in order with the characters typed
   around them (Textual acts on them only once the key has bubbled back up to the app).
+* :func:`withdraw_notification` - take one toast away before its time (``App._unnotify``): a
+  form's "fix the marked fields" once they are fixed. ``notify`` returns nothing to remove.
 * :func:`composited_update` - what the terminal shows now (``Screen._compositor``,
   ``App._background_screens``), for the tests.
 """
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from textual._compositor import LayoutUpdate
     from textual.app import App
     from textual.binding import Binding
+    from textual.notifications import Notification
 
 __all__ = [
     "PRIVATE_NAMES",
@@ -61,6 +64,7 @@ __all__ = [
     "focus_as_shown",
     "mark_styles_current",
     "own_bindings",
+    "withdraw_notification",
 ]
 
 #: (where, name): each private name used below, on the class (or module) that has it. Names
@@ -77,6 +81,7 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("textual.dom.DOMNode", "_bindings"),
     ("textual.app.App", "_css_update_count"),
     ("textual.app.App", "_background_screens"),
+    ("textual.app.App", "_unnotify"),
     ("textual.screen.Screen", "_css_update_count"),
     ("textual.screen.Screen", "_update_auto_focus"),
     ("textual.screen.Screen", "_compositor"),
@@ -214,6 +219,11 @@ def focus_as_shown(screen: Screen[Any]) -> None:
 def own_bindings(node: DOMNode, key: str) -> tuple[Binding, ...]:
     """The bindings ``node`` itself has for ``key`` (not its ancestors')."""
     return tuple(node._bindings.key_to_bindings.get(key, ()))
+
+
+def withdraw_notification(app: App[Any], notification: Notification) -> None:
+    """Take ``notification``'s toast away now (nothing happens if it is gone already)."""
+    app._unnotify(notification)
 
 
 def composited_update(app: App[Any]) -> LayoutUpdate:

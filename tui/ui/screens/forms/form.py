@@ -27,6 +27,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.events import Resize
 from textual.message import Message
+from textual.notifications import Notification, Notify
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.timer import Timer
@@ -42,6 +43,7 @@ from tui.ssh.mode import NO_EDITOR, session_role
 from tui.ui.screens.forms.confirm import DiscardConfirm
 from tui.ui.screens.forms.fields import CompletingRow, FieldRow, field_row
 from tui.ui.screens.forms.preview import Composed, IssuePreview
+from tui.ui.textual_compat import withdraw_notification
 from tui.ui.widgets.text import short
 from tui.untrusted import clean
 
@@ -141,6 +143,8 @@ class ActionForm(ModalScreen[Draft | None]):
         self._last_field: FieldRow | None = None
         self._autosave: Timer | None = None
         self._sent = False  # dismissed with a draft: later ctrl+s do nothing
+        #: The toast of ctrl+s's problems, and their number, while it may be on view.
+        self._problems_told: tuple[Notification, int] | None = None
 
     # ---------------------------------------------------------------- layout
 
@@ -290,7 +294,8 @@ class ActionForm(ModalScreen[Draft | None]):
             problems.setdefault("", []).append(error)
         return payload, problems, request, error
 
-    def refresh_preview(self) -> None:
+    def refresh_preview(self) -> int:
+        """Draw the request as it stands; the number of problems it has."""
         _payload, problems, request, error = self._request_now()
         listed = [
             f"{self.spec.field(name).label if name else 'payload'}: {message}"
@@ -298,6 +303,7 @@ class ActionForm(ModalScreen[Draft | None]):
             for message in messages
         ]
         self.query_one(IssuePreview).show(request, listed, error)
+        return len(listed)
 
     @on(Input.Submitted)
     def _next_field(self, event: Input.Submitted) -> None:
@@ -307,7 +313,9 @@ class ActionForm(ModalScreen[Draft | None]):
 
     @on(FieldRow.Edited)
     def _edited(self, _event: FieldRow.Edited) -> None:
-        self.refresh_preview()
+        problems = self.refresh_preview()
+        if self._problems_told is not None and self._problems_told[1] != problems:
+            self._tell_problems(problems, again=False)
         if self.keeper is not None:
             if self._autosave is not None:
                 self._autosave.stop()
@@ -396,18 +404,37 @@ class ActionForm(ModalScreen[Draft | None]):
             if first is not None:
                 self.preview_shown = self.preview_shown and self.has_class("-wide")
                 first.editor.focus()
-            count = sum(len(messages) for messages in problems.values())
-            self.notify(
-                f"{count} problem{'s' if count != 1 else ''}: fix the marked fields, then ctrl+s",
-                severity="warning",
-                markup=False,
-            )
+            self._tell_problems(sum(len(messages) for messages in problems.values()))
             return
+        self._tell_problems(0)
         if self._autosave is not None:
             self._autosave.stop()  # the submitted draft is the caller's now
             self._autosave = None
         self._sent = True
         self.dismiss(Draft(self.spec.name, self.values(), payload, self.nonce))
+
+    def _tell_problems(self, count: int, *, again: bool = True) -> None:
+        """The toast of how many problems stop ctrl+s: withdrawn once they are fixed (or the
+        form closes), replaced when their number changes; ``again=False`` (an edit) only
+        follows a toast still on view, it never raises one."""
+        told = self._problems_told
+        self._problems_told = None
+        if told is not None:
+            withdraw_notification(self.app, told[0])
+            again = again or not told[0].has_expired
+        if count and again:
+            fields = "fields" if count != 1 else "field"
+            note = Notification(
+                f"{count} problem{'s' if count != 1 else ''}: fix the marked {fields}, then ctrl+s",
+                severity="warning",
+                timeout=self.app.NOTIFICATION_TIMEOUT,
+                markup=False,
+            )
+            self.app.post_message(Notify(note))
+            self._problems_told = (note, count)
+
+    def on_unmount(self) -> None:
+        self._tell_problems(0)
 
     def action_close(self) -> None:
         if any(row.hide_completions() for row in self.query(CompletingRow)):
