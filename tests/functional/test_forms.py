@@ -539,18 +539,20 @@ async def test_list_of_channels_completes_the_line_under_the_cursor():
         await pilot.press(*"gene")
         await settle(pilot)
         assert row.completions.display and row.shown[0].key == "general"
-        await pilot.press("enter")  # takes the completion: no new line
+        await pilot.press("enter")  # takes the completion, and starts the next line
         await pilot.pause()
-        assert row.value == "general" and not row.completions.display
-        await pilot.press("enter", *"philo")  # completions hidden: enter is a new line
+        assert row.value == "general\n" and not row.completions.display
+        assert row.editor.cursor_location == (1, 0)
+        await pilot.press(*"philo")
         await settle(pilot)
         await pilot.press("down", "enter")  # a second completion, if any, else the first
         await pilot.pause()
         lines = row.value.splitlines()
         assert lines[0] == "general" and lines[1].startswith("philo") and len(lines) == 2
         assert lines[1] in {c.key for c in form.references.search("channel", "philo")}
+        assert row.editor.cursor_location == (2, 0)  # the next line, blank
         await pilot.press("up")  # no completions: the cursor moves
-        assert row.editor.cursor_location[0] == 0
+        assert row.editor.cursor_location[0] == 1
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert_submitted_exactly(app, "heartbeat", {"subscribed_channels": lines})
@@ -698,3 +700,27 @@ async def test_the_problems_toast_goes_with_the_form():
         await settle(pilot)
         assert not isinstance(app.screen, ActionForm)
         assert "2 problems" not in svg_text(app.export_screenshot())
+
+
+async def test_taking_a_completion_in_a_list_never_glues_the_next_item_to_it():
+    """``gene`` enter (the completion) then ``nonexistent-channel`` in one go: two items, as
+    typed (the next item used to land on the completed line: ``generalnonexistent-channel``);
+    taken in the middle of a list, the next item gets a line of its own there too."""
+    app = host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "heartbeat")
+        await pilot.press("tab")
+        row = form.row("subscribed_channels")
+        await pilot.press(*"gene")
+        await settle(pilot)
+        assert row.completions.display
+        await pilot.press("enter", *"nonexistent-channel")
+        await settle(pilot)
+        assert row.value.splitlines() == ["general", "nonexistent-channel"]
+        await pilot.press("up", "home", "shift+end", *"gene")  # the first item typed again
+        await settle(pilot)
+        assert row.completions.display and row.shown[0].key == "general"
+        await pilot.press("enter", *"poetry")
+        await settle(pilot)
+        # a line of its own for what comes next: the item below is left as it was
+        assert row.value.splitlines() == ["general", "poetry", "nonexistent-channel"]

@@ -328,7 +328,7 @@ class ReferenceRow(CompletingRow):
 
 class ReferenceLinesRow(CompletingRow):
     """A list of ids, one per line (``subscribed_channels``): the line under the cursor is
-    completed."""
+    completed, and taking a completion starts the next line."""
 
     complete_empty = False
 
@@ -342,12 +342,17 @@ class ReferenceLinesRow(CompletingRow):
         return area.document.get_line(area.cursor_location[0]).strip()
 
     def take(self, key: str) -> None:
+        """Put ``key`` on the cursor's line and go on to a blank line for the next item (the
+        one below if it is blank, else a new one): what is typed next is never glued to it."""
         area = self._area()
         row = area.cursor_location[0]
         line = area.document.get_line(row)
         key = clean(key)
         area.replace(key, (row, 0), (row, len(line)))
-        area.move_cursor((row, len(key)))
+        below = row + 1
+        if below >= area.document.line_count or area.document.get_line(below).strip():
+            area.insert("\n", (row, len(key)))
+        area.move_cursor((below, 0))
 
     @on(TextArea.Changed)
     @on(TextArea.SelectionChanged)
