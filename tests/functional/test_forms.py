@@ -724,3 +724,37 @@ async def test_taking_a_completion_in_a_list_never_glues_the_next_item_to_it():
         await settle(pilot)
         # a line of its own for what comes next: the item below is left as it was
         assert row.value.splitlines() == ["general", "poetry", "nonexistent-channel"]
+
+
+async def test_the_preview_comes_back_after_a_resize_unless_ctrl_t_hid_it():
+    """120 → 80 → 120 columns: the preview is beside the fields again (it stayed hidden until
+    ctrl+t); hidden with ctrl+t while wide, it stays hidden across resizes."""
+    app = host()
+    async with app.run_test(size=(120, 40)) as pilot:
+        form = await open_form(pilot, "propose")
+        preview, fields = form.query_one(IssuePreview), form.query_one("#form-fields")
+        editor = form.row("text").editor
+        assert preview.display and fields.display
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert not preview.display and fields.display and app.focused is editor
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        assert preview.display and fields.display and app.focused is editor
+        await pilot.press("ctrl+t")  # hidden while wide: the user's choice
+        await settle(pilot)
+        assert not preview.display
+        for size in ((80, 24), (120, 40)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            assert not preview.display and fields.display
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert preview.display
+        await pilot.resize_terminal(80, 24)
+        await pilot.press("ctrl+t")  # narrow: the preview takes the fields' place …
+        await settle(pilot)
+        assert preview.display and not fields.display and app.focused is preview
+        await pilot.resize_terminal(120, 40)  # … and wide again, both, the field focused
+        await settle(pilot)
+        assert preview.display and fields.display and app.focused is editor

@@ -141,6 +141,8 @@ class ActionForm(ModalScreen[Draft | None]):
         self.restored = restored  # opened from a kept draft: escape updates it
         self.autosave_delay = AUTOSAVE_DELAY
         self._last_field: FieldRow | None = None
+        #: Whether the preview shows beside the fields when the terminal is wide (ctrl+t there).
+        self._preview_when_wide = True
         self._autosave: Timer | None = None
         self._sent = False  # dismissed with a draft: later ctrl+s do nothing
         #: The toast of ctrl+s's problems, and their number, while it may be on view.
@@ -220,7 +222,6 @@ class ActionForm(ModalScreen[Draft | None]):
                 row.touched = True  # a restored or prefilled value is checked at once
                 row.show_problems()
         self._layout_for(self.app.size.width)
-        self.preview_shown = self.has_class("-wide")
         self.refresh_preview()
         first = next((row for row in self.rows if not row.touched), None) or next(
             iter(self.rows), None
@@ -254,10 +255,17 @@ class ActionForm(ModalScreen[Draft | None]):
         self._layout_for(event.size.width)
 
     def _layout_for(self, width: int) -> None:
+        """Wide: the preview beside the fields unless ctrl+t hid it there; narrow: the fields
+        (the preview would take their place and hide the field that has the focus)."""
         wide = width >= WIDE_COLUMNS
-        if self.has_class("-wide") and not wide and self.preview_shown:
-            self.preview_shown = False  # it would now hide the field that has the focus
+        was_wide = self.has_class("-wide")
+        if was_wide and not wide and self.preview_shown:
+            self.preview_shown = False  # while still wide: the focus stays where it is
         self.set_class(wide, "-wide")
+        if wide and not was_wide:
+            if self.preview_shown and self.query_one(IssuePreview).has_focus:
+                self._refocus_field()  # it had taken the fields' place: both show now
+            self.preview_shown = self._preview_when_wide
 
     @property
     def rows(self) -> list[FieldRow]:
@@ -454,6 +462,8 @@ class ActionForm(ModalScreen[Draft | None]):
 
     def action_toggle_preview(self) -> None:
         self.preview_shown = not self.preview_shown
+        if self.has_class("-wide"):
+            self._preview_when_wide = self.preview_shown  # kept across resizes
 
     def watch_preview_shown(self, shown: bool) -> None:
         self.set_class(shown, "-preview")
@@ -471,9 +481,13 @@ class ActionForm(ModalScreen[Draft | None]):
             )
             self.query_one(IssuePreview).focus()
         else:
-            row = self._last_field or next(iter(self.rows), None)
-            if row is not None:
-                row.editor.focus()
+            self._refocus_field()
+
+    def _refocus_field(self) -> None:
+        """Focus the field the preview took the place of (the first one if none)."""
+        row = self._last_field or next(iter(self.rows), None)
+        if row is not None:
+            row.editor.focus()
 
     # ---------------------------------------------------------------- $EDITOR
 
