@@ -7,6 +7,7 @@ request the catalog composes for the same payload, and pass the catalog's valida
 
 from __future__ import annotations
 
+import shutil
 import stat
 from pathlib import Path
 
@@ -380,9 +381,10 @@ async def test_ctrl_e_edits_the_focused_text_field_in_editor(editor):
         assert form.row("title").value == " from the editor"
 
 
-async def test_ctrl_e_without_editor_says_how(monkeypatch):
+async def test_ctrl_e_without_editor_says_how(monkeypatch, tmp_path):
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no editor, no vi
     app = host()
     seen: list = []
     async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
@@ -390,7 +392,24 @@ async def test_ctrl_e_without_editor_says_how(monkeypatch):
         await pilot.press(*"x", "ctrl+e")
         await settle(pilot)
         assert form.row("text").value == "x"
-        assert any("Set $EDITOR" in message for message in notices(seen))
+        told = notices(seen)
+        assert any("No editor found: set $VISUAL or $EDITOR" in m for m in told), told
+
+
+async def test_ctrl_e_with_no_editor_variable_runs_vi_from_path(editor, monkeypatch, tmp_path):
+    """As git does: with $VISUAL and $EDITOR unset, ``editor``, else ``vi``, from PATH."""
+    monkeypatch.delenv("EDITOR")
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "vi").symlink_to(editor)
+    (folder / "cat").symlink_to(shutil.which("cat"))  # the script's
+    monkeypatch.setenv("PATH", str(folder))  # no editor, no other vi
+    app = host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "propose")
+        await pilot.press(*"x", "ctrl+e")
+        await settle(pilot)
+        assert form.row("text").value == "x\nfrom the editor"
 
 
 # ------------------------------------------------------------------------- acting as

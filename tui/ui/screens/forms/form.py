@@ -41,6 +41,7 @@ from tui.actions.form_values import has_input, payload_from_values
 from tui.actions.issue_body import new_nonce
 from tui.ssh.mode import NO_EDITOR, session_role
 from tui.ui.screens.forms.confirm import DiscardConfirm
+from tui.ui.screens.forms.external_editor import NO_EDITOR_FOUND, editor_command
 from tui.ui.screens.forms.fields import CompletingRow, FieldRow, field_row
 from tui.ui.screens.forms.preview import Composed, IssuePreview
 from tui.ui.textual_compat import withdraw_notification
@@ -510,13 +511,9 @@ class ActionForm(ModalScreen[Draft | None]):
         if session_role():  # served over SSH: an editor is a shell away
             self.notify(NO_EDITOR, severity="warning", markup=False)
             return
-        command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        if not command:
-            self.notify(
-                "Set $EDITOR (or $VISUAL) to edit a field in your editor",
-                severity="warning",
-                markup=False,
-            )
+        command = editor_command()
+        if command is None:
+            self.notify(NO_EDITOR_FOUND, severity="warning", markup=False)
             return
         value = row.value
         edited = self._run_editor(command, value if isinstance(value, str) else "")
@@ -524,8 +521,9 @@ class ActionForm(ModalScreen[Draft | None]):
             row.set_text(edited)
             row.editor.focus()
 
-    def _run_editor(self, command: str, text: str) -> str | None:
+    def _run_editor(self, command: list[str], text: str) -> str | None:
         """``text`` after the user edited it in ``command``; None when that failed."""
+        shown = short(shlex.join(command), 80)
         fd, name = tempfile.mkstemp(prefix="roost-field-", suffix=".txt")
         path = Path(name)
         try:
@@ -533,16 +531,16 @@ class ActionForm(ModalScreen[Draft | None]):
                 handle.write(text)
             try:
                 with _terminal_handed_over(self.app):
-                    completed = subprocess.run([*shlex.split(command), str(path)], check=False)
+                    completed = subprocess.run([*command, str(path)], check=False)
             except SuspendNotSupported:
                 self.notify("This terminal cannot run an editor", severity="error", markup=False)
                 return None
             except (OSError, ValueError) as exc:
-                self.notify(f"Could not start {command}: {exc}", severity="error", markup=False)
+                self.notify(f"Could not start {shown}: {exc}", severity="error", markup=False)
                 return None
             if completed.returncode != 0:
                 self.notify(
-                    f"{command} exited with {completed.returncode}: the field is unchanged",
+                    f"{shown} exited with {completed.returncode}: the field is unchanged",
                     severity="warning",
                     markup=False,
                 )
