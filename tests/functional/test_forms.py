@@ -24,7 +24,7 @@ from tui.actions.issue_body import compose_issue
 from tui.ui.screens.forms import ActionContext, Draft, MemoryDrafts
 from tui.ui.screens.forms.confirm import DiscardConfirm
 from tui.ui.screens.forms.fields import ReferenceRow
-from tui.ui.screens.forms.form import ActionForm
+from tui.ui.screens.forms.form import FORM_KEYS, ActionForm
 from tui.ui.screens.forms.picker import ActionPicker
 from tui.ui.screens.forms.preview import IssuePreview
 
@@ -777,3 +777,69 @@ async def test_the_preview_comes_back_after_a_resize_unless_ctrl_t_hid_it():
         await pilot.resize_terminal(120, 40)  # … and wide again, both, the field focused
         await settle(pilot)
         assert preview.display and fields.display and app.focused is editor
+
+
+async def test_ctrl_r_throws_a_kept_draft_away_after_asking():
+    drafts = MemoryDrafts()
+    app = host(ActionContext("channel", CHANNEL), drafts=drafts)
+    seen: list = []
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+        await open_form(pilot, "create_post")
+        await pilot.press(*"Half a title", "escape")
+        await settle(pilot)
+        assert drafts.kept("create_post") is not None
+        form = await open_form(pilot, "create_post")  # restored
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert isinstance(app.screen, DiscardConfirm)
+        assert "the kept draft with it" in svg_text(app.export_screenshot())
+        await pilot.press("n")  # keep editing: nothing lost
+        await settle(pilot)
+        assert app.screen is form and drafts.kept("create_post") is not None
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert not isinstance(app.screen, ActionForm | DiscardConfirm)
+        assert drafts.kept("create_post") is None
+        assert "create_post: draft discarded" in notices(seen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert not [e for e in app.screen.shown if e.drafted]  # the picker: no draft kept
+        await pilot.press("escape")
+        await pilot.pause()
+        form = await open_form(pilot, "create_post")
+        assert form.values()["title"] == ""
+        assert app.submitted == []
+
+
+async def test_ctrl_r_on_an_empty_form_closes_at_once_and_without_a_keeper_still_asks():
+    app = host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_form(pilot, "heartbeat")
+        await pilot.press("ctrl+r")  # nothing typed: nothing to ask about
+        await settle(pilot)
+        assert not isinstance(app.screen, ActionForm | DiscardConfirm)
+    app = host(keep_drafts=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_form(pilot, "heartbeat")
+        await pilot.press(*"busy", "ctrl+r")
+        await settle(pilot)
+        assert isinstance(app.screen, DiscardConfirm)
+        shown = svg_text(app.export_screenshot())
+        assert "thrown away." in shown and "kept draft" not in shown
+        await pilot.press("y")
+        await settle(pilot)
+        assert not isinstance(app.screen, ActionForm | DiscardConfirm)
+        assert app.submitted == []
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+async def test_every_key_of_the_form_shows_at_any_width(size):
+    """The keys at the form's foot wrap to a second line rather than lose the last ones."""
+    app = host()
+    async with app.run_test(size=size) as pilot:
+        await open_form(pilot, "heartbeat")
+        shown = svg_text(app.export_screenshot())
+        for key, does in FORM_KEYS:
+            assert f"{key} {does}" in shown, (key, shown)

@@ -1,4 +1,5 @@
-"""The one question a form may ask: discard unsaved input when no draft can be kept."""
+"""The one question a form may ask: throw away what was typed (closing where no draft can be
+kept, or ``ctrl+r``: the kept draft too)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from textual.widgets import Static
 __all__ = ["DiscardConfirm"]
 
 
+#: Escape on a form with nothing to keep the draft in.
+NOTHING_KEPT = "No draft can be kept here: closing loses it."
+
+
 class DiscardConfirm(ModalScreen[bool]):
     """``y`` discards, ``n`` or ``escape`` goes back to the form."""
 
@@ -26,10 +31,14 @@ class DiscardConfirm(ModalScreen[bool]):
         Binding("escape", "answer(False)", "Keep editing", show=False, id="form.discard.back"),
     ]
 
+    def __init__(self, consequence: str = NOTHING_KEPT) -> None:
+        super().__init__()
+        self.consequence = consequence
+
     def compose(self) -> ComposeResult:
         with Vertical(id="discard-dialog"):
             yield Static(Content("Discard what you typed?").stylize("bold"))
-            yield Static(Content("No draft can be kept here: closing loses it."))
+            yield Static(Content(self.consequence))
             yield Static(
                 Content.assemble(("y", "bold"), " discard   ", ("n", "bold"), " keep editing")
             )

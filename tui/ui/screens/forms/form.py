@@ -54,6 +54,40 @@ FORM_CSS = Path(__file__).with_name("forms.tcss")
 #: From this many columns the preview fits beside the fields and is shown at once.
 WIDE_COLUMNS = 110
 
+#: The form's widest (forms.tcss: #form-dialog's max-width), border and padding included.
+DIALOG_COLUMNS = 160
+
+#: The form's keys, as its last lines show them (key, what it does).
+FORM_KEYS = (
+    ("ctrl+s", "submit"),
+    ("esc", "close (keeps the draft)"),
+    ("ctrl+r", "discard it"),
+    ("ctrl+e", "editor"),
+    ("ctrl+t", "preview"),
+)
+
+
+def keys_line(width: int) -> Content:
+    """:data:`FORM_KEYS` in lines of at most ``width`` cells, a key never parted from what it
+    does (a narrow terminal gets two lines rather than lose the last keys)."""
+    lines: list[list[tuple[str, str]]] = [[]]
+    used = 0
+    for key, does in FORM_KEYS:
+        cells = len(key) + 1 + len(does)
+        if lines[-1] and used + 2 + cells > width:
+            lines.append([])
+            used = 0
+        used += cells + (2 if lines[-1] else 0)
+        lines[-1].append((key, does))
+    parts: list[str | tuple[str, str]] = []
+    for number, line in enumerate(lines):
+        if number:
+            parts.append("\n")
+        for index, (key, does) in enumerate(line):
+            parts += ["  " if index else "", (key, "bold"), f" {does}"]
+    return Content.assemble(*parts)
+
+
 #: Seconds after the last keystroke before the typed values are kept (a crash loses no more).
 AUTOSAVE_DELAY = 1.0
 
@@ -84,8 +118,9 @@ class ActionForm(ModalScreen[Draft | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit", priority=True, id="form.submit"),
         Binding("escape", "close", "Close (keeps the draft)", id="form.close"),
-        Binding("ctrl+e", "edit_in_editor", "Edit in $EDITOR", priority=True, id="form.editor"),
+        Binding("ctrl+e", "edit_in_editor", "Edit in your editor", priority=True, id="form.editor"),
         Binding("ctrl+t", "toggle_preview", "Preview", priority=True, id="form.preview"),
+        Binding("ctrl+r", "discard", "Discard the draft", priority=True, id="form.discard"),
         Binding("ctrl+g", "check_login", "Who am I acting as", id="form.whoami"),
         # Priority, so focus moves when the key is *read*: keys typed after it in the same
         # burst then go to the next field, not the one the key left (see _after_pending_keys).
@@ -145,7 +180,7 @@ class ActionForm(ModalScreen[Draft | None]):
         #: Whether the preview shows beside the fields when the terminal is wide (ctrl+t there).
         self._preview_when_wide = True
         self._autosave: Timer | None = None
-        self._sent = False  # dismissed with a draft: later ctrl+s do nothing
+        self._done = False  # sent or thrown away: later ctrl+s and ctrl+r do nothing
         #: The toast of ctrl+s's problems, and their number, while it may be on view.
         self._problems_told: tuple[Notification, int] | None = None
 
@@ -203,19 +238,7 @@ class ActionForm(ModalScreen[Draft | None]):
                             classes="field-help",
                         )
                 yield IssuePreview(id="form-preview")
-            yield Static(
-                Content.assemble(
-                    ("ctrl+s", "bold"),
-                    " submit  ",
-                    ("esc", "bold"),
-                    " close (keeps the draft)  ",
-                    ("ctrl+e", "bold"),
-                    " $EDITOR  ",
-                    ("ctrl+t", "bold"),
-                    " preview",
-                ),
-                id="form-keys",
-            )
+            yield Static(id="form-keys")
 
     def on_mount(self) -> None:
         for row in self.rows:
@@ -258,6 +281,7 @@ class ActionForm(ModalScreen[Draft | None]):
     def _layout_for(self, width: int) -> None:
         """Wide: the preview beside the fields unless ctrl+t hid it there; narrow: the fields
         (the preview would take their place and hide the field that has the focus)."""
+        self.query_one("#form-keys", Static).update(keys_line(min(width, DIALOG_COLUMNS) - 4))
         wide = width >= WIDE_COLUMNS
         was_wide = self.has_class("-wide")
         if was_wide and not wide and self.preview_shown:
@@ -400,8 +424,8 @@ class ActionForm(ModalScreen[Draft | None]):
         self._after_pending_keys(self._submit_now)
 
     def _submit_now(self) -> None:
-        if self._sent:
-            return  # a second ctrl+s of the same burst: the form is already on its way out
+        if self._done:
+            return  # a second ctrl+s of the same burst: the form is on its way out
         payload, problems, request, _error = self._request_now()
         if problems or request is None:
             first: FieldRow | None = None
@@ -419,7 +443,7 @@ class ActionForm(ModalScreen[Draft | None]):
         if self._autosave is not None:
             self._autosave.stop()  # the submitted draft is the caller's now
             self._autosave = None
-        self._sent = True
+        self._done = True
         self.dismiss(Draft(self.spec.name, self.values(), payload, self.nonce))
 
     def _tell_problems(self, count: int, *, again: bool = True) -> None:
@@ -460,6 +484,45 @@ class ActionForm(ModalScreen[Draft | None]):
     def _discard_answered(self, discard: bool | None) -> None:
         if discard:
             self.dismiss(None)
+
+    def action_discard(self) -> None:
+        self._after_pending_keys(self._discard_now)
+
+    def _discard_now(self) -> None:
+        """ctrl+r: throw the draft away (the one kept, and what is typed) and close; asked
+        first when something is typed."""
+        if self._done:
+            return
+        if has_input(self.spec, self.values()):
+            kept = " and the kept draft with it" if self.keeper is not None else ""
+            self.app.push_screen(
+                DiscardConfirm(f"What is typed in this form is thrown away{kept}."),
+                self._throw_away_answered,
+            )
+            return
+        self._throw_away()
+
+    def _throw_away_answered(self, discard: bool | None) -> None:
+        if discard:
+            self._throw_away()
+
+    def _throw_away(self) -> None:
+        if self._autosave is not None:
+            self._autosave.stop()
+            self._autosave = None
+        if self.keeper is not None:
+            try:
+                self.keeper.forget(self.spec.name)
+            except OSError as exc:
+                self.notify(
+                    f"Could not discard the draft: {short(exc, 200)}",
+                    severity="error",
+                    markup=False,
+                )
+                return
+        self._done = True  # nothing more is kept or sent from this form
+        self.notify(f"{self.spec.name}: draft discarded", markup=False)
+        self.dismiss(None)
 
     def action_toggle_preview(self) -> None:
         self.preview_shown = not self.preview_shown
