@@ -37,7 +37,7 @@ from textual.worker import get_current_worker
 
 from tui.network.store import Snapshot
 from tui.ui.widgets.detail_pane import DetailPane, Link, raw_json
-from tui.ui.widgets.editors import OrderedInput
+from tui.ui.widgets.editors import OrderedInput, act_on_own_binding
 from tui.ui.widgets.table_warmup import warm_rows
 from tui.ui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 
@@ -530,24 +530,28 @@ class TableScreen(StateScreen):
         self.set_focus(field)
         self.update_summary()
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         """Make a fast burst like "/phil" land in the filter.
 
         Textual forwards each key to the widget focused when it arrives and runs (non-priority)
         bindings only once a key has bubbled up to the app, so in a burst the letters after "/"
         would all reach the table before the `/` binding moves the focus. Here "/" opens the
-        filter as soon as it bubbles to the screen, and a printable key that bubbles up while
-        the filter has focus (the filter consumes the keys sent to it) goes into the filter.
+        filter as soon as it bubbles to the screen, and a key that bubbles up while the filter
+        has focus (the filter consumes the keys sent to it) goes into the filter: a printable
+        one is typed, an editing one (ctrl+u, backspace) acts there, in order with them.
         """
         field = self._filter_field
         if event.key == "slash" and (field is None or self.focused is not field):
             event.stop()
             event.prevent_default()
             self.action_filter()
-        elif field is not None and self.focused is field and event.is_printable and event.character:
-            event.stop()
-            event.prevent_default()
-            field.insert_text_at_cursor(event.character)
+        elif field is not None and self.focused is field:
+            if event.is_printable and event.character:
+                event.stop()
+                event.prevent_default()
+                field.insert_text_at_cursor(event.character)
+            elif await act_on_own_binding(field, event):
+                event.prevent_default()
 
     def action_sort(self) -> None:
         """``s``: the sort picker; then the column's key (``s`` again: the next column)."""
