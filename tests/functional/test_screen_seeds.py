@@ -586,6 +586,20 @@ async def test_a_burst_after_slash_lands_in_the_filter() -> None:
         assert rig.app.focused is queue
 
 
+async def test_editing_keys_in_a_burst_act_in_order_in_the_filter() -> None:
+    """``/abc ctrl+u zion`` in one read leaves ``zion``: ctrl+u acts where it was typed."""
+    rig = make_rig()
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await loaded(rig, pilot)
+        await pilot.press("right_square_bracket")
+        burst(rig.app, "slash", "a", "b", "c")
+        await pilot.pause()
+        burst(rig.app, "ctrl+u", "z", "i", "o", "n", "x", "backspace")
+        await pilot.pause()
+        await pilot.pause()
+        assert rig.view.filter_field.value == "zion"
+
+
 async def test_filter_and_sort_say_where_they_do_not_apply() -> None:
     seeds = demo_seeds()
     seeds["active"] = None

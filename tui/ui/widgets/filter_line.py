@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 from textual import events
 from textual.screen import Screen
-from textual.widgets import Input
+
+from tui.ui.widgets.editors import OrderedInput
 
 __all__ = ["FilterLine", "run_binding"]
 
@@ -25,9 +26,9 @@ async def run_binding(screen: Screen, key: str) -> None:
         await active.node.run_action(active.binding.action)
 
 
-class FilterLine(Input):
-    """A compact filter / find line: ``enter`` and ``escape`` call ``on_enter`` / ``on_escape``
-    as soon as the line reads them; keys it reads after the focus left run their binding where
+class FilterLine(OrderedInput):
+    """A compact filter / find line: its editing keys act in order (:class:`OrderedInput`);
+    ``enter`` and ``escape`` call ``on_enter`` / ``on_escape`` as soon as the line reads them; keys it reads after the focus left run their binding where
     the focus is (see the module)."""
 
     def __init__(

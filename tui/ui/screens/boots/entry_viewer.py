@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 
 from tui.eggs.entry_pages import EntryPages, language_for
 from tui.ui.screens.boots.json_text import size_text
+from tui.ui.widgets.editors import OrderedInput
 from tui.untrusted import clean_line
 
 __all__ = ["EntryViewer"]
@@ -38,7 +39,7 @@ class EntryViewer(Vertical):
         yield Static(Text("No entry open: choose one on Files (enter)."), id="viewer-status")
         with VerticalScroll(id="viewer-scroll"):
             yield Static("", id="viewer-body", markup=False)
-        yield Input(
+        yield OrderedInput(
             placeholder="search this entry (enter: find, escape: close)", id="viewer-search"
         )
 
