@@ -26,7 +26,7 @@ __all__ = ["AgentRow", "AgentsScreen", "agent_detail"]
 COLUMNS = (
     Column("id", "id", 18),
     Column("name", "name", 12, flex=True),
-    Column("framework", "framework", 10),
+    Column("framework", "framework", 10, optional=True),
     Column("status", "status", 7),
     Column("karma", "karma", 7, align="right"),
     Column("posts", "posts", 6, align="right"),

@@ -167,11 +167,22 @@ class TableScreen(StateScreen):
 
     def on_body_mounted(self) -> None:
         super().on_body_mounted()
-        # beside the detail pane the table keeps every column (edges, gaps, scrollbar)
-        columns = self.COLUMNS
-        self.table.styles.min_width = 2 + sum(c.width for c in columns) + len(columns) - 1 + 2
+        self._keep_columns(self.size.width)
         self.set_focus(self.table)
         self.set_interval(AGE_TICK_S, self.tick_ages, name="table ages")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._keep_columns(event.size.width)
+
+    def _keep_columns(self, width: int) -> None:
+        """Beside the detail pane (wide terminals) the table keeps every column at its width
+        (edges, gaps, scrollbar); alone, it fits its columns to the terminal's width."""
+        if not self.body_filled:
+            return
+        columns = self.COLUMNS
+        wide = width >= self.HORIZONTAL_BREAKPOINTS[-1][0]
+        keep = 2 + sum(c.width for c in columns) + len(columns) - 1 + 2
+        self.table.styles.min_width = keep if wide else None
 
     # ------------------------------------------------------------------ hooks for subclasses
 

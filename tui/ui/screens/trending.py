@@ -140,7 +140,7 @@ class TrendingScreen(TableScreen, tab="trending"):
                     yield VirtualTable(
                         (
                             Column("name", title.split()[1].rstrip("s"), 8, flex=True),
-                            Column("posts", "posts", 5, align="right"),
+                            Column("posts", "posts", 5, align="right", optional=True),
                             Column("score", "score", 6, align="right"),
                         ),
                         id=panel_id,

@@ -29,25 +29,36 @@ __all__ = [
     "TableRow",
     "EDGE",
     "GAP",
+    "NUMBER_MAX",
+    "TEXT_FLOOR",
+    "cell_width",
+    "content_widths",
     "default_haystack",
     "fallback_sort_key",
     "fit_plain",
     "fit_rich",
     "fit_widths",
+    "line_length",
     "sort_order",
-    "wanted_widths",
     "warmed_sort_values",
 ]
 
 _ELLIPSIS = "\u2026"
 EDGE = 1  # blank cells at each end of a line
 GAP = 1  # blank cells between two columns
+#: The narrowest a text column is cut to ("abc…"); with less room it is dropped instead.
+TEXT_FLOOR = 4
+#: The widest a number's column grows for it: a number the service sends 300 digits long
+#: cannot push every other column off the line.
+NUMBER_MAX = 24
 
 
 class Column(msgspec.Struct, frozen=True):
-    """A column: ``width`` is its minimum. It grows to fit its content (up to ``max_width``)
-    when the terminal has room; a ``flex`` column (long free text) takes what is left over and
-    is the first to yield when room is short."""
+    """A column: ``width`` is what it keeps while the line has room; it grows to fit its
+    content (a text column up to ``max_width``) when the terminal has room. A ``flex`` column
+    (long free text) takes what is left over and is the first to yield when room is short.
+    When even the minimums do not fit, ``optional`` columns are hidden, then text columns are
+    cut further, then dropped, before a number is cut (:func:`fit_widths`)."""
 
     key: str
     label: str
@@ -55,6 +66,13 @@ class Column(msgspec.Struct, frozen=True):
     flex: bool = False
     align: Literal["left", "right"] = "left"
     max_width: int = 40
+    optional: bool = False  # hidden when the line is short of room, before others are cut
+
+    @property
+    def number(self) -> bool:
+        """A right-aligned column holds numbers (counts, scores, ages), and a number is never
+        cut: the text columns give way first (:func:`fit_widths`)."""
+        return self.align == "right"
 
 
 class Row(msgspec.Struct, frozen=True):
@@ -348,53 +366,105 @@ def sort_order(
     return order, rank
 
 
-def wanted_widths(columns: Sequence[Column], rows: Iterable[TableRow]) -> list[int]:
-    """Per column, the width its header (with room for the sort arrow) and the cells of
-    ``rows`` ask for, within the column's minimum and maximum."""
-    wanted = [cell_len(clean(column.label)) + 2 for column in columns]
+def cell_width(value: str | Text) -> int:
+    """The cells ``value`` takes in a table (its first 200 characters measured, cleaned)."""
+    plain = value.plain if isinstance(value, Text) else clean_cell(value)
+    return cell_len(plain[:200])
+
+
+def content_widths(columns: Sequence[Column], rows: Iterable[TableRow]) -> list[int]:
+    """Per column, the width of its widest cell among ``rows`` (0 with no rows)."""
+    widths = [0] * len(columns)
     for row in rows:
-        for n, value in enumerate(row.cells[: len(wanted)]):
-            plain = value.plain if isinstance(value, Text) else clean_cell(value)
-            length = cell_len(plain[:200])
-            if length > wanted[n]:
-                wanted[n] = length
-    return [
-        max(column.width, want if column.flex else min(want, column.max_width))
-        for column, want in zip(columns, wanted, strict=True)
+        for n, value in enumerate(row.cells[: len(widths)]):
+            length = cell_width(value)
+            if length > widths[n]:
+                widths[n] = length
+    return widths
+
+
+def line_length(widths: Sequence[int], edge: int = EDGE, gap: int = GAP) -> int:
+    """The cells a line of columns this wide takes (dropped columns, width 0, take none)."""
+    shown = [width for width in widths if width > 0]
+    return 2 * edge + sum(shown) + gap * max(0, len(shown) - 1)
+
+
+def fit_widths(
+    columns: Sequence[Column],
+    content: Sequence[int],
+    width: int,
+    *,
+    sorted_column: int | None = None,
+    edge: int = EDGE,
+    gap: int = GAP,
+) -> list[int]:
+    """Each column's width in a line ``width`` cells wide, from what its cells need
+    (``content``: :func:`content_widths`); 0 for a column dropped for want of room.
+
+    Each column asks for its content and its header with room for a sort arrow, at least its
+    ``width``; a text column at most its ``max_width`` unless it is free text (``flex``). When
+    that does not fit, columns give way in turn: room for a sort arrow in the columns not
+    sorted by, and the numbers down to their header; free text to its minimum; the other text columns but
+    the first (the row's id) to theirs; free text to its label; the id to its minimum;
+    ``optional`` columns are dropped (from the right; never the one sorted by); every
+    text column, evenly, to :data:`TEXT_FLOOR`; the numbers' headers (cut: the numbers stay
+    whole); then text columns are dropped, free text first, then from the right. A number is
+    never cut: when the numbers alone do not fit, the line is wider than ``width`` (it scrolls
+    sideways). Room left over goes to the free text: a table uses the width it has.
+    """
+    count = len(columns)
+    labels = [cell_len(clean(column.label)) for column in columns]
+    numbers = [i for i, column in enumerate(columns) if column.number]
+    texts = [i for i, column in enumerate(columns) if not column.number]
+    flex = [i for i in texts if columns[i].flex]
+    fixed = [i for i in texts if not columns[i].flex]
+    lead, rest = fixed[:1], fixed[1:]
+    need = [
+        max(1, min(content[i], NUMBER_MAX)) if columns[i].number else content[i]
+        for i in range(count)
     ]
-
-
-def fit_widths(columns: Sequence[Column], wanted: Sequence[int], line_width: int) -> list[int]:
-    """Widths from the content and the room: every column gets what its content asks for
-    when that fits, free text (``flex``) yields first, then the others shrink evenly
-    towards their minimum; room left over goes to the free text."""
-    widths = list(wanted)
-    room = line_width - 2 * EDGE - GAP * (len(columns) - 1)
-    over = sum(widths) - room
-    flex = [i for i, column in enumerate(columns) if column.flex]
-    others = [i for i, column in enumerate(columns) if not column.flex]
-    # who yields, in turn, and down to what: free text to its minimum, the other columns
-    # (not the first, the row's id) to theirs, free text further to its label, then the id
-    stages = (
-        (flex, [column.width for column in columns]),
-        (others[1:], [column.width for column in columns]),
-        (flex, [max(6, cell_len(column.label)) for column in columns]),
-        (others[:1], [column.width for column in columns]),
+    widths = []
+    for i, column in enumerate(columns):
+        want = max(labels[i] + 2, need[i])
+        if not (column.number or column.flex):
+            want = min(want, column.max_width)
+        widths.append(max(column.width, want))
+    minimums = [column.width for column in columns]
+    arrow = [labels[i] + 2 if i == sorted_column else labels[i] for i in range(count)]
+    optional = [i for i in reversed(range(count)) if columns[i].optional and i != sorted_column]
+    unsorted = [  # without room for an arrow they do not show; numbers down to their header
+        max(need[i], arrow[i])
+        if columns[i].number
+        else max(minimums[i], min(need[i], columns[i].max_width), arrow[i])
+        for i in range(count)
+    ]
+    stages: tuple[tuple[list[int], list[int]], ...] = (
+        ([*numbers, *fixed], unsorted),
+        (flex, minimums),
+        (rest, minimums),
+        (flex, [max(6, label) for label in labels]),
+        (lead, minimums),
+        (optional, [-1] * count),  # -1: dropped
+        (texts, [TEXT_FLOOR] * count),
+        (numbers, need),
+        ([*flex, *reversed(rest), *lead], [-1] * count),
     )
+    over = line_length(widths, edge, gap) - width
     for group, floors in stages:
         while over > 0:
-            shrinkable = [i for i in group if widths[i] > floors[i]]
+            shrinkable = [i for i in group if widths[i] > max(0, floors[i])]
             if not shrinkable:
                 break
+            if floors[shrinkable[0]] < 0:  # drop the first, then see
+                widths[shrinkable[0]] = 0
+                over = line_length(widths, edge, gap) - width
+                continue
             for i in shrinkable:
                 if over > 0 and widths[i] > floors[i]:
                     widths[i] -= 1
                     over -= 1
-    if over > 0:  # even the minimums do not fit: the line scrolls sideways
-        widths = [column.width for column in columns]
-        over = sum(widths) - room
-    if over < 0 and flex:
-        share, extra = divmod(-over, len(flex))
-        for n, i in enumerate(flex):
-            widths[i] += share + (1 if n < extra else 0)
+    if over < 0:
+        takers = [i for i in flex if widths[i]] or [i for i in texts if widths[i]]
+        for n in range(-over) if takers else ():
+            widths[takers[n % len(takers)]] += 1
     return widths

@@ -48,12 +48,14 @@ from tui.ui.widgets.table_rows import (
     LazyRows,
     Row,
     TableRow,
+    cell_width,
+    content_widths,
     default_haystack,
     fit_plain,
     fit_rich,
     fit_widths,
+    line_length,
     sort_order,
-    wanted_widths,
 )
 from tui.ui.widgets.table_warmup import Warmup
 from tui.ui.widgets.vim import vim_bindings
@@ -206,9 +208,6 @@ class VirtualTable(ScrollView, can_focus=True):
             raise ValueError("a VirtualTable needs at least one column")
         self._columns: tuple[Column, ...] = tuple(columns)
         self._column_index = {column.key: i for i, column in enumerate(self._columns)}
-        self._min_line_width = (
-            2 * EDGE + sum(c.width for c in self._columns) + GAP * (len(self._columns) - 1)
-        )
         self._rows: Sequence[TableRow] = []
         self._key_index: dict[str, int] | None = {}  # built on first use after set_rows
         self._haystacks: list[str] | None = None  # built by the first filter after set_rows
@@ -224,8 +223,10 @@ class VirtualTable(ScrollView, can_focus=True):
         self._sort_column: str | None = None
         self._sort_reverse = False
         self._strip_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
-        self._widths: tuple[int, list[int]] = (-1, [])  # (line width, column widths)
-        self._wanted: list[int] | None = None  # widths the content asks for (per set_rows)
+        # (view width, sort column) -> column widths, and the width of their line
+        self._widths: tuple[tuple[int, str | None], list[int], int] = ((-1, None), [], 0)
+        self._content: list[int] | None = None  # widest cell per column (per set_rows)
+        self._narrowest: int | None = None  # see _narrowest_line
         self._empty_message = "no data yet"
         self._after_paint: list[Callable[[], object]] = []
         self._pass_styles: dict[tuple[str | None, bool], Style] | None = None  # see _style
@@ -369,8 +370,9 @@ class VirtualTable(ScrollView, can_focus=True):
         self._haystacks = None
         self._marked = frozenset(marked)
         self._strip_cache.clear()
-        self._wanted = None
-        self._widths = (-1, [])
+        self._content = None
+        self._narrowest = None
+        self._widths = ((-1, None), [], 0)
         self._sort()
         self._filter(narrowing=False)
 
@@ -544,7 +546,9 @@ class VirtualTable(ScrollView, can_focus=True):
         self._announce_cursor()
 
     def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(self._min_line_width, 1 + max(1, len(self._visible)))
+        # the columns are measured when first drawn (render_line then calls this again)
+        width = 0 if self._content is None else self._narrowest_line()
+        self.virtual_size = Size(width, 1 + max(1, len(self._visible)))
 
     def _announce_cursor(self) -> None:
         key = self.cursor_key
@@ -630,35 +634,70 @@ class VirtualTable(ScrollView, can_focus=True):
             self.post_message(self.Selected(self, self._rows[self._visible[position]].key))
 
     def on_resize(self, event: events.Resize) -> None:
+        self._update_virtual_size()
         self._scroll_cursor_into_view()
 
     # ------------------------------------------------------------------ rendering
 
-    def _wanted_widths(self) -> list[int]:
-        """Per column, the width its header and content ask for (:func:`wanted_widths`): the
-        widest cell of the rows in view when first drawn (made once per ``set_rows``; only rows
-        that are drawn anyway are read, so lazy rows stay lazy)."""
-        if self._wanted is None:
+    def _content_widths(self) -> list[int]:
+        """Per column, the width of its widest cell (:func:`content_widths`) among the rows in
+        view when first drawn (once per ``set_rows``; only rows that are drawn anyway are read,
+        so lazy rows stay lazy); a wider cell drawn later widens it (:meth:`_row_strip`)."""
+        if self._content is None:
             rows = self._rows
             top = max(0, round(self.scroll_y))
             height = max(1, self.scrollable_content_region.height)
             in_view = self._visible[top : top + min(height, _SAMPLE)]
-            self._wanted = wanted_widths(self._columns, (rows[i] for i in in_view))
-        return self._wanted
+            self._content = content_widths(self._columns, (rows[i] for i in in_view))
+        return self._content
 
-    def _column_widths(self, line_width: int) -> list[int]:
-        """Widths from the content and the room (:func:`fit_widths`), once per line width."""
-        if self._widths[0] != line_width:
-            self._widths = (
-                line_width,
-                fit_widths(self._columns, self._wanted_widths(), line_width),
+    def _narrowest_line(self) -> int:
+        """The narrowest line the rows can be drawn in with every number whole (text columns
+        cut or dropped): a narrower view scrolls sideways."""
+        if self._narrowest is None:
+            widths = fit_widths(self._columns, self._content_widths(), 0)
+            self._narrowest = line_length(widths)
+        return self._narrowest
+
+    def _column_widths(self, width: int) -> tuple[list[int], int]:
+        """The columns' widths in a view ``width`` cells wide (:func:`fit_widths`; 0: dropped)
+        and the width of their line (wider than the view only when the numbers alone do not
+        fit), worked out once per view width and sort column."""
+        key = (width, self._sort_column)
+        if self._widths[0] != key:
+            sorted_column = self._column_index.get(self._sort_column or "")
+            widths = fit_widths(
+                self._columns, self._content_widths(), width, sorted_column=sorted_column
             )
-        return self._widths[1]
+            if widths != self._widths[1]:
+                self._strip_cache.clear()
+            self._widths = (key, widths, max(width, line_length(widths)))
+        return self._widths[1], self._widths[2]
+
+    def _widen(self, values: Sequence[str | Text]) -> bool:
+        """Widen the columns for a row about to be drawn whose cells are wider than any seen
+        so far: a number is never cut, and text is cut only when the line has no room. True
+        when the columns' widths changed."""
+        content = self._content_widths()
+        wider = False
+        for n, value in enumerate(values[: len(content)]):
+            length = cell_width(value)
+            if length > content[n]:
+                content[n] = length
+                wider = True
+        if not wider:
+            return False
+        key, old, _ = self._widths
+        self._widths = ((-1, None), old, 0)
+        self._narrowest = None
+        return self._column_widths(key[0])[0] != old
 
     def _column_at(self, x: int) -> Column | None:
-        line_width = max(self.scrollable_content_region.width, self._min_line_width)
+        widths, _ = self._column_widths(self.scrollable_content_region.width)
         start = EDGE
-        for column, width in zip(self._columns, self._column_widths(line_width), strict=True):
+        for column, width in zip(self._columns, widths, strict=True):
+            if not width:
+                continue
             if start <= x < start + width + GAP:
                 return column
             start += width + GAP
@@ -683,18 +722,20 @@ class VirtualTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
-        line_width = max(width, self._min_line_width)
+        widths, line = self._column_widths(width)  # worked out before a row can widen them
         base = self._style()
         if y == 0:
-            strip = self._header_strip(line_width, base)
+            strip = self._header_strip(widths, line, base)
         else:
             position = scroll_y + y - 1
             if position < len(self._visible):
-                strip = self._row_strip(position, line_width, base)
+                strip = self._row_strip(position, width, base)
             elif not self._visible:
                 return self._empty_strip(position, width, base)  # fits the view: no scroll
             else:
                 return Strip.blank(width, base)
+        if self._narrowest_line() != self.virtual_size.width:
+            self.call_later(self._update_virtual_size)
         return strip.crop_extend(scroll_x, scroll_x + width, base)
 
     def _line(self, cells: list[list[Segment]], line_width: int, style: Style) -> Strip:
@@ -724,14 +765,16 @@ class VirtualTable(ScrollView, can_focus=True):
         segments.append(Segment("".join(texts), current))
         return Strip(segments, max(used, line_width))
 
-    def _header_strip(self, line_width: int, base: Style) -> Strip:
+    def _header_strip(self, widths: list[int], line_width: int, base: Style) -> Strip:
         style = base + self._style("virtual-table--header")
         cache_key = ("header", line_width, style, self._sort_column, self._sort_reverse)
         cached = self._strip_cache.get(cache_key)
         if cached is not None:
             return cached
         cells = []
-        for column, width in zip(self._columns, self._column_widths(line_width), strict=True):
+        for column, width in zip(self._columns, widths, strict=True):
+            if not width:
+                continue
             label = clean(column.label)
             if column.key == self._sort_column:
                 arrow = _SORT_DOWN if self._sort_reverse else _SORT_UP
@@ -759,7 +802,7 @@ class VirtualTable(ScrollView, can_focus=True):
         text = fit_plain(lines[position], room).rstrip()
         return self._line([[Segment(text, style)]], width, base)
 
-    def _row_strip(self, position: int, line_width: int, base: Style) -> Strip:
+    def _row_strip(self, position: int, width: int, base: Style) -> Strip:
         row = self._rows[self._visible[position]]
         style = base
         if position % 2:
@@ -767,19 +810,22 @@ class VirtualTable(ScrollView, can_focus=True):
         if row.key in self._marked:
             style += self._style("virtual-table--marked", partial=True)
         cursor_style = self._style("virtual-table--cursor") if position == self._cursor else None
-        cache_key = (row.key, line_width, style, cursor_style)
+        cache_key = (row.key, width, style, cursor_style)
         cached = self._strip_cache.get(cache_key)
         if cached is not None:
             return cached
+        values = row.cells
+        if self._widen(values):
+            self.refresh()  # the lines drawn before this one, at the columns' new widths
+        widths, line_width = self._column_widths(width)
         row_style = style if cursor_style is None else style + cursor_style
         cells: list[list[Segment]] = []
-        values = row.cells
-        for n, (column, width) in enumerate(
-            zip(self._columns, self._column_widths(line_width), strict=True)
-        ):
+        for n, (column, column_width) in enumerate(zip(self._columns, widths, strict=True)):
+            if not column_width:
+                continue
             value = values[n] if n < len(values) else ""
             if isinstance(value, Text):
-                fitted = fit_rich(value, width, column.align)
+                fitted = fit_rich(value, column_width, column.align)
                 # The cell's own colours sit on the row style; the cursor wins over both.
                 cells.append(
                     [
@@ -789,7 +835,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 )
             else:
                 cells.append(
-                    [Segment(fit_plain(clean_cell(value), width, column.align), row_style)]
+                    [Segment(fit_plain(clean_cell(value), column_width, column.align), row_style)]
                 )
         strip = self._line(cells, line_width, row_style)
         self._strip_cache[cache_key] = strip
