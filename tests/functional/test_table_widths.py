@@ -123,11 +123,13 @@ def test_fit_widths_cuts_text_then_drops_it_before_a_number():
     roomy = fit_widths(columns, content, 120)
     assert roomy[0] == 16 and roomy[2] >= 4 and roomy[3] == 9  # content whole
     assert line_length(roomy) == 120  # the free text takes the spare width
-    short = fit_widths(columns, content, 40)
-    assert short == [12, 6, 8, 9]  # text at its minimums, cut further only when it must
-    tight = fit_widths(columns, content, 30)
-    assert tight == [10, 7, 0, 9]  # the optional column goes; the number stays whole
-    assert line_length(tight) == 30
+    short = fit_widths(columns, content, 50)
+    assert short == [16, 12, 8, 9]  # the free text at its minimum, the rest whole
+    tight = fit_widths(columns, content, 40)
+    assert tight == [16, 11, 0, 9]  # the optional column goes before the text is cut further
+    assert line_length(tight) == 40
+    assert fit_widths(columns, content, 30) == [11, 6, 0, 9]  # text cut, never the number
+    assert fit_widths(columns, content, 20) == [8, 0, 0, 9]  # then dropped, free text first
     for width in range(14, 40):
         widths = fit_widths(columns, content, width)
         assert widths[3] == 9 and line_length(widths) <= width, (width, widths)

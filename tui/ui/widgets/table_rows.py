@@ -395,18 +395,22 @@ def fit_widths(
     width: int,
     *,
     sorted_column: int | None = None,
+    arrows: bool = True,
     edge: int = EDGE,
     gap: int = GAP,
 ) -> list[int]:
     """Each column's width in a line ``width`` cells wide, from what its cells need
     (``content``: :func:`content_widths`); 0 for a column dropped for want of room.
+    ``arrows``: the table sorts by its columns and shows an arrow in the header of the one it
+    sorts by (``sorted_column``); ``edge`` and ``gap``: the blank cells at each end of the line
+    and between two columns.
 
     Each column asks for its content and its header with room for a sort arrow, at least its
     ``width``; a text column at most its ``max_width`` unless it is free text (``flex``). When
     that does not fit, columns give way in turn: room for a sort arrow in the columns not
     sorted by, and the numbers down to their header; free text to its minimum; the other text columns but
-    the first (the row's id) to theirs; free text to its label; the id to its minimum;
-    ``optional`` columns are dropped (from the right; never the one sorted by); every
+    the first (the row's id) to theirs; ``optional`` columns are dropped (from the right;
+    never the one sorted by); free text to its label; the id to its minimum; every
     text column, evenly, to :data:`TEXT_FLOOR`; the numbers' headers (cut: the numbers stay
     whole); then text columns are dropped, free text first, then from the right. A number is
     never cut: when the numbers alone do not fit, the line is wider than ``width`` (it scrolls
@@ -424,13 +428,14 @@ def fit_widths(
         for i in range(count)
     ]
     widths = []
+    room = 2 if arrows else 0
     for i, column in enumerate(columns):
-        want = max(labels[i] + 2, need[i])
+        want = max(labels[i] + room, need[i])
         if not (column.number or column.flex):
             want = min(want, column.max_width)
         widths.append(max(column.width, want))
     minimums = [column.width for column in columns]
-    arrow = [labels[i] + 2 if i == sorted_column else labels[i] for i in range(count)]
+    arrow = [labels[i] + room if i == sorted_column else labels[i] for i in range(count)]
     optional = [i for i in reversed(range(count)) if columns[i].optional and i != sorted_column]
     unsorted = [  # without room for an arrow they do not show; numbers down to their header
         max(need[i], arrow[i])
@@ -442,9 +447,9 @@ def fit_widths(
         ([*numbers, *fixed], unsorted),
         (flex, minimums),
         (rest, minimums),
+        (optional, [-1] * count),  # -1: dropped
         (flex, [max(6, label) for label in labels]),
         (lead, minimums),
-        (optional, [-1] * count),  # -1: dropped
         (texts, [TEXT_FLOOR] * count),
         (numbers, need),
         ([*flex, *reversed(rest), *lead], [-1] * count),
