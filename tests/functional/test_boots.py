@@ -417,6 +417,45 @@ async def test_a_wide_terminal_gives_its_spare_columns_to_name_and_slug():
         assert not note.rstrip().endswith("·") and "…" not in note
 
 
+@pytest.mark.parametrize("width", [80, 100, 120, 140])
+async def test_names_slugs_and_sources_are_cut_only_when_they_must_be(tmp_path, width):
+    """Widths follow the content: a name or slug is whole whenever name and slug fit beside
+    the size and Verified columns; the note's source URLs are whole when the line has room
+    for them, else cut in the middle on a line of their own (never a dangling "·")."""
+    from rich.cells import cell_len
+
+    from tui.config import Settings
+    from tui.service import connect
+
+    service = connect(Settings(cache_dir=tmp_path), use_cache=False, agents=30)
+    try:
+        source = HubBoots(service)
+        rows = list(await source.rows())
+        rig = await start(source)
+        async with rig.app.run_test(size=(width, 30)) as pilot:
+            screen = await shown(pilot, source)
+            table = screen.query_one(DataTable)
+            widths = {str(key.value): column.width for key, column in table.columns.items()}
+            texts = [screen.texts(row) for row in rows]
+            longest_name = max(cell_len(t[0]) for t in texts)
+            longest_slug = max(cell_len(t[1]) for t in texts)
+            fits = longest_name + longest_slug + 8 + 18 + 2 * 4 + 4 <= width
+            assert (cells(screen, "name") == [t[0] for t in texts]) == fits, widths
+            if fits:
+                assert cells(screen, "slug") == [t[1] for t in texts]
+            assert sum(w + 2 for w in widths.values()) == width - 4  # no column of spare room
+            lines = str(screen.query_one("#boots-source", Static).content).split("\n")
+            assert all(cell_len(line) <= width - 2 for line in lines)
+            assert not any(line.rstrip().endswith("·") for line in lines)
+            whole = all(origin in lines[-1] for origin in source.origins)
+            needed = len("2 sources: ") + sum(len(o) for o in source.origins) + len(", ")
+            assert len(source.origins) == 2 and whole == (needed <= width - 2), lines
+            if not whole:
+                assert len(lines) == 2 and lines[1].count("…") == len(source.origins)
+    finally:
+        await service.aclose()
+
+
 async def test_a_cached_egg_is_checked_off_the_event_loop(tmp_path, monkeypatch):
     """The tab judges a cached egg as it loads; while the file's hash is held up (it waits for
     the test to let it go), the event loop still runs: a timer ticks, keys move the cursor."""

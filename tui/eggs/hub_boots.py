@@ -37,7 +37,9 @@ class HubBoots:
         boots = service.settings.boots
         self.sources = split_sources(boots) if boots else []
         shown = [redact_url(s) for s in self.sources]
-        if len(shown) > 1:  # the note has one line: how many, then each in full (it may be cut)
+        #: Where the rows come from, each as shown (the Boots tab's note fits them to its width)
+        self.origins = shown
+        if len(shown) > 1:
             self.label = f"{len(shown)} sources: {', '.join(shown)}"
         else:
             self.label = shown[0] if shown else "no --boots source"

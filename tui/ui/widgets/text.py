@@ -11,6 +11,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.content import Content
 
@@ -23,7 +24,9 @@ __all__ = [
     "content",
     "count",
     "epoch_seconds",
+    "fit_parts",
     "labelled",
+    "middle_cut",
     "plain",
     "short",
     "stamp",
@@ -39,6 +42,39 @@ def plain(text: Any, multiline: bool = False, style: str = "") -> Text:
 def content(text: Any, multiline: bool = False) -> Content:
     """Service text as a Textual ``Content`` (no markup)."""
     return Content(clean(text, multiline=multiline))
+
+
+def middle_cut(text: str, width: int) -> str:
+    """Clean ``text`` in at most ``width`` cells: whole when it fits, else its start and its
+    end with an ellipsis between (a URL keeps its host and its file name)."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "\u2026"[:width]
+    tail = (width - 1) // 2
+    head = width - 1 - tail
+    end = text[-tail:] if tail else ""
+    while cell_len(end) > tail:
+        end = end[1:]
+    return set_cell_size(text, head) + "\u2026" + " " * (tail - cell_len(end)) + end
+
+
+def fit_parts(parts: list[str], room: int, separator: str = ", ") -> list[str]:
+    """``parts`` (clean text) joined by ``separator`` within ``room`` cells: each part whole
+    when they all fit, else the longest ones cut in the middle (:func:`middle_cut`) to share
+    the room fairly; a part shorter than its share keeps its length."""
+    room -= cell_len(separator) * max(0, len(parts) - 1)
+    lengths = [cell_len(part) for part in parts]
+    if sum(lengths) <= room:
+        return list(parts)
+    shares = [0] * len(parts)
+    left, open_ = max(0, room), sorted(range(len(parts)), key=lengths.__getitem__)
+    while open_:
+        share = left // len(open_)
+        index = open_.pop(0)
+        shares[index] = min(lengths[index], share) if open_ else min(lengths[index], left)
+        left -= shares[index]
+    return [middle_cut(part, share) for part, share in zip(parts, shares, strict=True)]
 
 
 def short(text: Any, limit: int = 200) -> str:

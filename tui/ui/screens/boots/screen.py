@@ -11,8 +11,10 @@ installer line is text that ``y`` copies — roost never runs it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,7 +35,9 @@ from tui.ui.screens.boots.inspector import (
 )
 from tui.ui.screens.boots.json_text import size_text
 from tui.ui.stylesheets import sheets
-from tui.untrusted import clean_line
+from tui.ui.widgets.table_rows import Column, fit_widths
+from tui.ui.widgets.text import fit_parts
+from tui.untrusted import clean, clean_line
 
 if TYPE_CHECKING:
     from tui.service import Service
@@ -49,26 +53,26 @@ _STATE_STYLE = {
     "error": "red",
     "none": "dim",
 }
-# (key, label, width): the four fit 80 columns with the table's cell padding
+#: The columns; their widths at 80 columns fit with the table's cell padding.
 COLUMNS = (
-    ("name", "Name", 20),
-    ("slug", "Slug · by", 22),
-    ("size", "Egg size", 8),
-    ("state", "Verified", 18),
+    Column("name", "Name", 20, flex=True),
+    Column("slug", "Slug · by", 22, flex=True, optional=True),
+    Column("size", "Egg size", 8, align="right"),
 )
+#: The Verified column, what the tab is for: kept whole ("failed at check 12" is the longest).
+STATE = Column("state", "Verified", 18)
 
 
-def column_widths(screen_width: int) -> dict[str, int]:
-    """Each column's width at ``screen_width``: the size and Verified columns are kept whole;
-    the name and slug share the rest, in :data:`COLUMNS`' proportions, so a wide terminal
-    shows whole names instead of cutting them at 80 columns' widths."""
-    widths = {key: width for key, _, width in COLUMNS}
+def column_widths(screen_width: int, content: Sequence[int] = (0, 0, 0)) -> dict[str, int]:
+    """Each column's width at ``screen_width``, from the widest ``content`` of the name, slug
+    and size columns: the Verified column keeps its width and the size is never cut; the
+    name and slug get what their content asks for when it fits and share any room left over
+    (:func:`~tui.ui.widgets.table_rows.fit_widths`); below 80 columns they give way first,
+    and on a narrow terminal the slug (also in the detail) makes room for the name."""
     # each column has one cell of padding on either side; the scrollbar and a margin take 4
-    spare = screen_width - 4 - 2 * len(COLUMNS) - widths["size"] - widths["state"]
-    shares = widths["name"] + widths["slug"]
-    widths["name"] = max(6, spare * widths["name"] // shares)
-    widths["slug"] = max(6, spare - widths["name"])
-    return widths
+    room = screen_width - 4 - (STATE.width + 2)
+    widths = fit_widths(COLUMNS, content, room, arrows=False, edge=1, gap=2)
+    return {**{c.key: w for c, w in zip(COLUMNS, widths, strict=True)}, "state": STATE.width}
 
 
 class BootsTable(DataTable[Text]):
@@ -105,6 +109,8 @@ class BootsScreen(StateScreen, tab="boots"):
         super().__init__()
         self._columns_added = False
         self._widths = column_widths(80)
+        self._content = [0, 0, 0]  # the widest name, slug and size of the rows
+        self._note: tuple[str, list[str]] | None = None  # counts, and where the rows come from
         self.rows: list[Any] = []
         self.states: dict[str, EggState] = {}
         self.outcomes: dict[str, EggOutcome] = {}  # the eggs judged, by row_key
@@ -138,15 +144,40 @@ class BootsScreen(StateScreen, tab="boots"):
         self.call_after_refresh(self._load)  # once the app has said whether this is the demo
 
     def _add_columns(self, screen_width: int) -> None:
-        self._widths = column_widths(screen_width)
+        self._widths = column_widths(screen_width, self._content)
         table = self.query_one(DataTable)
-        for key, label, _ in COLUMNS:
-            table.add_column(label, key=key, width=self._widths[key])
+        for column in (*COLUMNS, STATE):
+            table.add_column(column.label, key=column.key, width=self._widths[column.key])
 
     def on_resize(self) -> None:
-        """Below 80 columns the name and slug give up width first: the Verified column, what
-        the tab is for, stays whole."""
-        if self._columns_added and column_widths(self.size.width) != self._widths:
+        """The columns and the note follow the width (see :func:`column_widths`)."""
+        self._fit_columns()
+        self._show_note()
+
+    def _show_note(self) -> None:
+        """The note over the table: the key, the counts and where the records come from, on
+        one line when it fits; else the sources get a line of their own, each whole when the
+        width allows and cut in the middle when not (a URL keeps its host and file name)."""
+        if self._note is None:
+            return
+        counts, origins = self._note
+        width = max(20, (self.size.width or 80) - 2)  # the note's padding
+        prefix = f"{len(origins)} sources: " if len(origins) > 1 else ""
+        whole = prefix + ", ".join(origins)
+        if not origins:
+            text = counts
+        elif cell_len(counts) + 3 + cell_len(whole) <= width:
+            text = f"{counts} · {whole}"
+        else:
+            shown = fit_parts(origins, width - cell_len(prefix))
+            text = f"{counts}\n{prefix}{', '.join(shown)}"
+        self.query_one("#boots-source", Static).update(
+            Text(text, no_wrap=True, overflow="ellipsis")
+        )
+
+    def _fit_columns(self) -> None:
+        """Set the columns' widths for the terminal's width and the rows' content."""
+        if self._columns_added and column_widths(self.size.width, self._content) != self._widths:
             table = self.query_one(DataTable)
             row = table.cursor_row
             table.clear(columns=True)
@@ -177,7 +208,8 @@ class BootsScreen(StateScreen, tab="boots"):
                 continue
             self.states[key] = EggState("absent")
             self._look_in_cache(row)
-        origin = clean_line(getattr(source, "label", "") or "", 300)
+        label = getattr(source, "label", "") or ""
+        origins = [clean(o) for o in getattr(source, "origins", None) or [label] if o]
         apps = sum(1 for r in rows if isinstance(r, StoreApp))
         records = sum(1 for r in rows if r.record is not None)
         bad = len(rows) - apps - records
@@ -190,8 +222,14 @@ class BootsScreen(StateScreen, tab="boots"):
             parts.append(f"{apps} store app" + ("" if apps == 1 else "s"))
         if bad:
             parts.append(f"{bad} unreadable")
-        note.update(Text(" · ".join(p for p in ["enter: inspect egg", *parts, origin] if p)))
+        self._note = (" · ".join(["enter: inspect egg", *parts]), origins)
+        self._show_note()
+        self._content = [
+            max((cell_len(text) for text in texts), default=0)
+            for texts in zip(*(self.texts(row)[:3] for row in rows), strict=False)
+        ] or [0, 0, 0]
         self._fill()
+        self._fit_columns()
         self._loaded = True
 
     def _fill(self, keep: int | None = None) -> None:
@@ -204,33 +242,42 @@ class BootsScreen(StateScreen, tab="boots"):
             table.move_cursor(row=min(keep, len(self.rows) - 1))
             self._show_detail(table.cursor_row)
 
-    def cells(self, row: Any) -> list[Text]:
-        """The row's cells: untrusted text made literal and cut to its column."""
-        key = row_key(row)
-        if key is None:
-            problem = row.problems[0] if row.problems else "not a boot record"
-            return [
-                Text(clean_line(row.origin, self._widths["name"]), style="red"),
-                Text("—"),
-                Text("—"),
-                Text(clean_line(problem, 18), style="red"),
-            ]
-        state = self.states.get(key, EggState("absent"))
-        width = self._widths["name"]
+    @staticmethod
+    def texts(row: Any) -> tuple[str, str, str, bool]:
+        """The row's name, slug (or publisher and version) and egg size, cleaned, and whether
+        the name is marked with a warning."""
+        if row_key(row) is None:
+            return clean(row.origin), "—", "—", False
         if isinstance(row, StoreApp):
             title, by = row.name, " ".join(p for p in (row.publisher, row.version) if p)
             size = size_text(row.egg_bytes) if row.egg_bytes is not None else "—"
+            marked = bool(row.warnings or row.problems)
         else:
             title, by, size = row.record.name, row.record.slug, size_text(row.record.egg.bytes)
-        marked = (
-            bool(row.warnings or row.problems) if isinstance(row, StoreApp) else bool(row.warnings)
-        )
-        name = Text(clean_line(title, width - 2 if marked else width))
+            marked = bool(row.warnings)
+        name = clean(title) + (" ⚠" if marked else "")
+        return name, clean(by or "—"), size, marked
+
+    def cells(self, row: Any) -> list[Text]:
+        """The row's cells: untrusted text made literal and cut to its column."""
+        name, by, size, marked = self.texts(row)
+        key = row_key(row)
+        width = self._widths["name"]
+        if key is None:
+            problem = row.problems[0] if row.problems else "not a boot record"
+            return [
+                Text(clean_line(name, width), style="red"),
+                Text(by),
+                Text(size),
+                Text(clean_line(problem, STATE.width), style="red"),
+            ]
+        state = self.states.get(key, EggState("absent"))
+        cell = Text(clean_line(name[:-2] if marked else name, width - 2 if marked else width))
         if marked:
-            name.append(" ⚠", style="bold yellow")
+            cell.append(" ⚠", style="bold yellow")
         return [
-            name,
-            Text(clean_line(by or "—", self._widths["slug"])),
+            cell,
+            Text(clean_line(by, self._widths["slug"])),
             Text(size, justify="right"),
             Text(state.label, style=_STATE_STYLE[state.kind]),
         ]
