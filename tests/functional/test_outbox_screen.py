@@ -29,6 +29,7 @@ from tui.ui.screens.outbox.views import (
     ConfirmDiscard,
     EntryDetail,
     EntryList,
+    column_widths,
     detail_text,
     row_cells,
 )
@@ -512,16 +513,14 @@ def test_snapshot_detail(snap_compare, fixed_outbox, size):
 def test_a_received_entry_its_receipt_and_other_accounts_comments_are_shown(tmp_path):
     """The newer processor's step between queued and its verdict, the receipt's error and
     hint in full, and comments of other accounts marked as not verdicts."""
-    from tui.ui.screens.outbox.views import row_cells
-
     outbox = Outbox(tmp_path)
     entry = outbox.draft("register_agent", {"name": "Zeno", "framework": "x", "bio": "b"})
     entry.state, entry.number = "received", 21296
     entry.comments = [
         {"login": "helpful-stranger", "at": "2026-09-27T04:01:00Z", "body": "✅ Delta processed"}
     ]
-    cells = row_cells(entry, 40)
-    assert cells[0].plain == "received" and cells[0].style == "bold cyan"
+    cells = row_cells(entry, column_widths([entry], 80))
+    assert cells[0].plain.rstrip() == "received" and cells[0].style == "bold cyan"
     text = detail_text(entry).plain
     assert "Other comments (not verdicts)" in text and "helpful-stranger" in text
     entry.state = "rejected"
@@ -534,7 +533,8 @@ def test_a_received_entry_its_receipt_and_other_accounts_comments_are_shown(tmp_
     text = detail_text(entry).plain
     assert "Receipt" in text and "Agent KimLeno1 already registered" in text
     assert entry.receipt["hint"].strip() in text  # in full
-    assert row_cells(entry, 60)[4].plain.startswith("Agent KimLeno1 already registered")
+    cells = row_cells(entry, column_widths([entry], 100))
+    assert cells[4].plain.startswith("Agent KimLeno1 already registered")
 
 
 def test_a_post_is_shown_as_a_discussion(tmp_path):
@@ -602,7 +602,8 @@ def test_every_field_read_back_from_disk_is_drawn_cleaned(outbox):
     entry.request = {**entry.request, "title": evil, "labels": [evil], "body": evil}
     outbox.save(entry)
     loaded = outbox.load(entry.id)
-    for text in (detail_text(loaded).plain, *(c.plain for c in row_cells(loaded, 40))):
+    cells = row_cells(loaded, column_widths([loaded], 80))
+    for text in (detail_text(loaded).plain, *(c.plain for c in cells)):
         assert not any(ch in text for ch in "\x1b\x07\x9b")
     assert "␛]0;pwned␇" in detail_text(loaded).plain
 
@@ -635,3 +636,36 @@ def test_the_detail_says_why_the_last_check_failed(outbox):
     entry.tracking = {"last_error": "GET of the issue answered 302 (a redirect, not followed)"}
     shown = detail_text(entry).plain
     assert "checks    the last one failed: GET of the issue answered 302" in shown
+
+
+@pytest.mark.parametrize("width", [60, 80, 120, 140])
+async def test_the_list_cuts_a_reason_only_when_it_must_and_never_a_number(outbox, width):
+    """Columns are as wide as what they hold: the issue number whole at every width, the
+    action from 80 columns on, a reason whenever the line has room for it (at 140 columns
+    they all fit)."""
+    from rich.cells import cell_len
+
+    made = fill(outbox)
+    made[-3].number = 12_345_678  # a long issue number
+    outbox.save(made[-3])
+    app = Host(outbox)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.pause()
+        rows = table(app)
+        widths = [column.width for column in rows.columns.values()]
+        assert 2 + sum(widths) + 2 * (len(widths) - 1) <= width - 2  # no sideways scroll
+        for entry in outbox.entries():
+            number, action, reason = (str(rows.get_row(entry.id)[i]) for i in (3, 1, 4))
+            assert number == (f"#{entry.number}" if entry.number else "")
+            assert cell_len(number) <= widths[3]  # drawn whole
+            assert action == entry.action or width < 80
+            whole = views_reason(entry)
+            assert (reason == whole) == (cell_len(whole) <= widths[4]), (reason, widths)
+        if width >= 140:
+            assert all(str(rows.get_row(e.id)[4]) == views_reason(e) for e in outbox.entries())
+
+
+def views_reason(entry: Entry) -> str:
+    from tui.ui.screens.outbox.views import row_texts
+
+    return row_texts(entry)[4]

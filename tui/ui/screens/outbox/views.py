@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,6 +20,7 @@ from textual.widgets import DataTable, Static
 
 from tui.actions.outbox import Entry
 from tui.actions.outbox_report import created_short, reason_line, retry_refusal
+from tui.ui.widgets.table_rows import Column, fit_plain, fit_widths
 from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean, clean_line
 
@@ -31,14 +33,14 @@ __all__ = [
     "row_cells",
 ]
 
-#: The list's columns: (label, width); the reason takes what is left.
-COLUMNS: tuple[tuple[str, int], ...] = (
-    ("state", 9),
-    ("action", 16),
-    ("created", 11),
-    ("number", 7),
+#: The list's columns; the reason takes what is left (:func:`column_widths`).
+COLUMNS: tuple[Column, ...] = (
+    Column("state", "state", 7),
+    Column("action", "action", 8),
+    Column("created", "created", 11),
+    Column("number", "number", 4, align="right"),
+    Column("reason", "reason", 20, flex=True),
 )
-REASON_MIN = 20
 
 _STATE_STYLE = {
     "draft": "dim",
@@ -59,19 +61,41 @@ def entry_name(entry: Entry, width: int = 40) -> str:
     return clean_line(entry.action, width) if entry.action else f"entry {entry.id}"
 
 
-def _short(text: str, width: int) -> str:
-    return clean_line(text, width)
-
-
-def row_cells(entry: Entry, reason_width: int) -> tuple[Text, ...]:
-    """The list row of one entry, every cell cleaned and cut to its column."""
-    issue = f"#{entry.number}" if entry.number else ""
+def row_texts(entry: Entry) -> tuple[str, ...]:
+    """The list row of one entry as clean one-line texts, one per column."""
     return (
-        Text(_short(entry.state, COLUMNS[0][1]), style=_STATE_STYLE.get(entry.state, "")),
-        Text(_short(entry.action, COLUMNS[1][1])),
-        Text(_short(created_short(entry.created_at), COLUMNS[2][1])),
-        Text(issue),
-        Text(_short(reason_line(entry), reason_width)),
+        clean_line(entry.state),
+        clean_line(entry.action),
+        clean_line(created_short(entry.created_at)),
+        f"#{entry.number}" if entry.number else "",
+        clean_line(reason_line(entry)[:2000]),
+    )
+
+
+def column_widths(entries: list[Entry], width: int) -> list[int]:
+    """The columns' widths in a list ``width`` cells wide (its scrollbar included): each
+    column as wide as its content when that fits, the reason the rest; the number is never
+    cut (:func:`~tui.ui.widgets.table_rows.fit_widths`)."""
+    content = [
+        max((cell_len(text) for text in column), default=0)
+        for column in zip(*(row_texts(entry) for entry in entries), strict=False)
+    ] or [0] * len(COLUMNS)
+    # each cell has one blank on either side; the scrollbar takes 2
+    return fit_widths(COLUMNS, content, width - 2, arrows=False, edge=1, gap=2)
+
+
+def row_cells(entry: Entry, widths: list[int]) -> tuple[Text, ...]:
+    """The list row of one entry, every cell cleaned and cut to its column."""
+    state, action, created, number, reason = (
+        text if cell_len(text) <= width else fit_plain(text, width)
+        for text, width in zip(row_texts(entry), widths, strict=True)
+    )
+    return (
+        Text(state, style=_STATE_STYLE.get(entry.state, "")),
+        Text(action),
+        Text(created),
+        Text(number, justify="right"),
+        Text(reason),
     )
 
 
@@ -84,27 +108,23 @@ class EntryList(DataTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
-        self.reason_width = REASON_MIN
+        self.widths = [column.width for column in COLUMNS]
 
     def on_mount(self) -> None:
-        for label, width in COLUMNS:
-            self.add_column(label, width=width, key=label)
-        self.add_column("reason", width=self.reason_width, key="reason")
+        for column, width in zip(COLUMNS, self.widths, strict=True):
+            self.add_column(column.label, width=width, key=column.key)
 
     def show_entries(self, entries: list[Entry], width: int) -> None:
         """Replace the rows, keeping the cursor on the same entry where it still exists."""
-        fixed = sum(w for _, w in COLUMNS) + 2 * (len(COLUMNS) + 1)
-        self.reason_width = max(REASON_MIN, width - fixed - 2)
+        self.widths = column_widths(entries, width)
         selected = self.selected_id
-        self.columns[self._column_key("reason")].width = self.reason_width
+        for key, column_width in zip(list(self.columns), self.widths, strict=True):
+            self.columns[key].width = column_width
         self.clear()
         for entry in entries:
-            self.add_row(*row_cells(entry, self.reason_width), key=entry.id)
+            self.add_row(*row_cells(entry, self.widths), key=entry.id)
         if selected is not None and selected in self.rows:
             self.move_cursor(row=self.get_row_index(selected), animate=False)
-
-    def _column_key(self, name: str):  # noqa: ANN202 - Textual's ColumnKey
-        return next(key for key in self.columns if key.value == name)
 
     @property
     def selected_id(self) -> str | None:
