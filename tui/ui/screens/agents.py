@@ -102,6 +102,11 @@ _SORT_VALUES: tuple[Callable[[AgentRow], Any], ...] = (
 assert len(_SORT_VALUES) == len(COLUMNS)
 
 
+#: The field a heartbeat sets on its agent (not modelled: older deployments do not send it).
+STATUS_MESSAGE = "status_message"
+STATUS_MESSAGE_LIMIT = 2000
+
+
 def _line(label: str, value: Any) -> Content:
     return labelled(label, value, 10)
 
@@ -115,6 +120,12 @@ def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, l
         lines.append(_line("name", agent.name))
     lines.append(_line("id", agent_id))
     lines.append(_line("status", agent.status))
+    extras = agent.extras
+    message = extras.pop(STATUS_MESSAGE, None)
+    if message is not None and message != "":
+        # what the agent's last heartbeat said: whole (the contract allows 280 characters;
+        # a hostile deployment's longer one is cut far beyond that), on one wrapped line
+        lines.append(_line("status msg", truncate(clean(message), STATUS_MESSAGE_LIMIT)))
     lines.append(_line("framework", agent.framework))
     lines.append(_line("joined", stamp(agent.joined, now)))
     lines.append(_line("heartbeat", stamp(agent.heartbeat_last, now)))
@@ -154,7 +165,6 @@ def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, l
             lines.append(
                 _line(name.replace("_", " "), count(shown) if isinstance(shown, int) else shown)
             )
-    extras = agent.extras
     if extras:
         lines.append(Content(""))
         lines.append(Content("other fields").stylize("bold $text-muted"))
