@@ -213,7 +213,8 @@ async def test_O_without_a_browser_copies_and_shows_a_clickable_link_never_claim
         assert rig.app.clipboard == url  # sent with OSC 52
         assert isinstance(rig.app.screen, LinkScreen)
         text = rig.app.screen.query_one("#link-text", Static).visual
-        spans = [span for span in text.spans if getattr(span.style, "link", None) == url]
+        line = rig.app.screen.query_one("#link-url").render()
+        spans = [span for span in line.spans if getattr(span.style, "link", None) == url]
         assert spans, "the URL is a hyperlink (OSC 8)"
         assert "over SSH" in text.plain and "Not opened" in text.plain
         assert not any("Opening" in t or "Asked your browser" in t for t in toasts_of(posted))

@@ -169,3 +169,29 @@ def test_lines_that_fit_or_are_not_labelled_are_left_to_the_widget():
     body = Content("\n").join([short, long_plain])
     assert hang_labelled(body, 40) is body or hang_labelled(body, 40).plain == body.plain
     assert hang_labelled(body, 200) is body
+
+
+def test_middle_cut_keeps_both_ends_and_the_width():
+    from rich.cells import cell_len
+
+    from tui.ui.widgets.text import middle_cut
+
+    url = "http://demo.roost.invalid/hub/api/hive-hub/v1/organization-seeds.json"
+    assert middle_cut(url, len(url)) == url
+    cut = middle_cut(url, 40)
+    head, tail = cut.split("…")
+    assert cell_len(cut) == 40 and url.startswith(head) and url.endswith(tail)
+    for width in range(12):
+        assert cell_len(middle_cut("日本語のテキストです", width)) == width  # wide characters
+
+
+def test_fit_parts_shares_the_room_and_cuts_only_the_long_parts():
+    from rich.cells import cell_len
+
+    from tui.ui.widgets.text import fit_parts
+
+    short, long = "http://a.example/x.json", "http://demo.roost.invalid/" + "p/" * 30 + "i.json"
+    assert fit_parts([short, long], 200) == [short, long]
+    parts = fit_parts([short, long], 60)
+    assert parts[0] == short and "…" in parts[1]
+    assert cell_len(", ".join(parts)) == 60

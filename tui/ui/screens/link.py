@@ -1,26 +1,79 @@
 """Where no browser opens: the link, shown as a terminal hyperlink (OSC 8) to
-click, after it was copied with OSC 52; `escape` closes. Never says a browser opened."""
+click, after it was copied with OSC 52; `escape` closes. Never says a browser opened.
+
+The link is on one line, so that a terminal's own selection copies it whole: as wide as the
+terminal allows, and cut in the middle only when even that is too narrow (then the hyperlink
+and the clipboard still hold the whole link, and the dialog says so)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.geometry import Size
+from textual.message import Message
 from textual.style import Style
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.ui.screens.dialog import Dialog
+from tui.ui.widgets.text import middle_cut
 from tui.untrusted import clean
 
-__all__ = ["LinkScreen", "link_content"]
+__all__ = ["LinkLine", "LinkScreen", "link_content"]
+
+CUT_NOTE = "(cut in the middle to fit: the link and your clipboard hold all of it)"
 
 
-def link_content(url: str) -> Content:
-    """``url`` as text that terminals with OSC 8 make clickable (never parsed as markup)."""
+def link_content(url: str, width: int | None = None) -> Content:
+    """``url`` as text that terminals with OSC 8 make clickable (never parsed as markup), in
+    ``width`` cells (cut in the middle when longer); the hyperlink is the whole URL."""
     text = clean(url)
-    return Content(text).stylize(Style(link=text, underline=True))
+    shown = text if width is None else middle_cut(text, width)
+    return Content(shown).stylize(Style(link=text, underline=True))
+
+
+class LinkLine(Widget):
+    """One line holding the link: whole when it fits, else cut in the middle."""
+
+    DEFAULT_CSS = """
+    LinkLine {
+        height: 1;
+        width: auto;
+        max-width: 100%;
+    }
+    """
+
+    def __init__(self, url: str, *, id: str | None = None) -> None:  # noqa: A002 - Textual's
+        super().__init__(id=id)
+        self.url = url
+
+    @property
+    def cut(self) -> bool:
+        """Whether the line is too narrow for the whole link."""
+        return self.size.width < cell_len(clean(self.url))
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return cell_len(clean(self.url))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 1
+
+    def render(self) -> Content:
+        return link_content(self.url, self.size.width)
+
+    @dataclass(eq=False)
+    class Fitted(Message):
+        """The line got its width: ``cut`` when the link does not fit it whole."""
+
+        cut: bool
+
+    def on_resize(self) -> None:
+        self.post_message(self.Fitted(self.cut))
 
 
 class LinkScreen(Dialog):
@@ -43,8 +96,14 @@ class LinkScreen(Dialog):
                 "Not opened: ",
                 clean(self.reason),
                 ".\nThe link was sent to your clipboard (OSC 52; some terminals refuse it)."
-                "\nClick it below (or ctrl/cmd+click, as your terminal wants):\n\n",
-                link_content(self.url),
+                "\nClick it below (or ctrl/cmd+click, as your terminal wants):\n",
             ),
             id="link-text",
         )
+        yield LinkLine(self.url, id="link-url")
+        yield Static("", id="link-cut")
+
+    def on_link_line_fitted(self, message: LinkLine.Fitted) -> None:
+        note = self.query_one("#link-cut", Static)
+        note.update(CUT_NOTE if message.cut else "")
+        note.display = message.cut
