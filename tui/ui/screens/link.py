@@ -80,7 +80,7 @@ class LinkScreen(Dialog):
     """The link that could not be opened, and why."""
 
     HEADING = "roost · open a link"
-    DIALOG_CLASS = "link-dialog"
+    DIALOG_CLASS = "link-dialog fit-link"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "close", "Close", show=False, id="link.close"),
     ]
