@@ -161,7 +161,7 @@ def test_a_first_visit_burst_lands_in_the_list_it_opens(pane):
     pane.wait_for("all verified")
     pane.burst("5]]jj")
     screen = pane.wait_for("Queued")
-    rows = [line.split() for line in screen.splitlines() if line.startswith("   3 seed-")]
+    rows = [line.split() for line in screen.splitlines() if re.match(r" +3 seed-", line)]
     assert rows, screen
     third = rows[0][1]
     deadline = time.monotonic() + 10
