@@ -764,6 +764,14 @@ async def test_find_in_the_active_seed_and_no_match() -> None:
         assert pane.find_query == "" and rig.view.section == "seeds-proposals"
 
 
+async def pause_until(pilot, condition, rounds: int = 100) -> None:
+    """Pause until ``condition()`` holds (the build runs on a timer the idle wait does not see)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.02)
+
+
 async def test_the_lists_are_built_after_the_first_frame_and_keys_before_that_wait(
     monkeypatch,
 ) -> None:
@@ -797,8 +805,7 @@ async def test_the_lists_are_built_after_the_first_frame_and_keys_before_that_wa
         assert view.current_table() is None and view.copy_text() is None
         await pilot.press("escape", "J", "s", "slash")  # nothing to act on yet: no crash
         gate.set()
-        for _ in range(4):
-            await pilot.pause()
+        await pause_until(pilot, lambda: all(view.list(name).built for name in names))
         assert all(view.list(name).built for name in names)
         assert view.section == "seeds-proposals"
         assert view.list("proposals").table.cursor_key == target
@@ -819,9 +826,9 @@ async def test_the_lists_are_built_after_the_first_frame_and_keys_before_that_wa
         burst(rig.app, "j")  # typed while the list is still being built
         await pilot.pause()
         gate.set()
-        for _ in range(8):
-            await pilot.pause()
         queue = view.list("queue")
+        await pause_until(pilot, lambda: queue.built and rig.app.focused is queue.table)
+        await pilot.pause()
         assert queue.built and rig.app.focused is queue.table
         assert queue.table.row_count == len(rig.seeds()["queue"])
         # the list's keys typed before it was there waited for it: two rows down
