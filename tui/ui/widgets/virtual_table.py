@@ -40,6 +40,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.ui.key_pace import KeyPace
+from tui.ui.widgets.table_layout import ColumnLayout
 from tui.ui.widgets.table_rows import (
     EDGE,
     GAP,
@@ -48,13 +49,9 @@ from tui.ui.widgets.table_rows import (
     LazyRows,
     Row,
     TableRow,
-    cell_width,
-    content_widths,
     default_haystack,
     fit_plain,
     fit_rich,
-    fit_widths,
-    line_length,
     sort_order,
 )
 from tui.ui.widgets.table_warmup import Warmup
@@ -223,10 +220,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._sort_column: str | None = None
         self._sort_reverse = False
         self._strip_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
-        # (view width, sort column) -> column widths, and the width of their line
-        self._widths: tuple[tuple[int, str | None], list[int], int] = ((-1, None), [], 0)
-        self._content: list[int] | None = None  # widest cell per column (per set_rows)
-        self._narrowest: int | None = None  # see _narrowest_line
+        self._layout = ColumnLayout(self._columns)
         self._empty_message = "no data yet"
         self._after_paint: list[Callable[[], object]] = []
         self._pass_styles: dict[tuple[str | None, bool], Style] | None = None  # see _style
@@ -370,9 +364,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._haystacks = None
         self._marked = frozenset(marked)
         self._strip_cache.clear()
-        self._content = None
-        self._narrowest = None
-        self._widths = ((-1, None), [], 0)
+        self._layout.reset()
         self._sort()
         self._filter(narrowing=False)
 
@@ -547,7 +539,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def _update_virtual_size(self) -> None:
         # the columns are measured when first drawn (render_line then calls this again)
-        width = 0 if self._content is None else self._narrowest_line()
+        width = self._layout.narrowest_line()
         self.virtual_size = Size(width, 1 + max(1, len(self._visible)))
 
     def _announce_cursor(self) -> None:
@@ -639,58 +631,20 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ rendering
 
-    def _content_widths(self) -> list[int]:
-        """Per column, the width of its widest cell (:func:`content_widths`) among the rows in
-        view when first drawn (once per ``set_rows``; only rows that are drawn anyway are read,
-        so lazy rows stay lazy); a wider cell drawn later widens it (:meth:`_row_strip`)."""
-        if self._content is None:
-            rows = self._rows
+    def _column_widths(self, width: int) -> tuple[list[int], int]:
+        """The columns' widths in a view ``width`` cells wide (0: dropped) and the width of
+        their line (:class:`ColumnLayout`), measured on the rows in view when first drawn (once
+        per ``set_rows``; only rows that are drawn anyway are read, so lazy rows stay lazy)."""
+        layout = self._layout
+        if layout.content is None:
             top = max(0, round(self.scroll_y))
             height = max(1, self.scrollable_content_region.height)
             in_view = self._visible[top : top + min(height, _SAMPLE)]
-            self._content = content_widths(self._columns, (rows[i] for i in in_view))
-        return self._content
-
-    def _narrowest_line(self) -> int:
-        """The narrowest line the rows can be drawn in with every number whole (text columns
-        cut or dropped): a narrower view scrolls sideways."""
-        if self._narrowest is None:
-            widths = fit_widths(self._columns, self._content_widths(), 0)
-            self._narrowest = line_length(widths)
-        return self._narrowest
-
-    def _column_widths(self, width: int) -> tuple[list[int], int]:
-        """The columns' widths in a view ``width`` cells wide (:func:`fit_widths`; 0: dropped)
-        and the width of their line (wider than the view only when the numbers alone do not
-        fit), worked out once per view width and sort column."""
-        key = (width, self._sort_column)
-        if self._widths[0] != key:
-            sorted_column = self._column_index.get(self._sort_column or "")
-            widths = fit_widths(
-                self._columns, self._content_widths(), width, sorted_column=sorted_column
-            )
-            if widths != self._widths[1]:
-                self._strip_cache.clear()
-            self._widths = (key, widths, max(width, line_length(widths)))
-        return self._widths[1], self._widths[2]
-
-    def _widen(self, values: Sequence[str | Text]) -> bool:
-        """Widen the columns for a row about to be drawn whose cells are wider than any seen
-        so far: a number is never cut, and text is cut only when the line has no room. True
-        when the columns' widths changed."""
-        content = self._content_widths()
-        wider = False
-        for n, value in enumerate(values[: len(content)]):
-            length = cell_width(value)
-            if length > content[n]:
-                content[n] = length
-                wider = True
-        if not wider:
-            return False
-        key, old, _ = self._widths
-        self._widths = ((-1, None), old, 0)
-        self._narrowest = None
-        return self._column_widths(key[0])[0] != old
+            layout.measure(self._rows[i] for i in in_view)
+        widths, line, changed = layout.fit(width, self._column_index.get(self._sort_column or ""))
+        if changed:
+            self._strip_cache.clear()
+        return widths, line
 
     def _column_at(self, x: int) -> Column | None:
         widths, _ = self._column_widths(self.scrollable_content_region.width)
@@ -734,7 +688,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 return self._empty_strip(position, width, base)  # fits the view: no scroll
             else:
                 return Strip.blank(width, base)
-        if self._narrowest_line() != self.virtual_size.width:
+        if self._layout.narrowest_line() != self.virtual_size.width:
             self.call_later(self._update_virtual_size)
         return strip.crop_extend(scroll_x, scroll_x + width, base)
 
@@ -815,7 +769,8 @@ class VirtualTable(ScrollView, can_focus=True):
         if cached is not None:
             return cached
         values = row.cells
-        if self._widen(values):
+        if self._layout.widen(values):
+            self._strip_cache.clear()  # lines drawn at the old widths
             self.refresh()  # the lines drawn before this one, at the columns' new widths
         widths, line_width = self._column_widths(width)
         row_style = style if cursor_style is None else style + cursor_style
