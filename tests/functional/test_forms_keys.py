@@ -13,11 +13,12 @@ from forms_rig import FormsHost, demo_snapshot, open_form, settle
 from textual import events
 from textual.widgets import TextArea
 
+from tui.actions.action_context import ActionContext
 from tui.ui.screens.forms.form import ActionForm
 
 SNAPSHOT = demo_snapshot()
 
-NAMED = {"\t": "tab", "\r": "enter", "\x13": "ctrl+s"}
+NAMED = {"\t": "tab", "\r": "enter", "\x13": "ctrl+s", "\x1b": "escape"}
 
 
 def burst(app, typed: str, *, shift_tab_at: set[int] = frozenset()) -> None:
@@ -26,7 +27,7 @@ def burst(app, typed: str, *, shift_tab_at: set[int] = frozenset()) -> None:
         if index in shift_tab_at:
             app.post_message(events.Key("shift+tab", None))
         elif char in NAMED:
-            app.post_message(events.Key(NAMED[char], char if char != "\x13" else None))
+            app.post_message(events.Key(NAMED[char], char if char not in "\x13\x1b" else None))
         else:
             app.post_message(events.Key(char, char))
 
@@ -172,3 +173,26 @@ async def test_tab_end_ctrl_u_and_text_in_a_burst_replace_the_next_fields_text(f
         await settle(pilot)
         assert form.values()[field] == "text"
         assert app.focused is form.row(field).editor
+
+
+async def test_keys_after_escape_in_a_burst_act_where_the_form_closed_to():
+    """``ab`` escape ``n`` in one read: the draft keeps ``ab`` and ``n`` acts on the screen the
+    form closed to (here it opens the picker again), instead of being typed into the form."""
+    app = FormsHost(SNAPSHOT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_form(pilot, "register_agent")
+        burst(app, "ab\x1bn")
+        await settle(pilot)
+        assert app.drafts.kept("register_agent").values["name"] == "ab"
+        assert not isinstance(app.screen, ActionForm)
+        assert app.screen.query_one("#picker-filter").has_focus  # n opened the picker
+
+
+async def test_escape_in_a_burst_closes_the_completions_first_and_typing_goes_on():
+    app = FormsHost(SNAPSHOT, ActionContext())
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(pilot, "poke")
+        burst(app, "zion\x1bx")
+        await settle(pilot)
+        assert isinstance(app.screen, ActionForm)
+        assert form.values()["target_agent"] == "zionx"

@@ -12,13 +12,15 @@ not imported on the way to the first frame.)
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 from textual.widget import Widget
 from textual.widgets import Input
 
 from tui.ui.textual_compat import own_bindings
 
-__all__ = ["OrderedInput", "act_on_own_binding"]
+__all__ = ["KeyHold", "OrderedInput", "act_on_own_binding", "pass_on_if_closed"]
 
 
 async def act_on_own_binding(widget: Widget, event: events.Key) -> bool:
@@ -32,8 +34,61 @@ async def act_on_own_binding(widget: Widget, event: events.Key) -> bool:
     return False
 
 
+def pass_on_if_closed(widget: Widget, event: events.Key) -> bool:
+    """A key a field reads once its screen is no longer the one on view (an earlier key of the
+    same burst closed it, or put a question over it) goes to the app again, to act where the
+    focus is now instead of being typed into a field nobody sees. Whether it was passed on."""
+    app = widget.app
+    try:
+        on_view = widget.screen is app.screen
+    except Exception:  # no screen any more: the field is being removed
+        on_view = False
+    if on_view:
+        return False
+    event.stop()
+    event.prevent_default()
+    app.post_message(events.Key(event.key, event.character))
+    return True
+
+
+class KeyHold:
+    """The keys a field reads after a key that may close its screen (``escape`` in a form),
+    held until the screen has acted on that key, then handed to the app in order: they act
+    where the focus is then (the screen the form closed to, a question put over it, or the
+    same field when the form stayed open)."""
+
+    def __init__(self, widget: Widget) -> None:
+        self._widget = widget
+        self._keys: list[tuple[str, str | None]] | None = None
+
+    def start(self) -> None:
+        self._keys = []
+
+    def take(self, event: events.Key) -> bool:
+        """Hold ``event`` if holding; whether it was held."""
+        if self._keys is None:
+            return False
+        event.stop()
+        event.prevent_default()
+        self._keys.append((event.key, event.character))
+        return True
+
+    def release(self) -> None:
+        keys, self._keys = self._keys or [], None
+        for key, character in keys:
+            self._widget.app.post_message(events.Key(key, character))
+
+
 class OrderedInput(Input):
     """An ``Input`` whose editing keys act in the order they were typed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.key_hold = KeyHold(self)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not (pass_on_if_closed(self, event) or self.key_hold.take(event)):
+            await super()._on_key(event)
 
     async def handle_key(self, event: events.Key) -> bool:
         return await super().handle_key(event) or await act_on_own_binding(self, event)

@@ -9,7 +9,7 @@ agents, channels, proposals or discussions gets a completion list from the snaps
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -25,7 +25,12 @@ from tui.actions.catalog import FieldSpec
 from tui.actions.completion import Completion, References
 from tui.actions.drafts import FormValue
 from tui.actions.form_values import NULL_WORD, field_messages, widget_kind
-from tui.ui.widgets.editors import OrderedInput, act_on_own_binding
+from tui.ui.widgets.editors import (
+    KeyHold,
+    OrderedInput,
+    act_on_own_binding,
+    pass_on_if_closed,
+)
 from tui.untrusted import clean
 
 __all__ = ["COMPLETIONS_SHOWN", "FieldRow", "field_row"]
@@ -55,6 +60,14 @@ def _heading(spec: FieldSpec) -> Content:
 class OrderedTextArea(TextArea):
     """A ``TextArea`` whose editing keys act in the order they were typed (see
     :mod:`tui.ui.widgets.editors`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.key_hold = KeyHold(self)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not (pass_on_if_closed(self, event) or self.key_hold.take(event)):
+            await super()._on_key(event)
 
     async def handle_key(self, event: events.Key) -> bool:
         return await super().handle_key(event) or await act_on_own_binding(self, event)

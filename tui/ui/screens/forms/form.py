@@ -31,7 +31,7 @@ from textual.notifications import Notification, Notify
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widgets import Input, Select, Static
 
 from tui.actions.catalog import ActionSpec
 from tui.actions.completion import References
@@ -45,6 +45,7 @@ from tui.ui.screens.forms.external_editor import NO_EDITOR_FOUND, editor_command
 from tui.ui.screens.forms.fields import CompletingRow, FieldRow, field_row
 from tui.ui.screens.forms.preview import Composed, IssuePreview
 from tui.ui.textual_compat import withdraw_notification
+from tui.ui.widgets.editors import KeyHold
 from tui.ui.widgets.text import short
 from tui.untrusted import clean
 
@@ -117,7 +118,9 @@ class ActionForm(ModalScreen[Draft | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit", priority=True, id="form.submit"),
-        Binding("escape", "close", "Close (keeps the draft)", id="form.close"),
+        # Priority, acted on after the keys before it (_after_pending_keys): the keys after it
+        # in a burst then act where the form closed to (editors.pass_on_if_closed).
+        Binding("escape", "close", "Close (keeps the draft)", priority=True, id="form.close"),
         Binding("ctrl+e", "edit_in_editor", "Edit in your editor", priority=True, id="form.editor"),
         Binding("ctrl+t", "toggle_preview", "Preview", priority=True, id="form.preview"),
         Binding("ctrl+r", "discard", "Discard the draft", priority=True, id="form.discard"),
@@ -424,8 +427,8 @@ class ActionForm(ModalScreen[Draft | None]):
         self._after_pending_keys(self._submit_now)
 
     def _submit_now(self) -> None:
-        if self._done:
-            return  # a second ctrl+s of the same burst: the form is on its way out
+        if self._done or not self.is_current:
+            return  # a second ctrl+s of the same burst, or the form was closed before it
         payload, problems, request, _error = self._request_now()
         if problems or request is None:
             first: FieldRow | None = None
@@ -470,6 +473,27 @@ class ActionForm(ModalScreen[Draft | None]):
         self._tell_problems(0)
 
     def action_close(self) -> None:
+        focused = self.focused
+        hold = getattr(focused, "key_hold", None)
+        if focused is not None and isinstance(hold, KeyHold):
+            # the keys typed after escape wait for it (the focused field reads them next)
+            focused.call_later(hold.start)
+
+        def close_then_release() -> None:
+            self._close_now()
+            if isinstance(hold, KeyHold):
+                hold.release()
+
+        self._after_pending_keys(close_then_release)
+
+    def _close_now(self) -> None:
+        if self._done or not self.is_current:
+            return  # sent, thrown away or closed by an earlier key of the same burst
+        for select in self.query(Select):
+            if select.expanded:  # the first escape only closes an open list
+                select.expanded = False
+                select.focus()
+                return
         if any(row.hide_completions() for row in self.query(CompletingRow)):
             return  # the first escape only closes the completions
         if self.keeper is not None:
@@ -491,7 +515,7 @@ class ActionForm(ModalScreen[Draft | None]):
     def _discard_now(self) -> None:
         """ctrl+r: throw the draft away (the one kept, and what is typed) and close; asked
         first when something is typed."""
-        if self._done:
+        if self._done or not self.is_current:
             return
         if has_input(self.spec, self.values()):
             kept = " and the kept draft with it" if self.keeper is not None else ""
