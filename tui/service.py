@@ -103,6 +103,14 @@ class Service:
             )
         return self._hub_client
 
+    def demo_posts(self) -> int:
+        """How many issues and Discussions the demo world holds (what a reset sets aside);
+        0 off the demo network."""
+        sandbox = getattr(getattr(self.demo_app, "state", None), "sandbox", None)
+        if sandbox is None:
+            return 0
+        return len(sandbox.issues) + len(sandbox.discussions)
+
     def reset_demo(self) -> None:
         """Start a fresh demo world under this service (`roost demo --reset`): the old one is
         moved aside, and its outbox with it (a new world has a new one). Demo network only."""

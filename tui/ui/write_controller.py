@@ -342,10 +342,9 @@ class WriteController:
         ``then`` runs after a reset (the app refreshes its state)."""
         from tui.ui.screens.demo_reset import ResetDemoConfirm
 
-        sandbox = self.service.demo_app.state.sandbox  # type: ignore[union-attr]
         write = self.write_side()
         entries = len(write.outbox.entries()) if write is not None else 0
-        issues = len(sandbox.issues) + len(sandbox.discussions)
+        issues = self.service.demo_posts()
 
         def answered(reset: bool | None) -> None:
             if not reset:
