@@ -20,7 +20,7 @@ from textual.widgets import Input
 
 from tui.ui.textual_compat import own_bindings
 
-__all__ = ["KeyHold", "OrderedInput", "act_on_own_binding", "pass_on_if_closed"]
+__all__ = ["KeyHold", "OrderedInput", "act_on_own_binding"]
 
 
 async def act_on_own_binding(widget: Widget, event: events.Key) -> bool:
@@ -34,28 +34,16 @@ async def act_on_own_binding(widget: Widget, event: events.Key) -> bool:
     return False
 
 
-def pass_on_if_closed(widget: Widget, event: events.Key) -> bool:
-    """A key a field reads once its screen is no longer the one on view (an earlier key of the
-    same burst closed it, or put a question over it) goes to the app again, to act where the
-    focus is now instead of being typed into a field nobody sees. Whether it was passed on."""
-    app = widget.app
-    try:
-        on_view = widget.screen is app.screen
-    except Exception:  # no screen any more: the field is being removed
-        on_view = False
-    if on_view:
-        return False
-    event.stop()
-    event.prevent_default()
-    app.post_message(events.Key(event.key, event.character))
-    return True
-
-
 class KeyHold:
-    """The keys a field reads after a key that may close its screen (``escape`` in a form),
-    held until the screen has acted on that key, then handed to the app in order: they act
-    where the focus is then (the screen the form closed to, a question put over it, or the
-    same field when the form stayed open)."""
+    """Where a key a field reads goes when it is not the field's to type (:meth:`diverts`).
+
+    * After a key that may close the field's screen (``escape`` in a form, :meth:`start`), the
+      keys are held until the screen has acted on that key, then handed to the app in order
+      (:meth:`release`): they act where the focus is then (the screen the form closed to, a
+      question put over it, or the same field when the form stayed open).
+    * A key read once the field's screen is no longer the one on view (an earlier key of the
+      same burst closed it) goes to the app again at once, for the same reason.
+    """
 
     def __init__(self, widget: Widget) -> None:
         self._widget = widget
@@ -64,13 +52,22 @@ class KeyHold:
     def start(self) -> None:
         self._keys = []
 
-    def take(self, event: events.Key) -> bool:
-        """Hold ``event`` if holding; whether it was held."""
-        if self._keys is None:
+    def diverts(self, event: events.Key) -> bool:
+        """Whether ``event`` is held or passed on to the app rather than read by the field."""
+        app = self._widget.app
+        try:
+            on_view = self._widget.screen is app.screen
+        except Exception:  # no screen any more: the field is being removed
+            on_view = False
+        held = self._keys
+        if on_view and held is None:
             return False
         event.stop()
         event.prevent_default()
-        self._keys.append((event.key, event.character))
+        if on_view and held is not None:
+            held.append((event.key, event.character))
+        else:
+            app.post_message(events.Key(event.key, event.character))
         return True
 
     def release(self) -> None:
@@ -87,7 +84,7 @@ class OrderedInput(Input):
         self.key_hold = KeyHold(self)
 
     async def _on_key(self, event: events.Key) -> None:
-        if not (pass_on_if_closed(self, event) or self.key_hold.take(event)):
+        if not self.key_hold.diverts(event):
             await super()._on_key(event)
 
     async def handle_key(self, event: events.Key) -> bool:

@@ -25,12 +25,7 @@ from tui.actions.catalog import FieldSpec
 from tui.actions.completion import Completion, References
 from tui.actions.drafts import FormValue
 from tui.actions.form_values import NULL_WORD, field_messages, widget_kind
-from tui.ui.widgets.editors import (
-    KeyHold,
-    OrderedInput,
-    act_on_own_binding,
-    pass_on_if_closed,
-)
+from tui.ui.widgets.editors import KeyHold, OrderedInput, act_on_own_binding
 from tui.untrusted import clean
 
 __all__ = ["COMPLETIONS_SHOWN", "FieldRow", "field_row"]
@@ -66,7 +61,7 @@ class OrderedTextArea(TextArea):
         self.key_hold = KeyHold(self)
 
     async def _on_key(self, event: events.Key) -> None:
-        if not (pass_on_if_closed(self, event) or self.key_hold.take(event)):
+        if not self.key_hold.diverts(event):
             await super()._on_key(event)
 
     async def handle_key(self, event: events.Key) -> bool:

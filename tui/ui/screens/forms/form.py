@@ -119,7 +119,7 @@ class ActionForm(ModalScreen[Draft | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit", priority=True, id="form.submit"),
         # Priority, acted on after the keys before it (_after_pending_keys): the keys after it
-        # in a burst then act where the form closed to (editors.pass_on_if_closed).
+        # in a burst then act where the form closed to (editors.KeyHold).
         Binding("escape", "close", "Close (keeps the draft)", priority=True, id="form.close"),
         Binding("ctrl+e", "edit_in_editor", "Edit in your editor", priority=True, id="form.editor"),
         Binding("ctrl+t", "toggle_preview", "Preview", priority=True, id="form.preview"),
