@@ -10,7 +10,11 @@ from __future__ import annotations
 __all__ = [
     "AGENTS",
     "CHANNELS",
+    "CONVERSATION_FILES",
+    "DISCUSSIONS_CACHE",
+    "DISCUSSIONS_INDEX",
     "MANIFEST_FILE",
+    "POSTED_LOG",
     "SEEDS",
     "STATE_DIR",
     "STATE_FILE_NAMES",
@@ -28,5 +32,12 @@ SEEDS = "seeds.json"
 
 # In the order the service lists them and the store fetches them.
 STATE_FILE_NAMES: tuple[str, ...] = (AGENTS, TRENDING, CHANNELS, STATS, SEEDS)
+
+# The conversation: published beside the five, big, and fetched only once a
+# screen or a command asks for them (the Posts tab, a thread, ``roost posts``).
+POSTED_LOG = "posted_log.json"  # every post and comment entry
+DISCUSSIONS_CACHE = "discussions_cache.json"  # recent posts with their bodies (and comments)
+DISCUSSIONS_INDEX = "discussions_index.json"  # GraphQL node ids by Discussion number
+CONVERSATION_FILES: tuple[str, ...] = (POSTED_LOG, DISCUSSIONS_CACHE, DISCUSSIONS_INDEX)
 
 MANIFEST_FILE = "manifest-hashes.json"
