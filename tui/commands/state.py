@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def cmd_state(args: argparse.Namespace, settings: Settings) -> int:
-    from tui.network.store import snapshot_as_json
+    from tui.network.snapshot import snapshot_as_json
     from tui.service import connect
 
     service = connect(settings, use_cache=not args.no_cache)

@@ -474,28 +474,34 @@ def _fields_by_json_name(model: type[msgspec.Struct]) -> dict[str, tuple[str, An
 
 @lru_cache(maxsize=64)
 def _flat_entries(model: Any) -> type[msgspec.Struct] | None:
-    """The entry struct when ``model`` is ``dict[str, S]`` with ``S`` a struct none of whose
-    fields may hold structs."""
-    if typing.get_origin(model) is not dict:
+    """The entry struct when ``model`` is ``dict[str, S]`` or ``tuple[S, ...]`` with ``S`` a
+    struct none of whose fields may hold structs."""
+    origin, args = typing.get_origin(model), typing.get_args(model)
+    if origin is dict:
+        entry = args[1]
+    elif origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        entry = args[0]
+    else:
         return None
-    entry = typing.get_args(model)[1]
     if isinstance(entry, type) and issubclass(entry, msgspec.Struct):
         return None if _nested_members(entry) else entry
     return None
 
 
 def _entry_by_entry(model: Any, flat: type[msgspec.Struct], data: Any) -> tuple[Any, bool]:
-    """``dict[str, flat]`` with unknown fields somewhere (agents.json's agents, a piece at a
-    time): each entry's text is found in one C pass, decoded strictly, and only the entries
-    with unknown fields go the plain-JSON way. Anything else that fails is decoded whole again,
-    so the error and its path are the whole document's."""
-    texts = _member_texts(data)
+    """``dict[str, flat]`` or ``tuple[flat, ...]`` with unknown fields somewhere (agents.json's
+    agents, posted_log.json's posts, a piece at a time): each entry's text is found in one C
+    pass, decoded strictly, and only the entries with unknown fields go the plain-JSON way.
+    Anything else that fails is decoded whole again, so the error and its path are the whole
+    document's."""
+    is_dict = typing.get_origin(model) is dict
+    texts = _member_texts(data) if is_dict else _item_texts(data)
     if texts is None:
         return _converted(model, _plain(data))
     entry = _decoder(flat)
     out: dict[str, Any] = {}
     extras = False
-    for key, text in texts.items():
+    for key, text in texts.items() if isinstance(texts, dict) else enumerate(texts):
         try:
             out[key] = entry.decode(text)
         except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError, RecursionError):
@@ -504,7 +510,15 @@ def _entry_by_entry(model: Any, flat: type[msgspec.Struct], data: Any) -> tuple[
             except InvalidDocument:
                 return _converted(model, _plain(data))
             extras = extras or had
-    return out, extras
+    return (out if is_dict else tuple(out.values())), extras
+
+
+def _item_texts(data: Any) -> list[msgspec.Raw] | None:
+    """Each item's JSON text of the array ``data`` (one C pass), or None when it is not one."""
+    try:
+        return _decoder(list[msgspec.Raw]).decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
+        return None
 
 
 # Per model: whether its last decode met unknown fields. Only a hint, for speed: the pieces of
@@ -734,9 +748,14 @@ def _merge_extras(value: Any, out: Any, exclude_none: bool) -> None:
                 _merge_extras(member, member_out, exclude_none)
 
 
-def parse_state(file_name: str, data: bytes | str) -> _Model:
-    """Validate the bytes of one state file into its model, or raise StateValidationError."""
+def parse_state(file_name: str, data: bytes | str) -> Any:
+    """Validate the bytes of one state file (the five, or one of the conversation's) into its
+    model, or raise StateValidationError."""
     model = STATE_FILES.get(file_name)
+    if model is None:
+        from tui.network.conversation import CONVERSATION_MODELS  # its models build on these
+
+        model = CONVERSATION_MODELS.get(file_name)
     if model is None:
         raise KeyError(f"not a state file roost knows: {file_name}")
     return _validate(model, file_name, data)
@@ -746,7 +765,7 @@ def parse_manifest(data: bytes | str) -> ManifestFile:
     return _validate(ManifestFile, MANIFEST_FILE, data)  # type: ignore[return-value]
 
 
-def _validate(model: type[_Model], file_name: str, data: bytes | str) -> _Model:
+def _validate(model: Any, file_name: str, data: bytes | str) -> Any:
     try:
         return decode(model, data)
     except InvalidDocument as exc:

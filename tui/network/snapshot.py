@@ -14,8 +14,19 @@ from typing import Any, Literal
 
 import msgspec
 
-from tui.network.models import AgentsFile, ChannelsFile, SeedsFile, StatsFile, TrendingFile
-from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATE_FILE_NAMES, STATS, TRENDING
+from tui.network.conversation import DiscussionsCache, IndexEntry, PostedLog
+from tui.network.models import AgentsFile, ChannelsFile, SeedsFile, StatsFile, TrendingFile, dump
+from tui.network.state_files import (
+    AGENTS,
+    CHANNELS,
+    DISCUSSIONS_CACHE,
+    DISCUSSIONS_INDEX,
+    POSTED_LOG,
+    SEEDS,
+    STATE_FILE_NAMES,
+    STATS,
+    TRENDING,
+)
 
 __all__ = [
     "FileState",
@@ -27,6 +38,7 @@ __all__ = [
     "StoreOptions",
     "StoreStatus",
     "backoff_delay",
+    "snapshot_as_json",
 ]
 
 Integrity = Literal[
@@ -37,6 +49,7 @@ Integrity = Literal[
     "invalid",  # the latest copy failed validation; the last good copy is shown
     "error",  # the latest fetch failed (network, HTTP status, size cap); last good shown
     "missing",  # never loaded
+    "absent",  # an optional file (the conversation's) the service does not publish: no problem
 ]
 
 
@@ -112,16 +125,33 @@ class Snapshot(msgspec.Struct, frozen=True):
         return self.file(SEEDS).model
 
     @property
+    def posted_log(self) -> PostedLog | None:
+        return self.file(POSTED_LOG).model
+
+    @property
+    def discussions_cache(self) -> DiscussionsCache | None:
+        return self.file(DISCUSSIONS_CACHE).model
+
+    @property
+    def discussions_index(self) -> Mapping[str, IndexEntry] | None:
+        return self.file(DISCUSSIONS_INDEX).model
+
+    @property
     def any_loaded(self) -> bool:
         return any(state.loaded for state in self.files.values())
 
     @property
     def all_verified(self) -> bool:
-        return all(state.verified for state in self.files.values())
+        return not self.not_verified()
 
     def not_verified(self) -> list[FileState]:
-        """Files whose shown copy is not the service's verified current one."""
-        return [state for state in self.files.values() if not state.verified]
+        """Files whose shown copy is not the service's verified current one (an optional file
+        the service does not publish is not counted: there is nothing to verify)."""
+        return [
+            state
+            for state in self.files.values()
+            if not state.verified and state.integrity != "absent"
+        ]
 
     def integrity_summary(self) -> str:
         """'all verified' or e.g. '2 not verified: agents.json (mismatch), stats.json (cached)'."""
@@ -237,3 +267,13 @@ def backoff_delay(failures: int, options: StoreOptions, rng: random.Random | Non
     base = min(base, max(options.backoff_cap_s, interval)) if failures > 0 else base
     spread = base * options.jitter
     return max(options.min_interval_s, base + rng.uniform(-spread, spread))
+
+
+def snapshot_as_json(snapshot: Snapshot) -> dict[str, Any]:
+    """The validated documents (aliases restored, unknown fields kept) for `roost state --json`."""
+    out: dict[str, Any] = {}
+    for name in STATE_FILE_NAMES:
+        state = snapshot.file(name)
+        key = name.removesuffix(".json")
+        out[key] = dump(state.model) if state.model else None
+    return out

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import math
 import random
 import sys
 import time
@@ -43,7 +42,6 @@ from tui.network.models import (
     MANIFEST_FILE,
     ManifestFile,
     StateValidationError,
-    dump,
     parse_manifest,
 )
 from tui.network.snapshot import (
@@ -57,7 +55,8 @@ from tui.network.snapshot import (
     StoreStatus,
     backoff_delay,
 )
-from tui.network.state_files import STATE_FILE_NAMES, STATS
+from tui.network.state_files import CONVERSATION_FILES, STATE_FILE_NAMES, STATS
+from tui.network.stats_history import STATS_HISTORY_LIMIT, load_history, store_history
 from tui.network.urls import layout_candidates, redact_url, state_base_url
 
 if TYPE_CHECKING:
@@ -78,8 +77,6 @@ __all__ = [
 ]
 
 MANIFEST_CAP = 1 << 20  # 1 MiB: the manifest is a few hundred bytes
-STATS_HISTORY_FILE = "stats-history.json"
-STATS_HISTORY_LIMIT = 500
 OFFLINE_KINDS = frozenset({"network", "too-slow"})  # problems that mean "the service is not there"
 
 
@@ -234,34 +231,75 @@ class Store:
             parsed[name] = self._parse_cached(again) if again is not None else None
         for name in self.file_names:
             outcome = parsed.get(name)
-            if outcome is None:
-                continue
-            cached, result = outcome
-            if isinstance(result, BaseException):
-                detail = (
-                    _validation_detail(result) if isinstance(result, StateValidationError) else ""
-                )
-                cache.drop(name, detail or _describe_bug(result))
-                continue
-            model, keyed = result
-            if keyed is not None:
-                self._keyed[name] = keyed
-            fetched_at = _parse_time(cached.meta.fetched_at)
-            files[name] = FileState(
-                name,
-                model=model,
-                sha256=cached.meta.sha256,
-                size=cached.meta.size,
-                integrity="cached",
-                fetched_at=fetched_at,
-            )
-            self._etags[name] = (cached.meta.etag, cached.meta.last_modified)
-        history = self._load_history()
+            state = self._cached_state(*outcome) if outcome is not None else None
+            if state is not None:
+                files[name] = state
+        history = load_history(self.cache) if self.cache is not None else ()
         self._take_cache_damage()
         self._snapshot = Snapshot(
             MappingProxyType(files), self._snapshot.generation + 1, stats_history=history
         )
         return self._snapshot
+
+    def _cached_state(
+        self, cached: CachedFile, result: tuple[Any, Keyed | None] | BaseException
+    ) -> FileState | None:
+        """A cached copy's state (``cached`` until the service confirms it); damage dropped."""
+        assert self.cache is not None
+        name = cached.name
+        if isinstance(result, BaseException):
+            detail = _validation_detail(result) if isinstance(result, StateValidationError) else ""
+            self.cache.drop(name, detail or _describe_bug(result))
+            return None
+        model, keyed = result
+        if keyed is not None:
+            self._keyed[name] = keyed
+        self._etags[name] = (cached.meta.etag, cached.meta.last_modified)
+        return FileState(
+            name,
+            model=model,
+            sha256=cached.meta.sha256,
+            size=cached.meta.size,
+            integrity="cached",
+            fetched_at=_parse_time(cached.meta.fetched_at),
+        )
+
+    async def want(self, *names: str) -> frozenset[str]:
+        """Read the optional files ``names`` too (the conversation's: big, and wanted only by
+        some screens and commands). From the next cycle on they are refreshed like the five;
+        their disk-cache copies are read now, in a thread, into a new snapshot. Returns the
+        names a cached copy was loaded for (the caller tells its screens, and asks for a
+        refresh). Files already read are not read again."""
+        new = tuple(name for name in dict.fromkeys(names) if name not in self.file_names)
+        if not new:
+            return frozenset()
+        self.file_names = (*self.file_names, *new)
+        loaded: dict[str, FileState] = {}
+        if self.cache is not None:
+            loaded = await asyncio.to_thread(self._load_wanted, new)
+        async with self._lock:
+            files = dict(self._snapshot.files)
+            for name in new:
+                files[name] = loaded.get(name) or files.get(name) or FileState(name)
+            self._snapshot = Snapshot(
+                MappingProxyType(files),
+                self._snapshot.generation + 1,
+                self._snapshot.stats_history,
+            )
+        return frozenset(loaded)
+
+    def _load_wanted(self, names: tuple[str, ...]) -> dict[str, FileState]:
+        loaded: dict[str, FileState] = {}
+        for name in names:
+            cached = self._load_cached(name)
+            if cached is None:
+                continue
+            with self._building(len(cached.body)):
+                state = self._cached_state(*self._parse_cached(cached))
+            if state is not None:
+                loaded[name] = state
+        self._take_cache_damage()
+        return loaded
 
     async def refresh(self, *, force: bool = False) -> RefreshReport:
         """One refresh cycle (ARCHITECTURE.md, the read side). Never raises for service trouble: it is in the report.
@@ -562,6 +600,11 @@ class Store:
                     body_hash = current.sha256
                 elif result.status == 200:
                     body_hash = result.sha256
+                elif result.status == 404 and name in CONVERSATION_FILES:
+                    # optional: a deployment that does not publish it is not in trouble
+                    if current.integrity == "absent":
+                        return None
+                    return replace(current, integrity="absent", problem=None, checked_at=now)
                 else:
                     kind = "missing" if result.status == 404 else "http"
                     return self._failed(
@@ -685,47 +728,7 @@ class Store:
                 report.problems.append(Problem(name, "cache", f"not cached: {exc}"))
         if history_changed:
             with contextlib.suppress(OSError):
-                self._store_history(self._snapshot.stats_history)
-
-    def _load_history(self) -> tuple[StatsPoint, ...]:
-        """The Stats tab's history from the cache; damage is dropped and reported once (the
-        points that do validate are kept and written back)."""
-        if self.cache is None:
-            return ()
-        raw = self.cache.load_json(STATS_HISTORY_FILE)
-        if raw is None:
-            return ()
-        if not isinstance(raw, list):
-            self.cache.drop(STATS_HISTORY_FILE, "not a list of points; the history starts again")
-            return ()
-        points = []
-        damaged = 0
-        for item in raw[-STATS_HISTORY_LIMIT:]:
-            if not isinstance(item, dict) or not isinstance(item.get("counters"), dict):
-                damaged += 1
-                continue
-            counters = {
-                str(k): v
-                for k, v in item["counters"].items()
-                if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-            }
-            damaged += len(counters) != len(item["counters"]) or not isinstance(item.get("at"), str)
-            points.append(StatsPoint(str(item.get("at", "")), MappingProxyType(counters)))
-        if damaged:
-            self.cache.drop(
-                STATS_HISTORY_FILE,
-                f"{damaged} of {min(len(raw), STATS_HISTORY_LIMIT)} points did not validate; "
-                "the others are kept",
-            )
-            with contextlib.suppress(OSError):
-                self._store_history(points)
-        return tuple(points)
-
-    def _store_history(self, points: Iterable[StatsPoint]) -> None:
-        if self.cache is not None:
-            self.cache.store_json(
-                STATS_HISTORY_FILE, [{"at": p.at, "counters": dict(p.counters)} for p in points]
-            )
+                store_history(self.cache, self._snapshot.stats_history)
 
     def _after_cycle(self, report: RefreshReport) -> None:
         self._pending_bodies = {}
@@ -783,13 +786,3 @@ def _validation_detail(exc: StateValidationError) -> str:
     shown = "; ".join(f"{path}: {message}" for path, message in exc.errors)
     more = f" (+{exc.total - len(exc.errors)} more)" if exc.total > len(exc.errors) else ""
     return f"{shown}{more}"
-
-
-def snapshot_as_json(snapshot: Snapshot) -> dict[str, Any]:
-    """The validated documents (aliases restored, unknown fields kept) for `roost state --json`."""
-    out: dict[str, Any] = {}
-    for name in STATE_FILE_NAMES:
-        state = snapshot.file(name)
-        key = name.removesuffix(".json")
-        out[key] = dump(state.model) if state.model else None
-    return out

@@ -1,0 +1,104 @@
+"""Every post, as the Posts tab and ``roost posts`` list them.
+
+The list comes from ``posted_log.json`` (every post the deployment made, oldest first in the
+file), newest first, one row per Discussion number (a number logged twice keeps its last entry,
+as the deployment's frontend does). Where the deployment does not publish the log, the trending
+posts stand in (:func:`from_trending`), so the list is never empty for want of a file.
+
+This module is part of the headless core: it must never import Textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from tui.conversation.text import split_tag
+from tui.network.conversation import LoggedComment, LoggedPost, PostedLog
+from tui.network.models import TrendingFile
+
+__all__ = [
+    "PostList",
+    "comments_of",
+    "from_trending",
+    "matches",
+    "newest_first",
+    "post_key",
+    "tag_of",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PostList:
+    """Posts newest first, keyed; ``from_log``: False when trending's posts stand in."""
+
+    posts: Mapping[str, LoggedPost]  # key -> post, newest first
+    from_log: bool = True
+
+
+def post_key(post: LoggedPost, index: int) -> str:
+    """A post's key: ``#<number>``, or its place when it has no number."""
+    return f"#{post.number}" if post.number is not None else f"@{index}"
+
+
+def tag_of(post: LoggedPost) -> str | None:
+    """The post's tag: its title's (``[DEBATE]`` → ``DEBATE``), else the log's ``topic``."""
+    tag, _ = split_tag(post.title)
+    if tag is None and post.topic:
+        return post.topic.upper()
+    return tag
+
+
+def newest_first(log: PostedLog) -> PostList:
+    """The log's posts, newest first, one per number (its last entry)."""
+    last: dict[str, tuple[int, LoggedPost]] = {}
+    for index, post in enumerate(log.posts):
+        last[post_key(post, index)] = (index, post)
+    ordered = sorted(
+        last.items(), key=lambda item: (item[1][1].posted_at or "", item[1][0]), reverse=True
+    )
+    return PostList({key: post for key, (_, post) in ordered})
+
+
+def from_trending(trending: TrendingFile | None) -> PostList:
+    """Trending's posts in the log's shape, in trending's order (no log to read)."""
+    posts: dict[str, LoggedPost] = {}
+    for index, item in enumerate(trending.trending if trending is not None else ()):
+        post = LoggedPost(
+            number=item.number,
+            title=item.title,
+            channel=item.channel,
+            author=item.author,
+            url=item.url,
+            upvotes=item.upvotes,
+            downvotes=item.downvotes,
+            comment_count=item.comment_count,
+        )
+        posts.setdefault(post_key(post, index), post)
+    return PostList(posts, from_log=False)
+
+
+def matches(
+    post: LoggedPost,
+    *,
+    channel: str | None = None,
+    author: str | None = None,
+    tag: str | None = None,
+) -> bool:
+    """Whether a post is in the view asked for (each given criterion, case-insensitive)."""
+    if channel is not None and post.channel.casefold() != channel.casefold():
+        return False
+    if author is not None and post.author.casefold() != author.casefold():
+        return False
+    if tag is not None:
+        found = tag_of(post)
+        if found is None or found.casefold() != tag.strip("[]").casefold():
+            return False
+    return True
+
+
+def comments_of(
+    comments: Sequence[LoggedComment] | Iterable[LoggedComment], number: int
+) -> list[LoggedComment]:
+    """The log's comment entries on post ``number``, in the log's order."""
+    return [comment for comment in comments if comment.discussion_number == number]
