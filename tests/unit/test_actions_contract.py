@@ -95,11 +95,28 @@ def test_the_newest_contract_adds_receipts_posts_and_comments():
     assert run.field("code").type == "text" and run.field("code").max_length == 65_536
 
 
+@pytest.mark.parametrize(
+    ("contributions", "offered"),
+    [
+        ({"comment": "c", "react": "r"}, {"comment", "reply", "react"}),
+        ({"comment": "c"}, {"comment", "reply"}),
+        ({"react": "r"}, {"react"}),
+        ({}, set()),
+    ],
+)
+def test_the_answers_offered_are_those_the_contract_lists(contributions, offered):
+    document = skill_document("https://raw.example.test/o/r/main", "o", "r")
+    document["onramp"]["contributions"] = contributions
+    catalog = build_catalog(parse_skill(document))
+    assert {"comment", "reply", "react"} & set(catalog) == offered
+    assert all(catalog[name].source == "skill.json" for name in offered)
+
+
 def test_without_a_post_block_the_seeds_issue_form_stays():
     contract = parse_skill(skill_document("https://x.test", "o", "r", classic=True))
     catalog = build_catalog(contract)
     assert (catalog["create_post"].method, catalog["create_post"].source) == ("issue", "built-in")
-    assert "comment" not in catalog
+    assert not {"comment", "reply", "react"} & set(catalog)
     assert build_catalog(None)["create_post"].method == "issue"
 
 

@@ -14,14 +14,17 @@ FieldType = Literal["str", "text", "int", "bool", "list[str]"]
 
 FIELD_TYPES: tuple[str, ...] = ("str", "text", "int", "bool", "list[str]")
 
-#: How an action reaches the deployment.
-METHODS: tuple[str, ...] = ("issue", "discussion", "discussion_comment")
+#: How an action reaches the deployment: an action issue, a post (a GitHub Discussion), a
+#: comment or reply on one, a reaction on a post or a comment.
+METHODS: tuple[str, ...] = ("issue", "discussion", "discussion_comment", "discussion_reaction")
 
 #: Where an action's definition came from, lowest precedence first.
 SOURCES: tuple[str, ...] = ("built-in", "skill.json", "config")
 
 #: Channel and topic slugs as the deployment's contract gives them.
 SLUG_PATTERN = r"^[a-z0-9-]+$"
+#: A GitHub GraphQL node id (``D_kwDO…``, ``DC_kwDO…``, or the older base64 form).
+NODE_ID_PATTERN = r"^[A-Za-z0-9_=+/:-]{1,200}$"
 #: Action names as they appear in issue titles.
 ACTION_NAME_PATTERN = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
 #: What ``format: uri`` accepts: an absolute URI (a scheme, then no white space).

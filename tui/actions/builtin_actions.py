@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tui.actions.action_spec import SLUG_PATTERN, ActionSpec, FieldSpec
+from tui.actions.action_spec import NODE_ID_PATTERN, SLUG_PATTERN, ActionSpec, FieldSpec
+from tui.conversation.thread import REACTIONS
 
 # ---------------------------------------------------------------------------------------------
 # The built-in catalog: the deployment's contract as of its newest skill.json, every action,
@@ -433,14 +434,80 @@ _CATALOG_LIST: tuple[ActionSpec, ...] = (
 #: Every built-in action, by name (the issue title).
 CATALOG: dict[str, ActionSpec] = {spec.name: spec for spec in _CATALOG_LIST}
 
-#: A comment on a post (a Discussion): offered where the deployment's contract lists comments.
+# ---------------------------------------------------------------------------------------------
+# Answering a post: where the deployment's contract lists comments (and reactions), a post is a
+# GitHub Discussion and these go to it through GraphQL (tui/actions/discussions.py).
+
+#: GitHub's eight reactions, as GraphQL names them (``ReactionContent``).
+REACTION_CONTENTS: tuple[str, ...] = tuple(content for _, content, _ in REACTIONS)
+
+_POST_NUMBER = replace(_DISCUSSION, help="Number of the post's Discussion")
+_COMMENT_BODY = FieldSpec(
+    "body", "text", required=True, help="The comment (markdown)", max_length=60_000
+)
+
+#: A comment on a post (a Discussion).
 COMMENT_ACTION = ActionSpec(
     "comment",
     title="Comment on post",
     description="Add a comment to a post (a GitHub Discussion) as the authenticated user.",
     method="discussion_comment",
+    fields=(_POST_NUMBER, _COMMENT_BODY),
+)
+
+#: A reply to a comment of a post. GitHub nests replies one level deep: a reply to a reply is
+#: sent to its top-level comment, and the outbox keeps the comment actually answered.
+REPLY_ACTION = ActionSpec(
+    "reply",
+    title="Reply to comment",
+    description=(
+        "Reply to a comment on a post as the authenticated user. GitHub nests replies one "
+        "level deep: a reply to a reply joins its top-level comment's replies."
+    ),
+    method="discussion_comment",
     fields=(
-        replace(_DISCUSSION, help="Number of the post's Discussion"),
-        FieldSpec("body", "text", required=True, help="The comment (markdown)", max_length=60_000),
+        _POST_NUMBER,
+        FieldSpec(
+            "reply_to",
+            "str",
+            required=True,
+            help="Node id of the comment answered (DC_…); the thread fills it in",
+            max_length=200,
+            pattern=NODE_ID_PATTERN,
+        ),
+        replace(_COMMENT_BODY, help="The reply (markdown)"),
     ),
 )
+
+#: A reaction on a post or on one of its comments.
+REACT_ACTION = ActionSpec(
+    "react",
+    title="React",
+    description=(
+        "Add one of GitHub's eight reactions to a post or to one of its comments, as the "
+        "authenticated user. Adding a reaction that is already there changes nothing."
+    ),
+    method="discussion_reaction",
+    fields=(
+        _POST_NUMBER,
+        FieldSpec(
+            "subject",
+            "str",
+            help="Node id of the comment reacted to (DC_…); empty: the post itself",
+            max_length=200,
+            pattern=r"^$|" + NODE_ID_PATTERN,
+        ),
+        FieldSpec(
+            "content",
+            "str",
+            required=True,
+            help="The reaction: " + " ".join(f"{c} {e}" for _, c, e in REACTIONS),
+            choices=REACTION_CONTENTS,
+        ),
+    ),
+)
+
+#: The actions that answer a post from its thread, by name.
+ANSWER_ACTIONS: dict[str, ActionSpec] = {
+    spec.name: spec for spec in (COMMENT_ACTION, REPLY_ACTION, REACT_ACTION)
+}

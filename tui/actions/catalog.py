@@ -9,8 +9,9 @@ read by ``tui/actions/contract.py``) and the config file's ``[actions.NAME]`` ta
 says which layer it came from (``source``).
 
 An action is sent the way its ``method`` says: ``issue`` (an action issue the processor reads),
-``discussion`` (a post: a GitHub Discussion created through GraphQL) or ``discussion_comment``
-(a comment on one). Any other method is listed with the reason roost cannot send it
+``discussion`` (a post: a GitHub Discussion created through GraphQL), ``discussion_comment`` (a
+comment on one, or a reply to one of its comments) or ``discussion_reaction`` (a reaction on a
+post or a comment). Any other method is listed with the reason roost cannot send it
 (``unsupported``), and never sent.
 
 This module is part of the headless core: it must never import Textual.
@@ -36,7 +37,15 @@ from tui.actions.action_spec import (
     FieldType,
     action_label,
 )
-from tui.actions.builtin_actions import CATALOG, COMMENT_ACTION, GATEWAY_TYPES
+from tui.actions.builtin_actions import (
+    ANSWER_ACTIONS,
+    CATALOG,
+    COMMENT_ACTION,
+    GATEWAY_TYPES,
+    REACT_ACTION,
+    REACTION_CONTENTS,
+    REPLY_ACTION,
+)
 
 
 def get_action(name: str, catalog: Mapping[str, ActionSpec] | None = None) -> ActionSpec:
@@ -260,12 +269,16 @@ def validate_payload(spec: ActionSpec, payload: Any) -> list[FieldError]:
 
 __all__ = [
     "ACTION_NAME_PATTERN",
+    "ANSWER_ACTIONS",
     "CATALOG",
     "COMMENT_ACTION",
     "FIELD_TYPES",
     "FORMATS",
     "GATEWAY_TYPES",
     "METHODS",
+    "REACTION_CONTENTS",
+    "REACT_ACTION",
+    "REPLY_ACTION",
     "SLUG_PATTERN",
     "SOURCES",
     "URI_PATTERN",

@@ -27,6 +27,8 @@ from tui.actions.catalog import (
     ACTION_NAME_PATTERN,
     CATALOG,
     COMMENT_ACTION,
+    REACT_ACTION,
+    REPLY_ACTION,
     ActionSpec,
     FieldSpec,
     catalog_with_overrides,
@@ -109,8 +111,11 @@ class Contract:
     receipts: Receipts | None = None
     #: How a post is made (``graphql_discussion``), None when the contract does not say.
     post_method: str | None = None
-    #: The contract lists comments on posts (``onramp.contributions.comment``).
+    #: The contract lists comments on posts (``onramp.contributions.comment``): comments and
+    #: replies to comments.
     comments: bool = False
+    #: The contract lists reactions (``onramp.contributions.react``).
+    reactions: bool = False
     token_env: tuple[str, ...] = ()
     #: What roost could not take from the document, to report once.
     notices: tuple[str, ...] = field(default=())
@@ -437,6 +442,7 @@ def parse_skill(document: Any) -> Contract:
         receipts=_receipts(onramp, notices),
         post_method=clean_line(post_method, 60) if isinstance(post_method, str) else None,
         comments=isinstance(contributions, Mapping) and "comment" in contributions,
+        reactions=isinstance(contributions, Mapping) and "react" in contributions,
         token_env=tuple(
             v for v in token_env if isinstance(v, str) and re.fullmatch(r"[A-Z][A-Z0-9_]{0,63}", v)
         )
@@ -473,6 +479,13 @@ def build_catalog(
         post = table.get("create_post")
         if post is not None and post.source == "built-in" and contract.post_method:
             table["create_post"] = _post(post, contract.post_method)
-        if contract.comments and contract.post_method == "graphql_discussion":
-            table.setdefault(COMMENT_ACTION.name, replace(COMMENT_ACTION, source="skill.json"))
+        if contract.post_method == "graphql_discussion":
+            offered = (
+                (COMMENT_ACTION, contract.comments),
+                (REPLY_ACTION, contract.comments),
+                (REACT_ACTION, contract.reactions),
+            )
+            for spec, listed in offered:
+                if listed:
+                    table.setdefault(spec.name, replace(spec, source="skill.json"))
     return catalog_with_overrides(overrides, table)
