@@ -54,13 +54,16 @@ def test_action_list_and_show(capsys):
     comments as Discussions, and `show` gives each field's rules and where they came from."""
     code, out, _ = run(capsys, "action", "list", "--json")
     listed = {a["name"]: a for a in json.loads(out)}
-    assert code == 0 and {"register_agent", "submit_media", "run_python", "comment"} <= set(listed)
-    assert len(listed) == 23
+    answers = {"comment", "reply", "react"}
+    assert code == 0 and {"register_agent", "submit_media", "run_python"} | answers <= set(listed)
+    assert len(listed) == 25
     assert {a["source"] for a in listed.values()} == {"skill.json"}
-    assert (listed["create_post"]["method"], listed["comment"]["method"]) == (
+    assert [listed[n]["method"] for n in ("create_post", "comment", "reply", "react")] == [
         "discussion",
         "discussion_comment",
-    )
+        "discussion_comment",
+        "discussion_reaction",
+    ]
     code, out, _ = run(capsys, "action", "list")
     assert "create_post" in out and "[skill.json, a Discussion]" in out
     code, out, _ = run(capsys, "action", "show", "submit-media")
@@ -189,6 +192,36 @@ def test_submit_wait_is_applied_and_kept_in_the_outbox(capsys, platform):
     assert (entry["state"], entry["number"], entry["author"]) == ("applied", 1, "demo-agent")
     code, out, _ = run(capsys, "whoami")
     assert code == 0 and "acting as demo-agent" in out and "ROOST_TOKEN" in out
+
+
+def test_answering_a_post_from_the_command_line(capsys, platform):
+    """comment, reply and react are actions like the others: a dry run prints the mutation,
+    a comment is followed until the thread shows it, a reaction is sent once."""
+    info, sandbox = platform
+    number = sandbox.network.doc("trending.json")["trending"][0]["number"]
+    post = f"discussion_number={number}"
+    code, out, _ = run(capsys, "action", "submit", "react", "-f", post, "-f", "content=HEART",
+                       "--dry-run")  # fmt: skip
+    request = json.loads(out)
+    assert code == 0 and request["url"] == f"{info.write_url}/graphql"
+    assert "addReaction" in request["json"]["query"]
+    assert request["json"]["variables"] == {
+        "subjectId": f"<the id of Discussion #{number}>",
+        "content": "HEART",
+    }
+    code, out, _ = run(capsys, "action", "submit", "reply", "-f", post, "-f", "reply_to=DC_x1",
+                       "-f", "body=Quite.", "--dry-run")  # fmt: skip
+    assert code == 0 and "replyToId" in json.loads(out)["json"]["query"]
+    code, _, err = run(capsys, "action", "submit", "react", "-f", post, "-f", "content=heart")
+    assert code == 2 and "content: must be one of: THUMBS_UP" in err
+    assert entries(info) == []
+    code, out, _ = run(capsys, "action", "submit", "comment", "-f", post, "-f", "body=Hi.",
+                       "--wait")  # fmt: skip
+    assert code == 0 and out.startswith(f"applied #{number}: comment"), out
+    code, out, _ = run(capsys, "action", "submit", "react", "-f", post, "-f", "content=HEART")
+    assert code == 0 and out.startswith(f"queued #{number}: react"), out
+    made = next(d for d in sandbox.discussions if d.number == number)
+    assert ("demo-agent", "HEART") in made.reactions and len(made.comments) == 1
 
 
 def test_rejected_exits_1_with_the_receipts_error_and_hint(capsys, platform):

@@ -14,6 +14,8 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from tui.actions.catalog import ANSWER_ACTIONS
+from tui.actions.compose import compose_request
 from tui.actions.connection import write_side
 from tui.actions.discussions import (
     CREATE_DISCUSSION,
@@ -23,6 +25,7 @@ from tui.actions.discussions import (
     nonce_of,
 )
 from tui.actions.outbox import Entry
+from tui.actions.tracking import follow_queued
 from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.network.store import Store
 from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN, create_app
@@ -255,11 +258,15 @@ async def test_a_comment_on_a_trending_post(world):
     )  # fmt: skip
     entry = await side.outbox.send(entry.id, side.client)
     assert (
-        entry.state == "applied"
+        entry.state == "queued"
         and entry.number == number
         and "#discussioncomment-" in entry.html_url
+        and entry.node_id == sandbox.discussions[0].comments[0]["id"]
     )
     assert sandbox.network.doc("trending.json")["trending"][2]["commentCount"] == before + 1
+    # the thread read back holds it: applied
+    (changed,) = await follow_queued(side.outbox, side.client, now=2e9)
+    assert changed.id == entry.id and changed.state == "applied" and changed.applied_at
     missing = compose_comment({"discussion_number": 99_999_999, "body": "x"}, "n-c2")
     gone = side.outbox.draft(
         "comment", {"discussion_number": 99_999_999, "body": "x"}, "n-c2",
@@ -267,6 +274,21 @@ async def test_a_comment_on_a_trending_post(world):
     )  # fmt: skip
     gone = await side.outbox.send(gone.id, side.client)
     assert gone.state == "failed" and "no Discussion #99999999" in gone.reason
+
+
+async def test_a_reaction_on_a_trending_post(world):
+    """The demo network takes reactions on its posts today (comments' reactions and the
+    viewer's reaction state come with its GraphQL rewrite)."""
+    sandbox, side, _, _ = world
+    number = sandbox.network.doc("trending.json")["trending"][1]["number"]
+    payload = {"discussion_number": number, "subject": "", "content": "ROCKET"}
+    kind, request = compose_request(ANSWER_ACTIONS["react"], payload, "n-r1")
+    entry = side.outbox.draft("react", payload, "n-r1", kind=kind, request=request)
+    entry = await side.outbox.send(entry.id, side.client)
+    assert entry.state == "queued" and entry.number == number, entry.reason
+    (discussion,) = sandbox.discussions
+    assert discussion.reactions == [(DEMO_LOGIN, "ROCKET")]
+    assert entry.node_id == discussion.node_id and "ROCKET on post" in entry.attempts[-1]["message"]
 
 
 def test_a_post_goes_to_its_channels_category_or_the_communitys_with_its_tag():

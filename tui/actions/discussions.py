@@ -1,17 +1,23 @@
-"""Posts and comments as the deployment makes them: GitHub Discussions, through GraphQL.
+"""Posts, comments and replies as the deployment makes them: GitHub Discussions, through GraphQL.
 
 Where the deployment's contract says ``post.method: graphql_discussion``, a post is
 ``createDiscussion(input: {repositoryId, categoryId, title, body})`` at ``{write_url}/graphql``:
 the repository's node id and the channel's category id come from its ``state/manifest.json``
 (``deployment_docs``). A comment on a post is ``addDiscussionComment(input: {discussionId,
-body})`` after ``repository(owner, name) { discussion(number) { id } }``.
+body})``, the Discussion's node id taken from the deployment's ``discussions_index.json`` when
+the request carries it, else asked (``repository(owner, name) { discussion(number) { id } }``).
+A reply is the same mutation with ``replyToId``: GitHub nests replies one level deep, so the
+comment answered is asked for first (``node(id:) { ... on DiscussionComment { replyTo } }``) and
+a reply to a reply goes to its top-level comment; the request keeps the comment answered.
+Reactions are :mod:`tui.actions.reactions`.
 
-The send is the issue client's (``IssueClient.send_content``): one at a time and paced, the same
-rate-limit rules (a 403 with ``Retry-After``; GraphQL's ``RATE_LIMITED`` answer, which comes
-with a 200), the same token boundary. The client nonce is an HTML comment in the body, as for
-issues, so after an unclear answer the viewer's newest Discussions (or the post's newest
-comments) are searched for it before anything is sent again: one post never makes two
-Discussions.
+The send is the issue client's, through :class:`~tui.actions.graphql_send.GraphqlSend`. The
+client nonce is an HTML comment in the body, as for issues, so after an unclear answer the
+viewer's newest Discussions (or the post's newest comments, or the replies of the comment
+answered) are searched for it before anything is sent again: one post never makes two
+Discussions, one comment never two comments. A post is ``applied`` once made; a comment or reply
+is ``queued`` once made and ``applied`` once the thread read back holds it
+(:func:`look_for`, which the tracker calls).
 
 This module is part of the headless core: it must never import Textual.
 """
@@ -22,25 +28,35 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from tui.actions.graphql_send import (
+    DiscussionError,
+    GraphqlSend,
+    NotThere,
+    graphql_url,
+    node_id,
+    post_number,
+)
 from tui.actions.issue_body import MAX_BODY_CHARS, NONCE_PATTERN
 from tui.actions.issue_client import (
-    Attempt,
     IssueClient,
     LookupFailed,
-    Outcome,
     SendResult,
     is_issue_number,
 )
-from tui.network.fetch import FetchError, Reply
+from tui.actions.reactions import ADD_REACTION, ReactionSend
+from tui.network.fetch import Reply
 from tui.untrusted import clean_line
 
 __all__ = [
     "ADD_COMMENT",
+    "ADD_REPLY",
     "CREATE_DISCUSSION",
     "DiscussionError",
     "compose_comment",
     "compose_discussion",
+    "graphql_body",
     "graphql_url",
+    "look_for",
     "nonce_of",
     "send_discussion",
 ]
@@ -57,8 +73,17 @@ ADD_COMMENT = """mutation($discussionId: ID!, $body: String!) {
   }
 }"""
 
-DISCUSSION_ID = """query($owner: String!, $name: String!, $number: Int!) {
-  repository(owner: $owner, name: $name) { discussion(number: $number) { id } }
+ADD_REPLY = """mutation($discussionId: ID!, $body: String!, $replyToId: ID!) {
+  addDiscussionComment(input: {discussionId: $discussionId, body: $body, replyToId: $replyToId}) {
+    comment { id url createdAt author { login } }
+  }
+}"""
+
+#: The comment a reply answers: its post, and its own parent when it is a reply itself.
+REPLY_TARGET = """query($id: ID!) {
+  node(id: $id) {
+    ... on DiscussionComment { id discussion { id number } replyTo { id } }
+  }
 }"""
 
 NEWEST_DISCUSSIONS = """query($owner: String!, $name: String!) {
@@ -79,19 +104,24 @@ NEWEST_COMMENTS = """query($owner: String!, $name: String!, $number: Int!) {
   }
 }"""
 
+#: The replies a reply joins: those of the comment answered, or of its top-level comment.
+REPLY_THREAD = """query($id: ID!) {
+  viewer { login }
+  node(id: $id) {
+    ... on DiscussionComment {
+      id
+      discussion { id number }
+      replyTo { id replies(last: 50) { nodes { id url body createdAt author { login } } } }
+      replies(last: 50) { nodes { id url body createdAt author { login } } }
+    }
+  }
+}"""
+
 _NONCE_COMMENT = re.compile(r"<!--\s*roost-nonce:\s*([A-Za-z0-9._:-]{1,128})\s*-->")
 #: GitHub's limit on a Discussion title.
 MAX_TITLE_CHARS = 256
 #: Categories a post goes to when its channel has none of its own, as the deployment's client.
 FALLBACK_CATEGORIES = ("community", "general")
-
-
-class DiscussionError(ValueError):
-    """A post cannot be composed (the message says why and what to do)."""
-
-
-def graphql_url(write_url: str) -> str:
-    return write_url.rstrip("/") + "/graphql"
 
 
 def nonce_of(body: Any) -> str | None:
@@ -151,60 +181,43 @@ def compose_discussion(
     }
 
 
-def compose_comment(payload: Mapping[str, Any], nonce: str) -> dict[str, Any]:
-    """The request of a comment on a post: ``{discussion_number, body}``."""
-    number = payload.get("discussion_number")
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise DiscussionError("discussion_number must be a Discussion's number")
-    return {"discussion_number": number, "body": _with_nonce(str(payload.get("body", "")), nonce)}
+def compose_comment(
+    payload: Mapping[str, Any], nonce: str, *, discussion_id: str | None = None
+) -> dict[str, Any]:
+    """The request of a comment on a post, ``{discussion_number, body}``, or of a reply,
+    ``{discussion_number, body, reply_to}`` (``reply_to``: the node id of the comment
+    answered); with ``discussionId`` when the post's node id is known (``discussion_id``, from
+    the deployment's ``discussions_index.json``), so none is asked when it is sent."""
+    request: dict[str, Any] = {
+        "discussion_number": post_number(payload),
+        "body": _with_nonce(str(payload.get("body", "")), nonce),
+    }
+    if payload.get("reply_to") is not None:
+        request["reply_to"] = node_id(payload["reply_to"], "reply_to")
+    if discussion_id:
+        request["discussionId"] = node_id(discussion_id, "the post's node id")
+    return request
 
 
 # ---------------------------------------------------------------------------------------------
-# GraphQL answers
+# Sending a post, a comment or a reply
 
 
-def _errors(data: Any) -> list[dict[str, Any]]:
-    errors = data.get("errors") if isinstance(data, dict) else None
-    return [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
+def _nodes(connection: Any) -> list[Any]:
+    nodes = connection.get("nodes") if isinstance(connection, dict) else None
+    return nodes if isinstance(nodes, list) else []
 
 
-def _error_text(errors: list[dict[str, Any]]) -> str:
-    return "; ".join(clean_line(str(e.get("message", "error")), 200) for e in errors[:3])
-
-
-class _Graphql:
-    """One Discussion send over one issue client."""
+class DiscussionSend(GraphqlSend):
+    """One post (``kind`` ``discussion``), comment or reply (``discussion_comment``)."""
 
     def __init__(self, client: IssueClient, kind: str, request: Mapping[str, Any], nonce: str):
-        self.client = client
-        self.kind = kind
-        self.request = request
-        self.nonce = nonce
-        self.url = graphql_url(client.write_url)
-        self.owner, _, self.name = client.repo.partition("/")
-
-    async def call(self, query: str, variables: dict[str, Any]) -> Reply:
-        return await self.client.request(
-            "POST", self.url, json={"query": query, "variables": variables}
-        )
-
-    async def query(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-        """The ``data`` of a read; ``LookupFailed`` when there is none."""
-        try:
-            reply = await self.call(query, variables)
-        except FetchError as exc:
-            raise LookupFailed(f"GraphQL query failed: {exc.reason}") from None
-        if reply.status != 200:
-            raise LookupFailed(f"GraphQL query answered {reply.status}")
-        try:
-            data = reply.json()
-        except ValueError:
-            raise LookupFailed("GraphQL query did not answer JSON") from None
-        if not isinstance(data, dict) or not isinstance(data.get("data"), dict):
-            raise LookupFailed(f"GraphQL query failed: {_error_text(_errors(data)) or 'no data'}")
-        return data["data"]
-
-    # -- the send ------------------------------------------------------------------------------
+        super().__init__(client, kind, request, nonce)
+        reply_to = request.get("reply_to") if kind == "discussion_comment" else None
+        self.reply_to: str | None = reply_to if isinstance(reply_to, str) else None
+        self.noun = "post" if kind == "discussion" else "reply" if self.reply_to else "comment"
+        self.what = f"the {self.noun}"
+        self._target: tuple[str, str | None] | None = None
 
     async def post(self) -> Reply:
         if self.kind == "discussion":
@@ -212,65 +225,48 @@ class _Graphql:
                 key: self.request[key] for key in ("repositoryId", "categoryId", "title", "body")
             }
             return await self.call(CREATE_DISCUSSION, variables)
-        discussion_id = await self._discussion_id()
-        return await self.call(
-            ADD_COMMENT, {"discussionId": discussion_id, "body": self.request["body"]}
-        )
+        discussion_id, reply_to_id = await self.target()
+        variables = {"discussionId": discussion_id, "body": self.request["body"]}
+        if reply_to_id is None:
+            return await self.call(ADD_COMMENT, variables)
+        return await self.call(ADD_REPLY, {**variables, "replyToId": reply_to_id})
 
-    async def _discussion_id(self) -> str:
+    async def target(self) -> tuple[str, str | None]:
+        """(the Discussion's node id, the comment a reply goes under: the one answered, or
+        its top-level comment when that one is a reply itself; None for a comment). Asked once
+        per send; ``NotThere`` when the comment answered is not one of this post's."""
+        if self._target is None:
+            if self.reply_to is None:
+                self._target = (await self.discussion_id(), None)
+            else:
+                data = await self.query(REPLY_TARGET, {"id": self.reply_to})
+                node = self._answered(data)
+                parent = node.get("replyTo")
+                top = parent.get("id") if isinstance(parent, dict) else None
+                top = top if isinstance(top, str) and top else node["id"]
+                self._target = (node["discussion"]["id"], top)
+        return self._target
+
+    def _answered(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The comment answered, as ``node(id:)`` gave it, checked to be on this post."""
+        shown = clean_line(str(self.reply_to), 60)
+        node = data.get("node")
+        if not isinstance(node, dict):
+            raise NotThere(f"there is no comment {shown} (deleted, or not visible to the token)")
+        discussion = node.get("discussion")
+        if (
+            not isinstance(node.get("id"), str)
+            or not isinstance(discussion, dict)
+            or not isinstance(discussion.get("id"), str)
+        ):
+            raise NotThere(f"{shown} is not a comment on a Discussion")
         number = self.request["discussion_number"]
-        data = await self.query(
-            DISCUSSION_ID, {"owner": self.owner, "name": self.name, "number": number}
-        )
-        repository = data.get("repository")
-        found = repository.get("discussion") if isinstance(repository, dict) else None
-        if not isinstance(found, dict) or not isinstance(found.get("id"), str):
-            raise _NoDiscussion(number)
-        return found["id"]
+        if discussion.get("number") != number:
+            said = clean_line(str(discussion.get("number")), 12)
+            raise NotThere(f"comment {shown} is on post #{said}, not on #{number}")
+        return node
 
-    async def answer(self, response: Reply, result: SendResult) -> Outcome:
-        status = response.status
-        if status >= 500:
-            return "unclear"
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
-        if status == 200 and not isinstance(data, dict):
-            return "unclear"
-        errors = _errors(data)
-        message = _error_text(errors) or (
-            clean_line(str(data.get("message")), 200) if isinstance(data, dict) else ""
-        )
-        if status != 200:
-            result.attempts.append(Attempt(self.client.clock(), "create", status, message))
-            limited = await self.client.rate_limited(response, result)
-            if limited is not None:
-                return limited
-            return self._refused(result, status, message)
-        types = {str(e.get("type")) for e in errors}
-        if types & {"RATE_LIMITED", "RATE_LIMIT"}:
-            result.attempts.append(Attempt(self.client.clock(), "create", 200, message))
-            limited = await self.client.rate_limited(response, result, exhausted=True)
-            return limited or "again"
-        created = self._created(data)
-        made_nowhere = self.kind == "discussion" and not is_issue_number(
-            (created or {}).get("number")
-        )
-        if created is not None and made_nowhere:  # made, but where is not known
-            note = "createDiscussion answered no Discussion number"
-            result.attempts.append(Attempt(self.client.clock(), "create", 200, note))
-            return "unclear"
-        if created is None:
-            if not errors:
-                return "unclear"
-            result.attempts.append(Attempt(self.client.clock(), "create", 200, message))
-            return self._refused(result, 200, message, types)
-        self._done(result, created)
-        result.attempts.append(Attempt(self.client.clock(), "create", 200, result.message))
-        return "done"
-
-    def _created(self, data: Any) -> dict[str, Any] | None:
+    def created(self, data: Any) -> dict[str, Any] | None:
         root = data.get("data") if isinstance(data, dict) else None
         if not isinstance(root, dict):
             return None
@@ -282,12 +278,19 @@ class _Graphql:
             node = made.get("comment") if isinstance(made, dict) else None
         return node if isinstance(node, dict) and isinstance(node.get("id"), str) else None
 
-    def _done(self, result: SendResult, node: Mapping[str, Any], found: bool = False) -> None:
-        result.state = "applied"
-        number = node.get("number") if self.kind == "discussion" else None
+    def unclear_made(self, node: Mapping[str, Any]) -> str | None:
+        if self.kind == "discussion" and not is_issue_number(node.get("number")):
+            return "createDiscussion answered no Discussion number"  # made, but where?
+        return None
+
+    def done(self, result: SendResult, node: Mapping[str, Any], found: bool = False) -> None:
+        """Made (``found``: found by its nonce after an unclear answer). A post is applied at
+        once; a comment or reply is queued, and applied once the thread shows it (a lookup
+        reads the thread: what it finds is seen)."""
+        post = self.kind == "discussion"
+        result.state = "applied" if post or found else "queued"
+        number = node.get("number") if post else self.request.get("discussion_number")
         result.number = number if is_issue_number(number) else None
-        if self.kind == "discussion_comment":
-            result.number = self.request.get("discussion_number")
         url = node.get("url")
         result.html_url = url if isinstance(url, str) else None
         author = node.get("author")
@@ -295,77 +298,47 @@ class _Graphql:
         result.author = login if isinstance(login, str) else self.client.known_login
         stamp = node.get("createdAt")
         result.created_at = stamp if isinstance(stamp, str) else None
-        what = (
-            f"Discussion #{result.number}"
-            if self.kind == "discussion"
-            else f"comment on #{result.number}"
-        )
-        result.message = f"{what} is live" + (" (found after an unclear answer)" if found else "")
-
-    def _refused(
-        self, result: SendResult, status: int, message: str, types: set[str] | None = None
-    ) -> Outcome:
-        result.state, result.retry_safe = "failed", False
-        types = types or set()
-        what = "the post" if self.kind == "discussion" else "the comment"
-        if status == 401:
-            result.message = "the token was rejected (401): it is wrong, expired or revoked"
-        elif "INSUFFICIENT_SCOPES" in types:
-            result.message = f"the token may not create Discussions: {message}"
-        elif status == 403 or "FORBIDDEN" in types:
-            result.message = f"permission denied ({status}): {message or 'no access'}"
-        elif "NOT_FOUND" in types or status == 404:
-            result.message = f"the platform refused {what} (not found): {message}"
-        elif 300 <= status < 400:
-            result.retry_safe = True
-            result.message = (
-                f"the write URL answered with a redirect ({status}); roost does not follow it "
-                "with the token: set --write-url to the final address"
-            )
+        made = node.get("id")
+        result.node_id = made if isinstance(made, str) and not post else None
+        if post:
+            result.message = f"Discussion #{result.number} is live"
+        elif found:
+            result.message = f"{self.noun} on #{result.number} is in the thread"
         else:
-            result.message = f"the platform refused {what} ({status}): {message or 'no reason'}"
-        return "done"
-
-    # -- looking it up ---------------------------------------------------------------------------
-
-    async def look_up(self, not_before: float, result: SendResult) -> bool:
-        """The send loop's lookup: the newest page is searched, whatever ``not_before`` says
-        (GraphQL lists them newest first, and one page is what a person posts in a while)."""
-        try:
-            node = await self._find()
-        except (LookupFailed, _NoDiscussion) as exc:
-            result.state, result.retry_safe = "unknown", False
             result.message = (
-                f"the answer was unclear and the platform could not be searched ({exc}); "
-                "it may have been created — roost looks again before any resend"
+                f"{self.noun} on #{result.number} is made; roost looks for it in the thread"
             )
-            result.attempts.append(Attempt(self.client.clock(), "lookup", None, str(exc)))
-            return False
-        note = f"found #{node.get('number', '?')}" if node else "none"
-        result.attempts.append(Attempt(self.client.clock(), "lookup", None, note))
-        if node is None:
-            return False
-        self._done(result, node, found=True)
-        return True
+        if found:
+            result.message += " (found after an unclear answer)"
 
-    async def _find(self) -> dict[str, Any] | None:
+    async def find(self) -> dict[str, Any] | None:
+        """The viewer's post or comment carrying this nonce among the newest the platform
+        lists: the viewer's newest Discussions, the post's newest comments, or the replies a
+        reply joins (GitHub lists replies under their top-level comment)."""
         variables: dict[str, Any] = {"owner": self.owner, "name": self.name}
         if self.kind == "discussion":
             data = await self.query(NEWEST_DISCUSSIONS, variables)
             repository = data.get("repository")
-            listing = repository.get("discussions") if isinstance(repository, dict) else None
-        else:
+            listed = _nodes(repository.get("discussions") if isinstance(repository, dict) else None)
+        elif self.reply_to is None:
             variables["number"] = self.request["discussion_number"]
             data = await self.query(NEWEST_COMMENTS, variables)
             repository = data.get("repository")
             discussion = repository.get("discussion") if isinstance(repository, dict) else None
-            listing = discussion.get("comments") if isinstance(discussion, dict) else None
+            if not isinstance(discussion, dict):
+                raise LookupFailed(f"Discussion #{variables['number']} was not listed")
+            listed = _nodes(discussion.get("comments"))
+        else:
+            data = await self.query(REPLY_THREAD, {"id": self.reply_to})
+            node = self._answered(data)
+            parent = node.get("replyTo")
+            holder = parent if isinstance(parent, dict) and parent.get("id") else node
+            listed = _nodes(holder.get("replies"))
         viewer = data.get("viewer")
         login = viewer.get("login") if isinstance(viewer, dict) else None
-        nodes = listing.get("nodes") if isinstance(listing, dict) else None
-        if not isinstance(login, str) or not isinstance(nodes, list):
-            raise LookupFailed("the platform's answer did not list them")
-        for node in nodes:
+        if not isinstance(login, str):
+            raise LookupFailed("the platform's answer did not say who the token is")
+        for node in listed:
             if not isinstance(node, dict):
                 continue
             author = node.get("author")
@@ -378,9 +351,11 @@ class _Graphql:
         return None
 
 
-class _NoDiscussion(Exception):
-    def __init__(self, number: Any):
-        super().__init__(f"there is no Discussion #{number}")
+def sender(client: IssueClient, kind: str, request: Mapping[str, Any], nonce: str) -> GraphqlSend:
+    """The send of one post, comment, reply or reaction."""
+    if kind == "discussion_reaction":
+        return ReactionSend(client, kind, request, nonce)
+    return DiscussionSend(client, kind, request, nonce)
 
 
 async def send_discussion(
@@ -391,22 +366,51 @@ async def send_discussion(
     *,
     maybe_sent: bool = False,
 ) -> SendResult:
-    """Create the post (``kind`` ``discussion``) or comment (``discussion_comment``) ``request``
-    describes, or find the one an earlier unclear send created."""
-    graphql = _Graphql(client, kind, request, nonce)
+    """Make the post (``kind`` ``discussion``), comment or reply (``discussion_comment``) or
+    reaction (``discussion_reaction``) ``request`` describes, or find the one an earlier
+    unclear send made."""
+    send = sender(client, kind, request, nonce)
 
     async def post() -> Reply:
-        return await graphql.post()
+        return await send.post()
 
     try:
-        return await client.send_content(
-            post, graphql.answer, graphql.look_up, maybe_sent=maybe_sent
-        )
-    except _NoDiscussion as exc:
-        return SendResult("failed", f"the platform refused the comment: {exc}")
-    except LookupFailed as exc:  # the discussion's id could not be read: nothing was sent
+        return await client.send_content(post, send.answer, send.look_up, maybe_sent=maybe_sent)
+    except NotThere as exc:  # what it answers is not there: nothing was sent
+        return SendResult("failed", f"the platform refused {send.what}: {exc}")
+    except LookupFailed as exc:  # what it answers could not be read: nothing was sent
         return SendResult(
             "failed",
-            f"the post to comment on could not be read ({exc}); nothing was sent",
+            f"what {send.what} answers could not be read ({exc}); nothing was sent",
             retry_safe=True,
         )
+
+
+async def look_for(
+    client: IssueClient, kind: str, request: Mapping[str, Any], nonce: str
+) -> dict[str, Any] | None:
+    """What the platform shows now of an entry's post, comment, reply or reaction (the thread
+    read back holds the comment; the subject says the viewer reacted so), None when it shows
+    nothing yet. ``LookupFailed`` (``NotThere``) when it cannot tell."""
+    return await sender(client, kind, request, nonce).find()
+
+
+def graphql_body(kind: str, request: Mapping[str, Any]) -> dict[str, Any]:
+    """The GraphQL request ``{query, variables}`` an entry sends, for a dry run: ids that are
+    asked only when it is sent are named in angle brackets."""
+    number = request.get("discussion_number")
+    post_id = request.get("discussionId") or f"<the id of Discussion #{number}>"
+    if kind == "discussion":
+        variables = {k: request[k] for k in ("repositoryId", "categoryId", "title", "body")}
+        return {"query": CREATE_DISCUSSION, "variables": variables}
+    if kind == "discussion_reaction":
+        subject = request.get("subjectId") or request.get("subject") or post_id
+        return {
+            "query": ADD_REACTION,
+            "variables": {"subjectId": subject, "content": request.get("content")},
+        }
+    variables = {"discussionId": post_id, "body": request.get("body")}
+    if request.get("reply_to"):
+        top = f"<the top-level comment of {request['reply_to']} (itself when it is one)>"
+        return {"query": ADD_REPLY, "variables": {**variables, "replyToId": top}}
+    return {"query": ADD_COMMENT, "variables": variables}

@@ -111,6 +111,8 @@ class SendResult:
     author: str | None = None
     #: When the platform says it created the issue (or Discussion).
     created_at: str | None = None
+    #: The GraphQL node id of what was made (a Discussion comment), or reacted to.
+    node_id: str | None = None
     retry_safe: bool = False
     unreachable: bool = False
     #: Some send got no clear answer: the platform may hold the issue even when not found yet.

@@ -7,8 +7,11 @@ replaced atomically (temporary file, fsync, rename, fsync of the folder), so a c
 
 States: ``draft`` → ``sending`` → ``queued`` → ``received`` (the newer processor acknowledged
 it) / ``accepted`` (the classic processor's verdict) → ``applied`` or ``rejected``; or ``failed``
-(with the reason and whether a retry is safe) or ``unknown``. A post or comment made as a GitHub
-Discussion (``kind``) is ``applied`` as soon as the platform created it. An entry is sent only
+(with the reason and whether a retry is safe) or ``unknown``. A post made as a GitHub
+Discussion (``kind``) is ``applied`` as soon as the platform created it; a comment, reply or
+reaction is ``queued`` once the platform answered with it, and ``applied`` once it is seen
+(the thread read back holds the comment, the subject says the viewer reacted so:
+``tracking.py``). An entry is sent only
 under its lock (``fcntl.flock`` on ``<id>.lock``, non-blocking), so two roost processes sharing
 the outbox never send the same entry. An entry found in ``sending`` or ``unknown`` may already
 be on the platform: it is looked up by its nonce before anything is sent again.
@@ -138,12 +141,14 @@ class Entry:
     payload: dict[str, Any]
     nonce: str
     state: str = "draft"
-    #: How it is sent: ``issue``, ``discussion`` (a post) or ``discussion_comment``.
+    #: How it is sent: ``issue``, ``discussion`` (a post), ``discussion_comment`` (a comment or
+    #: a reply) or ``discussion_reaction``.
     kind: str = "issue"
     created_at: str = field(default_factory=now_iso)
     updated_at: str = field(default_factory=now_iso)
     #: The request as sent: an issue's title, labels and body; a post's title, body, channel,
-    #: repository and category ids; a comment's post number and body (never headers).
+    #: repository and category ids; a comment's post number and body (a reply's: and the
+    #: comment answered); a reaction's post number, subject and content (never headers).
     request: dict[str, Any] = field(default_factory=dict)
     number: int | None = None
     html_url: str | None = None
@@ -164,6 +169,8 @@ class Entry:
     received_at: str | None = None
     #: When the platform created the issue (its ``created_at``).
     issue_created_at: str | None = None
+    #: A Discussion comment's GraphQL node id once made; a reaction's subject once sent.
+    node_id: str | None = None
     #: The durable receipt that settled it: status, url, error and hint (cleaned).
     receipt: dict[str, Any] | None = None
     #: Comments on the issue by other accounts than the processor's (never verdicts).
@@ -441,6 +448,7 @@ class Outbox:
             entry.number, entry.html_url = result.number, result.html_url
             entry.api_url, entry.author = result.api_url, result.author
             entry.issue_created_at = result.created_at
+            entry.node_id = result.node_id or entry.node_id
             entry.reason, entry.retry_safe = None, None
             entry.tracking = {"queued_at": time.time()}
             if result.state == "applied":

@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tui.actions.builtin_actions import REACTION_CONTENTS
 from tui.actions.issue_client import is_issue_number as positive_int
 
 __all__ = ["KINDS", "entry_problem", "is_number"]
 
 #: How an entry is sent.
-KINDS = frozenset({"issue", "discussion", "discussion_comment"})
+KINDS = frozenset({"issue", "discussion", "discussion_comment", "discussion_reaction"})
 
 Check = Callable[[Any], bool]
 
@@ -120,7 +121,7 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "payload": (lambda v: isinstance(v, dict), "an object"),
     "nonce": (_text, "text"),
     "state": (_text, "text"),
-    "kind": (lambda v: v in KINDS, "issue, discussion or discussion_comment"),
+    "kind": (lambda v: v in KINDS, "issue, discussion, discussion_comment or discussion_reaction"),
     "created_at": (_text, "text"),
     "updated_at": (_text, "text"),
     "request": (lambda v: isinstance(v, dict), "an object"),
@@ -139,6 +140,7 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "applied_at": (_optional(_text), "text"),
     "received_at": (_optional(_text), "text"),
     "issue_created_at": (_optional(_text), "text"),
+    "node_id": (_optional(_text), "text"),
     "receipt": (_optional(_RECEIPT), "a receipt"),
     "comments": (_each(_COMMENT), "a list of comments"),
     "baseline": (_optional(_BASELINE), "a record of the state"),
@@ -159,8 +161,18 @@ REQUESTS: dict[str, dict[str, tuple[Check, str]]] = {
     "discussion_comment": {
         "discussion_number": (positive_int, "a Discussion's number"),
         "body": (_text, "text"),
+        "reply_to": (_text, "text"),
+        "discussionId": (_text, "text"),
+    },
+    "discussion_reaction": {
+        "discussion_number": (positive_int, "a Discussion's number"),
+        "subject": (_text, "text"),
+        "content": (lambda v: v in REACTION_CONTENTS, "one of GitHub's reactions"),
+        "subjectId": (_text, "text"),
     },
 }
+#: Members of a request that may be left out (checked where present).
+OPTIONAL = frozenset({"labels", "reply_to", "discussionId", "subject", "subjectId"})
 
 
 def entry_problem(data: Any, states: frozenset[str] | tuple[str, ...]) -> str | None:
@@ -176,7 +188,7 @@ def entry_problem(data: Any, states: frozenset[str] | tuple[str, ...]) -> str | 
     if data.get("state", "draft") not in states:
         return "its state is not one roost knows"
     request, wanted = data.get("request", {}), REQUESTS[data.get("kind", "issue")]
-    absent = [name for name in wanted if name not in request and name != "labels"]
+    absent = [name for name in wanted if name not in request and name not in OPTIONAL]
     if absent:
         return f"its request has no {', '.join(absent)}"
     problem = _member_problem(request, wanted)

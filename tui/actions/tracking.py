@@ -16,6 +16,11 @@ verdicts. Receipts come first (a conditional GET on the read URL: no token, no r
 are authoritative over comments; a receipt that later disappears (the deployment archives them)
 changes nothing.
 
+A comment, reply or reaction made on a GitHub Discussion has no processor: it is ``queued`` once
+the platform answered with it and ``applied`` once it is seen (:func:`follow_answer`: the
+thread read back holds the comment with its nonce, or the subject says the viewer has reacted
+with that content). Reading a thread settles them too (``tui/actions/thread_answers.py``).
+
 "Applied" means this action's effect: when an entry is drafted roost records what the state
 showed for it (:func:`baseline`), and :func:`effect_seen` claims the effect only once the state
 has moved past that record the way the action implies (a heartbeat newer than both the recorded
@@ -33,7 +38,9 @@ from datetime import datetime
 from typing import Any
 
 from tui.actions.deployment_docs import DeploymentDocs
-from tui.actions.issue_client import IssueClient
+from tui.actions.discussions import look_for
+from tui.actions.graphql_send import NotThere
+from tui.actions.issue_client import IssueClient, LookupFailed
 from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox, now_iso
 from tui.network.fetch import FetchError, fetch
 from tui.network.models import as_utc
@@ -42,11 +49,13 @@ from tui.untrusted import clean, clean_line
 
 __all__ = [
     "DEFAULT_PROCESSOR",
+    "ANSWER_KINDS",
     "FOLLOWED_STATES",
     "SHOWN_IN_STATE",
     "baseline",
     "effect_seen",
     "follow",
+    "follow_answer",
     "follow_queued",
     "next_check_after",
     "read_comments",
@@ -64,6 +73,10 @@ CLOCK_SKEW_S = 60.0
 
 #: Entries a check can move forward.
 FOLLOWED_STATES = frozenset({"queued", "received", "accepted"})
+
+#: Entries that answer a post on the platform itself (no processor): comments, replies and
+#: reactions. A post (``discussion``) is applied once made.
+ANSWER_KINDS = frozenset({"discussion_comment", "discussion_reaction"})
 
 #: The most of a verdict comment kept, and of a receipt's error and hint.
 COMMENT_CAP = 4000
@@ -264,15 +277,13 @@ async def follow(
     them), then the issue and its comments, fetched only when the issue changed (its ETag
     moved), so an idle issue costs one 304 per check.
     """
+    if entry.kind in ANSWER_KINDS:
+        return await follow_answer(entry, client, now=now)
     if entry.state not in FOLLOWED_STATES or entry.number is None or entry.kind != "issue":
         return False
-    now = time.time() if now is None else now
-    track = entry.tracking
-    if now < float(track.get("next_at", 0)):
+    if not _due(entry, now):
         return False
-    checks = int(track.get("checks", 0))
-    track["checks"] = checks + 1
-    track["next_at"] = now + next_check_after(checks)
+    track = entry.tracking
     receipts = docs is not None and (track.get("two_step") or docs.has_receipt_templates())
     if receipts and await _receipts(entry, docs) and entry.state in ("applied", "rejected"):
         return True
@@ -335,6 +346,52 @@ async def follow(
         entry.applied_at = now_iso()
     else:
         entry.accepted_at = now_iso()
+    return True
+
+
+def _due(entry: Entry, now: float | None) -> bool:
+    """Whether the entry's next paced check has come (and, when it has, pace the one after)."""
+    now = time.time() if now is None else now
+    track = entry.tracking
+    if now < float(track.get("next_at", 0)):
+        return False
+    checks = int(track.get("checks", 0))
+    track["checks"] = checks + 1
+    track["next_at"] = now + next_check_after(checks)
+    return True
+
+
+async def follow_answer(entry: Entry, client: IssueClient, *, now: float | None = None) -> bool:
+    """One paced check of a queued comment, reply or reaction; True when the entry changed.
+
+    A comment or reply is applied once the thread read back holds it (the viewer's comment
+    with the entry's nonce among the post's newest comments, or the replies it joined); a
+    reaction once its subject says the viewer has reacted with that content. One GraphQL read
+    per check, the checks paced as an issue's; nothing is asked of entries already settled.
+    """
+    if entry.kind not in ANSWER_KINDS or entry.state != "queued" or not _due(entry, now):
+        return False
+    track = entry.tracking
+    try:
+        seen = await look_for(client, entry.kind, entry.request, entry.nonce)
+    except (LookupFailed, NotThere) as exc:
+        track["last_error"] = clean_line(str(exc), 300)
+        return True
+    track.pop("last_error", None)
+    if seen is None:
+        return True
+    entry.state, entry.applied_at = "applied", now_iso()
+    found = seen.get("id")
+    if entry.kind == "discussion_comment" and isinstance(found, str):
+        entry.node_id = found
+    url = seen.get("url")
+    if isinstance(url, str) and not entry.html_url:
+        entry.html_url = url
+    entry.comment = (
+        "seen on its subject: the reaction is there"
+        if entry.kind == "discussion_reaction"
+        else "seen in the thread"
+    )
     return True
 
 

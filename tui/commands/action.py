@@ -203,7 +203,11 @@ async def _catalog(args: argparse.Namespace) -> dict[str, Any]:
 
 def _where(spec: Any) -> str:
     """Where a definition came from, and how it is sent when that is not an issue."""
-    how = {"discussion": ", a Discussion", "discussion_comment": ", a Discussion comment"}
+    how = {
+        "discussion": ", a Discussion",
+        "discussion_comment": ", a Discussion comment",
+        "discussion_reaction": ", a reaction",
+    }
     return f"[{spec.source}{how.get(spec.method, '')}]"
 
 
@@ -518,11 +522,12 @@ def _waited_out(entry: Any, timeout: float) -> None:
     """Say that a wait ran out, and what is known of the entry then (on stderr: standard
     output may be JSON)."""
     where = f"#{entry.number}" if entry.number else clean_line(entry.id)
-    known = (
-        "the processor received it; its verdict has not come yet"
-        if entry.state == "received"
-        else "it is on the platform; the processor has not answered yet"
-    )
+    if entry.kind in ("discussion_comment", "discussion_reaction"):
+        known = "it is made; roost has not seen it on the post yet"
+    elif entry.state == "received":
+        known = "the processor received it; its verdict has not come yet"
+    else:
+        known = "it is on the platform; the processor has not answered yet"
     last = entry.tracking.get("last_error")
     checked = f"; the last check failed: {last}" if last else ""
     _err(
@@ -533,7 +538,7 @@ def _waited_out(entry: Any, timeout: float) -> None:
 
 def _dry_run(side: Any, kind: str, request: dict[str, Any]) -> dict[str, Any]:
     """The exact request that would leave: method, URL, headers (token as ``***``), body."""
-    from tui.actions.discussions import ADD_COMMENT, CREATE_DISCUSSION, graphql_url
+    from tui.actions.discussions import graphql_body, graphql_url
 
     headers = {**side.client.headers(redact=True), "Content-Type": "application/json"}
     if kind == "issue":
@@ -543,17 +548,11 @@ def _dry_run(side: Any, kind: str, request: dict[str, Any]) -> dict[str, Any]:
             "headers": headers,
             "json": request,
         }
-    if kind == "discussion":
-        variables = {k: request[k] for k in ("repositoryId", "categoryId", "title", "body")}
-        body = {"query": CREATE_DISCUSSION, "variables": variables}
-    else:
-        variables = {"discussionId": f"<the id of Discussion #{request['discussion_number']}>"}
-        body = {"query": ADD_COMMENT, "variables": {**variables, "body": request["body"]}}
     return {
         "method": "POST",
         "url": graphql_url(side.client.write_url),
         "headers": headers,
-        "json": body,
+        "json": graphql_body(kind, request),
     }
 
 
