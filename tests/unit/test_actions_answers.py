@@ -24,7 +24,7 @@ from tui.actions.issue_body import new_nonce
 from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import Entry, Outbox
 from tui.actions.reactions import compose_reaction
-from tui.actions.tracking import follow_queued
+from tui.actions.tracking import ANSWER_CHECK_STEPS_S, follow_queued
 from tui.config import Secret
 from tui.network.conversation import IndexEntry
 
@@ -373,3 +373,17 @@ async def test_settled_answers_cost_nothing_more(gh):
     for later in (LATER + 100, LATER + 1000):
         assert await follow_queued(outbox, client, now=later) == []
     assert len(fake.asked) == asked
+
+
+async def test_an_answer_not_seen_is_asked_for_ever_less_often(gh):
+    fake, client, outbox = gh
+    entry = await outbox.send(draft(outbox, "react", react("EYES", "DC_c1")).id, client)
+    fake.comments["DC_c1"].reactions.clear()
+    now, pauses = LATER, []
+    for _ in range(len(ANSWER_CHECK_STEPS_S) + 2):
+        await follow_queued(outbox, client, now=now)
+        next_at = outbox.read(entry.id).tracking["next_at"]
+        pauses.append(next_at - now)
+        now = next_at
+    assert pauses == [*ANSWER_CHECK_STEPS_S, 600.0, 600.0]
+    assert outbox.read(entry.id).state == "queued"

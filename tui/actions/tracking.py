@@ -67,6 +67,9 @@ DEFAULT_PROCESSOR = "github-actions[bot]"
 
 #: Pauses between checks of one issue: quick at first, then every minute.
 CHECK_STEPS_S = (3.0, 5.0, 10.0, 20.0, 30.0, 60.0)
+#: Pauses between checks of a comment or reaction: a GraphQL read is never a free 304, and
+#: GitHub shows what was made at once, so one not seen soon is asked for ever less often.
+ANSWER_CHECK_STEPS_S = (3.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
 #: How far the processor's clock may lag the platform's when it stamps a heartbeat.
 CLOCK_SKEW_S = 60.0
@@ -102,9 +105,9 @@ SHOWN_IN_STATE = frozenset(
 )
 
 
-def next_check_after(checks: int) -> float:
-    """Seconds to wait before check number ``checks + 1`` of one issue."""
-    return CHECK_STEPS_S[min(checks, len(CHECK_STEPS_S) - 1)]
+def next_check_after(checks: int, steps: tuple[float, ...] = CHECK_STEPS_S) -> float:
+    """Seconds to wait before check number ``checks + 1`` of one entry."""
+    return steps[min(checks, len(steps) - 1)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -271,7 +274,8 @@ async def follow(
     docs: DeploymentDocs | None = None,
     processor: str = DEFAULT_PROCESSOR,
 ) -> bool:
-    """One check of a sent issue entry; True when the entry changed (the caller saves it).
+    """One check of a sent entry; True when the entry changed (the caller saves it). A
+    comment, reply or reaction is :func:`follow_answer`'s; what follows is an issue's.
 
     Skips the check until its paced time has come. Receipts first (when the deployment has
     them), then the issue and its comments, fetched only when the issue changed (its ETag
@@ -349,7 +353,7 @@ async def follow(
     return True
 
 
-def _due(entry: Entry, now: float | None) -> bool:
+def _due(entry: Entry, now: float | None, steps: tuple[float, ...] = CHECK_STEPS_S) -> bool:
     """Whether the entry's next paced check has come (and, when it has, pace the one after)."""
     now = time.time() if now is None else now
     track = entry.tracking
@@ -357,7 +361,7 @@ def _due(entry: Entry, now: float | None) -> bool:
         return False
     checks = int(track.get("checks", 0))
     track["checks"] = checks + 1
-    track["next_at"] = now + next_check_after(checks)
+    track["next_at"] = now + next_check_after(checks, steps)
     return True
 
 
@@ -367,9 +371,11 @@ async def follow_answer(entry: Entry, client: IssueClient, *, now: float | None 
     A comment or reply is applied once the thread read back holds it (the viewer's comment
     with the entry's nonce among the post's newest comments, or the replies it joined); a
     reaction once its subject says the viewer has reacted with that content. One GraphQL read
-    per check, the checks paced as an issue's; nothing is asked of entries already settled.
+    per check, paced (:data:`ANSWER_CHECK_STEPS_S`); nothing is asked of entries settled.
     """
-    if entry.kind not in ANSWER_KINDS or entry.state != "queued" or not _due(entry, now):
+    if entry.kind not in ANSWER_KINDS or entry.state != "queued":
+        return False
+    if not _due(entry, now, ANSWER_CHECK_STEPS_S):
         return False
     track = entry.tracking
     try:
