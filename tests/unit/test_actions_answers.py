@@ -387,3 +387,19 @@ async def test_an_answer_not_seen_is_asked_for_ever_less_often(gh):
         now = next_at
     assert pauses == [*ANSWER_CHECK_STEPS_S, 600.0, 600.0]
     assert outbox.read(entry.id).state == "queued"
+
+
+async def test_a_node_id_the_platform_bends_is_never_kept(gh):
+    fake, client, outbox = gh
+    made = fake.add_comment
+
+    def bent(variables: dict) -> dict:
+        answer = made(variables)
+        answer["data"]["addDiscussionComment"]["comment"]["id"] = "DC_\x1b]0;owned\x07" + "x" * 300
+        return answer
+
+    fake.add_comment = bent
+    entry = await outbox.send(draft(outbox, "comment", COMMENT).id, client)
+    assert entry.state == "queued" and entry.node_id is None
+    (changed,) = await follow_queued(outbox, client, now=LATER)  # found by its nonce all the same
+    assert changed.state == "applied" and changed.node_id == "DC_new0001"

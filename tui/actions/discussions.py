@@ -32,6 +32,7 @@ from tui.actions.graphql_send import (
     DiscussionError,
     GraphqlSend,
     NotThere,
+    as_node_id,
     graphql_url,
     node_id,
     post_number,
@@ -298,8 +299,7 @@ class DiscussionSend(GraphqlSend):
         result.author = login if isinstance(login, str) else self.client.known_login
         stamp = node.get("createdAt")
         result.created_at = stamp if isinstance(stamp, str) else None
-        made = node.get("id")
-        result.node_id = made if isinstance(made, str) and not post else None
+        result.node_id = None if post else as_node_id(node.get("id"))
         if post:
             result.message = f"Discussion #{result.number} is live"
         elif found:

@@ -32,6 +32,7 @@ from tui.untrusted import clean_line
 
 __all__ = [
     "DISCUSSION_ID",
+    "as_node_id",
     "DiscussionError",
     "GraphqlSend",
     "NotThere",
@@ -74,6 +75,12 @@ def node_id(value: Any, name: str) -> str:
     return value
 
 
+def as_node_id(value: Any) -> str | None:
+    """``value`` when it is shaped like a node id (what a server says is checked before it is
+    kept or compared), else None."""
+    return value if isinstance(value, str) and re.fullmatch(NODE_ID_PATTERN, value) else None
+
+
 def discussion_node_id(index: Mapping[str, Any] | None, number: int) -> str | None:
     """The node id ``discussions_index.json`` gives Discussion ``number`` (the store's
     ``snapshot.discussions_index``, keyed by the number as text), or None when it gives none
@@ -87,9 +94,7 @@ def discussion_node_id(index: Mapping[str, Any] | None, number: int) -> str | No
     said = entry.get("number") if isinstance(entry, Mapping) else getattr(entry, "number", None)
     if said is not None and said != number:
         return None
-    if not isinstance(found, str) or not re.fullmatch(NODE_ID_PATTERN, found):
-        return None
-    return found
+    return as_node_id(found)
 
 
 def _errors(data: Any) -> list[dict[str, Any]]:

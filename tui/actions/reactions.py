@@ -26,6 +26,7 @@ from tui.actions.graphql_send import (
     DiscussionError,
     GraphqlSend,
     NotThere,
+    as_node_id,
     node_id,
     post_number,
 )
@@ -119,8 +120,7 @@ class ReactionSend(GraphqlSend):
         or the tracker's check)."""
         result.state = "applied" if found else "queued"
         result.number = self.request.get("discussion_number")
-        subject = node.get("id")
-        result.node_id = subject if isinstance(subject, str) else None
+        result.node_id = as_node_id(node.get("id"))
         url = node.get("url")
         result.html_url = url if isinstance(url, str) else None
         result.author = self.client.known_login

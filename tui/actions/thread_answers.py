@@ -28,6 +28,7 @@ from typing import Any
 
 from tui.actions.builtin_actions import REACTION_CONTENTS
 from tui.actions.discussions import nonce_of
+from tui.actions.graphql_send import as_node_id
 from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox, now_iso
 from tui.conversation.thread import REACTIONS, Comment, Thread
 from tui.network.models import as_utc
@@ -302,7 +303,7 @@ def _applied(entry: Entry, thread: Thread) -> None:
     entry.number = thread.number
     entry.comment = "seen in the thread"
     if shown is not None:
-        entry.node_id = entry.node_id or shown.node_id
+        entry.node_id = entry.node_id or as_node_id(shown.node_id)
         entry.html_url = entry.html_url or shown.url
         entry.author = entry.author or shown.account or None
         entry.issue_created_at = entry.issue_created_at or shown.created_at

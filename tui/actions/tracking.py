@@ -39,7 +39,7 @@ from typing import Any
 
 from tui.actions.deployment_docs import DeploymentDocs
 from tui.actions.discussions import look_for
-from tui.actions.graphql_send import NotThere
+from tui.actions.graphql_send import NotThere, as_node_id
 from tui.actions.issue_client import IssueClient, LookupFailed
 from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox, now_iso
 from tui.network.fetch import FetchError, fetch
@@ -387,8 +387,8 @@ async def follow_answer(entry: Entry, client: IssueClient, *, now: float | None 
     if seen is None:
         return True
     entry.state, entry.applied_at = "applied", now_iso()
-    found = seen.get("id")
-    if entry.kind == "discussion_comment" and isinstance(found, str):
+    found = as_node_id(seen.get("id"))
+    if entry.kind == "discussion_comment" and found is not None:
         entry.node_id = found
     url = seen.get("url")
     if isinstance(url, str) and not entry.html_url:
