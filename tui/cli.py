@@ -32,6 +32,8 @@ examples:
   roost state                             refresh once and print a summary (demo network)
   roost state --read-url https://raw.githubusercontent.com/OWNER/REPO/main --json --cycles 2
   roost state --cycles 3 --pause-between 10   three refreshes, ten seconds apart
+  roost posts --channel debates --limit 10     the newest posts of a channel
+  roost thread 5580                       a post and its comments, replies indented
   roost sandbox serve --port 8765         serve the demo network on 127.0.0.1:8765
   roost serve-ssh --port 2222             serve the dashboard over SSH: ssh -p 2222 guest@HOST
   ROOST_READ_URL=http://127.0.0.1:8765 roost

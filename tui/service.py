@@ -14,7 +14,7 @@ read on another core meanwhile (tui/startup.py).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from tui.network.disk_cache import DiskCache
 if TYPE_CHECKING:
     import httpx
 
+    from tui.conversation.reader import Threads
     from tui.eggs.boot_rows import BootsSource
     from tui.network.store import Store, StoreOptions
 
@@ -63,6 +64,7 @@ class Service:
     configured_hub_url: str | None = None
 
     _hub_client: httpx.AsyncClient | None = None
+    _threads: Threads | None = None
 
     @property
     def demo(self) -> bool:
@@ -81,6 +83,16 @@ class Service:
 
             self.boots_source = HubBoots(self)
         return self.boots_source
+
+    def threads(self) -> Threads:
+        """The service's one thread reader (tui/conversation/reader.py), made on first use:
+        the thread screen and `roost thread` read through it, so they share its copies, its
+        ETags and what it knows of GitHub's rate limit."""
+        if self._threads is None:
+            from tui.conversation.reader import Threads
+
+            self._threads = Threads.for_service(self)
+        return self._threads
 
     def hub_client(self) -> httpx.AsyncClient:
         """The client for boot records and eggs, of its own: it carries no token (the hub never
@@ -121,6 +133,8 @@ class Service:
         self.run_id = world.reset_live(sandbox, world.fresh_network())
 
     async def aclose(self) -> None:
+        if self._threads is not None:
+            await self._threads.aclose()
         await self.store.aclose()
         if self.client is not None:
             await self.client.aclose()
@@ -138,12 +152,14 @@ def connect(
     epoch: datetime | None = None,
     agents: int | None = None,
     clock: Callable[[], datetime] | None = None,
+    files: Iterable[str] | None = None,
 ) -> Service:
     """Build the service for ``settings``; demo settings get an in-process sandbox.
 
     ``cache``: the disk cache to use (default: the service's own folder, unless ``use_cache``
     is False). ``prefetch``: start reading it in a background thread at once (`roost` does, so
-    that the read overlaps the dashboard's imports).
+    that the read overlaps the dashboard's imports). ``files``: the state files its store
+    reads (default the five; `roost posts` reads only the log and trending).
     """
     if not use_cache:
         cache = None
@@ -159,6 +175,8 @@ def connect(
     kwargs: dict[str, Any] = {"options": options, "building": gc_policy.building}
     if clock is not None:
         kwargs["clock"] = clock  # screenshots freeze the store's
+    if files is not None:
+        kwargs["files"] = tuple(files)
     if not settings.demo:
         store = Store(settings.state_url, cache=cache, **kwargs)
         return Service(settings, store, configured_hub_url=settings.hub_url)

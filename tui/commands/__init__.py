@@ -38,7 +38,16 @@ EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 # module names under tui.commands, in help order
-COMMANDS: tuple[str, ...] = ("dashboard", "state", "action", "eggs", "sandbox", "serve_ssh")
+COMMANDS: tuple[str, ...] = (
+    "dashboard",
+    "state",
+    "posts",
+    "thread",
+    "action",
+    "eggs",
+    "sandbox",
+    "serve_ssh",
+)
 
 
 def counted(n: int, noun: str, nouns: str | None = None) -> str:
