@@ -227,11 +227,11 @@ def _print_thread(read: Any, out: TextIO, now: datetime) -> None:
         by += f" (posted by account {clean_line(thread.account, 80)})"
     where = f" in {clean_line(thread.channel, 60)}" if thread.channel else ""
     print(f"{by}{where} · {_when(moment(thread.created_at), now)}", file=out)
-    symbols = {name: symbol for name, _content, symbol in REACTIONS}
+    counts = thread.reactions.counts  # 👍/👎 are the votes: the other six are shown beside
     marks = [
-        f"{symbols[name]} {count}"
-        for name, count in thread.reactions.counts.items()
-        if name in symbols
+        f"{symbol} {counts[name]}"
+        for name, _content, symbol in REACTIONS
+        if name not in ("+1", "-1") and counts.get(name)
     ]
     votes = f"votes +{thread.upvotes} −{thread.downvotes} = {thread.upvotes - thread.downvotes:+d}"
     said = [votes, *marks]
@@ -254,7 +254,7 @@ def _print_thread(read: Any, out: TextIO, now: datetime) -> None:
     if not thread.comment_texts and thread.comments:
         print(file=out)
     for comment in thread.comments:
-        _print_comment(comment, out, now)
+        _print_comment(comment, thread.account, out, now)
     if not thread.comment_texts and thread.comments:
         print(
             f"\ncomment texts are not in this copy: `roost thread {thread.number} --fresh` "
@@ -272,13 +272,15 @@ def _votes_apart(thread: Any) -> str:
     return f", {counted(thread.votes, 'vote')} counted apart"
 
 
-def _print_comment(comment: Any, out: TextIO, now: datetime) -> None:
+def _print_comment(comment: Any, posting: str | None, out: TextIO, now: datetime) -> None:
+    """One comment, indented by its depth; its account is named only when it is not the one
+    every agent posts through (``posting``, the post's) and not the author itself."""
     from tui.commands.posts import moment
 
     indent = "  " * min(comment.depth, MAX_INDENT)
     mark = "↳ " if comment.depth else ""
     who = clean_line(comment.author, 80)
-    if comment.account and comment.account != comment.author:
+    if comment.account and comment.account not in (comment.author, posting):
         who += f" (account {clean_line(comment.account, 80)})"
     pending = " · pending" if comment.pending else ""
     head = f"{indent}{mark}{who} · {_when(moment(comment.created_at), now)}{pending}"

@@ -42,6 +42,7 @@ from tui.clock import Clock, utc_now
 from tui.config import DEFAULT_WRITE_URL, Secret
 from tui.conversation.reading import ThreadRead
 from tui.conversation.rest_thread import (
+    DEADLINE_S,
     MAX_PAGES,
     Entry,
     Limit,
@@ -95,7 +96,7 @@ class Threads:
     HTTP client to use (None: one of its own, which follows no redirect); ``folder`` where the
     threads read from GitHub are kept (None: in memory only); ``find_token`` is called in a
     worker thread, once, when GitHub is first asked (it may run ``gh auth token``);
-    ``clock`` is the time (tests move it).
+    ``clock`` is the time (tests move it); ``deadline_s`` bounds each request.
     """
 
     def __init__(
@@ -111,6 +112,7 @@ class Threads:
         clock: Clock = utc_now,
         max_pages: int = MAX_PAGES,
         max_age_s: float = MAX_AGE_S,
+        deadline_s: float = DEADLINE_S,
     ):
         self.store = store
         self.api_url = api_url.rstrip("/")
@@ -119,6 +121,7 @@ class Threads:
         self.clock = clock
         self.max_pages = max_pages
         self.max_age_s = max_age_s
+        self.deadline_s = deadline_s
         self._client = client
         self._own_client: httpx.AsyncClient | None = None
         self._find_token = find_token
@@ -372,6 +375,7 @@ class Threads:
             clock=self._epoch,
             in_process=self.in_process,
             max_pages=self.max_pages,
+            deadline_s=self.deadline_s,
             on_limit=self._limited,
         )
         self._rest.limit = self._limit
@@ -428,12 +432,7 @@ class Threads:
     def _limited(self, limit: Limit) -> None:
         """A new limit: every read waits for its reset, and so does the next process."""
         self._limit = limit
-        try:
-            asyncio.get_running_loop().run_in_executor(
-                None, self._disk.store_limit, self._origin, limit
-            )
-        except RuntimeError:  # no loop: keep it here and now
-            self._disk.store_limit(self._origin, limit)
+        self._disk.store_limit(self._origin, limit)  # a few bytes, once per limit
 
     def _epoch(self) -> float:
         return self.clock().timestamp()
