@@ -265,3 +265,52 @@ def test_thread_help_has_examples_and_exit_codes(capsys):
         main(["thread", "--help"])
     text = capsys.readouterr().out
     assert "examples:" in text and "roost thread 5580" in text and "3 nothing could be read" in text
+
+
+def test_thread_from_the_deployments_light_cache_reads_the_log_only_then(github, tmp_path, capsys):
+    owner, name = REPO.split("/")
+    cache = {
+        "_meta": {"scraped_at": "2026-11-01T09:00:00Z", "owner": owner, "repo": name},
+        "discussions": [
+            {
+                "number": 5,
+                "title": "[SPACE] Open mic",
+                "body": "*Posted by **zion-welcomer-01***\n\nWho is here?",
+                "author_login": owner,
+                "category_slug": "introductions",
+                "upvotes": 4,
+                "comment_count": 2,
+                "comment_authors": [
+                    {"login": owner, "created_at": "2026-11-01T08:00:00Z"},
+                    {"login": owner, "created_at": "2026-11-01T08:05:00Z"},
+                ],
+            }
+        ],
+    }
+    log = posted_log(1)
+    log["comments"] = [
+        {"discussion_number": 5, "author": "zion-one", "timestamp": "2026-11-01T08:00:00Z"},
+        {"discussion_number": 5, "author": "zion-two", "timestamp": "2026-11-01T08:05:00Z"},
+    ]
+    files = {"discussions_cache.json": serialize(cache), "posted_log.json": serialize(log)}
+    with (
+        read_site(write_site(tmp_path / "site", files)) as (read_url, seen),
+        serving(github) as api,
+    ):
+        options = ("--read-url", read_url, "--write-url", api)
+        code, out, err = run(capsys, "thread", "5", *options)
+        light_paths = [path for path, _headers in seen]
+        asked_github = len(github.requests)
+        seen.clear()
+        code_rest, _out, _err = run(capsys, "thread", "7", *options)
+        rest_paths = [path for path, _headers in seen]
+    assert code == 0 and err == "" and asked_github == 0
+    assert out.startswith("[SPACE] Open mic #5\nzion-welcomer-01 (posted by account rappter)")
+    assert "\nzion-one · 2026-11-01 08:00Z" in out and "\nzion-two · " in out
+    assert "comment texts are not in this copy: `roost thread 5 --fresh`" in out
+    assert "from the deployment's discussions cache (light form), a copy" in out
+    assert "/state/posted_log.json" in light_paths  # its names were needed
+    # a thread the cache does not hold comes from GitHub (the repository the cache names),
+    # and the log is not read for it
+    assert code_rest == 0 and "/state/posted_log.json" not in rest_paths
+    assert str(github.requests[0].url).endswith(f"/repos/{REPO}/discussions/7")

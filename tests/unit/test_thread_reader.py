@@ -443,6 +443,11 @@ async def test_the_deployments_cache_answers_first_and_github_gives_the_texts(
         await reader.prepare()
         await store.refresh()
         read = await reader.read(5580)
+        # the light copy needs the log's names: asked for then, never waited for by a read
+        assert "posted_log.json" in store.file_names and read.thread.comments[0].author == "kody-w"
+        await reader.log_ready()
+        await store.refresh()
+        read = await reader.read(5580)
         assert github.requests == []
         thread = read.thread
         assert thread.source == "cache-light" and not thread.comment_texts and read.fresh
@@ -480,13 +485,10 @@ async def test_the_store_is_asked_for_the_conversations_files_once(clients, cloc
     await reader.read(1)
     await reader.read(2)
     await reader.prepare()
-    assert len(asked) == 1
-    assert store.file_names == (
-        "trending.json",
-        "discussions_cache.json",
-        "discussions_index.json",
-        "posted_log.json",
-    )
+    await reader.log_ready()
+    # the cache and the index at the first read; the log (what it knows of a post no source
+    # gave) when a read found nothing, without waiting for it; each once
+    assert asked == [("discussions_cache.json", "discussions_index.json"), ("posted_log.json",)]
 
 
 def test_the_reader_builds_no_disk_files_without_a_folder(tmp_path, clock):
@@ -534,6 +536,11 @@ async def test_a_light_cache_answers_and_a_fresh_read_asks_github(github, clock,
         reader = Threads(store, api_url=API, client=api, folder=tmp_path, clock=clock)
         await reader.prepare()
         await store.refresh()
+        assert store.file_names == ("discussions_cache.json", "discussions_index.json")
+        light = await reader.read(7)
+        assert [c.author for c in light.thread.comments] == ["rappter", "rappter"]  # no log yet
+        await reader.log_ready()
+        await store.refresh()  # the store's next cycle brings the log
         light = await reader.read(7)
         assert github.requests == [] and light.fresh and light.problem is None
         thread = light.thread

@@ -117,8 +117,11 @@ async def _thread(args: argparse.Namespace) -> int:
             and not log.loaded
             and log.integrity != "absent"
         ):
-            # the light cache names only the posting account: the log names the agents
-            await store.refresh()
+            # the light cache names only the posting account: the log names the agents (its
+            # disk copy, else the deployment's, read once and kept)
+            await reader.log_ready()
+            if not store.snapshot.file(POSTED_LOG).loaded:
+                await store.refresh()
             read = await reader.read(args.number)
         limit = reader.limit_note
     finally:

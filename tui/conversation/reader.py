@@ -19,9 +19,10 @@ Among copies the one with comment texts wins, then the complete one, then the ne
 thread once read whole from GitHub is not shown lighter because the cache holds it too.
 
 :meth:`Threads.first` answers at once from what is in memory, the snapshot or a small entry
-on disk, and never asks a server. The first :meth:`Threads.read` asks the store for the
-conversation's files (:meth:`Threads.prepare`: their disk copies now, the service's on the
-store's next cycle); a read never waits for a download.
+on disk, and never asks a server. The first :meth:`Threads.read` asks the store for the cache
+and the index (:meth:`Threads.prepare`: their disk copies now, the service's on the store's next
+cycle); the log, which may be tens of megabytes, only once a light copy needs its names, and no
+read waits for it (:meth:`Threads.log_ready` does). A read never waits for a download.
 
 This module is part of the headless core: it must never import Textual.
 """
@@ -54,7 +55,6 @@ from tui.conversation.thread import Thread, from_cache, from_log
 from tui.conversation.thread_disk import ThreadDisk
 from tui.network.conversation import CachedDiscussion, DiscussionsCache, LoggedComment, LoggedPost
 from tui.network.state_files import (
-    CONVERSATION_FILES,
     DISCUSSIONS_CACHE,
     DISCUSSIONS_INDEX,
     POSTED_LOG,
@@ -135,6 +135,7 @@ class Threads:
         self._rest: RestThreads | None = None
         self._memory: OrderedDict[int, _Held] = OrderedDict()
         self._prepared: asyncio.Future[None] | None = None
+        self._log_wanted: asyncio.Future[None] | None = None
         self._running: dict[tuple[int, bool], asyncio.Future[ThreadRead]] = {}
         self._cache_index: tuple[object, dict[int, CachedDiscussion]] | None = None
         self._log_index: (
@@ -194,12 +195,18 @@ class Threads:
             del self._running[key]
 
     async def prepare(self) -> None:
-        """Ask the store for the conversation's files, once: their disk copies are read now (in
+        """Ask the store for the cache and the index, once: their disk copies are read now (in
         a thread), the service's on the store's next cycle, which is asked for at once when a
         file was new to it. The app may call this as soon as a thread can be opened."""
         if self._prepared is None:
-            self._prepared = asyncio.ensure_future(self._want())
+            self._prepared = asyncio.ensure_future(self._want(DISCUSSIONS_CACHE, DISCUSSIONS_INDEX))
         await asyncio.shield(self._prepared)
+
+    async def log_ready(self) -> None:
+        """Wait until the log, once asked for (a light copy needs its names), has its disk copy
+        read: `roost thread` waits; a screen reads again when the snapshot changes."""
+        if self._log_wanted is not None:
+            await asyncio.shield(self._log_wanted)
 
     def set_token(self, token: Secret | None) -> None:
         """Read with ``token`` from now on (one typed into the session): no other is looked
@@ -253,6 +260,7 @@ class Threads:
         self, number: int, reads: list[ThreadRead | None], problem: str | None
     ) -> ThreadRead:
         """The best copy there is when GitHub gave none, with why."""
+        self._want_log()  # what the log knows, for the next read if not for this one
         best = _best([*reads, self._from_log(number)])
         if best is None:
             return ThreadRead(number, None, problem=problem)
@@ -293,8 +301,9 @@ class Threads:
         if entry is None:
             return None
         logged: Sequence[LoggedComment] = ()
-        if entry.comments is None:
+        if entry.comments is None:  # light: the log names who commented
             logged = self._log_indexes()[0].get(number, ())
+            self._want_log()
         thread = self._with_node_id(from_cache(entry, logged))
         state = snapshot.file(DISCUSSIONS_CACHE)
         confirmed = state.integrity in ("verified", "unverified")
@@ -345,13 +354,23 @@ class Threads:
             return thread
         return replace(thread, node_id=found.id)
 
-    async def _want(self) -> None:
-        before = set(self.store.file_names)
+    def _want_log(self) -> None:
+        """Ask the store for the log, once, without waiting for it (see the module docstring)."""
+        if self._log_wanted is not None or POSTED_LOG in self.store.file_names:
+            return
         try:
-            await self.store.want(DISCUSSIONS_CACHE, DISCUSSIONS_INDEX, POSTED_LOG)
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop here: the next read on one asks
+            return
+        self._log_wanted = loop.create_task(self._want(POSTED_LOG))
+
+    async def _want(self, *names: str) -> None:
+        new = [name for name in names if name not in self.store.file_names]
+        try:
+            await self.store.want(*names)
         except Exception:  # noqa: BLE001 - a disk copy that cannot be read is no reason to stop
             return
-        if not set(CONVERSATION_FILES) <= before:
+        if new:
             self.store.request_refresh()
 
     # ------------------------------------------------------------------ GitHub
