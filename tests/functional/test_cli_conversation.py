@@ -307,7 +307,7 @@ def test_thread_from_the_deployments_light_cache_reads_the_log_only_then(github,
     assert code == 0 and err == "" and asked_github == 0
     assert out.startswith("[SPACE] Open mic #5\nzion-welcomer-01 (posted by account rappter)")
     assert "\nzion-one · 2026-11-01 08:00Z" in out and "\nzion-two · " in out
-    assert "comment texts are not in this copy: `roost thread 5 --fresh`" in out
+    assert "comment texts are not in the cache: `roost thread 5 --fresh` reads them" in out
     assert "from the deployment's discussions cache (light form), a copy" in out
     assert "/state/posted_log.json" in light_paths  # its names were needed
     # a thread the cache does not hold comes from GitHub (the repository the cache names),

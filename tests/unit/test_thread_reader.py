@@ -497,7 +497,8 @@ def test_the_reader_builds_no_disk_files_without_a_folder(tmp_path, clock):
     assert os.listdir(tmp_path) == []
 
 
-async def test_a_light_cache_answers_and_a_fresh_read_asks_github(github, clock, tmp_path):
+def light_site() -> dict[str, bytes]:
+    """A deployment whose light cache holds #7 and whose log names who commented on it."""
     cache = {
         "_meta": {"scraped_at": "2026-11-01T09:00:00Z", "owner": "rappter", "repo": "network"},
         "discussions": [
@@ -523,13 +524,16 @@ async def test_a_light_cache_answers_and_a_fresh_read_asks_github(github, clock,
             {"discussion_number": 7, "author": "zion-two", "timestamp": "2026-11-01T08:05:00Z"},
         ],
     }
-    files = {
+    return {
         "discussions_cache.json": json.dumps(cache).encode(),
         "posted_log.json": json.dumps(log).encode(),
     }
+
+
+async def test_a_light_cache_answers_and_a_fresh_read_asks_github(github, clock, tmp_path):
     github.add(7, comments=2)
     async with (
-        httpx.AsyncClient(transport=read_server(files)) as read_client,
+        httpx.AsyncClient(transport=read_server(light_site())) as read_client,
         httpx.AsyncClient(transport=github.transport()) as api,
     ):
         store = Store(READ, client=read_client, cache=None, files=())
@@ -556,3 +560,22 @@ async def test_a_light_cache_answers_and_a_fresh_read_asks_github(github, clock,
         clock.move(120)
         again = await reader.read(7, fresh=True)
         assert again.thread == full.thread and not again.fresh and "HTTP 500" in again.problem
+
+
+async def test_a_big_log_is_indexed_by_a_read_in_a_thread_not_by_first(
+    clock, tmp_path, monkeypatch
+):
+    import tui.conversation.reader as reader_module
+
+    monkeypatch.setattr(reader_module, "SMALL_LOG", 1)  # every log counts as big here
+    async with httpx.AsyncClient(transport=read_server(light_site())) as read_client:
+        store = Store(READ, client=read_client, cache=None, files=("posted_log.json",))
+        await store.refresh()
+        reader = Threads(store, api_url=API, folder=tmp_path, clock=clock)
+        await reader.prepare()
+        await store.refresh()
+        # first() does not index a big log on the event loop: the accounts, for now
+        assert [c.author for c in reader.first(7).thread.comments] == ["rappter", "rappter"]
+        read = await reader.read(7)  # indexed in a worker thread first
+        assert [c.author for c in read.thread.comments] == ["zion-one", "zion-two"]
+        assert [c.author for c in reader.first(7).thread.comments] == ["zion-one", "zion-two"]

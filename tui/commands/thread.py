@@ -209,6 +209,7 @@ def _thread_json(thread: Any) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- text
 
+_WHERE = {"cache-light": "the cache", "log": "the log"}
 _SOURCES = {
     "cache-light": "the deployment's discussions cache (light form)",
     "cache-full": "the deployment's discussions cache",
@@ -260,7 +261,8 @@ def _print_thread(read: Any, out: TextIO, now: datetime) -> None:
         _print_comment(comment, thread.account, out, now)
     if not thread.comment_texts and thread.comments:
         print(
-            f"\ncomment texts are not in this copy: `roost thread {thread.number} --fresh` "
+            f"\ncomment texts are not in {_WHERE.get(thread.source, 'this copy')}: "
+            f"`roost thread {thread.number} --fresh` "
             "reads them from GitHub",
             file=out,
         )

@@ -53,7 +53,13 @@ from tui.conversation.rest_thread import (
 )
 from tui.conversation.thread import Thread, from_cache, from_log
 from tui.conversation.thread_disk import ThreadDisk
-from tui.network.conversation import CachedDiscussion, DiscussionsCache, LoggedComment, LoggedPost
+from tui.network.conversation import (
+    CachedDiscussion,
+    DiscussionsCache,
+    LoggedComment,
+    LoggedPost,
+    PostedLog,
+)
 from tui.network.state_files import (
     DISCUSSIONS_CACHE,
     DISCUSSIONS_INDEX,
@@ -73,6 +79,8 @@ __all__ = ["MAX_AGE_S", "NO_REPO", "Threads"]
 MAX_AGE_S = 60.0
 #: Threads read from GitHub kept in memory (each with every answer and its ETag).
 MEMORY = 8
+#: A log indexed on the event loop when no index of it is at hand (entries; a few ms).
+SMALL_LOG = 20_000
 NO_REPO = "no repository to read threads from: set --repo OWNER/NAME or ROOST_REPO"
 
 
@@ -225,6 +233,7 @@ class Threads:
         if number < 1:
             return ThreadRead(number, None, problem=f"#{number} is not a post number")
         await self.prepare()
+        await self._index_log()
         cached = self._from_snapshot(number)
         held = self._memory.get(number)
         if held is None and (rest := self._github()[0]) is not None:
@@ -330,18 +339,27 @@ class Threads:
         return self._cache_index[1]
 
     def _log_indexes(self) -> tuple[Mapping[int, list[LoggedComment]], Mapping[int, LoggedPost]]:
-        """The log's comment entries and posts by number, indexed once per log."""
+        """The log's comment entries and posts by number, indexed once per log. Indexing a big
+        log takes a while (250,000 entries: tens of milliseconds): :meth:`read` does it in a
+        worker thread first (:meth:`_index_log`); here, on the event loop, only a small log is
+        indexed, else the last index serves (comments are only ever added) until a read."""
         log = self.store.snapshot.posted_log
         if log is None:
             return {}, {}
-        if self._log_index is None or self._log_index[0] is not log:
-            comments: dict[int, list[LoggedComment]] = {}
-            for comment in log.comments:
-                if comment.discussion_number is not None:
-                    comments.setdefault(comment.discussion_number, []).append(comment)
-            posts = {post.number: post for post in log.posts if post.number is not None}
+        held = self._log_index
+        if held is None or held[0] is not log:
+            if held is None and len(log.comments) + len(log.posts) <= SMALL_LOG:
+                self._log_index = held = (log, *_indexed(log))
+            elif held is None:
+                return {}, {}
+        return held[1], held[2]
+
+    async def _index_log(self) -> None:
+        """Index the current log in a worker thread if it is not yet."""
+        log = self.store.snapshot.posted_log
+        if log is not None and (self._log_index is None or self._log_index[0] is not log):
+            comments, posts = await asyncio.to_thread(_indexed, log)
             self._log_index = (log, comments, posts)
-        return self._log_index[1], self._log_index[2]
 
     def _with_node_id(self, thread: Thread) -> Thread:
         """``thread`` with its GraphQL node id from ``discussions_index.json`` when it has none
@@ -455,6 +473,16 @@ class Threads:
 
     def _epoch(self) -> float:
         return self.clock().timestamp()
+
+
+def _indexed(log: PostedLog) -> tuple[dict[int, list[LoggedComment]], dict[int, LoggedPost]]:
+    """The log's comment entries and posts by Discussion number (a post's last entry wins)."""
+    comments: dict[int, list[LoggedComment]] = {}
+    for comment in log.comments:
+        if comment.discussion_number is not None:
+            comments.setdefault(comment.discussion_number, []).append(comment)
+    posts = {post.number: post for post in log.posts if post.number is not None}
+    return comments, posts
 
 
 def _best(reads: Sequence[ThreadRead | None]) -> ThreadRead | None:
