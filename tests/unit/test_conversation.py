@@ -3,6 +3,7 @@ from each source, the posts list, and the store reading the files only once aske
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from pathlib import Path
@@ -403,4 +404,26 @@ async def test_a_listed_log_costs_nothing_while_its_hash_holds():
     asked.clear()
     await store.refresh()
     assert [name for name, _ in asked] == [MANIFEST_FILE]
+    await client.aclose()
+
+
+async def test_a_cached_copy_never_replaces_a_newer_one_a_refresh_took_meanwhile(tmp_path):
+    client, _ = _service({**FIVE, POSTED_LOG: LOG}, listed=STATE_FILE_NAMES)
+    options = StoreOptions(retry_delay_s=0, jitter=0)
+    first = Store("http://x.test", client=client, cache=DiskCache(tmp_path), options=options)
+    await first.want(POSTED_LOG)
+    await first.refresh()  # the disk cache now holds the log as "hi"
+    newer = json.dumps({"posts": [{"number": 1, "title": "newer"}], "comments": []}).encode()
+    client, _ = _service({**FIVE, POSTED_LOG: newer}, listed=STATE_FILE_NAMES)
+    store = Store("http://x.test", client=client, cache=DiskCache(tmp_path), options=options)
+    read_disk = store._load_wanted
+
+    def read_disk_while_a_refresh_commits(names):
+        loaded = read_disk(names)
+        asyncio.run(store.refresh())  # the newer copy is committed before want() commits
+        return loaded
+
+    store._load_wanted = read_disk_while_a_refresh_commits
+    await store.want(POSTED_LOG)
+    assert store.snapshot.posted_log.posts[0].title == "newer"
     await client.aclose()

@@ -280,7 +280,9 @@ class Store:
         async with self._lock:
             files = dict(self._snapshot.files)
             for name in new:
-                files[name] = loaded.get(name) or files.get(name) or FileState(name)
+                current = files.get(name)
+                if current is None or not current.loaded:  # a refresh may have been quicker
+                    files[name] = loaded.get(name) or current or FileState(name)
             self._snapshot = Snapshot(
                 MappingProxyType(files),
                 self._snapshot.generation + 1,
