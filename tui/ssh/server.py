@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -145,6 +145,7 @@ class SSHServe:
         port: int = 2222,
         limits: ServerLimits | None = None,
         log: Callable[[str], None] = print,
+        command: Sequence[str] | None = None,
     ) -> None:
         self.host_key = host_key
         self.authorized = authorized
@@ -155,6 +156,9 @@ class SSHServe:
         self.server_limits = limits or ServerLimits()
         self.limits = self.server_limits.session
         self.log = log
+        #: What each session runs on its PTY: the dashboard unless told otherwise (tests give a
+        #: small program).
+        self.command = list(command) if command is not None else None
         self.connections: set[_Connection] = set()
         self.sessions: set[SSHSession] = set()
         self._listener: asyncssh.SSHAcceptor | None = None

@@ -79,6 +79,7 @@ class SessionOwner(Protocol):
     """What a session needs from its server (``tui.ssh.server.SSHServe``)."""
 
     limits: SessionLimits
+    command: list[str] | None  # what runs on the PTY (None: the dashboard)
 
     def admit(self, session: SSHSession) -> str | None:
         """None to let the session start (it is counted from then), or the one-line reason it
@@ -239,7 +240,9 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     async def _run(self) -> None:
         try:
             env, home = self.owner.environment(self)
-            self.child = await Child.start(env, self.size, self.limits.child, cwd=home)
+            self.child = await Child.start(
+                env, self.size, self.limits.child, argv=self.owner.command, cwd=home
+            )
         except Exception as exc:  # told to the client and logged, never raised into asyncssh
             self.ending = "child-failed"
             self.exit_status = 1
