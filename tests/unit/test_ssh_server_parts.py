@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import stat
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import asyncssh
 import pytest
@@ -22,6 +24,7 @@ from tui.ssh.child import (
     service_environment,
     terminal_environment,
 )
+from tui.ssh.folders import UnsafeFolder
 from tui.ssh.hostkey import KEY_NAME, HostKeyError, load_or_create, ssh_state_dir
 from tui.ssh.mode import GUEST, KEYED
 from tui.ssh.server import SSHServe, _Connection
@@ -64,6 +67,87 @@ def test_a_host_key_that_cannot_be_read_is_refused_never_replaced(tmp_path):
     path.mkdir()
     with pytest.raises(HostKeyError, match="not a regular file"):
         load_or_create(tmp_path)
+
+
+def test_the_host_key_folder_is_made_private_whatever_the_umask(tmp_path):
+    folder = tmp_path / "state" / "roost" / "ssh"
+    old = os.umask(0)
+    try:
+        load_or_create(folder)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((folder / KEY_NAME).stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o707, 0o1777, 0o720])
+def test_a_host_key_folder_others_may_write_to_is_refused(tmp_path, mode):
+    folder = tmp_path / "ssh"
+    folder.mkdir()
+    folder.chmod(mode)
+    with pytest.raises(UnsafeFolder) as refused:
+        load_or_create(folder)
+    assert str(folder) in refused.value.message
+    assert "others could replace the host key" in refused.value.message
+    assert refused.value.hint == f"run `chmod 700 {folder}`, and check what is in it"
+    assert list(folder.iterdir()) == []  # no key made in it
+
+
+def test_a_readable_host_key_folder_of_ours_is_used(tmp_path):
+    folder = tmp_path / "ssh"
+    folder.mkdir()
+    folder.chmod(0o755)
+    assert load_or_create(folder).created
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give a folder to another user")
+def test_a_host_key_folder_of_another_user_is_refused(tmp_path):
+    folder = tmp_path / "ssh"
+    folder.mkdir(mode=0o700)
+    os.chown(folder, 65534, 65534)
+    with pytest.raises(UnsafeFolder, match="owned by another user"):
+        load_or_create(folder)
+    assert list(folder.iterdir()) == []
+
+
+def test_a_symlinked_host_key_is_refused_and_never_read(tmp_path):
+    """Another user's key (or any file) linked in as the host key must not become it."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o700)
+    other = load_or_create(theirs)
+    folder = tmp_path / "ssh"
+    folder.mkdir(mode=0o700)
+    (folder / KEY_NAME).symlink_to(theirs / KEY_NAME)
+    with pytest.raises(HostKeyError) as refused:
+        load_or_create(folder)
+    assert "is a symbolic link" in refused.value.message
+    assert str(folder / KEY_NAME) in refused.value.message
+    assert (folder / KEY_NAME).is_symlink()  # left alone
+    assert load_or_create(theirs).fingerprint == other.fingerprint
+    # a dangling link is refused too, never written through
+    (folder / KEY_NAME).unlink()
+    (folder / KEY_NAME).symlink_to(tmp_path / "planted")
+    with pytest.raises(HostKeyError, match="is a symbolic link"):
+        load_or_create(folder)
+    assert not (tmp_path / "planted").exists()
+
+
+def test_a_fifo_as_the_host_key_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / KEY_NAME, 0o600)
+    with pytest.raises(HostKeyError, match="not a regular file"):
+        load_or_create(tmp_path)
+
+
+def test_a_symlinked_host_key_folder_is_checked_where_it_points(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir(mode=0o777)
+    real.chmod(0o777)
+    link = tmp_path / "ssh"
+    link.symlink_to(real)
+    with pytest.raises(UnsafeFolder, match="others could replace the host key"):
+        load_or_create(link)
+    real.chmod(0o700)
+    assert load_or_create(link).created and (real / KEY_NAME).is_file()
 
 
 def test_the_state_folder_follows_xdg_state_home(tmp_path):
@@ -174,6 +258,43 @@ def test_the_role_comes_from_the_final_user_and_the_key_that_completed_the_login
     assert renamed.role == GUEST
     # with no authorized keys at all, every login is a guest whatever it offered
     assert login(AuthorizedKeys.none(), [("begin", "alice")], "alice").role == GUEST
+
+
+def test_the_per_user_folders_are_private_and_never_reached_through_a_link(tmp_path):
+    state = tmp_path / "ssh"
+    state.mkdir(mode=0o700)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    serve = SSHServe(
+        host_key=None,  # type: ignore[arg-type]  # not listening: no key needed
+        authorized=AuthorizedKeys.none(),
+        service_env={},
+        state_dir=state,
+    )
+    alice = SimpleNamespace(identity=Identity(KEYED, "alice", "SHA256:abc"), term_type="xterm")
+    guest = SimpleNamespace(identity=Identity(GUEST, "guest"), term_type="xterm")
+    env, home = serve.environment(alice)  # type: ignore[arg-type]
+    assert home == state / "users" / "key-abc" and env["HOME"] == str(home)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert stat.S_IMODE((state / "users").stat().st_mode) == 0o700
+    shutil.rmtree(state / "users")
+    (state / "users").symlink_to(elsewhere)
+    with pytest.raises(UnsafeFolder, match="is a symbolic link"):
+        serve.environment(alice)  # type: ignore[arg-type]
+    (state / "users").unlink()
+    (state / "users").mkdir(mode=0o700)
+    (state / "users" / "key-abc").symlink_to(elsewhere)
+    with pytest.raises(UnsafeFolder, match=r"users/key-abc: is a symbolic link"):
+        serve.environment(alice)  # type: ignore[arg-type]
+    (state / "guest").symlink_to(elsewhere)
+    with pytest.raises(UnsafeFolder, match="is a symbolic link"):
+        serve.environment(guest)  # type: ignore[arg-type]
+    (state / "guest").unlink()
+    (state / "guest").mkdir(mode=0o777)
+    (state / "guest").chmod(0o777)
+    with pytest.raises(UnsafeFolder, match="others could"):
+        serve.environment(guest)  # type: ignore[arg-type]
+    assert list(elsewhere.iterdir()) == []
 
 
 # ------------------------------------------------------------------ the child's terminal and environment

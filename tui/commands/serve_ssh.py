@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from tui.commands import EXIT_OK, EXIT_USAGE, counted, service_options, settings_from
+from tui.errors import RoostError
+from tui.untrusted import clean_line
 
 __all__ = ["register", "run_serve_ssh"]
 
@@ -97,9 +99,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_serve_ssh(args: argparse.Namespace) -> int:
-    from tui.ssh.auth import AuthorizedKeys, AuthorizedKeysError
+    from tui.ssh.auth import AuthorizedKeys
     from tui.ssh.child import service_environment
-    from tui.ssh.hostkey import HostKeyError, load_or_create, ssh_state_dir
+    from tui.ssh.hostkey import load_or_create, ssh_state_dir
     from tui.ssh.server import ServerLimits, SSHServe
     from tui.ssh.session import SessionLimits
 
@@ -112,8 +114,8 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
             else AuthorizedKeys.none()
         )
         host_key = load_or_create(state_dir)
-    except (AuthorizedKeysError, HostKeyError) as exc:
-        print(f"roost: {exc}", file=sys.stderr)
+    except RoostError as exc:  # the authorized keys, the host key or its folder
+        print(f"roost: {clean_line(exc.describe())}", file=sys.stderr)
         return EXIT_USAGE
     limits = ServerLimits(
         max_sessions=args.max_sessions,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.errors import RoostError
 from tui.ssh.mode import GUEST, KEYED
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ __all__ = ["GUEST_NAME", "AuthorizedKeys", "AuthorizedKeysError", "Identity"]
 GUEST_NAME = "guest"
 
 
-class AuthorizedKeysError(Exception):
+class AuthorizedKeysError(RoostError):
     """The authorized keys file cannot be used; the message names the file and the line."""
 
 

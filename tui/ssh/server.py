@@ -20,6 +20,7 @@ import asyncssh
 
 from tui.ssh.auth import AuthorizedKeys, Identity
 from tui.ssh.child import child_environment
+from tui.ssh.folders import private_subfolder
 from tui.ssh.hostkey import HostKey
 from tui.ssh.mode import GUEST
 from tui.ssh.session import SessionLimits, SSHSession
@@ -241,12 +242,11 @@ class SSHServe:
     def environment(self, session: SSHSession) -> tuple[dict[str, str], Path]:
         identity = session.identity
         # a keyed user's home (their outbox) is kept under their key; guests share one that
-        # nothing is written to
+        # nothing is written to. Made 0700, never reached through a link.
         if identity.fingerprint is None:
-            home = self.state_dir / GUEST
+            home = private_subfolder(self.state_dir, GUEST)
         else:
-            home = self.state_dir / "users" / identity.folder_name
-        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+            home = private_subfolder(self.state_dir, "users", identity.folder_name)
         env = child_environment(
             term_type=session.term_type,
             role=identity.role,
