@@ -92,7 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code = args.handler(args)
-        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit flush
+        if sys.stdout is not None:  # None: started with its standard output closed
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit flush
         return code
     except ConfigError as exc:
         print(f"roost: {clean_line(exc.describe())}", file=sys.stderr)

@@ -11,14 +11,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.commands import EXIT_OK, EXIT_USAGE, counted, service_options, settings_from
 from tui.errors import RoostError
+from tui.ssh.log import ServerLog
 from tui.untrusted import clean_line
+
+if TYPE_CHECKING:
+    from tui.ssh.server import ServerLimits, SSHServe
 
 __all__ = ["register", "run_serve_ssh"]
 
@@ -27,7 +30,8 @@ Serve the roost dashboard over SSH: `ssh -p PORT guest@HOST` opens it, nothing t
 Guests browse and inspect eggs (read-only); users whose key is in --authorized-keys may post
 with a token they type in their session. Each session runs its own dashboard process on its
 own terminal, under limits. The host key is made once under roost's state folder and kept.
-SIGTERM or SIGINT stops the server and ends every session."""
+SIGTERM, SIGINT or SIGHUP stops the server and ends every session (a second one ends them at
+once)."""
 
 
 def _number(kind: type, low: int, high: int, what: str) -> Callable[[str], Any]:
@@ -98,13 +102,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run_serve_ssh)
 
 
+def server_limits(args: argparse.Namespace) -> ServerLimits:
+    """The server's caps and timeouts from the command line."""
+    from tui.ssh.server import ServerLimits
+    from tui.ssh.session import SessionLimits
+
+    return ServerLimits(
+        max_sessions=args.max_sessions,
+        max_per_address=args.max_per_address,
+        session=SessionLimits(idle_s=args.idle_timeout, max_session_s=args.max_session),
+    )
+
+
 def run_serve_ssh(args: argparse.Namespace) -> int:
     from tui.ssh.auth import AuthorizedKeys
     from tui.ssh.child import service_environment
     from tui.ssh.hostkey import load_or_create, ssh_state_dir
-    from tui.ssh.server import ServerLimits, SSHServe
-    from tui.ssh.session import SessionLimits
+    from tui.ssh.server import SSHServe
 
+    log = ServerLog("roost serve-ssh: ")
     settings = settings_from(args, looks_for_token=False)  # its sessions never read a token
     state_dir = ssh_state_dir()
     try:
@@ -114,14 +130,9 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
             else AuthorizedKeys.none()
         )
         host_key = load_or_create(state_dir)
-    except RoostError as exc:  # the authorized keys, the host key or its folder
-        print(f"roost: {clean_line(exc.describe())}", file=sys.stderr)
+    except RoostError as exc:
+        log.error(f"roost: {clean_line(exc.describe())}")
         return EXIT_USAGE
-    limits = ServerLimits(
-        max_sessions=args.max_sessions,
-        max_per_address=args.max_per_address,
-        session=SessionLimits(idle_s=args.idle_timeout, max_session_s=args.max_session),
-    )
     serve = SSHServe(
         host_key=host_key,
         authorized=authorized,
@@ -129,51 +140,58 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
         state_dir=state_dir,
         host=args.host,
         port=args.port,
-        limits=limits,
-        log=_log,
+        limits=server_limits(args),
+        log=log,
     )
-    return asyncio.run(_serve(serve, settings.display_url))
+    return asyncio.run(_serve(serve, settings.display_url, log))
 
 
-def _log(line: str) -> None:
-    print(f"roost serve-ssh: {line}", flush=True)
+def _stop_signals() -> list[signal.Signals]:
+    """SIGTERM, and SIGINT and SIGHUP unless the server was started to ignore them (``nohup``,
+    a background job of a script): those stay ignored."""
+    wanted = [signal.SIGTERM]
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            wanted.append(signum)
+    return wanted
 
 
-async def _serve(serve, service: str) -> int:
+async def _serve(serve: SSHServe, service: str, log: ServerLog) -> int:
     try:
         await serve.start()
     except OSError as exc:
-        print(
-            f"roost: cannot listen on {serve.host}:{serve.port} ({exc.strerror or exc})",
-            file=sys.stderr,
-        )
+        log.error(f"roost: cannot listen on {serve.host}:{serve.port} ({exc.strerror or exc})")
         return EXIT_USAGE
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task[int]] = []
+
+    def stop(signum: signal.Signals) -> None:
+        # the stop is under way before anything is said: a line can never keep it from starting
+        if not stopping:
+            stopping.append(loop.create_task(serve.stop()))
+            log(f"{signum.name}: stopping, ending every session")
+        else:
+            serve.hurry()
+            log(f"{signum.name} again: ending every session now")
+
+    for signum in _stop_signals():
+        loop.add_signal_handler(signum, stop, signum)
     host = f"[{serve.host}]" if ":" in serve.host else serve.host
     key = serve.host_key
-    _log(f"listening on {host}:{serve.port} — connect with: ssh -p {serve.port} guest@{host}")
-    _log(
+    log(f"listening on {host}:{serve.port} — connect with: ssh -p {serve.port} guest@{host}")
+    log(
         f"host key {key.algorithm} {key.fingerprint} "
         f"({'created' if key.created else 'kept'}: {key.path})"
     )
-    _log(f"service: {service}")
+    log(f"service: {service}")
     if serve.authorized.enabled:
-        _log(
+        log(
             f"guests: the user name guest, read-only; keyed users: "
             f"{counted(serve.authorized.count, 'key')} from {serve.authorized.source}, may post"
         )
     else:
-        _log("guests: every login (no --authorized-keys), read-only")
-    loop = asyncio.get_running_loop()
-    stopping: list[asyncio.Task[int]] = []
-
-    def stop(signum: int) -> None:
-        if not stopping:
-            _log(f"{signal.Signals(signum).name}: stopping, ending every session")
-            stopping.append(loop.create_task(serve.stop()))
-
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop, signum)
+        log("guests: every login (no --authorized-keys), read-only")
     await serve.serve_until_stopped()
     ended = await stopping[0] if stopping else 0
-    _log(f"stopped ({counted(ended, 'session')} ended)")
+    log(f"stopped ({counted(ended, 'session')} ended)")
     return EXIT_OK

@@ -163,6 +163,7 @@ class SSHServe:
         self.connections: set[_Connection] = set()
         self.sessions: set[SSHSession] = set()
         self._listener: asyncssh.SSHAcceptor | None = None
+        self._stopping = False
         self._stopped = asyncio.Event()
 
     # ------------------------------------------------------------------ the listener
@@ -198,6 +199,19 @@ class SSHServe:
     async def stop(self) -> int:
         """Stop listening, end every session (their dashboards quit, are killed if they do
         not, and are reaped), close every connection. The number of sessions ended."""
+        try:
+            return await self._stop()
+        finally:  # whatever failed on the way, no dashboard outlives the server
+            self.hurry()
+            self._stopped.set()
+
+    def hurry(self) -> None:
+        """End every session now: their dashboards are killed, not asked to quit."""
+        for session in list(self.sessions):
+            session.kill()
+
+    async def _stop(self) -> int:
+        self._stopping = True  # no session starts from now on
         if self._listener is not None:
             self._listener.close()
         sessions = list(self.sessions)
@@ -218,7 +232,6 @@ class SSHServe:
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._listener.wait_closed(), 5.0)
-        self._stopped.set()
         return len(sessions)
 
     # ------------------------------------------------------------------ SessionOwner
@@ -228,6 +241,8 @@ class SSHServe:
 
     def admit(self, session: SSHSession) -> str | None:
         limits = self.server_limits
+        if self._stopping:
+            return "the server is stopping; try again later"
         if len(self.sessions) >= limits.max_sessions:
             return f"the server is full ({limits.max_sessions} sessions at once); try again later"
         from_here = sum(1 for s in self.sessions if s.address == session.address)

@@ -130,6 +130,7 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._stall: asyncio.TimerHandle | None = None
         self._discard = False  # the client gets no more of the dashboard's output
         self._stopping: asyncio.Task[int] | None = None
+        self._killed = False
 
     # ------------------------------------------------------------------ asyncssh callbacks
 
@@ -229,6 +230,13 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             loop = asyncio.get_running_loop()
             self._stopping = loop.create_task(child.stop(self.limits.stop_grace_s))
 
+    def kill(self) -> None:
+        """End it now: the dashboard is killed, not asked to quit (the server was told twice)."""
+        self._killed = True
+        self.end(self.ending or "server-stopping")
+        if self.child is not None and self.child.running:
+            self.child.signal_group(signal.SIGKILL)
+
     def _refuse(self, reason: str) -> None:
         self.refused = reason
         self.ended_at = time.monotonic()
@@ -254,7 +262,9 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             return
         child = self.child
         try:
-            if self.ending is not None:  # the client left or the server stopped meanwhile
+            if self._killed:
+                self.kill()
+            elif self.ending is not None:  # the client left or the server stopped meanwhile
                 self.end(self.ending)
             self._start_reading()
             self._feed_child()

@@ -1,0 +1,218 @@
+"""`roost serve-ssh` at its hard edges: stopping with its output gone. Fast: the server runs in this process
+with a small program in place of the dashboard, or as the real command with no session.
+Long runs with real dashboards are marked slow."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from tests.ssh_rig import (
+    START_S,
+    alive,
+    children_of,
+    connect,
+    open_terminal,
+    server_env,
+    until,
+)
+from tui.config import load_settings
+from tui.ssh.auth import AuthorizedKeys
+from tui.ssh.child import service_environment
+from tui.ssh.hostkey import load_or_create
+from tui.ssh.server import ServerLimits, SSHServe
+from tui.ssh.session import SessionLimits
+
+#: In place of the dashboard: says it is up, echoes keys, quits on q. "stubborn" ignores SIGTERM.
+PROGRAM = r"""
+import os, signal, sys, tty
+if sys.argv[-1] == "stubborn":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+tty.setraw(0)
+os.write(1, b"program up\r\n")
+while True:
+    data = os.read(0, 1024)
+    if not data or b"q" in data:
+        break
+    os.write(1, data)
+"""
+
+
+def in_process(
+    tmp_path: Path,
+    limits: ServerLimits,
+    lines: list[str],
+    authorized: AuthorizedKeys | None = None,
+    mood: str = "plain",
+) -> SSHServe:
+    state = tmp_path / "ssh"
+    return SSHServe(
+        host_key=load_or_create(state),
+        authorized=authorized or AuthorizedKeys.none(),
+        service_env=service_environment(load_settings(env={}, path=tmp_path / "none.toml")),
+        state_dir=state,
+        port=0,
+        limits=limits,
+        log=lines.append,
+        command=[sys.executable, "-c", PROGRAM, mood],
+    )
+
+
+async def session_up(conn: asyncssh.SSHClientConnection):
+    term = await open_terminal(conn)
+    await term.wait_for("program up")
+    return term
+
+
+# ------------------------------------------------------------------ a stop with the output gone
+
+
+def start_command(tmp_path: Path, *args: str, **popen) -> subprocess.Popen[str]:
+    """The real command, its output on pipes; returns once it has said all its start lines
+    (the port it listens on is in ``process.said``)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "serve-ssh", "--port", "0", *args],
+        env=server_env(tmp_path),
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
+    assert process.stdout is not None
+    said = []
+    for line in process.stdout:
+        said.append(line)
+        if line.startswith("roost serve-ssh: guests:"):
+            process.said = said  # type: ignore[attr-defined]
+            return process
+    raise AssertionError(f"the server did not start: {process.communicate()}")
+
+
+def port_of(process: subprocess.Popen[str]) -> int:
+    found = re.search(r"listening on \S+:(\d+)", process.said[0])  # type: ignore[attr-defined]
+    assert found is not None
+    return int(found.group(1))
+
+
+def finish(process: subprocess.Popen[str]) -> tuple[int, str]:
+    try:
+        code = process.wait(START_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+        raise AssertionError("the server kept running after the signal") from None
+    assert process.stderr is not None
+    return code, process.stderr.read()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_the_server_after_its_reader_went_away(tmp_path, signum):
+    """`roost serve-ssh | head -1`, then a signal: the log moves to stderr, the server stops."""
+    process = start_command(tmp_path)
+    assert process.stdout is not None
+    process.stdout.close()  # the reader is gone: the next line to stdout fails
+    process.send_signal(signum)
+    code, errors = finish(process)
+    assert code == 0, errors
+    assert "Traceback" not in errors and "Exception" not in errors
+    assert f"{signal.Signals(signum).name}: stopping" in errors
+    assert "stopped (0 sessions ended)" in errors
+
+
+def test_a_signal_stops_the_server_with_both_its_streams_gone(tmp_path):
+    process = start_command(tmp_path)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    process.stderr.close()
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(START_S) == 0
+
+
+def test_a_hangup_stops_the_server_unless_it_was_started_to_ignore_it(tmp_path):
+    process = start_command(tmp_path)
+    process.send_signal(signal.SIGHUP)
+    code, errors = finish(process)
+    assert code == 0 and errors == ""
+    # under nohup (SIGHUP ignored) a hangup stays ignored: the SIGTERM after it is what stops it
+    process = start_command(
+        tmp_path, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    )
+    process.send_signal(signal.SIGHUP)
+    process.send_signal(signal.SIGTERM)
+    code, _ = finish(process)
+    assert process.stdout is not None
+    said = process.stdout.read()
+    assert code == 0 and "SIGTERM: stopping" in said and "SIGHUP" not in said
+
+
+async def test_a_second_signal_ends_the_sessions_at_once(tmp_path):
+    """A dashboard that ignores SIGTERM would hold the stop for the grace period: the second
+    ctrl+c (or SIGTERM) kills it now."""
+    lines: list[str] = []
+    limits = ServerLimits(session=SessionLimits(stop_grace_s=600.0))
+    serve = in_process(tmp_path, limits, lines, mood="stubborn")
+    await serve.start()
+    async with await connect(serve.port) as conn:
+        term = await session_up(conn)
+        [pid] = serve.child_pids()
+        stopping = asyncio.ensure_future(serve.stop())
+        await until(lambda: any(s.ending == "server-stopping" for s in serve.sessions))
+        assert alive(pid)  # SIGTERM was ignored
+        serve.hurry()
+        assert await asyncio.wait_for(stopping, START_S) == 1
+        assert not alive(pid)
+        await term.wait_closed()
+
+
+@pytest.mark.slow
+async def test_a_signal_ends_real_sessions_after_the_reader_went_away(tmp_path):
+    process = start_command(tmp_path)
+    try:
+        async with await connect(port_of(process)) as conn:
+            term = await open_terminal(conn)
+            await term.wait_for("301 agents")
+            [child] = children_of(process.pid)
+            assert process.stdout is not None
+            process.stdout.close()
+            process.send_signal(signal.SIGTERM)
+            await term.wait_closed()
+            assert b"roost: ended: the server is stopping" in term.output
+            await until(lambda: process.poll() is not None, what="the server to exit")
+    finally:
+        if process.poll() is None:
+            process.kill()
+    code, errors = finish(process)
+    assert code == 0 and "stopped (1 session ended)" in errors, errors
+    assert "standard output is closed" in errors and "Traceback" not in errors
+    assert not alive(child)
+
+
+def test_a_server_started_with_its_output_closed_logs_to_stderr_and_stops(tmp_path):
+    """`roost serve-ssh >&-`: Python starts with no sys.stdout at all."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "serve-ssh", "--port", "0"],
+        env=server_env(tmp_path),
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith("roost serve-ssh: guests:"):
+            break
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(START_S) == 0
+    said = process.stderr.read()
+    assert "stopped (0 sessions ended)" in said and "internal error" not in said
