@@ -1,4 +1,4 @@
-"""`roost serve-ssh` at its hard edges: stopping with its output gone. Fast: the server runs in this process
+"""`roost serve-ssh` at its hard edges: stopping with its output gone, a flood of refusals. Fast: the server runs in this process
 with a small program in place of the dashboard, or as the real command with no session.
 Long runs with real dashboards are marked slow."""
 
@@ -195,6 +195,70 @@ async def test_a_signal_ends_real_sessions_after_the_reader_went_away(tmp_path):
     assert code == 0 and "stopped (1 session ended)" in errors, errors
     assert "standard output is closed" in errors and "Traceback" not in errors
     assert not alive(child)
+
+
+# ------------------------------------------------------------------ a flood of refusals
+
+
+async def test_refusals_are_logged_once_per_address_and_reason_with_a_count(tmp_path):
+    lines: list[str] = []
+    serve = in_process(tmp_path, ServerLimits(), lines)
+    await serve.start()
+    try:
+        async with await connect(serve.port) as conn:
+            for _ in range(30):
+                result = await conn.run("echo x", encoding=None)
+                assert result.exit_status == 1 and b"commands are not run here" in result.stderr
+        async with await connect(serve.port) as conn:  # another connection, the same address
+            for _ in range(5):
+                await conn.run("echo x", encoding=None)
+            for _ in range(3):
+                await conn.run(encoding=None)  # no PTY: another reason
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_connection(asyncssh.SSHTCPSession, "127.0.0.1", 22)
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_connection(asyncssh.SSHTCPSession, "127.0.0.1", 23)
+        async with await connect(serve.port, local_addr=("127.0.0.2", 0)) as conn:
+            await conn.run("echo x", encoding=None)  # another address: its own line
+        execs = [line for line in lines if "commands are not run here" in line]
+        assert len(execs) == 2
+        assert "@127.0.0.1:" in execs[0] and "@127.0.0.2:" in execs[1]
+        assert len([line for line in lines if "needs a terminal" in line]) == 1
+        [forwarding] = [line for line in lines if "forwarding" in line]
+        assert forwarding.startswith("connection guest@127.0.0.1:")
+        assert forwarding.endswith("refused: port forwarding is off on this server")
+    finally:
+        await serve.stop()
+    # stopping says what the minute counted
+    [counted] = [line for line in lines if line.endswith("more in the last minute)")][:1]
+    assert "commands are not run here" in counted and "@127.0.0.1:" in counted
+    assert counted.endswith("(and 33 more in the last minute)")
+    assert any(
+        "needs a terminal" in line and line.endswith("(and 1 more in the last minute)")
+        for line in lines
+    )
+
+
+async def test_connections_dropped_at_once_are_logged_once_a_minute(tmp_path):
+    lines: list[str] = []
+    serve = in_process(tmp_path, ServerLimits(max_per_address=1), lines)  # 4 per address
+    await serve.start()
+    opened = []
+    try:
+        for _ in range(4):
+            opened.append(await asyncio.open_connection("127.0.0.1", serve.port))
+        for _ in range(6):
+            reader, writer = await asyncio.open_connection("127.0.0.1", serve.port)
+            await asyncio.wait_for(reader.read(), START_S)
+            writer.close()
+    finally:
+        for _, writer in opened:
+            writer.close()
+        await serve.stop()
+    dropped = [line for line in lines if "too many connections from your address" in line]
+    assert len(dropped) == 2
+    assert dropped[0].startswith("connection 127.0.0.1:")
+    assert dropped[1].endswith("(and 4 more in the last minute)")
 
 
 def test_a_server_started_with_its_output_closed_logs_to_stderr_and_stops(tmp_path):

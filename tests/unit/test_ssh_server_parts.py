@@ -238,7 +238,7 @@ def login(authorized: AuthorizedKeys, steps: list[tuple[str, ...]], final: str) 
     return link.identity
 
 
-def test_the_role_comes_from_the_final_user_and_the_key_that_completed_the_login(keys):
+async def test_the_role_comes_from_the_final_user_and_the_key_that_completed_the_login(keys):
     authorized = AuthorizedKeys.parse(line(keys["alice"]))
     alice, eve = keys["alice"], keys["eve"]
     keyed = login(

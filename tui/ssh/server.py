@@ -6,6 +6,10 @@ Built on asyncssh with the defaults a full-screen program needs changed: raw byt
 keyboard-interactive, a login timeout and keepalives. Port forwarding of every kind is refused
 with a reason. This module never imports Textual: each session's dashboard is a child process
 (``tui.ssh.child``).
+
+Caps: sessions at once, sessions from one address, connections from one address (dropped as
+they come). Refusals go to the log at most once per address and reason a minute
+(``tui.ssh.log``).
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ from tui.ssh.auth import AuthorizedKeys, Identity
 from tui.ssh.child import child_environment
 from tui.ssh.folders import private_subfolder
 from tui.ssh.hostkey import HostKey
+from tui.ssh.log import RefusalLog
 from tui.ssh.mode import GUEST
-from tui.ssh.session import SessionLimits, SSHSession
+from tui.ssh.session import Refusal, SessionLimits, SSHSession
+from tui.untrusted import clean_line
 
 __all__ = ["ServerLimits", "SSHServe"]
 
@@ -55,6 +61,7 @@ class _Connection(asyncssh.SSHServer):
         self.address = "?"
         self.port = 0
         self.identity = Identity(GUEST, "")
+        self.logged_in = False
         self._key: asyncssh.SSHKey | None = None
         self._key_username: str | None = None
 
@@ -62,19 +69,31 @@ class _Connection(asyncssh.SSHServer):
         self.conn = conn
         peer = conn.get_extra_info("peername") or ("?", 0)
         self.address, self.port = str(peer[0]), int(peer[1])
-        self.serve.connections.add(self)
-        if (
-            self.serve.connections_from(self.address)
-            > self.serve.server_limits.max_connections_per_address
-        ):
-            asyncio.get_running_loop().call_soon(
-                conn.disconnect,
-                asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                "roost: too many connections from your address",
+        serve, limits = self.serve, self.serve.server_limits
+        serve.connections.add(self)
+        if serve.connections_from(self.address) > limits.max_connections_per_address:
+            self._drop(
+                "connections-per-address",
+                "too many connections from your address "
+                f"({limits.max_connections_per_address} at once)",
             )
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.serve.connections.discard(self)
+
+    @property
+    def who(self) -> str:
+        if not self.logged_in:
+            return f"{self.address}:{self.port}"
+        return f"{clean_line(self.identity.username, 32) or '-'}@{self.address}:{self.port}"
+
+    def _drop(self, reason: str, text: str) -> None:
+        """Refuse the connection as it comes: said once to the client, logged (counted)."""
+        self.serve.refused(self.address, reason, f"connection {self.who} refused: {text}")
+        assert self.conn is not None
+        asyncio.get_running_loop().call_soon(
+            self.conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, f"roost: {text}"
+        )
 
     # ------------------------------------------------------------------ logging in
 
@@ -107,28 +126,40 @@ class _Connection(asyncssh.SSHServer):
         self.identity = self.serve.authorized.identity(
             username, self._key, self._key_username, self.address
         )
+        self.logged_in = True
 
     # ------------------------------------------------------------------ channels
 
     def session_requested(self) -> SSHSession:
         return SSHSession(self.serve, self.identity, self.address, self.port)
 
+    def _forwarding_refused(self) -> None:
+        self.serve.refused(
+            self.address, "forwarding", f"connection {self.who} refused: {FORWARDING_OFF}"
+        )
+
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int):
+        self._forwarding_refused()
         raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, FORWARDING_OFF)
 
     def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        self._forwarding_refused()
         return False
 
     def unix_connection_requested(self, dest_path: str):
+        self._forwarding_refused()
         raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, FORWARDING_OFF)
 
     def unix_server_requested(self, listen_path: str) -> bool:
+        self._forwarding_refused()
         return False
 
     def tun_requested(self, unit: int | None):
+        self._forwarding_refused()
         raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, FORWARDING_OFF)
 
     def tap_requested(self, unit: int | None):
+        self._forwarding_refused()
         raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, FORWARDING_OFF)
 
 
@@ -162,6 +193,8 @@ class SSHServe:
         self.command = list(command) if command is not None else None
         self.connections: set[_Connection] = set()
         self.sessions: set[SSHSession] = set()
+        self.refusals = RefusalLog(log)
+        self._refusals_timer: asyncio.TimerHandle | None = None
         self._listener: asyncssh.SSHAcceptor | None = None
         self._stopping = False
         self._stopped = asyncio.Event()
@@ -203,6 +236,10 @@ class SSHServe:
             return await self._stop()
         finally:  # whatever failed on the way, no dashboard outlives the server
             self.hurry()
+            if self._refusals_timer is not None:
+                self._refusals_timer.cancel()
+                self._refusals_timer = None
+            self.refusals.flush()
             self._stopped.set()
 
     def hurry(self) -> None:
@@ -234,22 +271,42 @@ class SSHServe:
                 await asyncio.wait_for(self._listener.wait_closed(), 5.0)
         return len(sessions)
 
+    # ------------------------------------------------------------------ the log
+
+    def refused(self, address: str, reason: str, line: str) -> None:
+        """Log a refusal, at most once per address and reason a minute (the rest counted)."""
+        self.refusals.refused(address, reason, line)
+        if self._refusals_timer is None:
+            self._refusals_due()
+
+    def _refusals_due(self) -> None:
+        self._refusals_timer = None
+        self.refusals.tick()
+        wait = self.refusals.next_due()
+        if wait is not None:
+            loop = asyncio.get_running_loop()
+            self._refusals_timer = loop.call_later(wait + 0.05, self._refusals_due)
+
     # ------------------------------------------------------------------ SessionOwner
 
     def connections_from(self, address: str) -> int:
         return sum(1 for c in self.connections if c.address == address)
 
-    def admit(self, session: SSHSession) -> str | None:
+    def admit(self, session: SSHSession) -> Refusal | None:
         limits = self.server_limits
         if self._stopping:
-            return "the server is stopping; try again later"
+            return Refusal("stopping", "the server is stopping; try again later")
         if len(self.sessions) >= limits.max_sessions:
-            return f"the server is full ({limits.max_sessions} sessions at once); try again later"
+            return Refusal(
+                "full",
+                f"the server is full ({limits.max_sessions} sessions at once); try again later",
+            )
         from_here = sum(1 for s in self.sessions if s.address == session.address)
         if from_here >= limits.max_per_address:
-            return (
+            return Refusal(
+                "per-address",
                 f"too many sessions from your address ({limits.max_per_address} at once); "
-                "close one and try again"
+                "close one and try again",
             )
         self.sessions.add(session)
         return None
@@ -273,7 +330,10 @@ class SSHServe:
 
     def finished(self, session: SSHSession) -> None:
         self.sessions.discard(session)
-        self.log(session.log_line())
+        if session.refused is not None:
+            self.refused(session.address, session.refused.reason, session.log_line())
+        else:
+            self.log(session.log_line())
 
     def child_pids(self) -> list[int]:
         return [s.child.pid for s in self.sessions if s.child is not None and s.child.running]

@@ -34,7 +34,7 @@ from tui.untrusted import clean_line
 if TYPE_CHECKING:
     from tui.ssh.auth import Identity
 
-__all__ = ["SessionLimits", "SessionOwner", "SSHSession"]
+__all__ = ["Refusal", "SessionLimits", "SessionOwner", "SSHSession", "span"]
 
 READ_CHUNK = 64 * 1024
 INPUT_LIMIT = 64 * 1024  # bytes from the client waiting for the child before reading pauses
@@ -55,6 +55,21 @@ ENDINGS = {
     "stalled": "ended: the client stopped reading",
     "child-failed": "the dashboard could not start",
 }
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a session may not run: ``reason``, a short fixed name (the log counts refusals by
+    address and reason), and ``text``, the line the client is told."""
+
+    reason: str
+    text: str
+
+
+EXEC_REFUSED = Refusal(
+    "exec", "commands are not run here: this server only shows the roost dashboard"
+)
+NO_PTY = Refusal("no-pty", "needs a terminal: connect with a PTY (ssh -t, not ssh -T)")
 
 
 @dataclass(frozen=True)
@@ -81,9 +96,8 @@ class SessionOwner(Protocol):
     limits: SessionLimits
     command: list[str] | None  # what runs on the PTY (None: the dashboard)
 
-    def admit(self, session: SSHSession) -> str | None:
-        """None to let the session start (it is counted from then), or the one-line reason it
-        may not."""
+    def admit(self, session: SSHSession) -> Refusal | None:
+        """None to let the session start (it is counted from then), or why it may not."""
 
     def environment(self, session: SSHSession) -> tuple[dict[str, str], Path]:
         """The child's environment and working folder."""
@@ -92,7 +106,8 @@ class SessionOwner(Protocol):
         """The session is over (refused, or its dashboard reaped): log it, stop counting it."""
 
 
-def _span(seconds: float) -> str:
+def span(seconds: float) -> str:
+    """``30 s``, ``15 min``, ``4 h``: a limit as the log and the client are told it."""
     if seconds >= 3600 and seconds % 3600 == 0:
         return f"{seconds / 3600:g} h"
     if seconds >= 60 and seconds % 60 == 0:
@@ -103,7 +118,13 @@ def _span(seconds: float) -> str:
 class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     """A session channel, bytes in and out (the server runs with ``encoding=None``)."""
 
-    def __init__(self, owner: SessionOwner, identity: Identity, address: str, port: int):
+    def __init__(
+        self,
+        owner: SessionOwner,
+        identity: Identity,
+        address: str,
+        port: int,
+    ):
         self.owner = owner
         self.identity = identity
         self.address = address
@@ -115,11 +136,12 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.child: Child | None = None
         self.ending: str | None = None  # why the server is ending it (None: the dashboard quit)
         self.exit_status: int | None = None
-        self.refused: str | None = None
+        self.refused: Refusal | None = None
+        self.failure = ""  # why the dashboard could not start, for the log
         self.started_at = time.monotonic()
         self.ended_at: float | None = None
         self.task: asyncio.Task[None] | None = None
-        self._refusal: str | None = None
+        self._refusal: Refusal | None = None
         self._open = False  # the channel can still be written to
         self._last_key = time.monotonic()
         self._idle_warned = False
@@ -148,20 +170,21 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         return True
 
     def exec_requested(self, command: str) -> bool:
-        self._refusal = "commands are not run here: this server only shows the roost dashboard"
+        self._refusal = EXEC_REFUSED
         return True  # refused once the session starts, where the reason can be written
 
     def subsystem_requested(self, subsystem: str) -> bool:
-        self._refusal = (
+        self._refusal = Refusal(
+            "subsystem",
             f"no {clean_line(subsystem, 20)} subsystem here: "
-            "this server only shows the roost dashboard"
+            "this server only shows the roost dashboard",
         )
         return True
 
     def session_started(self) -> None:
         reason = self._refusal
         if reason is None and self.term_type is None:
-            reason = "needs a terminal: connect with a PTY (ssh -t, not ssh -T)"
+            reason = NO_PTY
         if reason is None:
             reason = self.owner.admit(self)
         if reason is not None:
@@ -237,12 +260,15 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         if self.child is not None and self.child.running:
             self.child.signal_group(signal.SIGKILL)
 
-    def _refuse(self, reason: str) -> None:
+    def _refuse(self, reason: Refusal) -> None:
         self.refused = reason
         self.ended_at = time.monotonic()
         if self.chan is not None and self._open:
-            self.chan.write_stderr(f"roost: {reason}\r\n".encode())
+            self.chan.write_stderr(f"roost: {reason.text}\r\n".encode())
             self.chan.exit(1)
+        self._finish()
+
+    def _finish(self) -> None:
         self.owner.finished(self)
 
     async def _run(self) -> None:
@@ -251,14 +277,17 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self.child = await Child.start(
                 env, self.size, self.limits.child, argv=self.owner.command, cwd=home
             )
-        except Exception as exc:  # told to the client and logged, never raised into asyncssh
+        except Exception as exc:  # logged, never raised into asyncssh; the client is told less
             self.ending = "child-failed"
+            self.failure = clean_line(str(exc), 300) or type(exc).__name__
             self.exit_status = 1
             self.ended_at = time.monotonic()
             if self._open and self.chan is not None:
-                self.chan.write_stderr(f"roost: could not start the dashboard: {exc}\r\n".encode())
+                self.chan.write_stderr(
+                    b"roost: could not start the dashboard (the server's log says why)\r\n"
+                )
                 self.chan.exit(1)
-            self.owner.finished(self)
+            self._finish()
             return
         child = self.child
         try:
@@ -284,7 +313,7 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.exit_status = code
         self.ended_at = time.monotonic()
         self._say_goodbye(code)
-        self.owner.finished(self)
+        self._finish()
 
     def _say_goodbye(self, code: int) -> None:
         if not self._open or self.chan is None:
@@ -299,7 +328,7 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     def ending_text(self) -> str:
         template = ENDINGS.get(self.ending or "quit", self.ending or "")
-        return template.format(idle=_span(self.limits.idle_s), max=_span(self.limits.max_session_s))
+        return template.format(idle=span(self.limits.idle_s), max=span(self.limits.max_session_s))
 
     async def _watch_clock(self) -> None:
         """The idle timeout and the session's time limit, each warned ``warn_s`` ahead."""
@@ -407,9 +436,11 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         else:
             term, size = clean_line(self.term_type, 40), f"{self.size[0]}x{self.size[1]}"
         if self.refused is not None:
-            how = f"refused: {self.refused}"
+            how = f"refused: {self.refused.text}"
         else:
             how = self.ending or "quit"
+            if self.failure:
+                how += f": {self.failure}"
             if self.exit_status is not None:
                 how += f" (exit {self.exit_status})"
         return (
