@@ -1,4 +1,5 @@
-"""`roost serve-ssh` at its hard edges: stopping with its output gone, a flood of refusals. Fast: the server runs in this process
+"""`roost serve-ssh` at its hard edges: stopping with its output gone, a flood of refusals, the
+caps on connections. Fast: the server runs in this process
 with a small program in place of the dashboard, or as the real command with no session.
 Long runs with real dashboards are marked slow."""
 
@@ -259,6 +260,135 @@ async def test_connections_dropped_at_once_are_logged_once_a_minute(tmp_path):
     assert len(dropped) == 2
     assert dropped[0].startswith("connection 127.0.0.1:")
     assert dropped[1].endswith("(and 4 more in the last minute)")
+
+
+# ------------------------------------------------------------------ connections
+
+
+async def test_connections_beyond_the_global_cap_are_dropped_at_once(tmp_path):
+    lines: list[str] = []
+    limits = ServerLimits(max_sessions=1, max_connections=2, max_per_address=8)
+    serve = in_process(tmp_path, limits, lines)
+    await serve.start()
+    opened = []
+    try:
+        for address in ("127.0.0.2", "127.0.0.3"):
+            opened.append(
+                await asyncio.open_connection("127.0.0.1", serve.port, local_addr=(address, 0))
+            )
+            assert (await opened[-1][0].readline()).startswith(b"SSH-2.0-")
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", serve.port, local_addr=("127.0.0.4", 0)
+        )
+        await asyncio.wait_for(reader.read(), START_S)  # hung up on
+        writer.close()
+        assert len(serve.connections) == 2
+        # the client is told why
+        with pytest.raises(asyncssh.DisconnectError, match="the server is full"):
+            await connect(serve.port, local_addr=("127.0.0.5", 0))
+    finally:
+        for _, writer in opened:
+            writer.close()
+        await serve.stop()
+    assert any(
+        line.startswith("connection 127.0.0.4:")
+        and line.endswith("refused: the server is full (2 connections at once)")
+        for line in lines
+    )
+
+
+async def test_a_connection_that_opens_no_session_is_closed_at_the_login_timeout(tmp_path):
+    lines: list[str] = []
+    serve = in_process(tmp_path, ServerLimits(login_timeout_s=3.0), lines)
+    await serve.start()
+    try:
+        conn = await connect(serve.port)  # logged in; no session
+        await asyncio.wait_for(conn.wait_closed(), START_S)
+        await until(lambda: not serve.connections, what="the server to let it go")
+    finally:
+        await serve.stop()
+    assert any(
+        line.startswith("connection guest@127.0.0.1:")
+        and line.endswith("closed: no session opened within 3 s")
+        for line in lines
+    ), lines
+
+
+async def test_the_idle_timeout_applies_to_a_connection_with_no_session(tmp_path):
+    """A connection whose sessions were all refused (or ended) is idle: closed after the idle
+    timeout, here shorter than the login timeout."""
+    lines: list[str] = []
+    limits = ServerLimits(login_timeout_s=600.0, session=SessionLimits(idle_s=1.0))
+    serve = in_process(tmp_path, limits, lines)
+    await serve.start()
+    try:
+        conn = await connect(serve.port)
+        result = await conn.run("echo x", encoding=None)
+        assert result.exit_status == 1
+        await asyncio.wait_for(conn.wait_closed(), START_S)
+    finally:
+        await serve.stop()
+    assert any(line.endswith("closed: no session for 1 s (idle)") for line in lines), lines
+
+
+async def test_a_connection_with_a_session_is_kept_and_closed_once_it_ends(tmp_path):
+    lines: list[str] = []
+    serve = in_process(tmp_path, ServerLimits(login_timeout_s=2.0), lines)
+    await serve.start()
+    try:
+        conn = await connect(serve.port)
+        term = await session_up(conn)
+        await asyncio.sleep(2.5)  # past the login timeout: a session is running, it stays
+        assert not term.closed and len(serve.connections) == 1
+        term.type("q")
+        await term.wait_closed()
+        assert term.exit_status == 0
+        await asyncio.wait_for(conn.wait_closed(), START_S)  # then it has none: closed
+    finally:
+        await serve.stop()
+
+
+async def test_session_channels_on_one_connection_are_capped(tmp_path):
+    """Channels opened and left without a request would each hold memory for good."""
+    lines: list[str] = []
+    serve = in_process(tmp_path, ServerLimits(max_per_address=2), lines)
+    await serve.start()
+    try:
+        async with await connect(serve.port) as conn:
+            held = [await bare_channel(conn) for _ in range(2)]
+            with pytest.raises(asyncssh.ChannelOpenError, match="too many sessions on this"):
+                await bare_channel(conn)
+            held[0].close()
+            await held[0].wait_closed()
+            await reopened(conn)  # room again once one is closed
+    finally:
+        await serve.stop()
+    assert any("refused a session: too many sessions on this connection" in s for s in lines)
+
+
+async def bare_channel(conn: asyncssh.SSHClientConnection) -> asyncssh.SSHClientChannel:
+    """A session channel opened and left with no request at all (asyncssh's public calls
+    always send one, so its channel's own open is used)."""
+    chan = asyncssh.SSHClientChannel(
+        conn, asyncio.get_running_loop(), False, None, "strict", 2 * 1024 * 1024, 32768
+    )
+    await chan._open(b"session")
+    return chan
+
+
+async def reopened(conn: asyncssh.SSHClientConnection) -> None:
+    """A session channel opens, once the server has seen the last one close."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + START_S
+    while True:
+        try:
+            chan = await bare_channel(conn)
+        except asyncssh.ChannelOpenError:
+            assert loop.time() < deadline, "no session channel could be opened again"
+            await asyncio.sleep(0.05)
+            continue
+        chan.close()
+        return
 
 
 def test_a_server_started_with_its_output_closed_logs_to_stderr_and_stops(tmp_path):

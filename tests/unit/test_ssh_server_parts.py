@@ -27,7 +27,7 @@ from tui.ssh.child import (
 from tui.ssh.folders import UnsafeFolder
 from tui.ssh.hostkey import KEY_NAME, HostKeyError, load_or_create, ssh_state_dir
 from tui.ssh.mode import GUEST, KEYED
-from tui.ssh.server import SSHServe, _Connection
+from tui.ssh.server import ServerLimits, SSHServe, _Connection
 
 # ------------------------------------------------------------------ the host key
 
@@ -469,3 +469,23 @@ async def test_a_child_that_ignores_sigterm_is_killed_after_the_grace(tmp_path):
     finally:
         child.close()
     assert not Path(f"/proc/{child.pid}").exists()
+
+
+# ------------------------------------------------------------------ the caps
+
+
+def test_the_connection_cap_follows_the_session_cap():
+    limits = ServerLimits()
+    assert (limits.max_sessions, limits.connection_cap) == (16, 64)
+    assert ServerLimits(max_sessions=8, max_connections=9).connection_cap == 9
+
+
+def test_the_command_line_sets_the_caps():
+    from tui.cli import build_parser
+    from tui.commands.serve_ssh import server_limits
+
+    parse = build_parser().parse_args
+    limits = server_limits(parse(["serve-ssh", "--max-sessions", "5"]))
+    assert (limits.max_sessions, limits.connection_cap) == (5, 20)
+    limits = server_limits(parse(["serve-ssh", "--max-connections", "7", "--idle-timeout", "5"]))
+    assert (limits.connection_cap, limits.session.idle_s) == (7, 5.0)

@@ -84,12 +84,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="sessions at once from one address (default 4)",
     )
     parser.add_argument(
+        "--max-connections",
+        type=_count,
+        metavar="N",
+        help="connections at once, logged in or not (default: 4 × --max-sessions)",
+    )
+    parser.add_argument(
         "--idle-timeout",
         type=_seconds,
         default=900.0,
         metavar="S",
-        help="end a session after S seconds without a key, warned a minute ahead "
-        "(default 900; 0 = never)",
+        help="end a session after S seconds without a key, warned a minute ahead; a "
+        "logged-in connection with no session is closed after S seconds too, when that is "
+        "sooner than the 30 s login timeout (default 900; 0 = never)",
     )
     parser.add_argument(
         "--max-session",
@@ -110,6 +117,7 @@ def server_limits(args: argparse.Namespace) -> ServerLimits:
     return ServerLimits(
         max_sessions=args.max_sessions,
         max_per_address=args.max_per_address,
+        max_connections=args.max_connections,
         session=SessionLimits(idle_s=args.idle_timeout, max_session_s=args.max_session),
     )
 

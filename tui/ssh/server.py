@@ -7,9 +7,11 @@ keyboard-interactive, a login timeout and keepalives. Port forwarding of every k
 with a reason. This module never imports Textual: each session's dashboard is a child process
 (``tui.ssh.child``).
 
-Caps: sessions at once, sessions from one address, connections from one address (dropped as
-they come). Refusals go to the log at most once per address and reason a minute
-(``tui.ssh.log``).
+Caps: sessions at once, sessions from one address, connections at once and from one address (dropped as they come), session channels on
+one connection. A connection lives only to hold sessions: one with none running (none opened
+yet, or its last one over) is closed after the login timeout, or the idle timeout if that is
+shorter and it has logged in. Refusals go to the log at most once per address and reason a
+minute (``tui.ssh.log``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from tui.ssh.folders import private_subfolder
 from tui.ssh.hostkey import HostKey
 from tui.ssh.log import RefusalLog
 from tui.ssh.mode import GUEST
-from tui.ssh.session import Refusal, SessionLimits, SSHSession
+from tui.ssh.session import Refusal, SessionLimits, SSHSession, span
 from tui.untrusted import clean_line
 
 __all__ = ["ServerLimits", "SSHServe"]
@@ -40,10 +42,18 @@ FORWARDING_OFF = "port forwarding is off on this server"
 class ServerLimits:
     max_sessions: int = 16
     max_per_address: int = 4
+    #: Connections at once, logged in or not (None: four per session place).
+    max_connections: int | None = None
     login_timeout_s: float = 30.0
     keepalive_s: float = 15.0  # a vanished client is noticed after about three of these
     keepalive_count: int = 3
     session: SessionLimits = field(default_factory=SessionLimits)
+
+    @property
+    def connection_cap(self) -> int:
+        if self.max_connections is not None:
+            return self.max_connections
+        return 4 * self.max_sessions
 
     @property
     def max_connections_per_address(self) -> int:
@@ -53,7 +63,8 @@ class ServerLimits:
 
 
 class _Connection(asyncssh.SSHServer):
-    """One client connection: its address, its login, and the sessions it opens."""
+    """One client connection: its address, its login, the sessions it opens, and how long it
+    may stay with none."""
 
     def __init__(self, serve: SSHServe) -> None:
         self.serve = serve
@@ -62,8 +73,12 @@ class _Connection(asyncssh.SSHServer):
         self.port = 0
         self.identity = Identity(GUEST, "")
         self.logged_in = False
+        self.closed = False
+        self.channels: set[SSHSession] = set()  # session channels open on it
         self._key: asyncssh.SSHKey | None = None
         self._key_username: str | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        self._deadline_why = ("", "")  # the reason the log counts it under, and the text
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -71,14 +86,25 @@ class _Connection(asyncssh.SSHServer):
         self.address, self.port = str(peer[0]), int(peer[1])
         serve, limits = self.serve, self.serve.server_limits
         serve.connections.add(self)
-        if serve.connections_from(self.address) > limits.max_connections_per_address:
+        if len(serve.connections) > limits.connection_cap:
+            self._drop(
+                "connections-full",
+                f"the server is full ({limits.connection_cap} connections at once)",
+                "; try again later",
+            )
+        elif serve.connections_from(self.address) > limits.max_connections_per_address:
             self._drop(
                 "connections-per-address",
                 "too many connections from your address "
                 f"({limits.max_connections_per_address} at once)",
             )
+        else:
+            login = limits.login_timeout_s
+            self._close_in(login, ("no-session", f"no session opened within {span(login)}"))
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._cancel_deadline()
         self.serve.connections.discard(self)
 
     @property
@@ -87,13 +113,54 @@ class _Connection(asyncssh.SSHServer):
             return f"{self.address}:{self.port}"
         return f"{clean_line(self.identity.username, 32) or '-'}@{self.address}:{self.port}"
 
-    def _drop(self, reason: str, text: str) -> None:
+    def _drop(self, reason: str, text: str, advice: str = "") -> None:
         """Refuse the connection as it comes: said once to the client, logged (counted)."""
         self.serve.refused(self.address, reason, f"connection {self.who} refused: {text}")
         assert self.conn is not None
         asyncio.get_running_loop().call_soon(
-            self.conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, f"roost: {text}"
+            self.conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, f"roost: {text}{advice}"
         )
+
+    # ------------------------------------------------------------------ a connection with no session
+
+    def _close_in(self, seconds: float, why: tuple[str, str]) -> None:
+        self._cancel_deadline()
+        self._deadline_why = why
+        self._deadline = asyncio.get_running_loop().call_later(seconds, self._no_session)
+
+    def _cancel_deadline(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _running(self) -> bool:
+        return any(session in self.serve.sessions for session in self.channels)
+
+    def session_changed(self) -> None:
+        """A session started or ended, or a channel closed: a connection with a session running
+        has no deadline; one whose last session ended gets one. A refused session changes
+        nothing: it does not buy the connection more time."""
+        self.channels = {s for s in self.channels if not s.channel_closed}
+        if self._running():
+            self._cancel_deadline()
+        elif self._deadline is None and not self.closed:
+            self._close_in(*self._lone_limit())
+
+    def _lone_limit(self) -> tuple[float, tuple[str, str]]:
+        """How long a logged-in connection may stay with no session, and why it is closed."""
+        login = self.serve.server_limits.login_timeout_s
+        idle = self.serve.limits.idle_s
+        if 0 < idle < login:
+            return idle, ("idle", f"no session for {span(idle)} (idle)")
+        return login, ("no-session", f"no session opened within {span(login)}")
+
+    def _no_session(self) -> None:
+        self._deadline = None
+        if self._running() or self.closed or self.conn is None:
+            return
+        reason, why = self._deadline_why
+        self.serve.refused(self.address, reason, f"connection {self.who} closed: {why}")
+        self.conn.disconnect(asyncssh.DISC_BY_APPLICATION, f"roost: closed: {why}")
 
     # ------------------------------------------------------------------ logging in
 
@@ -127,11 +194,27 @@ class _Connection(asyncssh.SSHServer):
             username, self._key, self._key_username, self.address
         )
         self.logged_in = True
+        # logged in, no session yet: the idle timeout runs from now if it ends sooner
+        seconds, why = self._lone_limit()
+        if self._deadline is not None:
+            left = self._deadline.when() - asyncio.get_running_loop().time()
+            if seconds < left:
+                self._close_in(seconds, why)
 
     # ------------------------------------------------------------------ channels
 
     def session_requested(self) -> SSHSession:
-        return SSHSession(self.serve, self.identity, self.address, self.port)
+        cap = self.serve.server_limits.max_per_address
+        self.channels = {s for s in self.channels if not s.channel_closed}
+        if len(self.channels) >= cap:
+            text = f"too many sessions on this connection ({cap} at once)"
+            self.serve.refused(
+                self.address, "channels", f"connection {self.who} refused a session: {text}"
+            )
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, text)
+        session = SSHSession(self.serve, self.identity, self.address, self.port, link=self)
+        self.channels.add(session)
+        return session
 
     def _forwarding_refused(self) -> None:
         self.serve.refused(

@@ -34,7 +34,7 @@ from tui.untrusted import clean_line
 if TYPE_CHECKING:
     from tui.ssh.auth import Identity
 
-__all__ = ["Refusal", "SessionLimits", "SessionOwner", "SSHSession", "span"]
+__all__ = ["Refusal", "SessionLimits", "SessionLink", "SessionOwner", "SSHSession", "span"]
 
 READ_CHUNK = 64 * 1024
 INPUT_LIMIT = 64 * 1024  # bytes from the client waiting for the child before reading pauses
@@ -106,6 +106,13 @@ class SessionOwner(Protocol):
         """The session is over (refused, or its dashboard reaped): log it, stop counting it."""
 
 
+class SessionLink(Protocol):
+    """The connection a session is on (``tui.ssh.server``)."""
+
+    def session_changed(self) -> None:
+        """A session on it started, ended, or closed its channel."""
+
+
 def span(seconds: float) -> str:
     """``30 s``, ``15 min``, ``4 h``: a limit as the log and the client are told it."""
     if seconds >= 3600 and seconds % 3600 == 0:
@@ -124,8 +131,10 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         identity: Identity,
         address: str,
         port: int,
+        link: SessionLink | None = None,
     ):
         self.owner = owner
+        self.link = link
         self.identity = identity
         self.address = address
         self.port = port
@@ -138,6 +147,7 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.exit_status: int | None = None
         self.refused: Refusal | None = None
         self.failure = ""  # why the dashboard could not start, for the log
+        self.channel_closed = False
         self.started_at = time.monotonic()
         self.ended_at: float | None = None
         self.task: asyncio.Task[None] | None = None
@@ -190,6 +200,7 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         if reason is not None:
             self._refuse(reason)
             return
+        self._changed()
         self.task = asyncio.get_running_loop().create_task(self._run())
 
     def data_received(self, data: bytes, datatype: Any) -> None:
@@ -232,6 +243,8 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     def connection_lost(self, exc: BaseException | None) -> None:
         self._open = False
+        self.channel_closed = True
+        self._changed()
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
@@ -270,6 +283,11 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     def _finish(self) -> None:
         self.owner.finished(self)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.link is not None:
+            self.link.session_changed()
 
     async def _run(self) -> None:
         try:
