@@ -1,5 +1,5 @@
 """`roost serve-ssh` at its hard edges: stopping with its output gone, a flood of refusals, the
-caps on connections. Fast: the server runs in this process
+caps on connections and guests, the folders it trusts. Fast: the server runs in this process
 with a small program in place of the dashboard, or as the real command with no session.
 Long runs with real dashboards are marked slow."""
 
@@ -17,6 +17,7 @@ import asyncssh
 import pytest
 
 from tests.ssh_rig import (
+    ROOT,
     START_S,
     alive,
     children_of,
@@ -389,6 +390,86 @@ async def reopened(conn: asyncssh.SSHClientConnection) -> None:
             continue
         chan.close()
         return
+
+
+# ------------------------------------------------------------------ guests and keyed users
+
+
+def keyed(tmp_path: Path) -> tuple[asyncssh.SSHKey, AuthorizedKeys]:
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    return key, AuthorizedKeys.parse(key.export_public_key().decode())
+
+
+async def test_guests_leave_places_for_keyed_users(tmp_path):
+    key, authorized = keyed(tmp_path)
+    lines: list[str] = []
+    limits = ServerLimits(max_sessions=3, max_per_address=3)  # one place for guests
+    serve = in_process(tmp_path, limits, lines, authorized)
+    await serve.start()
+    try:
+        async with await connect(serve.port) as guest:
+            await session_up(guest)
+            async with await connect(serve.port, local_addr=("127.0.0.2", 0)) as other:
+                refused = await open_terminal(other)
+                await refused.wait_closed()
+                assert refused.exit_status == 1
+                assert refused.stderr == (
+                    b"roost: all guest places are taken; keyed users can still connect\r\n"
+                )
+            async with await connect(serve.port, username="alice", keys=[key]) as alice:
+                await session_up(alice)
+                assert len(serve.child_pids()) == 2
+    finally:
+        await serve.stop()
+    assert any("refused: all guest places are taken" in line for line in lines)
+
+
+async def test_without_authorized_keys_every_place_is_a_guests(tmp_path):
+    serve = in_process(tmp_path, ServerLimits(max_sessions=2), [])
+    await serve.start()
+    try:
+        async with await connect(serve.port) as one, await connect(serve.port) as two:
+            await session_up(one)
+            await session_up(two)
+            assert len(serve.child_pids()) == 2
+    finally:
+        await serve.stop()
+
+
+def test_guest_sessions_without_authorized_keys_is_a_usage_error(tmp_path):
+    ran = subprocess.run(
+        [sys.executable, "-m", "tui", "serve-ssh", "--port", "0", "--guest-sessions", "3"],
+        env=server_env(tmp_path),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=START_S,
+    )
+    assert ran.returncode == 2
+    assert "--guest-sessions needs --authorized-keys" in ran.stderr
+
+
+# ------------------------------------------------------------------ the folders it trusts
+
+
+def test_a_host_key_folder_others_may_write_to_stops_the_server(tmp_path):
+    folder = tmp_path / "state" / "roost" / "ssh"
+    folder.mkdir(parents=True)
+    folder.chmod(0o777)
+    ran = subprocess.run(
+        [sys.executable, "-m", "tui", "serve-ssh", "--port", "0"],
+        env=server_env(tmp_path),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=START_S,
+    )
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr == (
+        f"roost: {folder}: writable by others (mode 0777): others could replace the host key "
+        f"(run `chmod 700 {folder}`, and check what is in it)\n"
+    )
+    assert list(folder.iterdir()) == []
 
 
 def test_a_server_started_with_its_output_closed_logs_to_stderr_and_stops(tmp_path):

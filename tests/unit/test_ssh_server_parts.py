@@ -474,10 +474,14 @@ async def test_a_child_that_ignores_sigterm_is_killed_after_the_grace(tmp_path):
 # ------------------------------------------------------------------ the caps
 
 
-def test_the_connection_cap_follows_the_session_cap():
+def test_the_connection_cap_and_the_guest_places_follow_the_session_cap():
     limits = ServerLimits()
-    assert (limits.max_sessions, limits.connection_cap) == (16, 64)
-    assert ServerLimits(max_sessions=8, max_connections=9).connection_cap == 9
+    assert (limits.max_sessions, limits.connection_cap, limits.guest_places) == (16, 64, 14)
+    assert ServerLimits(max_sessions=2).guest_places == 0
+    assert ServerLimits(max_sessions=1).guest_places == 0  # never below none
+    given = ServerLimits(max_sessions=8, max_connections=9, guest_sessions=3)
+    assert (given.connection_cap, given.guest_places) == (9, 3)
+    assert ServerLimits(max_sessions=4, guest_sessions=10).guest_places == 4
 
 
 def test_the_command_line_sets_the_caps():
@@ -486,6 +490,10 @@ def test_the_command_line_sets_the_caps():
 
     parse = build_parser().parse_args
     limits = server_limits(parse(["serve-ssh", "--max-sessions", "5"]))
-    assert (limits.max_sessions, limits.connection_cap) == (5, 20)
-    limits = server_limits(parse(["serve-ssh", "--max-connections", "7", "--idle-timeout", "5"]))
-    assert (limits.connection_cap, limits.session.idle_s) == (7, 5.0)
+    assert (limits.max_sessions, limits.connection_cap, limits.guest_places) == (5, 20, 3)
+    limits = server_limits(
+        parse(
+            ["serve-ssh", "--max-connections", "7", "--guest-sessions", "0", "--idle-timeout", "5"]
+        )
+    )
+    assert (limits.connection_cap, limits.guest_places, limits.session.idle_s) == (7, 0, 5.0)

@@ -52,6 +52,7 @@ def _number(kind: type, low: int, high: int, what: str) -> Callable[[str], Any]:
 _count = _number(int, 1, 10**6, "a whole number")
 _seconds = _number(float, 0, 10**9, "a number of seconds")
 _port = _number(int, 0, 65535, "a port number")
+_places = _number(int, 0, 10**6, "a whole number")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,6 +76,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--max-sessions", type=_count, default=16, metavar="N", help="sessions at once (default 16)"
+    )
+    parser.add_argument(
+        "--guest-sessions",
+        type=_places,
+        metavar="N",
+        help="of those, how many guests may hold; the rest are kept for keyed users "
+        "(default: --max-sessions minus 2; needs --authorized-keys)",
     )
     parser.add_argument(
         "--max-per-address",
@@ -118,6 +126,7 @@ def server_limits(args: argparse.Namespace) -> ServerLimits:
         max_sessions=args.max_sessions,
         max_per_address=args.max_per_address,
         max_connections=args.max_connections,
+        guest_sessions=args.guest_sessions,
         session=SessionLimits(idle_s=args.idle_timeout, max_session_s=args.max_session),
     )
 
@@ -129,6 +138,12 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
     from tui.ssh.server import SSHServe
 
     log = ServerLog("roost serve-ssh: ")
+    if args.guest_sessions is not None and args.authorized_keys is None:
+        log.error(
+            "roost: --guest-sessions needs --authorized-keys (without it every login is a "
+            "guest, and --max-sessions is their cap)"
+        )
+        return EXIT_USAGE
     settings = settings_from(args, looks_for_token=False)  # its sessions never read a token
     state_dir = ssh_state_dir()
     try:
@@ -192,9 +207,11 @@ async def _serve(serve: SSHServe, service: str, log: ServerLog) -> int:
         f"({'created' if key.created else 'kept'}: {key.path})"
     )
     log(f"service: {service}")
+    limits = serve.server_limits
     if serve.authorized.enabled:
         log(
-            f"guests: the user name guest, read-only; keyed users: "
+            f"guests: the user name guest, read-only, {limits.guest_places} of the "
+            f"{counted(limits.max_sessions, 'place')}; keyed users: "
             f"{counted(serve.authorized.count, 'key')} from {serve.authorized.source}, may post"
         )
     else:

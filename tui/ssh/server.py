@@ -7,7 +7,8 @@ keyboard-interactive, a login timeout and keepalives. Port forwarding of every k
 with a reason. This module never imports Textual: each session's dashboard is a child process
 (``tui.ssh.child``).
 
-Caps: sessions at once, sessions from one address, connections at once and from one address (dropped as they come), session channels on
+Caps: sessions at once (some kept for keyed users when there are any), sessions from one
+address, connections at once and from one address (dropped as they come), session channels on
 one connection. A connection lives only to hold sessions: one with none running (none opened
 yet, or its last one over) is closed after the login timeout, or the idle timeout if that is
 shorter and it has logged in. Refusals go to the log at most once per address and reason a
@@ -33,9 +34,10 @@ from tui.ssh.mode import GUEST
 from tui.ssh.session import Refusal, SessionLimits, SSHSession, span
 from tui.untrusted import clean_line
 
-__all__ = ["ServerLimits", "SSHServe"]
+__all__ = ["GUESTS_FULL", "ServerLimits", "SSHServe"]
 
 FORWARDING_OFF = "port forwarding is off on this server"
+GUESTS_FULL = "all guest places are taken; keyed users can still connect"
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class ServerLimits:
     max_per_address: int = 4
     #: Connections at once, logged in or not (None: four per session place).
     max_connections: int | None = None
+    #: Sessions guests may hold at once when there are keyed users (None: all but two).
+    guest_sessions: int | None = None
     login_timeout_s: float = 30.0
     keepalive_s: float = 15.0  # a vanished client is noticed after about three of these
     keepalive_count: int = 3
@@ -54,6 +58,12 @@ class ServerLimits:
         if self.max_connections is not None:
             return self.max_connections
         return 4 * self.max_sessions
+
+    @property
+    def guest_places(self) -> int:
+        """Sessions guests may hold at once beside keyed users (never more than there are)."""
+        wanted = self.max_sessions - 2 if self.guest_sessions is None else self.guest_sessions
+        return max(0, min(wanted, self.max_sessions))
 
     @property
     def max_connections_per_address(self) -> int:
@@ -384,6 +394,10 @@ class SSHServe:
                 "full",
                 f"the server is full ({limits.max_sessions} sessions at once); try again later",
             )
+        if session.identity.role == GUEST and self.authorized.enabled:
+            guests = sum(1 for s in self.sessions if s.identity.role == GUEST)
+            if guests >= limits.guest_places:
+                return Refusal("guests-full", GUESTS_FULL)
         from_here = sum(1 for s in self.sessions if s.address == session.address)
         if from_here >= limits.max_per_address:
             return Refusal(
