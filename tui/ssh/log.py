@@ -7,7 +7,7 @@ standard error once that is gone (saying so there), and drops lines once both ar
 raises, so a stop handler that logs always stops.
 
 An attacker can make the server refuse as fast as the network allows (one client repeating a
-command request is thousands a second). :class:`RefusalLog` writes the first refusal of each
+command request, over and over). :class:`RefusalLog` writes the first refusal of each
 address and reason at once and counts the rest for a minute; when the minute closes, the last
 of them is written with the count ("… (and 6,171 more in the last minute)"), and a flood that
 goes on is one line a minute. The windows it keeps are bounded: past ``max_keys`` addresses,
