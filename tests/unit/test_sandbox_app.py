@@ -23,6 +23,7 @@ from tui.network.models import parse_state
 from tui.network.state_files import (
     AGENTS,
     CHANNELS,
+    CONVERSATION_FILES,
     MANIFEST_FILE,
     SEEDS,
     STATE_FILE_NAMES,
@@ -154,7 +155,7 @@ async def test_state_file_etag_and_304(client, name):
 
 async def test_manifest_matches_every_file(client):
     files = (await manifest(client))["files"]
-    assert set(files) == set(STATE_FILE_NAMES)
+    assert set(files) == set(STATE_FILE_NAMES) | set(CONVERSATION_FILES)
     for name, entry in files.items():
         data = (await client.get(f"/state/{name}")).content
         assert entry == {"hash": sha(data), "size": len(data)}
@@ -817,7 +818,7 @@ TRIPS: dict[str, Trip] = {
     ),
     "create_post": Trip(
         _fixed({"channel": "general", "title": "Hi all", "body": "Hello"}),
-        {AGENTS, CHANNELS, STATS, TRENDING},
+        {AGENTS, CHANNELS, STATS, TRENDING, *CONVERSATION_FILES},
         lambda b, a: (
             (a[TRENDING]["trending"][0]["title"], a[TRENDING]["trending"][0]["author"])
             == ("Hi all", DEMO_LOGIN)
@@ -882,10 +883,12 @@ async def test_every_known_action_round_trips_to_the_state(client, action):
     issue = await act(client, action, payload)  # ✅ comment, closed, completed
 
     new_manifest, after = await manifest(client), await all_docs(client)
-    changed = {n for n in STATE_FILE_NAMES if new_manifest["files"][n] != old_manifest["files"][n]}
+    changed = {
+        n for n in new_manifest["files"] if new_manifest["files"][n] != old_manifest["files"][n]
+    }
     assert changed == trip.changed
     assert trip.effect(before, after)
-    for name in changed:
+    for name in changed & set(STATE_FILE_NAMES):
         parse_state(name, json.dumps(after[name]).encode())  # roost's models accept it
     inbox = (await client.get("/_sandbox/inbox")).json()
     assert inbox[-1] == {

@@ -14,7 +14,7 @@ from tui.actions.issue_body import compose_issue
 from tui.config import Settings
 from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN, create_app
 from tui.sandbox.server import in_process_client
-from tui.sandbox.world import DemoWorld
+from tui.sandbox.world import WORLD_FORMAT, DemoWorld
 from tui.service import connect
 
 AUTH = {"Authorization": f"Bearer {DEMO_TOKEN}"}
@@ -206,7 +206,7 @@ async def test_an_unreadable_world_is_set_aside_for_a_new_one(tmp_path):
     app = world.open_app(agents=30)
     async with in_process_client(app) as client:
         assert (await client.get("/state/stats.json")).status_code == 200
-    assert json.loads((tmp_path / "world.json").read_text())["format"] == 1
+    assert json.loads((tmp_path / "world.json").read_text())["format"] == WORLD_FORMAT
     assert any(p.name.endswith(".unreadable.json") for p in tmp_path.iterdir())
 
 

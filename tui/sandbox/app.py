@@ -24,7 +24,7 @@ from starlette.types import ASGIApp
 
 from tui.clock import utc_now
 from tui.sandbox import control, github_api, graphql_api, read_interface
-from tui.sandbox.faults import Faults
+from tui.sandbox.faults import CACHE_FORMS, Faults
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.github_api import API_VERSION, DEMO_LOGIN, DEMO_TOKEN, OAUTH_SCOPES
 from tui.sandbox.hub import create_hub
@@ -69,6 +69,7 @@ def create_app(
     hub: ASGIApp | None = None,
     processor: str = "newer",
     processor_login: str = PROCESSOR_LOGIN,
+    discussions_cache: str = "light",
 ) -> Starlette:
     """The sandbox app. ``app.state.sandbox`` is its ``SandboxState``.
 
@@ -76,12 +77,23 @@ def create_app(
     gives issue and action timestamps (default: the wall clock, so clients can list their
     issues ``since`` a moment they measured); ``hub`` is mounted at ``HUB_PATH``;
     ``processor`` is the generation played (``"newer"``: two steps and receipts, ``"classic"``:
-    ✅ and close), commenting as ``processor_login``.
+    ✅ and close), commenting as ``processor_login``; ``discussions_cache`` the form
+    ``discussions_cache.json`` is published in ("light": post bodies and comment authors,
+    "full": comments too; the ``discussions_cache`` fault knob switches it while running).
     """
     if processor not in PROCESSORS:
         raise ValueError(f"processor must be one of {', '.join(PROCESSORS)}, not {processor!r}")
     if network is None:
-        network = DemoNetwork.generate(seed=seed, agents=agents, epoch=epoch)
+        network = DemoNetwork.generate(
+            seed=seed,
+            agents=agents,
+            epoch=epoch,
+            owner=owner,
+            repo=repo,
+            discussions_cache=discussions_cache,
+        )
+    elif discussions_cache not in CACHE_FORMS:
+        raise ValueError(f"discussions_cache must be one of {', '.join(CACHE_FORMS)}")
     state = SandboxState(
         network=network,
         faults=faults or Faults(),
@@ -92,7 +104,9 @@ def create_app(
         clock=clock or utc_now,
         processor=processor,
         processor_login=processor_login,
+        discussions_cache=discussions_cache,
     )
+    state.sync_cache_form()
     routes: list[BaseRoute] = [
         *read_interface.routes(),
         *graphql_api.routes(),

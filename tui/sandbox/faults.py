@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "CACHE_FORMS",
     "WRITE_STATUSES",
     "WRITE_VARIANTS",
     "Faults",
@@ -28,6 +29,8 @@ __all__ = [
     "schema_invalid_bytes",
 ]
 
+#: The forms ``discussions_cache.json`` is published in.
+CACHE_FORMS = ("light", "full")
 #: Statuses ``write_status`` can make the issue endpoint answer with.
 WRITE_STATUSES = (400, 401, 403, 404, 410, 422, 429, 500, 502, 503)
 #: What a 403 means: primary rate limit, secondary rate limit, or a token without the scope.
@@ -83,6 +86,9 @@ class Faults:
     forge_verdicts: bool = False
     #: ``skill.json`` answers 404 (a deployment that publishes no contract).
     no_skill: bool = False
+    #: The form ``discussions_cache.json`` is published in: "light" (bodies and comment
+    #: authors) or "full" (comments too); null: the form the app was made with.
+    discussions_cache: str | None = None
 
     # -- counters --------------------------------------------------------------------------
 
@@ -201,6 +207,10 @@ def _coerce(key: str, value: Any) -> Any:
     if key in ("no_manifest", "drop_labels", "forge_verdicts", "no_skill"):
         if not isinstance(value, bool):
             raise FaultsError(f"{key} must be true or false")
+        return value
+    if key == "discussions_cache":
+        if value not in (None, *CACHE_FORMS):
+            raise FaultsError(f"discussions_cache must be null or one of {', '.join(CACHE_FORMS)}")
         return value
     if key == "write_variant":
         if value not in WRITE_VARIANTS:

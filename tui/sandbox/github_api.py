@@ -62,9 +62,11 @@ class ApiContext:
     """Builds GitHub-shaped responses with the headers every API response carries (the REST
     routes here and the GraphQL endpoint, ``graphql_api``)."""
 
-    def __init__(self, request: Request, state: SandboxState):
+    def __init__(self, request: Request, state: SandboxState, *, resource: str = "core"):
         self.request = request
         self.state = state
+        #: The rate-limit resource the request spends ("core" for REST, "graphql").
+        self.resource = resource
         self.login: str | None = None
         self.scopes = OAUTH_SCOPES
         self._counted = False
@@ -113,7 +115,7 @@ class ApiContext:
             "X-RateLimit-Remaining": str(max(0, limit - used)),
             "X-RateLimit-Reset": str(reset),
             "X-RateLimit-Used": str(used),
-            "X-RateLimit-Resource": "core",
+            "X-RateLimit-Resource": self.resource,
             "X-OAuth-Scopes": self.scopes if self.login else "",
             "X-Accepted-OAuth-Scopes": "repo",
             "X-GitHub-Api-Version": self.request.headers.get("x-github-api-version", API_VERSION),

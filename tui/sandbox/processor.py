@@ -18,7 +18,14 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATS, TRENDING
+from tui.network.state_files import AGENTS, CHANNELS, POSTED_LOG, SEEDS, STATS, TRENDING
+from tui.sandbox.conversation import (
+    log_comment,
+    log_post,
+    log_reaction,
+    max_number,
+    title_topic,
+)
 from tui.sandbox.deployment import (
     ALL_ACTIONS,
     ActionRejected,
@@ -27,7 +34,14 @@ from tui.sandbox.deployment import (
 )
 from tui.sandbox.generator import iso
 
-__all__ = ["ActionRejected", "HANDLERS", "apply_action", "publish_comment", "publish_post"]
+__all__ = [
+    "ActionRejected",
+    "HANDLERS",
+    "apply_action",
+    "publish_comment",
+    "publish_post",
+    "publish_reaction",
+]
 
 Docs = dict[str, dict[str, Any]]
 
@@ -387,7 +401,7 @@ def _max_discussion_number(docs: Docs) -> int:
         for post in docs[TRENDING].get("trending", [])
         if isinstance(post.get("number"), int)
     ]
-    return max(numbers, default=0)
+    return max(max(numbers, default=0), max_number(docs))
 
 
 def _moderate(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
@@ -500,14 +514,19 @@ def _unvote_seed(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[s
 
 
 def _discussion_url(docs: Docs, number: int) -> str:
-    for post in docs[TRENDING].get("trending", []):
+    logged = docs.get(POSTED_LOG, {}).get("posts", [])
+    for post in [*logged[:1], *docs[TRENDING].get("trending", [])]:
         url = post.get("url")
         if isinstance(url, str) and "/" in url:
             return f"{url.rsplit('/', 1)[0]}/{number}"
     return f"https://discussions.roost-demo.invalid/discussions/{number}"
 
 
-def _create_post(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[str]:
+def _create_post(
+    docs: Docs, p: dict[str, Any], actor: str, stamp: str, number: int | None = None
+) -> set[str]:
+    """A post: trending, the counters and the log (``number``: the Discussion number the
+    network gives it; the next after the highest known by default)."""
     me = _require_actor(docs, actor)
     slug = p["channel"]
     channel = _channels(docs).get(slug)
@@ -516,7 +535,8 @@ def _create_post(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[s
     tag = channel.get("tag") or ""
     if tag.startswith("[") and not p["title"].startswith(tag):
         raise ActionRejected(f"titles in {slug!r} must start with {tag}")
-    return _publish(docs, me, slug, p["title"], actor, stamp, _max_discussion_number(docs) + 1)
+    number = number if number is not None else _max_discussion_number(docs) + 1
+    return _publish(docs, me, slug, p["title"], actor, stamp, number)
 
 
 def publish_post(
@@ -528,15 +548,22 @@ def publish_post(
         now = now.replace(tzinfo=UTC)
     stamp = iso(now)
     agent = _agents(docs).get(actor, {})
-    changed = _publish(docs, agent, channel, title, actor, stamp, number)
-    docs[TRENDING]["trending"][0]["url"] = url
+    changed = _publish(docs, agent, channel, title, actor, stamp, number, url)
     return changed
 
 
 def _publish(
-    docs: Docs, me: dict[str, Any], slug: str, title: str, actor: str, stamp: str, number: int
+    docs: Docs,
+    me: dict[str, Any],
+    slug: str,
+    title: str,
+    actor: str,
+    stamp: str,
+    number: int,
+    url: str | None = None,
 ) -> set[str]:
     channel = _channels(docs).get(slug, {})
+    url = url or _discussion_url(docs, number)
     trending = docs[TRENDING].setdefault("trending", [])
     top_score = max((post.get("score", 0) for post in trending), default=0)
     post = {
@@ -549,9 +576,19 @@ def _publish(
         # the demo's trending gives a fresh post a recency boost to the top of the list
         "score": round(float(top_score) + 1.0, 2),
         "number": number,
-        "url": _discussion_url(docs, number),
+        "url": url,
     }
     trending.insert(0, post)
+    logged = log_post(
+        docs,
+        number=number,
+        title=title,
+        channel=slug,
+        author=actor,
+        stamp=stamp,
+        url=url,
+        topic=title_topic(title),
+    )
     if channel:
         _bump(channel, "post_count")
     if me:
@@ -577,16 +614,20 @@ def _publish(
     _touch_channels(docs, stamp)
     _touch_agents(docs, stamp)
     _touch_stats(docs, stamp)
-    return {TRENDING, CHANNELS, AGENTS, STATS}
+    return {TRENDING, CHANNELS, AGENTS, STATS} | ({POSTED_LOG} if logged else set())
 
 
-def publish_comment(docs: Docs, number: int, actor: str, now: datetime) -> set[str]:
-    """A comment on a Discussion, as the state counts it: the post's comment count, the
-    author's, and the network's."""
+def publish_comment(
+    docs: Docs, number: int, actor: str, now: datetime, *, vote: bool = False
+) -> set[str]:
+    """A comment on a Discussion, as the state counts it: the post's comment count (and its
+    vote comments, for a ``vote``), the author's, the network's, and the log's entry."""
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
     stamp = iso(now)
     changed = {STATS}
+    if log_comment(docs, number, actor, stamp, vote=vote):
+        changed.add(POSTED_LOG)
     for post in docs[TRENDING].get("trending", []):
         if post.get("number") == number:
             _bump(post, "commentCount")
@@ -599,6 +640,22 @@ def publish_comment(docs: Docs, number: int, actor: str, now: datetime) -> set[s
         changed.add(AGENTS)
     _bump(_stats(docs), "total_comments")
     _touch_stats(docs, stamp)
+    return changed
+
+
+def publish_reaction(docs: Docs, number: int, content: str, delta: int, now: datetime) -> set[str]:
+    """A 👍 or 👎 given to (``delta`` 1) or taken back from (-1) Discussion ``number``: its up-
+    or downvotes in the log and in trending. Other reactions change no state file."""
+    key = {"THUMBS_UP": "upvotes", "THUMBS_DOWN": "downvotes"}.get(content)
+    if key is None:
+        return set()
+    stamp = iso(now if now.tzinfo else now.replace(tzinfo=UTC))
+    changed = {POSTED_LOG} if log_reaction(docs, number, content, delta) else set()
+    for post in docs[TRENDING].get("trending", []):
+        if post.get("number") == number:
+            post[key] = max(0, int(post.get(key) or 0) + delta)
+            _touch_trending(docs, stamp)
+            changed.add(TRENDING)
     return changed
 
 
@@ -643,8 +700,11 @@ def apply_action(
     actor: str,
     now: datetime,
     known: Mapping[str, KnownAction] = ALL_ACTIONS,
+    *,
+    number: int | None = None,
 ) -> set[str]:
-    """Apply one action by ``actor`` at ``now`` to ``docs`` (changed in place).
+    """Apply one action by ``actor`` at ``now`` to ``docs`` (changed in place); ``number`` is
+    the Discussion number a ``create_post`` gets (the next free one by default).
 
     Returns the names of the changed files. Raises ``ActionRejected`` (and changes nothing) for an
     unknown action, a missing field or a value of the wrong kind, or an action the state does not
@@ -656,4 +716,6 @@ def apply_action(
         raise ActionRejected(f"Unknown action: {action!r}.")
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
+    if action == "create_post":
+        return _create_post(docs, checked, actor, iso(now), number)
     return handler(docs, checked, actor, iso(now))

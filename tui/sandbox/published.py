@@ -3,43 +3,111 @@
 Applying an action re-serialises only the files it changed and rebuilds the manifest, so every
 unchanged file keeps its exact bytes, hash and ETag — the property a client's conditional
 requests depend on.
+
+Beside the five state files it publishes the conversation: the log (``posted_log.json``, a
+document like the five) and two documents rendered from the log and the ``Conversation``
+(``discussions_index.json``, ``discussions_cache.json``), re-rendered whenever the log changes.
+What the APIs write (Discussions, comments, reactions) is read from the ``Conversation`` at once
+and enters the documents when it is due (``publish_due``): the processor's delay.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import threading
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
 from tui.clock import utc_now
-from tui.network.state_files import MANIFEST_FILE, STATE_FILE_NAMES, TRENDING
+from tui.network.state_files import (
+    DISCUSSIONS_CACHE,
+    DISCUSSIONS_INDEX,
+    MANIFEST_FILE,
+    POSTED_LOG,
+    STATE_FILE_NAMES,
+    TRENDING,
+)
+from tui.sandbox.conversation import title_topic
 from tui.sandbox.deployment import ALL_ACTIONS, KnownAction
+from tui.sandbox.discussions import (
+    CACHE_FORMS,
+    Conversation,
+    MadeComment,
+    SandboxDiscussion,
+)
 from tui.sandbox.generator import (
     DEFAULT_EPOCH,
     build_manifest,
-    generate_state,
+    generate_network,
     iso,
     serialize,
+    serialize_rows,
+    site_url_of,
 )
-from tui.sandbox.processor import apply_action, publish_comment, publish_post
+from tui.sandbox.github_shapes import category_node_id
+from tui.sandbox.processor import (
+    apply_action,
+    publish_comment,
+    publish_post,
+    publish_reaction,
+)
+from tui.sandbox.threads import byline_agent, discussion_node_id, post_byline, vote_text
 
-__all__ = ["DemoNetwork"]
+__all__ = ["DERIVED_FILES", "DemoNetwork"]
+
+#: The documents rendered from the log rather than kept.
+DERIVED_FILES = (DISCUSSIONS_INDEX, DISCUSSIONS_CACHE)
+
+
+def _serialize(name: str, doc: Any) -> bytes:
+    return serialize_rows(doc) if name == POSTED_LOG else serialize(doc)
+
+
+def _moment(stamp: str, fallback: datetime) -> datetime:
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return fallback
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _aware(now: datetime) -> datetime:
+    return now if now.tzinfo else now.replace(tzinfo=UTC)
 
 
 class DemoNetwork:
     """The documents of a demo network and what the read interface serves for them."""
 
-    def __init__(self, docs: dict[str, dict[str, Any]], *, generated_at: str):
+    def __init__(
+        self,
+        docs: dict[str, dict[str, Any]],
+        *,
+        generated_at: str,
+        conversation: Conversation | None = None,
+    ):
         missing = [name for name in STATE_FILE_NAMES if name not in docs]
         if missing:
             raise ValueError(f"missing state documents: {', '.join(missing)}")
         self._lock = threading.RLock()
-        self._docs = docs
-        self._files: dict[str, bytes] = {name: serialize(doc) for name, doc in docs.items()}
+        self._docs = dict(docs)
+        log = self._docs.setdefault(POSTED_LOG, {"posts": [], "comments": []})
+        self.conversation = conversation or Conversation(
+            seed=0,
+            account="roost-demo",
+            owner="roost-demo",
+            repo="network",
+            site_url=site_url_of("roost-demo", "network"),
+            generated=len(log.get("comments", [])),
+        )
+        self._files: dict[str, bytes] = {
+            name: _serialize(name, doc) for name, doc in self._docs.items()
+        }
+        self._indexed: tuple[int, int] = (0, -1)
+        self._render(generated_at)
         self._hashes = {
             name: hashlib.sha256(data).hexdigest() for name, data in self._files.items()
         }
@@ -50,21 +118,45 @@ class DemoNetwork:
 
     @classmethod
     def generate(
-        cls, seed: int = 7, agents: int = 300, epoch: datetime = DEFAULT_EPOCH
+        cls,
+        seed: int = 7,
+        agents: int = 300,
+        epoch: datetime = DEFAULT_EPOCH,
+        *,
+        owner: str = "roost-demo",
+        repo: str = "network",
+        discussions_cache: str = "light",
     ) -> DemoNetwork:
-        """A freshly generated network (deterministic for the same arguments)."""
-        return cls(generate_state(seed=seed, agents=agents, epoch=epoch), generated_at=iso(epoch))
+        """A freshly generated network (deterministic for the same arguments); its posts are
+        written by the account ``owner`` and its cache is in the form ``discussions_cache``."""
+        if discussions_cache not in CACHE_FORMS:
+            raise ValueError(f"discussions_cache must be one of {', '.join(CACHE_FORMS)}")
+        site_url = site_url_of(owner, repo)
+        docs = generate_network(seed=seed, agents=agents, epoch=epoch, site_url=site_url)
+        conversation = Conversation(
+            seed=seed,
+            account=owner,
+            owner=owner,
+            repo=repo,
+            site_url=site_url,
+            generated=len(docs[POSTED_LOG]["comments"]),
+            cache_form=discussions_cache,
+        )
+        return cls(docs, generated_at=iso(epoch), conversation=conversation)
 
     # -- reading -------------------------------------------------------------------------------
 
     @property
     def docs(self) -> Mapping[str, dict[str, Any]]:
-        """The live documents (read-only view; change them through ``apply``)."""
+        """The live documents (read-only view; change them through ``apply``): the five state
+        files and the log."""
         return MappingProxyType(self._docs)
 
     def doc(self, name: str) -> dict[str, Any]:
         """A deep copy of one document, safe to inspect while the network changes."""
         with self._lock:
+            if name in DERIVED_FILES:
+                return json.loads(self._files[name])
             return copy.deepcopy(self._docs[name])
 
     @property
@@ -80,6 +172,11 @@ class DemoNetwork:
     @property
     def generated_at(self) -> str:
         return self._generated_at
+
+    @property
+    def log(self) -> dict[str, Any]:
+        """The live log (``posted_log.json``): read it, never change it."""
+        return self._docs[POSTED_LOG]
 
     def file_bytes(self, name: str) -> bytes | None:
         """The bytes served for ``name`` (the manifest included), or None."""
@@ -118,40 +215,189 @@ class DemoNetwork:
         now: datetime,
         known: Mapping[str, KnownAction] = ALL_ACTIONS,
     ) -> set[str]:
-        """Apply one action (see ``processor.apply_action``) and republish what changed.
+        """Apply one action (see ``processor.apply_action``), republish what changed and
+        return the names of the published files that did.
 
         ``known``: the actions the processor takes (the classic generation's differ). Raises
-        ``ActionRejected`` without changing anything when the action is refused.
+        ``ActionRejected`` without changing anything when the action is refused. A post
+        (``create_post``) becomes a Discussion of the network's account, the agent in its
+        byline, as the deployment posts for its agents.
         """
         with self._lock:
-            changed = apply_action(self._docs, action, payload, actor, now, known)
+            now = _aware(now)
+            number = self.next_number() if action == "create_post" else None
+            changed = apply_action(self._docs, action, payload, actor, now, known, number=number)
+            if action == "create_post" and number is not None:
+                self._record_issue_post(number, payload, actor, now)
             self._republish(changed, now)
-            return changed
+            return changed | (set(DERIVED_FILES) if POSTED_LOG in changed else set())
 
-    def add_post(
-        self, channel: str, title: str, actor: str, now: datetime, number: int, url: str
-    ) -> set[str]:
-        """A Discussion created through the API, as the state shows it (``publish_post``)."""
-        with self._lock:
-            changed = publish_post(self._docs, channel, title, actor, now, number, url)
-            self._republish(changed, now)
-            return changed
+    def _record_issue_post(
+        self, number: int, payload: dict[str, Any], actor: str, now: datetime
+    ) -> None:
+        talk = self.conversation
+        channel, title = str(payload.get("channel", "")), str(payload.get("title", ""))
+        talk.add_post(
+            SandboxDiscussion(
+                number=number,
+                title=title,
+                body=post_byline(actor) + str(payload.get("body", "")),
+                channel=channel,
+                category_id=category_node_id(channel),
+                login=talk.account,
+                created_at=iso(now),
+                url=talk.url(number),
+                author=actor,
+                via="issue",
+                topic=title_topic(title),
+                due_at=iso(now),
+                published=True,
+            )
+        )
 
-    def add_comment(self, number: int, actor: str, now: datetime) -> set[str]:
-        """A comment on Discussion ``number``, as the state counts it (``publish_comment``)."""
+    def next_number(self) -> int:
+        """The number the next Discussion gets."""
         with self._lock:
-            changed = publish_comment(self._docs, number, actor, now)
-            self._republish(changed, now)
-            return changed
+            trending = self._docs[TRENDING].get("trending", [])
+            top = max(
+                (p["number"] for p in trending if isinstance(p.get("number"), int)), default=0
+            )
+            return self.conversation.next_number(self.log, top)
 
     def max_post_number(self) -> int:
+        return self.next_number() - 1
+
+    def make_discussion(
+        self,
+        *,
+        channel: str,
+        category_id: str,
+        title: str,
+        body: str,
+        login: str,
+        now: datetime,
+        delay: float = 0.0,
+    ) -> SandboxDiscussion:
+        """A Discussion created through GraphQL by ``login``: live at once, in the state files
+        once ``delay`` seconds have passed (``publish_due``)."""
         with self._lock:
-            numbers = [
-                post.get("number")
-                for post in self._docs[TRENDING].get("trending", [])
-                if isinstance(post.get("number"), int)
-            ]
-            return max(numbers, default=0)
+            now = _aware(now)
+            number = self.next_number()
+            talk = self.conversation
+            made = talk.add_post(
+                SandboxDiscussion(
+                    number=number,
+                    title=title,
+                    body=body,
+                    channel=channel,
+                    category_id=category_id,
+                    login=login,
+                    created_at=iso(now),
+                    url=talk.url(number),
+                    author=byline_agent(body) or login,
+                    topic=title_topic(title),
+                    due_at=iso(now + timedelta(seconds=delay)),
+                )
+            )
+            self._wrote(now)
+            return made
+
+    def make_comment(
+        self,
+        number: int,
+        body: str,
+        login: str,
+        now: datetime,
+        *,
+        parent_id: int | None = None,
+        delay: float = 0.0,
+    ) -> MadeComment:
+        """A comment on Discussion ``number`` (a reply under the top-level comment
+        ``parent_id``) by ``login``; in the state files once ``delay`` has passed."""
+        with self._lock:
+            now = _aware(now)
+            talk = self.conversation
+            made = talk.add_comment(
+                MadeComment(
+                    id=talk.next_comment_id(),
+                    number=number,
+                    body=body,
+                    login=login,
+                    author=byline_agent(body) or login,
+                    created_at=iso(now),
+                    parent_id=parent_id,
+                    vote=vote_text(body),
+                    due_at=iso(now + timedelta(seconds=delay)),
+                )
+            )
+            self._wrote(now)
+            return made
+
+    def react(
+        self,
+        subject: str,
+        number: int,
+        login: str,
+        content: str,
+        now: datetime,
+        *,
+        on: bool = True,
+        delay: float = 0.0,
+    ) -> bool:
+        """Give (``on``) or take back ``login``'s reaction ``content`` on ``subject`` (a node id
+        of Discussion ``number`` or of one of its comments); False when nothing changed."""
+        with self._lock:
+            now = _aware(now)
+            due = iso(now + timedelta(seconds=delay))
+            if not self.conversation.react(subject, number, login, content, iso(now), due, on):
+                return False
+            self._wrote(now)
+            return True
+
+    def _wrote(self, now: datetime) -> None:
+        """Something was written through the API: a new version, and what is due published."""
+        self.version += 1
+        self.publish_due(now)
+
+    def publish_due(self, now: datetime, *, everything: bool = False) -> set[str]:
+        """Bring into the state files what the APIs wrote and is due by ``now`` (all of it,
+        due or not, with ``everything``)."""
+        with self._lock:
+            now = _aware(now)
+            posts, comments, reactions = self.conversation.due(None if everything else iso(now))
+            if not (posts or comments or reactions):
+                return set()
+            changed: set[str] = set()
+            for post in posts:
+                when = _moment(post.created_at, now)
+                changed |= publish_post(
+                    self._docs, post.channel, post.title, post.author, when, post.number, post.url
+                )
+            for comment in comments:
+                when = _moment(comment.created_at, now)
+                changed |= publish_comment(
+                    self._docs, comment.number, comment.author, when, vote=comment.vote
+                )
+            for reaction in reactions:
+                if reaction.subject == discussion_node_id(reaction.number):
+                    delta = 1 if reaction.active else -1
+                    changed |= publish_reaction(
+                        self._docs, reaction.number, reaction.content, delta, now
+                    )
+            self._republish(changed, now)
+            return changed
+
+    def set_cache_form(self, form: str, now: datetime | None = None) -> bool:
+        """Publish ``discussions_cache.json`` in ``form`` ("light" or "full"); True if that
+        changed it."""
+        if form not in CACHE_FORMS:
+            raise ValueError(f"discussions_cache must be one of {', '.join(CACHE_FORMS)}")
+        with self._lock:
+            if form == self.conversation.cache_form:
+                return False
+            self.conversation.cache_form = form
+            self._republish(set(), _aware(now or utc_now()), derived=True)
+            return True
 
     def replace_doc(self, name: str, doc: dict[str, Any], now: datetime | None = None) -> None:
         """Swap one whole document (for tests that need a specific state)."""
@@ -159,13 +405,27 @@ class DemoNetwork:
             self._docs[name] = doc
             self._republish({name}, now or utc_now())
 
-    def _republish(self, changed: set[str], now: datetime) -> None:
-        if not changed:
+    def _render(self, stamp: str) -> None:
+        """Render the documents derived from the log (the index only when posts were added)."""
+        talk, log = self.conversation, self.log
+        posts = log.get("posts", [])
+        if (id(posts), len(posts)) != self._indexed:
+            self._files[DISCUSSIONS_INDEX] = serialize_rows(talk.index_doc(log))
+            self._indexed = (id(posts), len(posts))
+        self._files[DISCUSSIONS_CACHE] = serialize_rows(talk.cache_doc(log, stamp))
+
+    def _republish(self, changed: set[str], now: datetime, *, derived: bool = False) -> None:
+        if not changed and not derived:
             return
         for name in changed:
-            self._files[name] = serialize(self._docs[name])
+            self._files[name] = _serialize(name, self._docs[name])
             self._hashes[name] = hashlib.sha256(self._files[name]).hexdigest()
-        self._generated_at = iso(now)
+        stamp = iso(now)
+        if derived or POSTED_LOG in changed:
+            self._render(stamp)
+            for name in DERIVED_FILES:
+                self._hashes[name] = hashlib.sha256(self._files[name]).hexdigest()
+        self._generated_at = stamp
         self._manifest = build_manifest(self._files, self._generated_at)
         self._manifest_hash = hashlib.sha256(self._manifest).hexdigest()
         self.version += 1

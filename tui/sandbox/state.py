@@ -35,6 +35,7 @@ from tui.sandbox.deployment import (
     read_delta,
     rejected_comment,
 )
+from tui.sandbox.discussions import SandboxDiscussion
 from tui.sandbox.faults import Faults
 from tui.sandbox.generator import iso
 from tui.sandbox.github_shapes import label_json, stable_int, user_json
@@ -168,26 +169,6 @@ class SandboxIssue:
 
 
 @dataclass
-class SandboxDiscussion:
-    """A GitHub Discussion: a post made through GraphQL, or a trending post once commented on."""
-
-    number: int
-    title: str
-    body: str
-    channel: str
-    category_id: str
-    login: str
-    created_at: str
-    url: str
-    comments: list[dict[str, Any]] = field(default_factory=list)
-    reactions: list[tuple[str, str]] = field(default_factory=list)
-
-    @property
-    def node_id(self) -> str:
-        return f"D_kwROOST{self.number:08d}"
-
-
-@dataclass
 class SandboxState:
     """Everything the app keeps: ``app.state.sandbox``."""
 
@@ -207,7 +188,9 @@ class SandboxState:
     inbox: list[InboxEntry] = field(default_factory=list)
     #: The newer processor's receipts, by path under ``state/`` (``inbox/issue-3.json``).
     receipts: dict[str, bytes] = field(default_factory=dict)
-    discussions: list[SandboxDiscussion] = field(default_factory=list)
+    #: The form of ``discussions_cache.json`` the app was made with ("light" or "full"); the
+    #: ``discussions_cache`` fault knob, when set, wins.
+    discussions_cache: str = "light"
     #: A contract served instead of the demo deployment's own (tests of a deployment whose
     #: skill.json roost has never seen); None serves ``deployment.skill_document``.
     skill_override: dict[str, Any] | None = None
@@ -221,6 +204,11 @@ class SandboxState:
     @property
     def request_log(self) -> list[RequestRecord]:
         return self.requests
+
+    @property
+    def discussions(self) -> list[SandboxDiscussion]:
+        """The Discussions created through GraphQL, oldest first (the network keeps them)."""
+        return [p for p in self.network.conversation.posts if p.via == "graphql"]
 
     @property
     def repo_full_name(self) -> str:
@@ -451,9 +439,11 @@ class SandboxState:
         The deployment's processor runs in the background; the sandbox runs it lazily, before
         answering any request, so no task outlives a request and a fake clock drives the delay.
         """
+        self.sync_cache_form()
         if not self.auto_process:
             return []
         now = self.clock()
+        self.network.publish_due(now)
         done = []
         for issue in self.issues:
             if issue.processed:
@@ -464,8 +454,16 @@ class SandboxState:
                 done.append(self.process(issue, at=issue.apply_at))
         return done
 
+    def sync_cache_form(self) -> None:
+        """Publish the discussions cache in the form the knob (or the app) asks for."""
+        wanted = self.faults.discussions_cache or self.discussions_cache
+        if wanted != self.network.conversation.cache_form:
+            self.network.set_cache_form(wanted, self.clock())
+
     def process_pending(self) -> list[SandboxIssue]:
-        """Process every open issue not processed yet, at once; returns the processed ones."""
+        """Process every open issue not processed yet, at once, and publish every post,
+        comment and reaction still waiting; returns the processed issues."""
+        self.network.publish_due(self.clock(), everything=True)
         pending = [i for i in self.issues if not i.processed and i.state == "open"]
         done = []
         for issue in pending:

@@ -35,25 +35,32 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tui.locations import data_root
 from tui.network.disk_cache import atomic_write
-from tui.network.state_files import STATE_FILE_NAMES
+from tui.network.state_files import POSTED_LOG, STATE_FILE_NAMES
 from tui.sandbox.app import DEMO_LOGIN, create_app
+from tui.sandbox.discussions import Conversation
 from tui.sandbox.published import DemoNetwork
-from tui.sandbox.state import InboxEntry, SandboxDiscussion, SandboxIssue, SandboxState
+from tui.sandbox.state import InboxEntry, SandboxIssue, SandboxState
 from tui.strict_json import read_json_file
 
 __all__ = ["WORLD_FORMAT", "DemoWorld", "PersistMiddleware", "WorldError", "world_folder"]
 
-#: The format of ``world.json``; a file of another format is set aside, never misread.
-WORLD_FORMAT = 1
-#: The largest world file read (a world of 50 000 agents holds about 37 MiB of state); like
-#: every file read back from disk it must be a regular file, parsed with bounded depth.
-WORLD_LIMIT = 256 << 20
+#: The format of ``world.json``; a file of another format is set aside, never misread (2: the
+#: conversation, its log and what was written since).
+WORLD_FORMAT = 2
+#: The largest world file read (a world of 50 000 agents holds about 37 MiB of state and a
+#: log of about 80 MiB); like every file read back from disk it must be a regular file, parsed
+#: with bounded depth.
+WORLD_LIMIT = 512 << 20
 #: The profile the demo token's account is registered with in a new world.
 ACTING_AGENT = {
     "name": "Demo Agent",
     "framework": "roost",
     "bio": "The account roost's demo token acts as: it posts what you send from roost.",
 }
+
+
+#: The documents kept (the others are rendered from them).
+KEPT_FILES = (*STATE_FILE_NAMES, POSTED_LOG)
 
 
 class WorldError(Exception):
@@ -137,14 +144,14 @@ class DemoWorld:
             "owner": state.owner,
             "repo": state.repo,
             "generated_at": state.network.generated_at,
-            "docs": {name: state.network.docs[name] for name in STATE_FILE_NAMES},
+            "docs": {name: state.network.docs[name] for name in KEPT_FILES},
+            "conversation": state.network.conversation.as_json(),
             "issues": [
                 {**asdict(i), "due_at": _stamp(i.due_at), "apply_at": _stamp(i.apply_at)}
                 for i in state.issues
             ],
             "inbox": [entry.as_json() for entry in state.inbox],
             "receipts": {path: data.decode("utf-8") for path, data in state.receipts.items()},
-            "discussions": [asdict(d) for d in state.discussions],
         }
         data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         try:
@@ -168,8 +175,9 @@ class DemoWorld:
             if not isinstance(document, dict) or document.get("format") != WORLD_FORMAT:
                 raise ValueError(f"format {document.get('format')!r}")
             network = DemoNetwork(
-                {name: document["docs"][name] for name in STATE_FILE_NAMES},
+                {name: document["docs"][name] for name in KEPT_FILES},
                 generated_at=document["generated_at"],
+                conversation=Conversation.from_json(document["conversation"]),
             )
             issue_keys = {f.name for f in fields(SandboxIssue)}
             issues = []
@@ -180,15 +188,11 @@ class DemoWorld:
                 issues.append(SandboxIssue(**values))
             inbox = [InboxEntry(**raw) for raw in document["inbox"]]
             receipts = {path: text.encode("utf-8") for path, text in document["receipts"].items()}
-            discussions = []
-            for raw in document["discussions"]:
-                raw["reactions"] = [tuple(r) for r in raw.get("reactions", [])]
-                discussions.append(SandboxDiscussion(**raw))
         except (KeyError, TypeError, ValueError, AttributeError):
             self._set_aside()  # another roost's format, or damage: kept beside, a new one made
             return False
         state.network, state.issues, state.inbox = network, issues, inbox
-        state.receipts, state.discussions = receipts, discussions
+        state.receipts = receipts
         state.owner, state.repo = (
             document.get("owner", state.owner),
             document.get("repo", state.repo),
@@ -238,7 +242,7 @@ class DemoWorld:
             if self.path.exists():
                 self.path.replace(self.folder / f"world-{self._now_tag()}.old.json")
             state.network = network
-            state.issues, state.inbox, state.receipts, state.discussions = [], [], {}, []
+            state.issues, state.inbox, state.receipts = [], [], {}
             state.changed()
             self._begin(state)
         assert self.id is not None
@@ -254,6 +258,9 @@ class DemoWorld:
             seed=options.get("seed", 7),
             agents=options.get("agents", 300),
             epoch=now if "epoch" in options else DEFAULT_EPOCH,
+            owner=options.get("owner", "roost-demo"),
+            repo=options.get("repo", "network"),
+            discussions_cache=options.get("discussions_cache", "light"),
         )
 
     async def around(self, state: SandboxState, handle: Callable[[], Any]) -> None:
