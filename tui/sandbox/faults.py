@@ -89,6 +89,18 @@ class Faults:
     #: The form ``discussions_cache.json`` is published in: "light" (bodies and comment
     #: authors) or "full" (comments too); null: the form the app was made with.
     discussions_cache: str | None = None
+    #: The REST budget: every caller (each address without a token, each token) has this many
+    #: requests left until ``rest_read_reset``, then answers 403 as GitHub's spent rate limit
+    #: does; null: GitHub's budgets (60 an hour per address, 5,000 per token). Setting it (again)
+    #: starts every caller afresh.
+    rest_read_budget: int | None = None
+    #: When the budget is renewed (epoch seconds, ``x-ratelimit-reset``); null: the end of the
+    #: current hour. Once the sandbox's clock reaches it, GitHub's budgets apply again.
+    rest_read_reset: int | None = None
+
+    def __post_init__(self) -> None:
+        #: Moves whenever the budget knobs are set: the spending restarts.
+        self.budget_serial = 0
 
     # -- counters --------------------------------------------------------------------------
 
@@ -140,6 +152,7 @@ class Faults:
         for f in dataclasses.fields(self):
             default = Faults()
             setattr(self, f.name, getattr(default, f.name))
+        self.budget_serial += 1
 
     def update(self, changes: dict[str, Any]) -> None:
         """Merge knobs from JSON; raises ``FaultsError`` and changes nothing on a bad value."""
@@ -164,6 +177,8 @@ class Faults:
             raise FaultsError(f"write_variant must be one of {', '.join(WRITE_VARIANTS)}")
         for f in dataclasses.fields(self):
             setattr(self, f.name, getattr(staged, f.name))
+        if {"rest_read_budget", "rest_read_reset"} & set(changes):
+            self.budget_serial += 1
 
 
 def _is_int(value: Any) -> bool:
@@ -211,6 +226,10 @@ def _coerce(key: str, value: Any) -> Any:
     if key == "discussions_cache":
         if value not in (None, *CACHE_FORMS):
             raise FaultsError(f"discussions_cache must be null or one of {', '.join(CACHE_FORMS)}")
+        return value
+    if key in ("rest_read_budget", "rest_read_reset"):
+        if value is not None and (not _is_int(value) or value < 0):
+            raise FaultsError(f"{key} must be null or an integer >= 0")
         return value
     if key == "write_variant":
         if value not in WRITE_VARIANTS:

@@ -41,6 +41,9 @@ DOCS = "https://docs.github.com/rest"
 DOC_CREATE_ISSUE = f"{DOCS}/issues/issues#create-an-issue"
 DOC_LIST_ISSUES = f"{DOCS}/issues/issues#list-repository-issues"
 DOC_RATE_LIMITS = f"{DOCS}/using-the-rest-api/rate-limits-for-the-rest-api"
+DOC_ANONYMOUS_LIMIT = (
+    "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"
+)
 
 
 def _json_bytes(data: Any) -> bytes:
@@ -72,6 +75,12 @@ class ApiContext:
         self._counted = False
         self._rate: tuple[int, int, int] | None = None  # limit, used, reset
 
+    @property
+    def address(self) -> str:
+        """The caller's address (what GitHub counts a request without a token against)."""
+        client = self.request.client
+        return client.host if client is not None and client.host else "127.0.0.1"
+
     async def admit(
         self, *, required: bool, rate_limited: bool = True, delay: bool = True
     ) -> Response | None:
@@ -100,10 +109,16 @@ class ApiContext:
         """(limit, used, reset) for this request's identity; the request counts once, unless
         the first call says not to (a 304 answer costs nothing, as on GitHub)."""
         if self._rate is None:
-            identity = self.login or "anonymous"
+            identity = self.login or f"address:{self.address}"
             limit = self.state.rate_limit if self.login else ANONYMOUS_RATE_LIMIT
-            used, reset = self.state.rate_account(identity, count=count)
-            self._rate = (limit, used, reset)
+            budget = None
+            if self.resource == "core":
+                budget = self.state.budget(identity, limit, count=count)
+            if budget is not None:
+                self._rate = budget
+            else:
+                used, reset = self.state.rate_account(identity, count=count)
+                self._rate = (limit, used, reset)
         return self._rate
 
     def headers(self, *, exhausted: bool = False) -> dict[str, str]:
@@ -124,11 +139,17 @@ class ApiContext:
         }
 
     def json(
-        self, data: Any, status: int = 200, *, headers: dict[str, str] | None = None
+        self,
+        data: Any,
+        status: int = 200,
+        *,
+        headers: dict[str, str] | None = None,
+        limited: bool = False,
     ) -> Response:
         """A JSON answer. A GET carries an ETag and answers 304 to a matching
         ``If-None-Match``, so a client polling an issue or its comments pays nothing until the
-        processor has acted."""
+        processor has acted. ``limited``: any other answer spends the caller's budget first
+        (a 403 once it is spent), as on GitHub, where a 304 costs nothing."""
         body = _json_bytes(data)
         extra = dict(headers or {})
         if self.request.method == "GET" and status == 200:
@@ -137,6 +158,10 @@ class ApiContext:
             if etag_matches(self.request.headers.get("if-none-match"), etag):
                 self.rate(count=False)
                 return Response(status_code=304, headers={**self.headers(), **extra})
+        if limited:
+            refused = self.over_limit()
+            if refused is not None:
+                return refused
         all_headers = self.headers()
         all_headers.update(extra)
         return Response(body, status, headers=all_headers, media_type=JSON_TYPE)
@@ -150,26 +175,38 @@ class ApiContext:
         errors: list[dict[str, Any]] | None = None,
         headers: dict[str, str] | None = None,
         exhausted: bool = False,
+        with_status: bool = True,
     ) -> Response:
         body: dict[str, Any] = {"message": message}
         if errors is not None:
             body["errors"] = errors
         body["documentation_url"] = doc
-        body["status"] = str(status)
+        if with_status:
+            body["status"] = str(status)
         all_headers = self.headers(exhausted=exhausted)
         all_headers.update(headers or {})
         return Response(_json_bytes(body), status, headers=all_headers, media_type=JSON_TYPE)
 
     def over_limit(self) -> Response | None:
         limit, used, _ = self.rate()
-        if used > limit:
+        if used <= limit:
+            return None
+        if self.login is None:  # GitHub's words to a caller without a token
             return self.error(
                 403,
-                f"API rate limit exceeded for user ID {stable_int(self.login or 'anonymous')}.",
-                doc=DOC_RATE_LIMITS,
+                f"API rate limit exceeded for {self.address}. (But here's the good news: "
+                "Authenticated requests get a higher rate limit. Check out the documentation "
+                "for more details.)",
+                doc=DOC_ANONYMOUS_LIMIT,
                 exhausted=True,
+                with_status=False,
             )
-        return None
+        return self.error(
+            403,
+            f"API rate limit exceeded for user ID {stable_int(self.login)}.",
+            doc=DOC_RATE_LIMITS,
+            exhausted=True,
+        )
 
     def known_repo(self, owner: str, repo: str) -> bool:
         return owner.lower() == self.state.owner.lower() and repo.lower() == self.state.repo.lower()

@@ -200,6 +200,9 @@ class SandboxState:
     #: Primary rate limit per authenticated user and hour (GitHub's is 5000).
     rate_limit: int = PRIMARY_RATE_LIMIT
     _rate: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: What each caller spent of the ``rest_read_budget`` knob, and the knob setting it counts.
+    _spent: dict[str, int] = field(default_factory=dict)
+    _budget_serial: int = -1
 
     @property
     def request_log(self) -> list[RequestRecord]:
@@ -249,6 +252,26 @@ class SandboxState:
             used += 1
         self._rate[identity] = (start, used)
         return used, start + 3600
+
+    def budget(
+        self, identity: str, limit: int, *, count: bool = True
+    ) -> tuple[int, int, int] | None:
+        """(limit, used, reset) of ``identity`` under the ``rest_read_budget`` knob, or None
+        when the knob is not set (or its reset time has passed): every caller (each address,
+        each token) then has the knob's count left, spent one request at a time."""
+        faults = self.faults
+        if faults.rest_read_budget is None:
+            return None
+        now = int(self.clock().timestamp())
+        reset = faults.rest_read_reset or (now - now % 3600 + 3600)
+        if now >= reset:
+            return None
+        if self._budget_serial != faults.budget_serial:
+            self._spent, self._budget_serial = {}, faults.budget_serial
+        spent = self._spent.get(identity, 0) + (1 if count else 0)
+        self._spent[identity] = spent
+        limit = max(limit, faults.rest_read_budget)
+        return limit, limit - faults.rest_read_budget + spent, reset
 
     # -- issues and their processing -----------------------------------------------------------
 
