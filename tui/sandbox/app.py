@@ -3,8 +3,9 @@
 URL layout, relative to the app's base URL (``http://127.0.0.1:<port>`` or an ASGI base URL):
 
 * read_url  = base          ``GET /state/<file>``                      (``read_interface``)
-* write_url = base + /api   GitHub-shaped issue API, auth, rate limits (``github_api``) and
-                            GraphQL for Discussions (``graphql_api``)
+* write_url = base + /api   GitHub-shaped issue API, auth, rate limits (``github_api``),
+                            GraphQL for Discussions (``graphql_api``), Discussions and
+                            notifications over REST (``discussions_api``)
 * hub_url   = base + /hub   the demo hub (``hub``: index, records, egg downloads) unless another is given
 * control   /_sandbox/...   fault knobs, manual processing, direct apply (``control``)
 
@@ -23,7 +24,7 @@ from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp
 
 from tui.clock import utc_now
-from tui.sandbox import control, github_api, graphql_api, read_interface
+from tui.sandbox import control, discussions_api, github_api, graphql_api, read_interface
 from tui.sandbox.faults import CACHE_FORMS, Faults
 from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.github_api import API_VERSION, DEMO_LOGIN, DEMO_TOKEN, OAUTH_SCOPES
@@ -110,6 +111,7 @@ def create_app(
     routes: list[BaseRoute] = [
         *read_interface.routes(),
         *graphql_api.routes(),
+        *discussions_api.routes(),
         *github_api.routes(),
         *control.routes(),
     ]

@@ -37,6 +37,7 @@ __all__ = [
     "Conversation",
     "MadeComment",
     "MadeReaction",
+    "PostInfo",
     "SandboxDiscussion",
 ]
 
@@ -79,6 +80,20 @@ class MadeComment(Comment):
 
     due_at: str = ""
     published: bool = False
+
+
+@dataclass(frozen=True)
+class PostInfo:
+    """What every API says of a Discussion, made since or generated: ``login`` the account
+    that posted it, ``author`` the agent the log names."""
+
+    number: int
+    title: str
+    url: str
+    created_at: str
+    channel: str
+    login: str
+    author: str
 
 
 @dataclass
@@ -228,6 +243,32 @@ class Conversation:
             found = derive_thread(self.seed, self.account, post, entries)
             self._threads.put(key, found)
         return found
+
+    def info(self, log: dict[str, Any], number: int) -> PostInfo | None:
+        """Discussion ``number``'s title, URL, time, channel and accounts, or None."""
+        made = self._posts.get(number)
+        if made is not None:
+            return PostInfo(
+                number,
+                made.title,
+                made.url,
+                made.created_at,
+                made.channel,
+                made.login,
+                made.author,
+            )
+        entry = self.logged(log, number)
+        if entry is None:
+            return None
+        return PostInfo(
+            number,
+            str(entry.get("title", "")),
+            str(entry.get("url") or self.url(number)),
+            str(entry.get("timestamp") or entry.get("created_at") or ""),
+            str(entry.get("channel", "")),
+            self.account,
+            str(entry.get("author", "")),
+        )
 
     def body(self, log: dict[str, Any], number: int) -> str:
         made = self._posts.get(number)

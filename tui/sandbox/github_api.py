@@ -29,6 +29,8 @@ __all__ = [
     "DEMO_LOGIN",
     "DEMO_TOKEN",
     "OAUTH_SCOPES",
+    "int_param",
+    "paginate",
     "routes",
 ]
 
@@ -343,7 +345,7 @@ def _parse_since(value: str) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int | None:
+def int_param(request: Request, name: str, default: int, low: int, high: int) -> int | None:
     raw = request.query_params.get(name)
     if raw is None:
         return default
@@ -381,8 +383,8 @@ async def list_issues(request: Request) -> Response:
                 doc=DOC_LIST_ISSUES,
                 errors=[{"resource": "Issue", "code": "invalid", "field": "since"}],
             )
-    per_page = _int_param(request, "per_page", 30, 1, 100)
-    page = _int_param(request, "page", 1, 1, 10_000)
+    per_page = int_param(request, "per_page", 30, 1, 100)
+    page = int_param(request, "page", 1, 1, 10_000)
     if per_page is None or page is None:
         return api.error(400, "Invalid pagination parameter", doc=DOC_LIST_ISSUES)
     creator = params.get("creator")
@@ -403,28 +405,29 @@ async def list_issues(request: Request) -> Response:
         selected.append(issue)
     key = (lambda i: (i.updated_at, i.number)) if sort == "updated" else (lambda i: i.number)
     selected.sort(key=key, reverse=descending)
-    start = (page - 1) * per_page
-    chunk = selected[start : start + per_page]
+    chunk, headers = paginate(request, selected, per_page, page)
     base = base_url_of(request)
-    headers: dict[str, str] = {}
-    last_page = max(1, -(-len(selected) // per_page))
-    links = []
-    query = dict(params)
-    if page < last_page:
-        links.append(
-            f'<{base}{request.url.path}?{urlencode({**query, "page": page + 1})}>; rel="next"'
-        )
-        links.append(
-            f'<{base}{request.url.path}?{urlencode({**query, "page": last_page})}>; rel="last"'
-        )
-    if page > 1:
-        links.append(
-            f'<{base}{request.url.path}?{urlencode({**query, "page": page - 1})}>; rel="prev"'
-        )
-        links.append(f'<{base}{request.url.path}?{urlencode({**query, "page": 1})}>; rel="first"')
-    if links:
-        headers["Link"] = ", ".join(links)
     return api.json([i.as_github(base, state.owner, state.repo) for i in chunk], headers=headers)
+
+
+def paginate(
+    request: Request, items: list[Any], per_page: int, page: int
+) -> tuple[list[Any], dict[str, str]]:
+    """(the items of ``page``, the headers: GitHub's ``Link`` to the next, last, previous and
+    first pages, when there are others)."""
+    start = (page - 1) * per_page
+    last_page = max(1, -(-len(items) // per_page))
+    base, path, query = base_url_of(request), request.url.path, dict(request.query_params)
+
+    def link(number: int, rel: str) -> str:
+        return f'<{base}{path}?{urlencode({**query, "page": number})}>; rel="{rel}"'
+
+    links = []
+    if page < last_page:
+        links += [link(page + 1, "next"), link(last_page, "last")]
+    if page > 1:
+        links += [link(page - 1, "prev"), link(1, "first")]
+    return items[start : start + per_page], ({"Link": ", ".join(links)} if links else {})
 
 
 def _find_issue(request: Request, api: ApiContext, state: SandboxState) -> SandboxIssue | None:

@@ -281,26 +281,20 @@ class DiscussionNode(_Reactable):
 
     def __init__(self, number: int, ctx: Context):
         self._ctx = ctx
-        talk, log = ctx.talk, ctx.log
-        self._made = talk.made(number)
-        self._entry = talk.logged(log, number) or {}
+        info = ctx.talk.info(ctx.log, number)
+        assert info is not None, number  # a Context makes one only for a Discussion there is
         self.number = number
         self.id = discussion_node_id(number)
         self.databaseId = discussion_rest_id(number)
-        made, entry = self._made, self._entry
-        self.title = made.title if made else str(entry.get("title", ""))
-        self.url = made.url if made else str(entry.get("url") or talk.url(number))
+        self.title, self.url, self.channel = info.title, info.url, info.channel
         self.resourcePath = f"/{ctx.state.owner}/{ctx.state.repo}/discussions/{number}"
-        self.createdAt = self.publishedAt = (
-            made.created_at if made else str(entry.get("timestamp") or entry.get("created_at"))
-        )
+        self.createdAt = self.publishedAt = info.created_at
         self.lastEditedAt = self.closedAt = self.answer = self.isAnswered = None
-        self.channel = made.channel if made else str(entry.get("channel", ""))
-        self._login = made.login if made else talk.account
-        self.author = UserNode(self._login, ctx)
-        self.authorAssociation = "OWNER" if self._login == ctx.state.owner else "NONE"
+        self._login = info.login
+        self.author = UserNode(info.login, ctx)
+        self.authorAssociation = "OWNER" if info.login == ctx.state.owner else "NONE"
         self.locked = self.closed = False
-        self.viewerDidAuthor = self._login == ctx.login
+        self.viewerDidAuthor = info.login == ctx.login
         self.viewerCanUpvote = True
         self._all: list[Comment] | None = None
 
