@@ -3,6 +3,7 @@
 URL layout, relative to the app's base URL (``http://127.0.0.1:<port>`` or an ASGI base URL):
 
 * read_url  = base          ``GET /state/<file>``                      (``read_interface``)
+                            (also ``/raw/{owner}/{repo}/{branch}/state/<file>``)
 * write_url = base + /api   GitHub-shaped issue API, auth, rate limits (``github_api``),
                             GraphQL for Discussions (``graphql_api``), Discussions and
                             notifications over REST (``discussions_api``)

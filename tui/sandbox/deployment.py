@@ -31,6 +31,7 @@ __all__ = [
     "ActionRejected",
     "KnownAction",
     "Rule",
+    "action_of_title",
     "applied_comment",
     "check_delta",
     "failure_comment",
@@ -463,6 +464,18 @@ def skill_document(
         if not (classic and name in CLASSIC_UNLISTED)
     }
     return document
+
+
+_TITLE_ACTION = re.compile(r"\A\s*\[([a-z][a-z0-9_]*)\]")
+
+
+def action_of_title(title: str | None) -> str:
+    """The action an issue's title names, for a delta that cannot be read: the seed's clients
+    write the action (``register_agent``), the deployment's own client ``[register_agent]
+    agent-id``. The body decides what is applied; the title only names a rejection."""
+    text = (title or "").strip()
+    found = _TITLE_ACTION.match(text)
+    return found.group(1) if found else (text or "?")
 
 
 _JSON_FENCE = re.compile(r"^```json[ \t]*\n(.*?)^```", re.DOTALL | re.MULTILINE | re.IGNORECASE)

@@ -4,7 +4,9 @@ What it serves comes from the published demo network, bent by the read fault kno
 errors, hash mismatch, truncation, malformed or schema-invalid files, no manifest). Beside the
 state files it publishes what the deployment does: its contract (``/skill.json``), its
 repository manifest (``/state/manifest.json``: repository and Discussion category ids) and the
-newer processor's receipts (``/state/inbox/…``).
+newer processor's receipts (``/state/inbox/…``). The same files answer at a raw repository's
+URL too (``/raw/{owner}/{repo}/{branch}/state/…``, ``…/skill.json``), for clients that build
+their read URLs that way.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ from tui.sandbox.generator import build_manifest
 from tui.sandbox.github_shapes import category_node_id, repo_node_id
 from tui.sandbox.state import SandboxState, base_url_of, pause, sandbox_of
 
-__all__ = ["REPO_MANIFEST", "repo_manifest", "routes", "state_file"]
+__all__ = ["RAW_PATH", "REPO_MANIFEST", "repo_manifest", "routes", "state_file"]
+
+#: Where the files are at a raw repository's URL: ``{base}/raw/{owner}/{repo}/{branch}/…``.
+RAW_PATH = "/raw"
 
 
 def _served(state: SandboxState, name: str) -> tuple[bytes, str] | None:
@@ -92,9 +97,30 @@ async def skill_file(request: Request) -> Response:
 
 
 async def state_file(request: Request) -> Response:
+    return await _state_file(request, request.path_params["file"])
+
+
+async def raw_file(request: Request) -> Response:
+    """The deployment's files at a raw repository URL, as clients that read
+    ``{raw}/{owner}/{repo}/{branch}/state/<file>`` ask for them (any branch)."""
+    params = request.path_params
+    state = sandbox_of(request)
+    path = params["path"]
+    known = (params["owner"].lower(), params["repo"].lower()) == (
+        state.owner.lower(),
+        state.repo.lower(),
+    )
+    if known and path == "skill.json":
+        return await skill_file(request)
+    if known and path.startswith(f"{STATE_DIR}/"):
+        return await _state_file(request, path.removeprefix(f"{STATE_DIR}/"))
+    await pause(state.faults.latency)
+    return JSONResponse({"message": "Not Found"}, 404)
+
+
+async def _state_file(request: Request, name: str) -> Response:
     state = sandbox_of(request)
     faults = state.faults
-    name = request.path_params["file"]
     await pause(faults.latency)
     failure = faults.take_read_failure()
     if failure is not None:
@@ -132,4 +158,5 @@ def routes() -> list[Route]:
     return [
         Route(f"/{STATE_DIR}/{{file:path}}", state_file, methods=["GET"]),
         Route("/skill.json", skill_file, methods=["GET"]),
+        Route(RAW_PATH + "/{owner}/{repo}/{branch}/{path:path}", raw_file, methods=["GET"]),
     ]

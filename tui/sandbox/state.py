@@ -28,6 +28,7 @@ from tui.sandbox.deployment import (
     KNOWN_ACTIONS,
     SUCCESS_COMMENT,
     ActionRejected,
+    action_of_title,
     applied_comment,
     check_delta,
     failure_comment,
@@ -345,7 +346,7 @@ class SandboxState:
             action, payload = read_delta(issue.body)
             check_delta(action, payload, KNOWN_ACTIONS)
         except ActionRejected as exc:
-            self._reject(issue, now, issue.title or "?", {}, exc)
+            self._reject(issue, now, action_of_title(issue.title), {}, exc)
             return
         issue.queued = True
         issue.apply_at = now + timedelta(seconds=self.faults.inbox_delay)
