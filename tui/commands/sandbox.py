@@ -44,6 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the processor generation to play: newer (QUEUED, then APPLIED/REJECTED with "
         "receipts under state/inbox/; the default) or classic (✅ and close, or ❌)",
     )
+    serve.add_argument(
+        "--discussions-cache",
+        choices=("light", "full"),
+        default="light",
+        help="the form state/discussions_cache.json is published in: light (post bodies and "
+        "comment authors, as the deployment's; the default) or full (comment bodies too)",
+    )
     serve.add_argument("--json", action="store_true", help="first line of output: the URLs as JSON")
     serve.set_defaults(handler=cmd_sandbox_serve)
 
@@ -96,6 +103,7 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
                 epoch=epoch,
                 on_ready=ready,
                 processor=args.processor,
+                discussions_cache=args.discussions_cache,
             )
         )
     except KeyboardInterrupt:
