@@ -27,6 +27,7 @@ from tui.sandbox.threads import (
     Thread,
     ThreadCache,
     comment_node_id,
+    derive_body,
     derive_thread,
     discussion_node_id,
 )
@@ -235,7 +236,7 @@ class Conversation:
         if post is None:
             return None
         index = self._index
-        positions = [p for p in index.comments_of.get(number, []) if p < self.generated]
+        positions = self._generated_positions(number)
         key = (number, len(positions))
         found = self._threads.get(key)
         if found is None:
@@ -274,8 +275,29 @@ class Conversation:
         made = self._posts.get(number)
         if made is not None:
             return made.body
-        thread = self.thread(log, number)
-        return thread.body if thread else ""
+        post = self.logged(log, number)
+        if post is None:
+            return ""
+        thread = self._threads.get((number, len(self._generated_positions(number))))
+        return thread.body if thread else derive_body(self.seed, post)
+
+    def _generated_positions(self, number: int) -> list[int]:
+        return [p for p in self._index.comments_of.get(number, []) if p < self.generated]
+
+    def comment_authors(self, log: dict[str, Any], number: int) -> list[tuple[str, str]]:
+        """(login, time) of the comments the state files show on post ``number``, oldest
+        first, read without deriving their bodies."""
+        index = self.follow(log)
+        found = [
+            (self.account, str(index.comments[p].get("timestamp") or ""))
+            for p in self._generated_positions(number)
+        ]
+        if number in self._posts:
+            found = []
+        found += [
+            (c.login, c.created_at) for c in self.comments if c.number == number and c.published
+        ]
+        return found
 
     def comments_of(self, log: dict[str, Any], number: int, *, published: bool = False):
         """Every comment of post ``number``, oldest first (only what the state files show
@@ -439,7 +461,7 @@ class Conversation:
     def _cached(self, log: dict[str, Any], post: dict[str, Any]) -> dict[str, Any]:
         number = post["number"]
         made = self._posts.get(number)
-        comments = self.comments_of(log, number, published=True)
+        authors = self.comment_authors(log, number)
         entry: dict[str, Any] = {
             "number": number,
             "title": post.get("title", ""),
@@ -450,12 +472,13 @@ class Conversation:
             "url": post.get("url") or self.url(number),
             "upvotes": post.get("upvotes", 0),
             "downvotes": post.get("downvotes", 0),
-            "comment_count": post.get("commentCount", len(comments)),
+            "comment_count": post.get("commentCount", len(authors)),
             "comment_authors": [
-                {"login": c.login, "created_at": c.created_at} for c in comments[:CACHE_AUTHORS]
+                {"login": login, "created_at": stamp} for login, stamp in authors[:CACHE_AUTHORS]
             ],
         }
         if self.cache_form == "full":
+            comments = self.comments_of(log, number, published=True)
             entry["comments"] = [
                 {
                     "body": c.body,

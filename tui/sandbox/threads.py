@@ -35,6 +35,7 @@ __all__ = [
     "byline_agent",
     "comment_byline",
     "comment_node_id",
+    "derive_body",
     "derive_thread",
     "discussion_node_id",
     "discussion_rest_id",
@@ -140,18 +141,28 @@ def _reactions(rng: random.Random, scale: float) -> dict[str, int]:
     return found
 
 
+def _opening(seed: int, post: dict[str, Any]) -> tuple[random.Random, str, str, str]:
+    """(the thread's Random, drawn up to the post's body; the subject; the channel; the body)."""
+    rng = random.Random(f"{seed}:{post['number']}")
+    author = str(post.get("author") or "system")
+    channel = str(post.get("channel") or "")
+    subject = _subject(str(post.get("title") or ""), rng)
+    text = post_body(rng, subject, channel, author)
+    return rng, subject, channel, text if author == "system" else post_byline(author) + text
+
+
+def derive_body(seed: int, post: dict[str, Any]) -> str:
+    """The body of the generated post ``post`` alone (what ``derive_thread`` says of it)."""
+    return _opening(seed, post)[3]
+
+
 def derive_thread(
     seed: int, account: str, post: dict[str, Any], entries: list[tuple[int, dict[str, Any]]]
 ) -> Thread:
     """The thread of the generated post ``post`` (its log entry) whose comments are ``entries``
     ((position in the log, comment entry), oldest first)."""
     number = int(post["number"])
-    rng = random.Random(f"{seed}:{number}")
-    author = str(post.get("author") or "system")
-    channel = str(post.get("channel") or "")
-    subject = _subject(str(post.get("title") or ""), rng)
-    text = post_body(rng, subject, channel, author)
-    body = text if author == "system" else post_byline(author) + text
+    rng, subject, channel, body = _opening(seed, post)
     up, down = native_votes(seed, number)
     reactions = {"THUMBS_UP": up, "THUMBS_DOWN": down, **_reactions(rng, 1.0)}
 

@@ -25,7 +25,7 @@ import json
 import os
 import secrets
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,17 @@ ACTING_AGENT = {
 
 #: The documents kept (the others are rendered from them).
 KEPT_FILES = (*STATE_FILE_NAMES, POSTED_LOG)
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    """A world read from disk, before it is given to a sandbox."""
+
+    network: DemoNetwork
+    issues: list[SandboxIssue]
+    inbox: list[InboxEntry]
+    receipts: dict[str, bytes]
+    document: dict[str, Any]
 
 
 class WorldError(Exception):
@@ -164,13 +175,21 @@ class DemoWorld:
     def load_into(self, state: SandboxState) -> bool:
         """Replace what ``state`` keeps with the world on disk; False when there is none, or it
         is not a world this roost can read (it is then set aside for a new one)."""
+        loaded = self._read()
+        if loaded is None:
+            return False
+        self._adopt(state, loaded)
+        return True
+
+    def _read(self) -> _Loaded | None:
+        """The world on disk, or None (one it cannot read is set aside)."""
         try:
             document = read_json_file(self.path, limit=WORLD_LIMIT)
         except FileNotFoundError:
-            return False
+            return None
         except (OSError, ValueError):  # a link, FIFO, folder, too big or too deep, not JSON
             self._set_aside()
-            return False
+            return None
         try:
             if not isinstance(document, dict) or document.get("format") != WORLD_FORMAT:
                 raise ValueError(f"format {document.get('format')!r}")
@@ -190,16 +209,19 @@ class DemoWorld:
             receipts = {path: text.encode("utf-8") for path, text in document["receipts"].items()}
         except (KeyError, TypeError, ValueError, AttributeError):
             self._set_aside()  # another roost's format, or damage: kept beside, a new one made
-            return False
-        state.network, state.issues, state.inbox = network, issues, inbox
-        state.receipts = receipts
+            return None
+        return _Loaded(network, issues, inbox, receipts, document)
+
+    def _adopt(self, state: SandboxState, loaded: _Loaded) -> None:
+        state.network, state.issues, state.inbox = loaded.network, loaded.issues, loaded.inbox
+        state.receipts = loaded.receipts
+        document = loaded.document
         state.owner, state.repo = (
             document.get("owner", state.owner),
             document.get("repo", state.repo),
         )
         self.id = document.get("id") or self.id
         self._seen = self._stat()
-        return True
 
     def _set_aside(self) -> None:
         with contextlib.suppress(OSError):
@@ -214,11 +236,19 @@ class DemoWorld:
         """The in-process demo network of this world: loaded from disk, or made now (by
         ``make``, default ``create_app(**app_options)``) with the demo token's account
         registered, and saved. Every request then goes through :class:`PersistMiddleware`."""
-        app = make() if make is not None else create_app(**app_options)
         self._options = app_options
-        state: SandboxState = app.state.sandbox
         with self.locked():
-            if not self.load_into(state):
+            loaded = self._read()
+            if make is not None:
+                app = make()
+            elif loaded is not None:  # no network to generate: the world's is at hand
+                app = create_app(**{**app_options, "network": loaded.network})
+            else:
+                app = create_app(**app_options)
+            state: SandboxState = app.state.sandbox
+            if loaded is not None:
+                self._adopt(state, loaded)
+            else:
                 self._begin(state)
         app.add_middleware(PersistMiddleware, world=self, get_state=lambda: state)
         app.state.world = self
