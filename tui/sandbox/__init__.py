@@ -1,7 +1,12 @@
 """The embedded demo network (ARCHITECTURE.md, the demo network).
 
 * ``generator``       deterministic state documents: ``generate_state``, ``serialize``,
-  ``build_manifest``; its word pools live in ``words``
+  ``build_manifest``; its word pools live in ``words``; ``generate_network`` adds the log
+* ``conversation``    the posted log: generated around the five files, changed by the processor
+* ``threads``         a generated thread's body, comments, replies and reactions, derived on
+  demand from the seed (the words in ``prose``)
+* ``discussions``     ``Conversation``: the log's threads and what the APIs wrote since; the
+  discussions cache and index
 * ``deployment``      the deployment's rules: known actions and their required fields, how
   an issue body is read, the processor's comments
 * ``processor``       applies actions to the documents: ``apply_action``, ``ActionRejected``
@@ -10,6 +15,9 @@
 * ``state``           ``SandboxState``: issues, inbox, request log, rate accounts; processing
 * ``read_interface``  ``GET /state/<file>`` with ETags and the manifest
 * ``github_api``      the GitHub-shaped issue API: auth, rate limits, issues, comments
+* ``discussions_api`` Discussions, their comments and notifications over REST
+* ``graphql_api``     GraphQL for Discussions: the endpoint; ``graphql_schema`` (SDL, run by
+  graphql-core) and ``graphql_objects`` (its types)
 * ``control``         the ``/_sandbox/...`` endpoints (fault knobs, processing, direct apply)
 * ``request_log``     the middleware that records every request (token redacted)
 * ``app``             ``create_app``: assembles the above (and mounts a hub when given)
