@@ -61,6 +61,10 @@ __all__ = ["DERIVED_FILES", "DemoNetwork"]
 
 #: The documents rendered from the log rather than kept.
 DERIVED_FILES = (DISCUSSIONS_INDEX, DISCUSSIONS_CACHE)
+#: ``DemoNetwork.generate`` keeps the bytes of the last few networks of up to this many agents.
+KEPT_AGENTS = 5_000
+KEPT_NETWORKS = 8
+_KEPT: dict[tuple[Any, ...], tuple[Mapping[str, bytes], int]] = {}
 
 
 def _serialize(name: str, doc: Any) -> bytes:
@@ -88,7 +92,10 @@ class DemoNetwork:
         *,
         generated_at: str,
         conversation: Conversation | None = None,
+        files: Mapping[str, bytes] | None = None,
     ):
+        """``files``: the bytes ``docs`` and ``conversation`` publish, when they are known
+        already (``generate`` knows them for a network it made before)."""
         missing = [name for name in STATE_FILE_NAMES if name not in docs]
         if missing:
             raise ValueError(f"missing state documents: {', '.join(missing)}")
@@ -103,11 +110,14 @@ class DemoNetwork:
             site_url=site_url_of("roost-demo", "network"),
             generated=len(log.get("comments", [])),
         )
-        self._files: dict[str, bytes] = {
-            name: _serialize(name, doc) for name, doc in self._docs.items()
-        }
-        self._indexed: tuple[int, int] = (0, -1)
-        self._render(generated_at)
+        posts = log.get("posts", [])
+        if files is not None:
+            self._files = dict(files)
+            self._indexed = (id(posts), len(posts))
+        else:
+            self._files = {name: _serialize(name, doc) for name, doc in self._docs.items()}
+            self._indexed = (0, -1)
+            self._render(generated_at)
         self._hashes = {
             name: hashlib.sha256(data).hexdigest() for name, data in self._files.items()
         }
@@ -128,21 +138,39 @@ class DemoNetwork:
         discussions_cache: str = "light",
     ) -> DemoNetwork:
         """A freshly generated network (deterministic for the same arguments); its posts are
-        written by the account ``owner`` and its cache is in the form ``discussions_cache``."""
+        written by the account ``owner`` and its cache is in the form ``discussions_cache``.
+
+        The bytes of a network of up to ``KEPT_AGENTS`` agents are kept (the last few, by
+        their arguments): the same network asked for again is read back from them, several
+        times faster than it was made (a test suite makes the same one again and again).
+        """
         if discussions_cache not in CACHE_FORMS:
             raise ValueError(f"discussions_cache must be one of {', '.join(CACHE_FORMS)}")
         site_url = site_url_of(owner, repo)
-        docs = generate_network(seed=seed, agents=agents, epoch=epoch, site_url=site_url)
+        generated_at = iso(epoch if epoch.tzinfo else epoch.replace(tzinfo=UTC))
+        key = (seed, agents, generated_at, owner, repo, discussions_cache)
+        kept = _KEPT.get(key)
+        if kept is not None:
+            files, generated = kept
+            docs = {name: json.loads(files[name]) for name in (*STATE_FILE_NAMES, POSTED_LOG)}
+        else:
+            files, docs = None, generate_network(seed, agents, epoch, site_url=site_url)
+            generated = len(docs[POSTED_LOG]["comments"])
         conversation = Conversation(
             seed=seed,
             account=owner,
             owner=owner,
             repo=repo,
             site_url=site_url,
-            generated=len(docs[POSTED_LOG]["comments"]),
+            generated=generated,
             cache_form=discussions_cache,
         )
-        return cls(docs, generated_at=iso(epoch), conversation=conversation)
+        network = cls(docs, generated_at=generated_at, conversation=conversation, files=files)
+        if kept is None and agents <= KEPT_AGENTS:
+            _KEPT[key] = (network.files, generated)
+            while len(_KEPT) > KEPT_NETWORKS:
+                _KEPT.pop(next(iter(_KEPT)))
+        return network
 
     # -- reading -------------------------------------------------------------------------------
 
