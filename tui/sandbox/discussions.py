@@ -16,7 +16,7 @@ number) and ``discussions_cache.json`` (the latest posts with their bodies and c
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tui.sandbox.faults import CACHE_FORMS
@@ -36,6 +36,7 @@ __all__ = [
     "CACHE_FORMS",
     "CACHE_POSTS",
     "Conversation",
+    "DiscussionSeen",
     "MadeComment",
     "MadeReaction",
     "PostInfo",
@@ -72,6 +73,16 @@ class SandboxDiscussion:
     @property
     def node_id(self) -> str:
         return discussion_node_id(self.number)
+
+
+@dataclass
+class DiscussionSeen(SandboxDiscussion):
+    """A Discussion made through GraphQL as GraphQL shows it at the moment it was read: with
+    its comments (``{id, url, body, createdAt, author: {login}}``) and reactions ((login,
+    content) pairs), the shape ``SandboxState.discussions`` has always listed."""
+
+    comments: list[dict[str, Any]] = field(default_factory=list)
+    reactions: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -369,6 +380,24 @@ class Conversation:
 
     def next_comment_id(self) -> int:
         return max([MADE_IDS, *(c.id + 1 for c in self.comments)])
+
+    def seen(self, post: SandboxDiscussion) -> DiscussionSeen:
+        """``post`` with its comments and reactions as they are now."""
+        comments = [
+            {
+                "id": c.node_id,
+                "url": f"{post.url}#discussioncomment-{c.id}",
+                "body": c.body,
+                "createdAt": c.created_at,
+                "author": {"login": c.login},
+            }
+            for c in self.comments
+            if c.number == post.number
+        ]
+        reactions = [
+            (r.login, r.content) for r in self.reactions if r.subject == post.node_id and r.active
+        ]
+        return DiscussionSeen(**asdict(post), comments=comments, reactions=reactions)
 
     # -- writing -------------------------------------------------------------------------------
 

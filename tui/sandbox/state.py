@@ -211,8 +211,10 @@ class SandboxState:
 
     @property
     def discussions(self) -> list[SandboxDiscussion]:
-        """The Discussions created through GraphQL, oldest first (the network keeps them)."""
-        return [p for p in self.network.conversation.posts if p.via == "graphql"]
+        """The Discussions created through GraphQL, oldest first, each with its comments and
+        reactions as they are now (the network's ``Conversation`` keeps them)."""
+        talk = self.network.conversation
+        return [talk.seen(p) for p in talk.posts if p.via == "graphql"]
 
     @property
     def repo_full_name(self) -> str:
