@@ -9,6 +9,11 @@ as faults are served; ``-1`` means "until reset". Setting ``write_status`` witho
 ``write_fail_next`` fails just the next content-creating request (an issue POST or a GraphQL
 ``createDiscussion`` / ``addDiscussionComment``); ``write_status`` clears itself when its count
 runs out.
+
+Two knobs are settings rather than faults: ``discussions_cache`` ("light" or "full": the form
+``discussions_cache.json`` is published in) and the REST budget, ``rest_read_budget`` (how many
+requests every caller has left, each address and each token on its own) with
+``rest_read_reset`` (when it is renewed), so a test can spend a budget in a few calls.
 """
 
 from __future__ import annotations
