@@ -220,8 +220,11 @@ def test_answering_a_post_from_the_command_line(capsys, platform):
     assert code == 0 and out.startswith(f"applied #{number}: comment"), out
     code, out, _ = run(capsys, "action", "submit", "react", "-f", post, "-f", "content=HEART")
     assert code == 0 and out.startswith(f"queued #{number}: react"), out
-    made = next(d for d in sandbox.discussions if d.number == number)
-    assert ("demo-agent", "HEART") in made.reactions and len(made.comments) == 1
+    talk = sandbox.network.conversation
+    assert [(r.login, r.content) for r in talk.reactions if r.number == number] == [
+        ("demo-agent", "HEART")
+    ]
+    assert [c.body for c in talk.comments if c.number == number][0].startswith("Hi.")
 
 
 def test_rejected_exits_1_with_the_receipts_error_and_hint(capsys, platform):

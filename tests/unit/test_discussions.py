@@ -261,7 +261,7 @@ async def test_a_comment_on_a_trending_post(world):
         entry.state == "queued"
         and entry.number == number
         and "#discussioncomment-" in entry.html_url
-        and entry.node_id == sandbox.discussions[0].comments[0]["id"]
+        and entry.node_id == sandbox.network.conversation.comments[-1].node_id
     )
     assert sandbox.network.doc("trending.json")["trending"][2]["commentCount"] == before + 1
     # the thread read back holds it: applied
@@ -286,9 +286,9 @@ async def test_a_reaction_on_a_trending_post(world):
     entry = side.outbox.draft("react", payload, "n-r1", kind=kind, request=request)
     entry = await side.outbox.send(entry.id, side.client)
     assert entry.state == "queued" and entry.number == number, entry.reason
-    (discussion,) = sandbox.discussions
-    assert discussion.reactions == [(DEMO_LOGIN, "ROCKET")]
-    assert entry.node_id == discussion.node_id and "ROCKET on post" in entry.attempts[-1]["message"]
+    (reaction,) = sandbox.network.conversation.reactions
+    assert (reaction.login, reaction.content, reaction.number) == (DEMO_LOGIN, "ROCKET", number)
+    assert entry.node_id == reaction.subject and "ROCKET on post" in entry.attempts[-1]["message"]
 
 
 def test_a_post_goes_to_its_channels_category_or_the_communitys_with_its_tag():
