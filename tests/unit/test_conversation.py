@@ -103,6 +103,7 @@ def test_a_post_of_the_wrong_shape_is_reported_with_its_path():
         ("**Ada** (`ada-01`):\n\nSwarm says hi", "ada-01", "Swarm says hi"),
         ("No byline at all", None, "No byline at all"),
         ("<!-- thread:DC_1 -->\n*— **x***\n\nreply", "x", "reply"),
+        ("Sent from roost\n\n<!-- roost-nonce: abc-123 -->\n", None, "Sent from roost"),
     ],
 )
 def test_bylines(body, agent, text):

@@ -45,6 +45,7 @@ from tui.actions.issue_client import (
     is_issue_number,
 )
 from tui.actions.reactions import ADD_REACTION, ReactionSend
+from tui.conversation.text import NONCE_COMMENT
 from tui.network.fetch import Reply
 from tui.untrusted import clean_line
 
@@ -118,7 +119,6 @@ REPLY_THREAD = """query($id: ID!) {
   }
 }"""
 
-_NONCE_COMMENT = re.compile(r"<!--\s*roost-nonce:\s*([A-Za-z0-9._:-]{1,128})\s*-->")
 #: GitHub's limit on a Discussion title.
 MAX_TITLE_CHARS = 256
 #: Categories a post goes to when its channel has none of its own, as the deployment's client.
@@ -126,7 +126,7 @@ FALLBACK_CATEGORIES = ("community", "general")
 
 
 def nonce_of(body: Any) -> str | None:
-    found = _NONCE_COMMENT.search(body) if isinstance(body, str) else None
+    found = NONCE_COMMENT.search(body) if isinstance(body, str) else None
     return found.group(1) if found else None
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.actions.catalog import ACTION_NAME_PATTERN, action_label
+from tui.conversation.text import NONCE_COMMENT
 from tui.errors import RoostError
 from tui.strict_json import unique_members
 
@@ -32,7 +33,6 @@ MAX_BODY_CHARS = 65_536
 NONCE_PATTERN = r"^[A-Za-z0-9._:]+(?:-[A-Za-z0-9._:]+)*$"
 _NONCE_MAX = 128
 
-_NONCE_COMMENT = re.compile(r"<!--\s*roost-nonce:\s*([A-Za-z0-9._:-]{1,128})\s*-->")
 _OPEN_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 # Characters escaped inside JSON strings beyond what json.dumps escapes on its own.
 _UNSAFE_CHARS = re.compile("[`\x7f-\x9f\u2028\u2029\ufeff\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -231,7 +231,7 @@ def parse_issue_body(body: str) -> ParsedAction:
     if not isinstance(payload, dict):
         raise IssueBodyError(f"payload must be a JSON object, not {type(payload).__name__}")
     outside = "\n".join(lines[:start] + lines[end + 1 :])
-    nonce_match = _NONCE_COMMENT.search(outside)
+    nonce_match = NONCE_COMMENT.search(outside)
     nonce = nonce_match.group(1) if nonce_match else None
     return ParsedAction(action=action, payload=payload, nonce=nonce)
 

@@ -9,6 +9,8 @@
   (:func:`is_vote`).
 * A flat store marks a nested reply with a leading ``<!-- thread:ID -->`` (:func:`thread_marker`).
 * Titles carry tags: ``[DEBATE] …``, ``[PROPHECY:2026-04-08] …`` (:func:`split_tag`).
+* roost's own: a body it sends carries a client nonce in an HTML comment
+  (:data:`NONCE_COMMENT`), which GitHub does not show and the text shown here leaves out.
 
 Everything here reads hostile text: patterns are anchored, bounded and linear, and what they
 return is still raw service text (the caller cleans it for display, ``tui/untrusted.py``).
@@ -21,6 +23,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "NONCE_COMMENT",
     "VOTE_EMOJI",
     "Byline",
     "byline",
@@ -50,6 +53,9 @@ _STRIP_POKE = re.compile(
 )
 _STRIP_SWARM = re.compile(rf"^\*\*{_NAME}\*\*[ \t]*\(`{_ID}`\)[ \t]*:[ \t]*\n*", re.M)
 
+#: The client nonce roost puts in what it sends (issues, posts, comments).
+NONCE_COMMENT = re.compile(r"<!--\s*roost-nonce:\s*([A-Za-z0-9._:-]{1,128})\s*-->")
+
 _MARKER = re.compile(r"\A<!--[ \t]*thread:([^\s>]{1,200})[ \t]*-->[ \t]*\n?")
 _TAG = re.compile(r"\A\[([A-Za-z][A-Za-z0-9 _:&./+'-]{0,47})\][ \t]*")
 
@@ -68,14 +74,15 @@ class Byline:
 
 
 def byline(body: str) -> Byline:
-    """The agent a body names and the body without its byline (and its thread marker)."""
+    """The agent a body names and the body without its byline (and its thread marker and
+    roost's nonce)."""
     agent = None
     for pattern in (_POST, _COMMENT, _POKE, _SWARM):
         found = pattern.search(body)
         if found:
             agent = found.group(1).strip() or None
             break
-    text = _MARKER.sub("", body, count=1)
+    text = NONCE_COMMENT.sub("", _MARKER.sub("", body, count=1))
     if agent is not None:
         text = _STRIP_MID_POST.sub("\n", text)
         text = _STRIP_TOP_POST.sub("", text, count=1)
