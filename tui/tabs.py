@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from tui.network.state_files import AGENTS, CHANNELS, SEEDS, STATS, TRENDING
+from tui.network.state_files import AGENTS, CHANNELS, POSTED_LOG, SEEDS, STATS, TRENDING
 
 __all__ = ["TABS", "TAB_IDS", "Tab", "tab"]
 
@@ -67,6 +67,9 @@ _ALL: tuple[Tab, ...] = (
     Tab("stats", "4", "Stats", frozenset({STATS}), "tui.ui.screens.stats:StatsScreen"),
     Tab("seeds", "5", "Seeds", frozenset({SEEDS}), "tui.ui.screens.seeds:SeedsScreen"),
     Tab("boots", "6", "Boots", frozenset(), "tui.ui.screens.boots:BootsScreen"),
+    Tab(
+        "posts", "7", "Posts", frozenset({POSTED_LOG, TRENDING}), "tui.ui.screens.posts:PostsScreen"
+    ),
 )
 TABS: tuple[Tab, ...] = _present(_ALL)
 TAB_IDS: tuple[str, ...] = tuple(t.id for t in TABS)

@@ -66,7 +66,7 @@ async def test_the_bars_follow_the_state_the_app_hands_down():
         await loaded(pilot)
         screen = rig.app.screen
         assert "online" in status_line(rig.app)
-        assert "DEMO NETWORK" in screen_text(rig.app).splitlines()[0]
+        assert "DEMO" in screen_text(rig.app).splitlines()[0]  # "DEMO NETWORK" where it fits
         now = rig.clock()
         status = StoreStatus(
             state="backing-off", last_attempt=now, next_delay_s=90, last_error="boom"
@@ -75,7 +75,7 @@ async def test_the_bars_follow_the_state_the_app_hands_down():
         await pilot.pause()
         line = status_line(rig.app)
         assert "refreshing" in line and "backing off, retry in 1m30s" in line
-        assert "DEMO NETWORK" not in screen_text(rig.app).splitlines()[0]
+        assert "DEMO" not in screen_text(rig.app).splitlines()[0]
 
 
 def test_styles_are_found_and_have_no_colour_literals():
@@ -124,7 +124,7 @@ def test_registry_lists_tabs_in_key_order():
     keys = [screen.TAB_KEY for screen in SCREENS]
     assert keys == sorted(keys)
     assert [s.TAB_ID for s in SCREENS][:3] == ["agents", "trending", "channels"]
-    assert SCREENS[-1].TAB_ID == "boots" and SCREENS[-1].TAB_KEY == "6"
+    assert SCREENS[-1].TAB_ID == "posts" and SCREENS[-1].TAB_KEY == "7"
 
 
 async def test_every_tab_by_number_keys_at_80x24():
@@ -142,7 +142,7 @@ async def test_every_tab_by_number_keys_at_80x24():
             line = status_line(rig.app)
             assert "demo network" in line and "all verified" in line and "online" in line
         text = screen_text(rig.app)
-        assert "DEMO NETWORK" in text and "1 Agents" in text and "5 Seeds" in text
+        assert "DEMO" in text and "1 Agents" in text and "7 Posts" in text
 
 
 async def test_quitting_does_not_restyle_the_screens_it_closes(monkeypatch):
@@ -480,8 +480,9 @@ async def test_agent_detail_raw_json_and_jump_to_channel():
         assert '"heartbeat_last"' in raw
         assert raw.startswith(f"raw JSON of agent {agent_id}")
         await pilot.press("J")
-        # keys only: tab to the channel list, enter jumps to the first subscribed channel
-        await pilot.press("tab", "enter")
+        # keys only: tab to the go-to list (the agent's posts first), enter on the first
+        # subscribed channel jumps there
+        await pilot.press("tab", "down", "enter")
         await settle(pilot)
         assert isinstance(rig.app.screen, ChannelsScreen)
         assert rig.app.screen.table.cursor_key == agent.subscribed_channels[0]

@@ -251,7 +251,7 @@ async def test_tab_then_enter_goes_to_a_channel_at_every_width():
             await pilot.press("tab")
             await pilot.pause()
             assert isinstance(rig.app.focused, OptionList), size
-            await pilot.press("enter")
+            await pilot.press("down", "enter")  # past the agent's posts, its first channel
             await settle(pilot)
             assert isinstance(rig.app.screen, ChannelsScreen), size
 

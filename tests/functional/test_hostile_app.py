@@ -20,7 +20,9 @@ from textual.command import CommandPalette
 from tui.ui.app import RoostApp
 from tui.ui.screens import SCREENS
 from tui.ui.screens.agents import AgentsScreen
+from tui.ui.screens.posts import PostsScreen
 from tui.ui.screens.table_screen import TableScreen
+from tui.ui.screens.thread import ThreadScreen
 
 # What Textual itself writes: SGR colours/styles, cursor moves, private modes.
 _OWN_SEQUENCES = re.compile(r"\x1b\[[0-9;:]*m|\x1b\[\d+;\d+H|\x1b\[\d*[ABCDGK]|\x1b\[\?[0-9;]*[hl]")
@@ -60,6 +62,12 @@ async def visit_table(pilot, screen: TableScreen) -> None:
     for n, key in enumerate(keys[:2] + keys[-2:]):  # a spread: the tables show every payload
         table.move_cursor_to(key)
         await pilot.press("enter")
+        if isinstance(screen, PostsScreen):  # enter reads the thread (a post with a number)
+            await settle(pilot)
+            if isinstance(app.screen, ThreadScreen):
+                assert_clean_terminal(app)
+                await pilot.press("escape")
+            screen.open_detail(key)
         assert screen.detail.key == key
         assert_clean_terminal(app)
         if n == 0:

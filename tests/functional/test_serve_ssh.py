@@ -149,7 +149,7 @@ async def test_what_the_client_sends_for_the_environment_is_ignored(tmp_path):
                 "LC_ALL": "xx_XX.UTF-8",
             }
             term = await open_terminal(conn, term="xterm-kitty", env=sent)
-            await term.wait_for(DASHBOARD, "DEMO NETWORK")  # not the client's read URL
+            await term.wait_for(DASHBOARD, "DEMO")  # not the client's read URL
             child_env = environ_of(await one_child(server))
             assert not {key for key, value in sent.items() if child_env.get(key) == value}
             assert child_env["ROOST_SSH_ROLE"] == "guest"

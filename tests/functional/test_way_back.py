@@ -25,7 +25,7 @@ async def _jump_from_agent_detail_to_a_channel(pilot, screen: AgentsScreen) -> t
     assert screen.detail.key == agent_id
     links = screen.detail.query_one("#detail-links", OptionList)
     links.focus()
-    links.highlighted = 0
+    links.highlighted = 1  # the first subscribed channel (the agent's posts come first)
     await pilot.press("enter")
     await settle(pilot)
     assert pilot.app.screen.TAB_ID == "channels"

@@ -15,17 +15,23 @@ from dataclasses import dataclass
 
 from tui.conversation.text import split_tag
 from tui.network.conversation import LoggedComment, LoggedPost, PostedLog
-from tui.network.models import TrendingFile
+from tui.network.models import TrendingFile, TrendingPost
 
 __all__ = [
     "PostList",
+    "as_logged",
     "comments_of",
     "from_trending",
     "matches",
     "newest_first",
     "post_key",
+    "scope_key",
+    "scope_of",
     "tag_of",
 ]
+
+#: What a view of the posts can be narrowed to (the keyword arguments of :func:`matches`).
+SCOPES = ("channel", "author", "tag")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,18 +70,23 @@ def from_trending(trending: TrendingFile | None) -> PostList:
     """Trending's posts in the log's shape, in trending's order (no log to read)."""
     posts: dict[str, LoggedPost] = {}
     for index, item in enumerate(trending.trending if trending is not None else ()):
-        post = LoggedPost(
-            number=item.number,
-            title=item.title,
-            channel=item.channel,
-            author=item.author,
-            url=item.url,
-            upvotes=item.upvotes,
-            downvotes=item.downvotes,
-            comment_count=item.comment_count,
-        )
+        post = as_logged(item)
         posts.setdefault(post_key(post, index), post)
     return PostList(posts, from_log=False)
+
+
+def as_logged(item: TrendingPost) -> LoggedPost:
+    """A trending post in the log's shape."""
+    return LoggedPost(
+        number=item.number,
+        title=item.title,
+        channel=item.channel,
+        author=item.author,
+        url=item.url,
+        upvotes=item.upvotes,
+        downvotes=item.downvotes,
+        comment_count=item.comment_count,
+    )
 
 
 def matches(
@@ -95,6 +106,19 @@ def matches(
         if found is None or found.casefold() != tag.strip("[]").casefold():
             return False
     return True
+
+
+def scope_key(kind: str, value: str) -> str:
+    """A narrowed view as one key (``channel:debates``): what another tab's link names when
+    it leads to the Posts tab showing one channel's, agent's or tag's posts."""
+    return f"{kind}:{value}"
+
+
+def scope_of(key: str) -> tuple[str, str] | None:
+    """``("channel", "debates")`` from ``channel:debates``; None when ``key`` names no view
+    (a post's own key is ``#<number>``)."""
+    kind, sep, value = key.partition(":")
+    return (kind, value) if sep and kind in SCOPES and value else None
 
 
 def comments_of(

@@ -28,7 +28,6 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
-from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from msgspec.structs import replace
@@ -43,18 +42,14 @@ from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
 from tui.network.urls import redact_url
 from tui.startup import resume_gc
 from tui.ui.app_state import AppState, Clock, utc_now
+from tui.ui.conversation import ConversationController
 from tui.ui.key_pace import KeyPace
+from tui.ui.preload import prepare_tabs
 from tui.ui.screens import TABS, StateScreen, Tab
 from tui.ui.screens.base import Place
 from tui.ui.ssh_mode import NO_BROWSER, NO_SUSPEND, SSHGuard
 from tui.ui.stylesheets import no_color, sheets, styles_dir
-from tui.ui.textual_compat import (
-    CssSourceKey,
-    ParseOnceStylesheet,
-    default_css_sources,
-    file_css_sources,
-    mark_styles_current,
-)
+from tui.ui.textual_compat import ParseOnceStylesheet, default_css_sources, mark_styles_current
 from tui.ui.widgets.editors import OrderedInput
 from tui.ui.widgets.tab_bar import TabBar
 from tui.ui.widgets.text import short
@@ -71,14 +66,13 @@ if TYPE_CHECKING:
     from tui.service import Service
     from tui.ui.screens.outbox import OutboxScreen
     from tui.ui.screens.palette import PaletteIndex
+    from tui.ui.screens.thread import ThreadScreen
 
 __all__ = ["RoostApp", "run_tui", "styles_dir", "utc_now"]
 
 _CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
 #: After the first refresh, how long the app waits before it imports the other tabs' screens
 PRELOAD_AFTER_S = 1.0
-PRELOAD_IMPORT_QUIET_S = 0.15  # no key for this long before a tab's module is imported
-PRELOAD_PARSE_QUIET_S = 0.08  # no key for this long before one CSS source is parsed
 # how often the app looks for a quiet moment to run a deferred full collection, and how long
 # without a key makes one (tui/gc_policy.py: defer_full)
 IDLE_CHECK_S = 1.0
@@ -87,14 +81,6 @@ IDLE_BEFORE_COLLECT_S = 1.5
 THOROUGH_COLLECT_S = 600.0
 REPORTS_KEPT = 20  # refresh reports the problems view lists
 INTERVAL_STEPS = (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)  # `+` / `-`
-
-
-async def _between_keys(pace: KeyPace, quiet_s: float) -> None:
-    """Give the event loop a turn, and wait until no key has come for ``quiet_s`` (a step of a
-    few ms then fits between two keys of a person typing fast)."""
-    await asyncio.sleep(0)
-    while not pace.quiet_for(quiet_s):
-        await asyncio.sleep(0.02)
 
 
 def _roost_commands() -> type[Provider]:
@@ -173,9 +159,12 @@ class RoostApp(App[int]):
         snapshot: Snapshot
         report: RefreshReport | None
         status: StoreStatus
+        files: frozenset[str] | None = None  # only these files changed (files read on demand)
 
         @property
         def changed(self) -> frozenset[str]:
+            if self.files is not None:
+                return self.files
             if self.report is None:  # the cache: every loaded file is news
                 return frozenset(
                     name for name, state in self.snapshot.files.items() if state.loaded
@@ -233,6 +222,17 @@ class RoostApp(App[int]):
             service,
             snapshot=lambda: self.snapshot,
             show_outbox=lambda summary: self._publish(outbox=summary),
+        )
+        #: Reading the conversation: files read on demand, threads, answers from a thread.
+        self.conversation = ConversationController(
+            self,
+            service,
+            self.writer,
+            snapshot=lambda: self.snapshot,
+            refreshed=lambda files: self.post_message(
+                self.StateRefreshed(self.store.snapshot, None, self.store.status, files)
+            ),
+            refresh=self.action_refresh,
         )
         self.palette_index: PaletteIndex | None = None  # the palette's candidates (per snapshot)
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
@@ -465,6 +465,7 @@ class RoostApp(App[int]):
                 screen.keep_for_later(changed)
         for screen in current:
             screen.deliver(message.snapshot, changed)
+        self.conversation.snapshot_changed(changed)
 
     @work(
         group="preload",
@@ -474,46 +475,9 @@ class RoostApp(App[int]):
         description="import the other tabs' screens and parse their CSS",
     )
     async def _preload_tabs(self) -> None:
-        """Between keys, import the modules of the tabs not opened yet (in a thread: the Boots
-        tab's verifier, ZIP reader and boot-record models take a while) and parse the CSS they
-        will load (on the event loop, one source at a time: Textual's caches are not
-        thread-safe): each tab's own CSS right after its import, then the widgets' default CSS,
-        the longest first. A first visit then finds both done (tui/ui/textual_compat.py); typed in the
-        first seconds, the Seeds tab's first frame came later without them. Each step
-        waits until no key has come for a moment: an import for ``PRELOAD_IMPORT_QUIET_S``, a
-        parse (at most a few ms) for ``PRELOAD_PARSE_QUIET_S``. An import that fails here fails
-        again, and is reported, when its tab opens."""
-        from textual.widget import Widget
-
-        stylesheet = self.stylesheet
-        parse = stylesheet.preparse if isinstance(stylesheet, ParseOnceStylesheet) else None
-        for tab in TABS:
-            if tab.id in self._tab_screens:
-                continue
-            await _between_keys(self.key_pace, PRELOAD_IMPORT_QUIET_S)
-            try:
-                screen_class = await asyncio.to_thread(tab.screen_class)
-            except Exception:  # noqa: BLE001 — reported when the tab opens
-                continue
-            paths = screen_class.CSS_PATH
-            if isinstance(paths, (str, PurePath)):
-                paths = [paths]
-            for source in file_css_sources(p for p in paths or () if PurePath(p).is_absolute()):
-                if parse is not None:
-                    await _between_keys(self.key_pace, PRELOAD_PARSE_QUIET_S)
-                    parse(source)
-        if parse is None:
-            return
-        sources: list[CssSourceKey] = []
-        classes: list[type[Widget]] = [Widget]
-        while classes:
-            node_class = classes.pop()
-            classes.extend(node_class.__subclasses__())
-            with contextlib.suppress(Exception):
-                sources += default_css_sources(node_class)
-        for source in sorted(dict.fromkeys(sources), key=lambda source: -len(source[0])):
-            await _between_keys(self.key_pace, PRELOAD_PARSE_QUIET_S)
-            parse(source)
+        """Between keys, import the other tabs' modules and parse their CSS: their first
+        visit then finds both done (tui/ui/preload.py)."""
+        await prepare_tabs(self.stylesheet, self.key_pace, opened=set(self._tab_screens))
 
     def _current_state_screens(self) -> list[StateScreen]:
         return [screen for screen in self.screen_stack if isinstance(screen, StateScreen)]
@@ -534,14 +498,38 @@ class RoostApp(App[int]):
         self.jump_to(message.tab_id, message.key)
 
     def on_state_screen_open_link_requested(self, message: StateScreen.OpenLinkRequested) -> None:
-        """Open a browser only where one can; otherwise copy the link and show it to click."""
+        self.open_link(message.url)
+
+    def open_link(self, url: str, *, confirm: bool = False) -> None:
+        """Open a browser only where one can; otherwise copy the link and show it to click.
+        ``confirm`` (a link someone wrote): shown in full first, opened on ``enter``."""
         from tui.browser import browser_unavailable
+        from tui.ui.screens.link import LinkScreen
 
         reason = browser_unavailable()
-        if reason is None:
-            self._open_in_browser(message.url)
+        if reason is not None:
+            self._show_link(url, reason)
+        elif confirm:
+            self.push_screen(LinkScreen(url, None), lambda go: go and self._open_in_browser(url))
         else:
-            self._show_link(message.url, reason)
+            self._open_in_browser(url)
+
+    # ------------------------------------------------------------------ the conversation
+
+    def on_state_screen_files_wanted(self, message: StateScreen.FilesWanted) -> None:
+        self.conversation.want(message.names)
+
+    def on_state_screen_thread_requested(self, message: StateScreen.ThreadRequested) -> None:
+        self.conversation.open_thread(message.number, message.post, self.clock)
+
+    def on_thread_screen_reload_requested(self, message: ThreadScreen.ReloadRequested) -> None:
+        self.conversation.read(message.screen, message.number, fresh=True)
+
+    def on_thread_screen_answer_requested(self, message: ThreadScreen.AnswerRequested) -> None:
+        self.conversation.answer(message.action, message.prefill)
+
+    def on_thread_screen_open_link_requested(self, message: ThreadScreen.OpenLinkRequested) -> None:
+        self.open_link(message.url, confirm=True)
 
     @work(group="browser", exit_on_error=False, thread=True, name="browser")
     def _open_in_browser(self, url: str) -> None:
@@ -680,6 +668,7 @@ class RoostApp(App[int]):
         self, message: WriteController.ActionsProgressed
     ) -> None:
         self.writer.progressed(message)
+        self.conversation.pending_changed()
 
     def on_outbox_screen_changed(self, message: OutboxScreen.Changed) -> None:
         """The Outbox screen saw the folder change (tui/ui/screens/outbox)."""

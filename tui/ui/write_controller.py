@@ -118,6 +118,17 @@ class WriteController:
     # ------------------------------------------------------------------ n: compose
 
     def compose(self) -> None:
+        """``n``: the action picker for what is selected."""
+        self._start(self._open_flow)
+
+    def answer(self, action: str, prefill: dict[str, Any]) -> None:
+        """One action's form at once, ``prefill`` pinned (the thread's ``c``, ``R``, ``+``:
+        the post, the comment, the reaction are the thread's, not a kept draft's)."""
+        self._start(lambda: self._open_answer(action, prefill))
+
+    def _start(self, open_form: Callable[[], None]) -> None:
+        """What every form needs first: a person who may post, a token, the deployment's
+        contract; then ``open_form``."""
         ssh_role = self.service.settings.ssh_role
         if ssh_role == GUEST:  # served over SSH to a guest: no form, no outbox, no token
             self.app.notify(GUEST_CANNOT_POST, severity="warning", markup=False)
@@ -132,28 +143,28 @@ class WriteController:
                 if ssh_role
                 else "No token was found (ROOST_TOKEN, RAPPTERBOOK_TOKEN, DISCUSSIONS_TOKEN, "
                 "GH_TOKEN, GITHUB_TOKEN, the config, gh).",
-                then=self._compose_now,
+                then=lambda: self._compose_now(open_form),
             )
             return
-        self._compose_now()
+        self._compose_now(open_form)
 
-    def _compose_now(self) -> None:
+    def _compose_now(self, open_form: Callable[[], None]) -> None:
         write = self.write_side()
         if write is not None and write.docs is not None and not write.docs.asked:
             # the deployment's contract decides the actions (and how a post is made): read it
             # first, once per run (its last good copy stands in when it cannot be read)
             self.app.run_worker(
-                self._read_docs_then_compose(write), group="docs", exclusive=True, name="docs"
+                self._read_docs_then(write, open_form), group="docs", exclusive=True, name="docs"
             )
             return
-        self._open_flow()
+        open_form()
 
-    async def _read_docs_then_compose(self, write: WriteSide) -> None:
+    async def _read_docs_then(self, write: WriteSide, open_form: Callable[[], None]) -> None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._refresh_docs(write), DOCS_FIRST_WAIT_S)
         if write.docs is not None:
             write.docs.asked = True
-        self._open_flow()
+        open_form()
 
     def _open_flow(self) -> None:
         from tui.ui.screens.forms import open_action_flow
@@ -168,6 +179,33 @@ class WriteController:
             login=self._login(),
             whoami=self._whoami_login if write is not None else None,
             catalog=self.catalog(),
+            compose=self.compose_request,
+        )
+
+    def _open_answer(self, action: str, prefill: dict[str, Any]) -> None:
+        from tui.actions.completion import References
+        from tui.ui.screens.forms.flow import open_action_form
+
+        catalog = self.catalog()
+        if action not in catalog:
+            self.app.notify(
+                f"This deployment's contract has no {action} action: nothing to send it with",
+                severity="warning",
+                markup=False,
+            )
+            return
+        write = self.write_side()
+        open_action_form(
+            self.app,
+            action,
+            prefill=prefill,
+            pinned=True,
+            references=References(self._snapshot()),
+            drafts=self.draft_keeper(),
+            on_submit=self._submit_draft,
+            login=self._login(),
+            whoami=self._whoami_login if write is not None else None,
+            catalog=catalog,
             compose=self.compose_request,
         )
 
@@ -265,7 +303,9 @@ class WriteController:
         from tui.ui.screens.forms import ActionContext
 
         screen = self.app.screen
-        return screen.posting_context() if isinstance(screen, StateScreen) else ActionContext()
+        if isinstance(screen, StateScreen) or hasattr(screen, "posting_context"):
+            return screen.posting_context()  # a tab's selection; a thread's post
+        return ActionContext()
 
     def _login(self) -> str | None:
         write = self._write
@@ -319,6 +359,11 @@ class WriteController:
             return  # another roost is sending it
         # told once, by the app's handler of the message (progressed)
         self.app.post_message(self.ActionsProgressed([entry], write.outbox.counts()))
+
+    def outbox_entries(self) -> list[Entry]:
+        """The outbox's entries, oldest first ([] while the write side is not made yet: making
+        it may ask `gh` for a token)."""
+        return self._write.outbox.entries() if self._write is not None else []
 
     # ------------------------------------------------------------------ tracking
 

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.content import Content
 
+from tui.conversation.posts import scope_key
 from tui.network.models import Agent
 from tui.network.state_files import AGENTS
 from tui.network.store import Snapshot
@@ -178,10 +179,21 @@ def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, l
         ).stylize("bold $text-muted")
     )
     links = [
-        Link(Content.assemble(("#", "$text-muted"), truncate(clean(slug), 60)), "channels", slug)
-        for slug in channels
+        Link(
+            Content.assemble(("posts by ", "$text-muted"), truncate(clean(agent_id), 60)),
+            "posts",
+            scope_key("author", agent_id),
+        ),
+        *(
+            Link(
+                Content.assemble(("#", "$text-muted"), truncate(clean(slug), 60)), "channels", slug
+            )
+            for slug in channels
+        ),
     ]
-    lines.append(Content("J raw JSON · tab then enter: go to a channel").stylize("$text-muted"))
+    lines.append(
+        Content("P their posts · J raw JSON · tab then enter: go to").stylize("$text-muted")
+    )
     return Content("\n").join(lines), links
 
 
@@ -197,7 +209,14 @@ class AgentsScreen(TableScreen, tab="agents"):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "status('active')", "Active only", show=False, id="agents.active"),
         Binding("d", "status('dormant')", "Dormant only", show=False, id="agents.dormant"),
+        Binding("P", "posts", "The agent's posts", show=False, id="agents.posts"),
     ]
+
+    def action_posts(self) -> None:
+        """``P``: the Posts tab, narrowed to the selected agent's posts."""
+        key = self.detail.key if self.detail_open else self.table.cursor_key
+        if key is not None:
+            self.jump_to("posts", scope_key("author", key))
 
     def __init__(self) -> None:
         super().__init__()

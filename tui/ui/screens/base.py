@@ -43,6 +43,7 @@ from tui.ui.widgets.text import short
 
 if TYPE_CHECKING:
     from tui.actions.action_context import ActionContext, ContextKind
+    from tui.network.conversation import LoggedPost
     from tui.service import Service
 
 __all__ = ["ScreenBody", "StateScreen"]
@@ -73,12 +74,14 @@ class ScreenBody(Vertical):
 
 
 class Place(msgspec.Struct, frozen=True):
-    """Where the user was before a jump: the tab, the selected row, the filter, the detail."""
+    """Where the user was before a jump: the tab, the selected row, the filter, the detail,
+    and the view the tab was narrowed to (the Posts tab's "channel: debates")."""
 
     tab_id: str
     key: str | None = None
     filter: str = ""
     detail_open: bool = False
+    scope: str | None = None
 
 
 class StateScreen(Screen):
@@ -150,6 +153,21 @@ class StateScreen(Screen):
         """Open ``url`` in a browser where one can open, else show and copy it (the app)."""
 
         url: str
+
+    @dataclass(eq=False)
+    class FilesWanted(Message):
+        """Read the optional state files ``names`` too (the conversation's: big, read only
+        once a screen asks; handled by the app)."""
+
+        names: tuple[str, ...]
+
+    @dataclass(eq=False)
+    class ThreadRequested(Message):
+        """Open the thread of post ``number`` over this tab; ``post`` is what the tab's row
+        knows of it (shown at once when nothing better is at hand). Handled by the app."""
+
+        number: int
+        post: LoggedPost | None = None
 
     @dataclass(eq=False)
     class ReadyForKeys(Message):
@@ -235,6 +253,10 @@ class StateScreen(Screen):
     def jump_to(self, tab_id: str, key: str | None = None) -> None:
         """Switch to another tab and, with ``key``, select that row there (asks the app)."""
         self.post_message(self.JumpRequested(tab_id, key))
+
+    def open_thread(self, number: int, post: LoggedPost | None = None) -> None:
+        """Read post ``number``'s thread, over this tab (asks the app)."""
+        self.post_message(self.ThreadRequested(number, post))
 
     # ------------------------------------------------------------------ hooks
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.content import Content
 
+from tui.conversation.posts import scope_key
 from tui.network.models import Channel
 from tui.network.state_files import CHANNELS
 from tui.network.store import Snapshot
@@ -94,6 +96,15 @@ class ChannelRow(LazyRow):
         return " ".join((*words, *channel.topic_affinity)).lower()
 
 
+def channel_posts_link(slug: str) -> Link:
+    """The detail's "go to" entry for the channel's posts (the Posts tab, narrowed to it)."""
+    return Link(
+        Content.assemble(("posts in #", "$text-muted"), truncate(clean(slug), 60)),
+        "posts",
+        scope_key("channel", slug),
+    )
+
+
 class ChannelsScreen(TableScreen, tab="channels"):
     """Tab 3."""
 
@@ -102,6 +113,16 @@ class ChannelsScreen(TableScreen, tab="channels"):
     SOURCE = CHANNELS
     ROW = ChannelRow
     POSTING_KIND = "channel"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("P", "posts", "The channel's posts", show=False, id="channels.posts"),
+    ]
+
+    def action_posts(self) -> None:
+        """``P``: the Posts tab, narrowed to the selected channel's posts."""
+        key = self.detail.key if self.detail_open else self.table.cursor_key
+        if key is not None:
+            self.jump_to("posts", scope_key("channel", key))
 
     def models(self, snapshot: Snapshot) -> Mapping[str, Channel] | None:
         channels = snapshot.channels
@@ -151,8 +172,10 @@ class ChannelsScreen(TableScreen, tab="channels"):
             for name, value in extras.items():
                 lines.append(_line(truncate(clean(name), 10), truncate(clean(value), 500)))
         lines.append(Content(""))
-        lines.append(Content("J raw JSON · tab then enter: go to an agent").stylize("$text-muted"))
-        links = []
+        lines.append(
+            Content("P its posts · J raw JSON · tab then enter: go to").stylize("$text-muted")
+        )
+        links = [channel_posts_link(key)]
         people = [model.created_by] if model.created_by else []
         people += [m for m in model.moderators or () if m not in people]
         for agent_id in people:

@@ -1,5 +1,7 @@
-"""Where no browser opens: the link, shown as a terminal hyperlink (OSC 8) to
-click, after it was copied with OSC 52; `escape` closes. Never says a browser opened.
+"""A link shown in full before anything opens it. Where no browser opens: the link, shown as
+a terminal hyperlink (OSC 8) to click, after it was copied with OSC 52; `escape` closes. Never
+says a browser opened. Where one can (a link someone on the network wrote, from a thread): the
+link in full, and `enter` opens it in the browser, `escape` leaves it closed.
 
 The link is on one line, so that a terminal's own selection copies it whole: as wide as the
 terminal allows, and cut in the middle only when even that is too narrow (then the hyperlink
@@ -77,31 +79,44 @@ class LinkLine(Widget):
 
 
 class LinkScreen(Dialog):
-    """The link that could not be opened, and why."""
+    """The link that could not be opened, and why; with no ``reason``, the link a browser
+    will open on ``enter`` (dismissed with True)."""
 
     HEADING = "roost · open a link"
     DIALOG_CLASS = "link-dialog fit-link"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "close", "Close", show=False, id="link.close"),
+        Binding("escape", "leave", "Close", id="link.leave"),
+        Binding("q", "leave", "Close", show=False, id="link.leave2"),
     ]
 
-    def __init__(self, url: str, reason: str) -> None:
+    def __init__(self, url: str, reason: str | None) -> None:
         super().__init__(id="link-screen")
         self.url = url
         self.reason = reason
+        if reason is None:
+            self.HINT = "enter opens it in your browser · escape leaves it closed"
 
     def compose_body(self) -> ComposeResult:
-        yield Static(
-            Content.assemble(
+        if self.reason is None:
+            text = Content("This link opens in your browser (check where it goes first):\n")
+        else:
+            text = Content.assemble(
                 "Not opened: ",
                 clean(self.reason),
                 ".\nThe link was sent to your clipboard (OSC 52; some terminals refuse it)."
                 "\nClick it below (or ctrl/cmd+click, as your terminal wants):\n",
-            ),
-            id="link-text",
-        )
+            )
+        yield Static(text, id="link-text")
         yield LinkLine(self.url, id="link-url")
         yield Static("", id="link-cut")
+
+    def action_close(self) -> None:
+        """``enter``: open it (when a browser can); ``escape`` and ``q`` leave it."""
+        self.dismiss(self.reason is None)  # type: ignore[arg-type]
+
+    def action_leave(self) -> None:
+        self.dismiss(False)  # type: ignore[arg-type]
 
     def on_link_line_fitted(self, message: LinkLine.Fitted) -> None:
         note = self.query_one("#link-cut", Static)

@@ -74,6 +74,8 @@ class TableScreen(StateScreen):
     ROW: ClassVar[type[LazyRow]] = LazyRow  # built as ROW(key, model, prepare(snapshot))
     SOURCE: ClassVar[str] = ""  # the state file whose models are the rows
     NOUN: ClassVar[str] = "rows"
+    #: A jump to a row (another tab's link, the palette) opens its detail pane.
+    DETAIL_ON_JUMP: ClassVar[bool] = True
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -377,7 +379,8 @@ class TableScreen(StateScreen):
         if not table.move_cursor_to(key):
             self.clear_filters()
             table.move_cursor_to(key)
-        self.open_detail(key)
+        if self.DETAIL_ON_JUMP:
+            self.open_detail(key)
 
     @property
     def rows(self) -> Sequence[LazyRow]:
@@ -437,10 +440,14 @@ class TableScreen(StateScreen):
             heading=f"{self.NOUN.rstrip('s')} {key}",
         )
 
+    def row_chosen(self, key: str) -> None:
+        """``enter`` on a row: its detail pane (the Posts tab opens the post's thread)."""
+        self.open_detail(key)
+
     @on(VirtualTable.Selected, ".main-table")
     def _table_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
-        self.open_detail(event.key)
+        self.row_chosen(event.key)
 
     @on(VirtualTable.Highlighted, ".main-table")
     def _table_highlighted(self, event: VirtualTable.Highlighted) -> None:

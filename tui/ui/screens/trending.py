@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import urlsplit
 
 from textual import on
 from textual.app import ComposeResult
@@ -13,6 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from tui.conversation.posts import as_logged
 from tui.network.models import TrendingFile, TrendingPost
 from tui.network.state_files import TRENDING
 from tui.network.store import Snapshot
@@ -22,10 +22,11 @@ from tui.ui.widgets.text import labelled
 from tui.ui.widgets.virtual_table import Column, LazyRow, Row, VirtualTable
 from tui.untrusted import clean, truncate
 
-from .table_screen import Built, TableScreen
+from .post_table import PostTableScreen, post_links, safe_url
+from .table_screen import Built
 
 if TYPE_CHECKING:
-    from tui.actions.action_context import ActionContext
+    from tui.network.conversation import LoggedPost
 
 __all__ = ["TrendingScreen", "post_keys", "safe_url"]
 
@@ -44,21 +45,6 @@ PANELS = (
     ("top-channels", "Top channels", "channel", "channels"),
     ("top-topics", "Top topics", "topic", "channels"),
 )
-
-
-def safe_url(url: str | None) -> str | None:
-    """The URL if it is an http(s) URL with a host and no control characters, else None."""
-    if not url or len(url) > 2000:
-        return None
-    if clean(url) != url or any(ch.isspace() for ch in url):
-        return None
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        return None
-    return url
 
 
 def post_keys(posts: tuple[TrendingPost, ...]) -> list[str]:
@@ -117,7 +103,7 @@ class PostRow(LazyRow):
         return " ".join((post.title, post.author, post.channel, self.key)).lower()
 
 
-class TrendingScreen(TableScreen, tab="trending"):
+class TrendingScreen(PostTableScreen, tab="trending"):
     """Tab 2."""
 
     CSS_PATH = sheets("trending")
@@ -128,8 +114,7 @@ class TrendingScreen(TableScreen, tab="trending"):
     ROW = PostRow
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "author", "Go to author", show=False, id="trending.author"),
-        Binding("c", "channel", "Go to channel", show=False, id="trending.channel"),
+        Binding("t", "thread", "Read the thread", show=False, id="trending.thread"),
     ]
 
     def compose_extra(self) -> ComposeResult:
@@ -237,65 +222,25 @@ class TrendingScreen(TableScreen, tab="trending"):
             lines.append(_line(truncate(clean(name), 9), truncate(clean(value), 500)))
         lines.append(Content(""))
         lines.append(
-            Content("a author · c channel · o open URL · J raw JSON").stylize("$text-muted")
+            Content("t read the thread · a author · c channel · O open URL · J raw JSON").stylize(
+                "$text-muted"
+            )
         )
-        links = []
-        if model.author:
-            links.append(
-                Link(
-                    Content.assemble(("agent ", "$text-muted"), truncate(clean(model.author), 60)),
-                    "agents",
-                    model.author,
-                )
-            )
-        if model.channel:
-            links.append(
-                Link(
-                    Content.assemble(
-                        ("channel #", "$text-muted"), truncate(clean(model.channel), 60)
-                    ),
-                    "channels",
-                    model.channel,
-                )
-            )
+        links = post_links(model.author, model.channel)
         return Content("\n").join(lines), links
 
-    def _current_post(self) -> TrendingPost | None:
-        key = self.detail.key if self._detail_open else self.table.cursor_key
-        return self._models.get(key) if key is not None else None
+    def as_logged(self, post: TrendingPost) -> LoggedPost:
+        return as_logged(post)
 
     def copy_text(self) -> str | None:
         focused = self.focused
         if isinstance(focused, VirtualTable) and focused.has_class("panel-table"):
             return focused.cursor_key
-        post = self._current_post()
-        if post is None:
-            return None
-        return safe_url(post.url) or (clean(post.url) if post.url else None) or super().copy_text()
+        return super().copy_text()
 
-    def posting_context(self) -> ActionContext:
-        """``n`` on a post: its Discussion's number (comment on it, flag it)."""
-        from tui.actions.action_context import ActionContext
-
-        post = self._current_post()
-        if post is None or post.number is None:
-            return ActionContext()
-        return ActionContext("post", str(post.number))
-
-    def link_url(self) -> str | None:
-        """``O`` opens the post's URL (`o` is the outbox)."""
-        post = self._current_post()
-        return safe_url(post.url) if post is not None else None
-
-    def action_author(self) -> None:
-        post = self._current_post()
-        if post is not None and post.author:
-            self.jump_to("agents", post.author)
-
-    def action_channel(self) -> None:
-        post = self._current_post()
-        if post is not None and post.channel:
-            self.jump_to("channels", post.channel)
+    def action_thread(self) -> None:
+        """``t``: the selected post's thread, over this tab."""
+        self.read_thread(self.current_post())
 
     @on(VirtualTable.Selected, ".panel-table")
     def _panel_selected(self, event: VirtualTable.Selected) -> None:

@@ -47,6 +47,7 @@ class TabBar(Widget):
     """
 
     BADGE = "DEMO NETWORK"
+    SHORT_BADGE = "DEMO"  # where the whole badge does not fit beside the tabs
 
     demo: reactive[bool] = reactive(False)
     """On the demo network: the badge is shown."""
@@ -91,8 +92,9 @@ class TabBar(Widget):
             self._spans.append((x, x + piece.cell_length, tab.id))
             x += piece.cell_length
         tabs = Content("").join(parts)
-        badge = self.BADGE if self.demo else ""
-        if badge:
+        if not self.demo:
+            return tabs
+        for badge in (self.BADGE, self.SHORT_BADGE):
             badge_content = Content(f" {badge} ").stylize(self.get_visual_style("tab-bar--badge"))
             gap = self.size.width - tabs.cell_length - badge_content.cell_length
             if gap >= 1:

@@ -38,6 +38,7 @@ def open_action_form(
     action: str,
     *,
     prefill: Mapping[str, Any] | None = None,
+    pinned: bool = False,
     references: References | None = None,
     drafts: DraftKeeper | None = None,
     on_submit: OnSubmit,
@@ -46,11 +47,15 @@ def open_action_form(
     catalog: Mapping[str, ActionSpec] | None = None,
     compose: Composer | None = None,
 ) -> ActionForm:
-    """Push the form of ``action``: the kept draft when there is one, else ``prefill``."""
+    """Push the form of ``action``: the kept draft when there is one, else ``prefill``.
+    ``pinned``: what ``prefill`` names is the point of this form (the thread's post, the
+    comment replied to): a kept draft about something else is left for its own form."""
     table = CATALOG if catalog is None else catalog
     spec = table[action]
     values = values_from_payload(spec, prefill or {})
     kept = drafts.kept(action) if drafts is not None else None
+    if kept is not None and pinned and any(kept.values.get(k) != v for k, v in values.items()):
+        kept = None
     nonce = None
     if kept is not None:
         # the kept draft wins; the context only fills what it left empty

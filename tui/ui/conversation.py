@@ -1,0 +1,243 @@
+"""Reading the conversation from the dashboard: the app's side (ARCHITECTURE.md, the
+conversation).
+
+The app holds one :class:`ConversationController` and passes it what its screens ask for:
+
+* optional state files (``StateScreen.FilesWanted``, the Posts tab's first visit): a worker
+  awaits ``store.want(...)``, the app is told the files changed (their cached copies are shown
+  at once) and a refresh is asked for, which fetches them;
+* a thread (``StateScreen.ThreadRequested``): the thread reader's first copy (no request) goes
+  on screen at once with the :class:`~tui.ui.screens.thread.ThreadScreen`, and a worker awaits
+  the reader's answer and hands it to the screen; ``r`` reads again, fresh;
+* answers (``c``, ``R``, ``+``): the write controller's form for the action, pinned to the post
+  or comment; comments sent from here are shown in the thread, pending, until they are seen.
+
+Workers only read and post messages to the thread screen; its handlers change it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+from tui.conversation.reading import ThreadRead, ThreadReader
+from tui.conversation.thread import Comment, from_cache, from_log
+from tui.network.state_files import CONVERSATION_FILES, DISCUSSIONS_CACHE, DISCUSSIONS_INDEX
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from tui.actions.outbox import Entry
+    from tui.network.conversation import CachedDiscussion, DiscussionsCache, LoggedPost
+    from tui.network.store import Snapshot
+    from tui.service import Service
+    from tui.ui.screens.thread import ThreadScreen
+    from tui.ui.write_controller import WriteController
+
+__all__ = ["ConversationController", "PublishedThreads", "pending_from_outbox"]
+
+THREAD_FILES = (DISCUSSIONS_CACHE, DISCUSSIONS_INDEX)
+#: Outbox states whose comment may still appear in the thread (applied: it has; failed and
+#: rejected: it will not).
+_PENDING_STATES = frozenset({"draft", "sending", "queued", "received", "accepted", "unknown"})
+
+
+class ConversationController:
+    """The app's reading side of the conversation. ``refreshed(files)`` tells the app's
+    screens that ``files`` changed in the store's snapshot; ``refresh()`` asks the store for a
+    cycle now."""
+
+    @dataclass(eq=False)
+    class ThreadArrived(Message):
+        """A copy of the thread from the reader (``first``: what it had at once, from the
+        published files; else its answer), for the thread screen."""
+
+        read: ThreadRead
+        first: bool = False
+        limit_note: str | None = None
+
+    @dataclass(eq=False)
+    class PendingFound(Message):
+        """Comments sent from here on the thread's post, not seen in it yet."""
+
+        comments: list[Comment]
+
+    def __init__(
+        self,
+        app: App[Any],
+        service: Service,
+        writer: WriteController,
+        *,
+        snapshot: Callable[[], Snapshot],
+        refreshed: Callable[[frozenset[str]], None],
+        refresh: Callable[[], None],
+    ) -> None:
+        self.app = app
+        self.service = service
+        self.writer = writer
+        self._snapshot = snapshot
+        self._refreshed = refreshed
+        self._refresh = refresh
+        self._reader: ThreadReader | None = None
+        self._asked: set[str] = set()
+
+    # ------------------------------------------------------------------ files
+
+    def want(self, names: Iterable[str]) -> None:
+        """Have the store read ``names`` too (once each per run)."""
+        new = tuple(name for name in names if name not in self._asked)
+        if not new:
+            return
+        self._asked.update(new)
+        self.app.run_worker(
+            self._want(new),
+            group="want",
+            exit_on_error=False,
+            name="read files",
+            description="read optional state files",
+        )
+
+    async def _want(self, names: tuple[str, ...]) -> None:
+        await self.service.store.want(*names)
+        self._refreshed(frozenset(names))  # the cached copies (if any), shown at once
+        self._refresh()  # and the service asked for them
+
+    # ------------------------------------------------------------------ threads
+
+    @property
+    def reader(self) -> ThreadReader:
+        """The service's thread reader (made on first use)."""
+        if self._reader is None:
+            threads = getattr(self.service, "threads", None)
+            self._reader = threads() if callable(threads) else PublishedThreads(self._snapshot)
+        return self._reader
+
+    def open_thread(self, number: int, post: LoggedPost | None, clock: Callable[[], Any]) -> None:
+        """Push post ``number``'s thread: the reader's first copy at once, its answer later."""
+        from tui.ui.screens.thread import ThreadScreen
+
+        self.want(THREAD_FILES)
+        first = self.reader.first(number)
+        stand_in = from_log(post, self._log_comments()) if post is not None else None
+        screen = ThreadScreen(number, first, stand_in=stand_in, clock=clock)
+        self.app.push_screen(screen)
+        self.pending_changed()
+        self.read(screen, number)
+
+    def read(self, screen: ThreadScreen, number: int, *, fresh: bool = False) -> None:
+        """Ask the reader for the thread (``fresh``: from its source, not a cached copy)."""
+        self.app.run_worker(
+            self._read(screen, number, fresh),
+            group=f"thread-{number}",
+            exclusive=True,
+            exit_on_error=False,
+            name="read thread",
+            description=f"read thread {number}",
+        )
+
+    async def _read(self, screen: ThreadScreen, number: int, fresh: bool) -> None:
+        reader = self.reader
+        try:
+            read = await reader.read(number, fresh=fresh)
+        except Exception as exc:  # told on the screen, never a crash
+            read = ThreadRead(number, None, problem=f"could not read it: {exc}"[:300])
+        screen.post_message(self.ThreadArrived(read, limit_note=reader.limit_note))
+
+    def snapshot_changed(self, changed: frozenset[str]) -> None:
+        """The published files changed: an open thread takes the reader's first copy again
+        (it replaces only a copy no better than itself)."""
+        if not changed & set(CONVERSATION_FILES):
+            return
+        for screen in self._thread_screens():
+            first = self.reader.first(screen.number)
+            if first is not None and first.thread is not None:
+                screen.post_message(self.ThreadArrived(first, first=True))
+
+    def _thread_screens(self) -> list[ThreadScreen]:
+        from tui.ui.screens.thread import ThreadScreen
+
+        return [s for s in self.app.screen_stack if isinstance(s, ThreadScreen)]
+
+    def _log_comments(self) -> Sequence[Any]:
+        log = self._snapshot().posted_log
+        return log.comments if log is not None else ()
+
+    # ------------------------------------------------------------------ answers
+
+    def answer(self, action: str, prefill: dict[str, Any]) -> None:
+        self.writer.answer(action, prefill)
+
+    def pending_changed(self) -> None:
+        """The outbox changed: each open thread shows what was sent from here on its post."""
+        screens = self._thread_screens()
+        if not screens:
+            return
+        entries = self.writer.outbox_entries()
+        for screen in screens:
+            screen.post_message(self.PendingFound(pending_from_outbox(entries, screen.number)))
+
+
+def pending_from_outbox(entries: Sequence[Entry], number: int) -> list[Comment]:
+    """The comments and replies on post ``number`` sent from here (or on their way) and not
+    seen in its thread yet, as comments marked pending."""
+    found: list[Comment] = []
+    for entry in entries:
+        payload = entry.payload
+        if entry.action not in ("comment", "reply") or entry.state not in _PENDING_STATES:
+            continue
+        if str(payload.get("discussion_number", "")).strip() != str(number):
+            continue
+        body = payload.get("body")
+        if not isinstance(body, str):
+            continue
+        parent = payload.get("reply_to")
+        found.append(
+            Comment(
+                id=f"outbox:{entry.id}",
+                author=entry.author or "you",
+                created_at=entry.created_at,
+                body=body,
+                parent_id=parent if isinstance(parent, str) and parent else None,
+                pending=True,
+            )
+        )
+    return found
+
+
+class PublishedThreads:
+    """A thread reader over the published files alone (the discussions cache, else the log),
+    for a service that has no reader of its own: it asks no server."""
+
+    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
+        self._snapshot = snapshot
+        self._by_number: tuple[DiscussionsCache, dict[int, CachedDiscussion]] | None = None
+
+    @property
+    def limit_note(self) -> str | None:
+        return None
+
+    def first(self, number: int) -> ThreadRead | None:
+        snapshot = self._snapshot()
+        log = snapshot.posted_log
+        comments = log.comments if log is not None else ()
+        cache = snapshot.discussions_cache
+        if cache is not None:
+            if self._by_number is None or self._by_number[0] is not cache:
+                self._by_number = (cache, {d.number: d for d in cache.discussions})
+            entry = self._by_number[1].get(number)
+            if entry is not None:
+                fetched = snapshot.file(DISCUSSIONS_CACHE).fetched_at
+                return ThreadRead(number, from_cache(entry, comments), fetched_at=fetched)
+        for post in log.posts if log is not None else ():
+            if post.number == number:
+                return ThreadRead(number, from_log(post, comments))
+        return None
+
+    async def read(self, number: int, *, fresh: bool = False) -> ThreadRead:
+        found = self.first(number)
+        if found is not None:
+            return found
+        return ThreadRead(number, None, problem="not in the published files")

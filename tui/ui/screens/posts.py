@@ -1,0 +1,293 @@
+"""Tab 7, Posts: every post the deployment logged, newest first; ``enter`` reads its thread.
+
+The rows come from ``posted_log.json`` (:func:`tui.conversation.posts.newest_first`), which the
+store reads only once this tab is first shown (it can be tens of megabytes). Where the
+deployment does not publish it, trending's posts stand in and the summary line says so. A tab
+narrowed to one channel's or one agent's posts (the Channels and Agents details' links) says
+what it shows on the summary line; ``escape`` widens it again.
+
+``enter`` opens the post's thread over the tab rather than a detail pane: the row already shows
+what a pane would, and reading the post is what the tab is for (``J`` still shows the row's raw
+JSON in the pane, and ``escape`` from the thread comes back to the row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from operator import attrgetter
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+
+from tui.conversation.posts import (
+    PostList,
+    from_trending,
+    matches,
+    newest_first,
+    scope_key,
+    scope_of,
+    tag_of,
+)
+from tui.conversation.text import split_tag
+from tui.network.conversation import LoggedPost, PostedLog
+from tui.network.state_files import CONVERSATION_FILES, POSTED_LOG, TRENDING
+from tui.network.store import Snapshot
+from tui.ui.widgets.detail_pane import Link
+from tui.ui.widgets.text import age_seconds, epoch_seconds, labelled, stamp
+from tui.ui.widgets.virtual_table import Column, LazyRow
+from tui.untrusted import clean, truncate
+
+from .base import Place
+from .post_table import PostTableScreen, post_links
+
+__all__ = ["PostRow", "PostsScreen"]
+
+# At 80 columns every minimum fits. The title is the free text and yields first when room is
+# short, so its minimum is what a title needs to be read; the tag (the first text column, kept
+# longest) is short: "PROPHECY:2026-04-08" shows "PROPHECY…".
+COLUMNS = (
+    Column("number", "#", 5, align="right"),
+    Column("tag", "tag", 7, max_width=10),
+    Column("title", "title", 24, flex=True),
+    Column("channel", "channel", 8, max_width=16),
+    Column("author", "author", 10, max_width=20),
+    Column("votes", "votes", 5, align="right"),
+    Column("comments", "cmts", 4, align="right"),
+    Column("age", "age", 4, align="right"),
+)
+
+
+class PostRow(LazyRow):
+    """One post's row; ``context`` is "now" in POSIX seconds (one reading per build)."""
+
+    __slots__ = ()
+    model: LoggedPost
+
+    def make_cells(self) -> tuple[str, ...]:
+        post = self.model
+        posted = epoch_seconds(post.posted_at)
+        return (
+            "" if post.number is None else str(post.number),
+            tag_of(post) or "",
+            split_tag(post.title)[1],
+            post.channel,
+            post.author,
+            f"{post.upvotes - post.downvotes:,}",
+            f"{post.comment_count:,}",
+            age_seconds(None if posted is None else self.context - posted),
+        )
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        return tuple(value(self) for value in _SORT_VALUES)
+
+    def make_sort_value(self, column: int) -> Any:
+        return _SORT_VALUES[column](self) if column < len(_SORT_VALUES) else None
+
+    def make_haystack(self) -> str:
+        """What ``/`` searches: the title (tag included), author, channel and tag."""
+        post = self.model
+        return " ".join((post.title, post.author, post.channel, tag_of(post) or "")).lower()
+
+
+def _posted_sort(row: PostRow) -> float | None:
+    posted = epoch_seconds(row.model.posted_at)
+    return -posted if posted is not None else None  # the youngest first
+
+
+# per column of COLUMNS: what a sort by it compares (one function each: a sort that comes
+# before the warm-up computes only its own column)
+_SORT_VALUES: tuple[Callable[[PostRow], Any], ...] = (
+    attrgetter("model.number"),
+    lambda row: (tag_of(row.model) or "").lower(),
+    lambda row: split_tag(row.model.title)[1].lower(),
+    lambda row: row.model.channel.lower(),
+    lambda row: row.model.author.lower(),
+    lambda row: row.model.upvotes - row.model.downvotes,
+    attrgetter("model.comment_count"),
+    _posted_sort,
+)
+assert len(_SORT_VALUES) == len(COLUMNS)
+
+
+def _line(label: str, value: Any) -> Content:
+    return labelled(label, value, 9)
+
+
+class PostsScreen(PostTableScreen, tab="posts"):
+    """Tab 7."""
+
+    COLUMNS = COLUMNS
+    NOUN = "posts"
+    SOURCE = POSTED_LOG
+    ROW = PostRow
+    DETAIL_ON_JUMP = False  # a jump to a post puts the cursor on it; enter reads it
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # the table's own enter reads too; this one is for the detail pane (J) and help
+        Binding("enter", "read", "Read the thread", show=False, id="posts.read"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._scope: tuple[str, str] | None = None
+        self._ordered: tuple[PostedLog, PostList] | None = None  # the log, newest first
+
+    def on_body_mounted(self) -> None:
+        super().on_body_mounted()
+        # the first time the tab is shown, never at roost's start: the log can be big
+        self.post_message(self.FilesWanted(CONVERSATION_FILES))
+
+    # ------------------------------------------------------------------ rows
+
+    def post_list(self, snapshot: Snapshot) -> PostList | None:
+        """The posts on view: the log's, newest first; trending's where the deployment does
+        not publish the log; None while the log is not there (loading, or failed)."""
+        log = snapshot.posted_log
+        if log is not None:
+            if self._ordered is None or self._ordered[0] is not log:
+                self._ordered = (log, newest_first(log))
+            return self._ordered[1]
+        if snapshot.file(POSTED_LOG).integrity == "absent" and snapshot.trending is not None:
+            return from_trending(snapshot.trending)
+        return None
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, LoggedPost] | None:
+        posts = self.post_list(snapshot)
+        return None if posts is None else posts.posts
+
+    def prepare(self, snapshot: Snapshot) -> float:
+        return self.clock().timestamp()
+
+    def retimed_context(self, context: Any) -> float:
+        return self.clock().timestamp()
+
+    @property
+    def from_trending(self) -> bool:
+        """Trending's posts stand in: the deployment does not publish the log."""
+        snapshot = self.snapshot
+        return snapshot.posted_log is None and snapshot.file(POSTED_LOG).integrity == "absent"
+
+    def show_empty_state(self) -> None:
+        if self.building:
+            message = "loading\u2026"
+        elif self.from_trending:
+            message = self.empty_text(TRENDING, "posts")
+        else:
+            state = self.snapshot.file(POSTED_LOG)
+            if state.integrity == "missing" and not state.loaded:
+                message = f"loading {POSTED_LOG}\u2026"
+            else:
+                message = self.empty_text(POSTED_LOG, "posts")
+        self.table.set_empty_message(message)
+
+    def summary_extra(self) -> Content:
+        parts = []
+        if self.from_trending:
+            parts.append(
+                Content(f"{POSTED_LOG} is not published here: Trending's posts").stylize(
+                    "$text-warning"
+                )
+            )
+        if self._scope is not None:
+            kind, value = self._scope
+            parts.append(
+                Content.assemble(
+                    f"{kind}: ",
+                    (truncate(clean(value), 40), "bold"),
+                    ("  escape clears", "$text-muted"),
+                )
+            )
+        return Content(" \u00b7 ").join(parts)
+
+    # ------------------------------------------------------------------ scope
+
+    @property
+    def scope(self) -> tuple[str, str] | None:
+        """What the tab is narrowed to: ("channel", slug), ("author", agent), ("tag", tag)."""
+        return self._scope
+
+    def set_scope(self, scope: tuple[str, str] | None) -> None:
+        """Show only the posts of one channel, agent or tag (None: every post)."""
+        self._scope = scope
+        if scope is None:
+            self.table.set_predicate(None)
+        else:
+            kind, value = scope
+
+            # reads the models at call time: a refresh's new rows are narrowed the same way
+            def wanted(key: str) -> bool:
+                post = self._models.get(key)
+                return post is not None and matches(post, **{kind: value})
+
+            self.table.set_predicate(wanted)
+        self.update_summary()
+
+    def select_key(self, key: str) -> None:
+        scope = scope_of(key)
+        if scope is None:
+            super().select_key(key)
+            return
+        self.set_scope(scope)
+
+    def clear_filters(self) -> None:
+        super().clear_filters()
+        if self._scope is not None:
+            self.set_scope(None)
+
+    def back_more(self) -> None:
+        if self._scope is not None:
+            self.set_scope(None)
+        else:
+            super().back_more()
+
+    def place(self) -> Place:
+        where = super().place()
+        scope = scope_key(*self._scope) if self._scope is not None else None
+        return Place(where.tab_id, where.key, where.filter, where.detail_open, scope)
+
+    def return_to(self, place: Place) -> None:
+        scope = scope_of(place.scope) if place.scope else None
+        if self.ready and scope != self._scope:
+            self.set_scope(scope)
+        super().return_to(place)
+
+    # ------------------------------------------------------------------ the selected post
+
+    def row_chosen(self, key: str) -> None:
+        self.read_thread(self._models.get(key))
+
+    def action_read(self) -> None:
+        """``enter``: the selected post's thread (also from the detail pane)."""
+        self.read_thread(self.current_post())
+
+    # ------------------------------------------------------------------ detail (J)
+
+    def detail_view(self, key: str, model: LoggedPost) -> tuple[Content, list[Link]]:
+        tag, title = split_tag(model.title)
+        heading = Content(clean(title, multiline=True)).stylize("bold")
+        if tag:
+            heading = Content.assemble((f"[{clean(tag)}] ", "$text-accent bold"), heading)
+        lines = [heading, Content("")]
+        if model.number is not None:
+            lines.append(_line("number", f"#{model.number}"))
+        lines.append(_line("author", model.author or "\u2014"))
+        lines.append(_line("channel", model.channel or "\u2014"))
+        lines.append(_line("posted", stamp(model.posted_at, self.clock())))
+        votes = model.upvotes - model.downvotes
+        lines.append(
+            _line("votes", f"\u25b2 {model.upvotes:,}  \u25bc {model.downvotes:,}  (net {votes:,})")
+        )
+        lines.append(_line("comments", f"{model.comment_count:,}"))
+        if model.topic:
+            lines.append(_line("topic", model.topic))
+        if model.voters:
+            lines.append(_line("voters", ", ".join(clean(v) for v in model.voters[:50])))
+        if model.url:
+            lines.append(_line("url", truncate(clean(model.url), 400)))
+        for name, value in model.extras.items():
+            lines.append(_line(truncate(clean(name), 9), truncate(clean(value), 500)))
+        lines.append(Content(""))
+        lines.append(Content("enter reads the thread · J raw JSON").stylize("$text-muted"))
+        links = post_links(model.author, model.channel)
+        return Content("\n").join(lines), links
