@@ -11,6 +11,8 @@ data may reach the terminal.
 
 from __future__ import annotations
 
+import io
+import re
 from typing import Any
 
 from tui.sandbox.generator import DEFAULT_EPOCH, iso
@@ -18,9 +20,13 @@ from tui.sandbox.generator import DEFAULT_EPOCH, iso
 __all__ = [
     "LITERALS",
     "LONG",
+    "MARKDOWN_ATTACKS",
     "PAYLOADS",
+    "assert_clean_terminal",
+    "hostile_conversation",
     "hostile_documents",
     "hostile_network",
+    "terminal_stream",
 ]
 
 LONG = "L" * 10_000
@@ -234,3 +240,126 @@ def hostile_network():
     from tui.sandbox.published import DemoNetwork
 
     return DemoNetwork(hostile_documents(), generated_at=iso(DEFAULT_EPOCH))
+
+
+# --------------------------------------------------------------------------- the conversation
+
+#: Markdown a hostile agent writes: markup for Textual and Rich, images and links that would
+#: fetch or open, raw HTML, nesting without end, escapes inside code.
+MARKDOWN_ATTACKS: tuple[str, ...] = (
+    "[@click=app.quit]click me[/] and [b]bold[/b] and a[/]b",
+    "![tracker](https://tracker.example/pixel.png) and ![](https://tracker.example/x.gif)",
+    '<img src="https://tracker.example/raw.png"> <script>alert(1)</script>',
+    "[click me](https://evil.example/a) <https://evil.example/auto> [js](javascript:alert(1))",
+    "[link=https://evil.example]rich link[/link] \x1b]8;;https://evil.example\x1b\\osc8",
+    "> " * 40 + "quoted forty deep",
+    "- " * 40 + "listed forty deep",
+    " " * 200 + "indented far",
+    "```\n\x1b[2Jcode that clears\n\x1b]0;title\x07\n```",
+    "`\x1b[31minline red`",
+    "| a | b |\n|---|---|\n| [@click=app.quit]x | \x1b[5m |",
+    "# " + "[OK]" * 50,
+)
+
+
+def hostile_conversation(number: int = 900, *, depth: int = 60) -> dict[str, Any]:
+    """``posted_log.json``, ``discussions_cache.json`` (full form) and ``discussions_index.json``
+    for one post whose title, body and comments carry :data:`PAYLOADS` and
+    :data:`MARKDOWN_ATTACKS`: a body over 64 KB, and a chain of replies ``depth`` deep."""
+    stamp = iso(DEFAULT_EPOCH)
+    body = "\n\n".join((*MARKDOWN_ATTACKS, *PAYLOADS)) + "\n\n" + "filler " * 12_000
+    comments = []
+    for n, text in enumerate((*MARKDOWN_ATTACKS, *PAYLOADS)):
+        comments.append(
+            {
+                "id": f"DC_{n}",
+                "body": f"*— **{_ID_PAYLOADS[n % len(_ID_PAYLOADS)]}***\n\n{text}",
+                "author_login": _p(n)[:40],
+                "created_at": stamp if n % 2 else "\x1b[2J not a date",
+                "url": ["https://e.example/c", "javascript:alert(1)", "https://e\x1b]0;t\x07.x/"][
+                    n % 3
+                ],
+                "reactions": {"+1": n, "[@click=app.quit]": 9, "heart": "lots"},
+            }
+        )
+    for n in range(depth):  # a chain of replies, each under the one before
+        comments.append(
+            {
+                "id": f"DEEP_{n}",
+                "parent_id": f"DEEP_{n - 1}" if n else None,
+                "body": f"reply at depth {n} [@click=app.quit]",
+                "author_login": "deep",
+                "created_at": stamp,
+            }
+        )
+    title = "[DEBATE] [@click=app.quit]title\x1b[2J a[/]b"
+    return {
+        "posted_log.json": {
+            "posts": [
+                {
+                    "number": number,
+                    "title": title,
+                    "channel": "a[/]b",
+                    "author": "[@click=app.quit]",
+                    "timestamp": stamp,
+                    "url": "https://e.example/d/900",
+                    "commentCount": len(comments),
+                }
+            ],
+            "comments": [],
+        },
+        "discussions_cache.json": {
+            "discussions": [
+                {
+                    "number": number,
+                    "title": title,
+                    "body": body,
+                    "author_login": "\x1b]0;pwned\x07",
+                    "category_slug": "a[/]b",
+                    "created_at": stamp,
+                    "url": "https://e.example/d/900",
+                    "comment_count": len(comments),
+                    "comments": comments,
+                }
+            ]
+        },
+        "discussions_index.json": {str(number): {"id": "D_900", "number": number}},
+    }
+
+
+# --------------------------------------------------------------------------- the terminal
+
+# What Textual itself writes: SGR colours/styles, cursor moves, private modes.
+_OWN_SEQUENCES = re.compile(r"\x1b\[[0-9;:]*m|\x1b\[\d+;\d+H|\x1b\[\d*[ABCDGK]|\x1b\[\?[0-9;]*[hl]")
+_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def terminal_stream(app: Any) -> str:
+    """Exactly what a full repaint of the current screen would write to a truecolor terminal."""
+    from app_rig import painted
+    from rich.console import Console
+
+    console = Console(
+        width=app.size.width,
+        height=app.size.height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(painted(app))
+    return console.file.getvalue()
+
+
+def assert_clean_terminal(app: Any, *, svg: bool = False) -> None:
+    """Nothing but Textual's own sequences reaches the terminal: no OSC (title, hyperlink), no
+    control byte from the data."""
+    stream = terminal_stream(app)
+    assert "\x1b]" not in stream, "an OSC sequence (title, hyperlink) reached the terminal"
+    rest = _OWN_SEQUENCES.sub("", stream)
+    leaked = sorted({f"{ord(c):#04x}" for c in _CONTROL.findall(rest)})
+    assert not leaked, f"control bytes reached the terminal: {leaked}"
+    if svg:
+        shot = app.export_screenshot()
+        assert not _CONTROL.search(shot.replace("\n", "")), "control bytes in the screenshot"

@@ -25,7 +25,7 @@ def load_bench():
 def test_bench_smoke_runs_and_reports_every_section(capsys):
     bench = load_bench()
     sections = ["refresh", "validation", "store_paths", "cli", "memory", "table", "cold_start"]
-    sections += ["refresh_stall", "keys"]
+    sections += ["refresh_stall", "keys", "thread"]
     result = bench.main(["--smoke", "--only", ",".join(sections)])
     refresh = result["refresh"]
     # structural facts, not timings: a no-change cycle is one conditional request
@@ -41,6 +41,8 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     memory = result["memory"]
     assert memory["state_peak_traced_mib"] > 0 and memory["json_load_max_rss_mib"] > 0
     assert result["table"]["rows"] == 2000
+    thread = result["thread"]
+    assert thread["comments"] == 200 and thread["j_held"]["presses"] == 200
     for kind in ("process", "in_process"):
         cold = result["cold_start"][kind]
         assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0

@@ -9,50 +9,15 @@ terminal stream must hold no ESC, CSI, BEL, NUL or other C0/C1 byte.
 
 from __future__ import annotations
 
-import io
-import re
-
-from app_rig import loaded, make_rig, painted, settle, svg_text
-from hostile import LITERALS, hostile_network
-from rich.console import Console
+from app_rig import loaded, make_rig, settle, svg_text
+from hostile import LITERALS, assert_clean_terminal, hostile_network
 from textual.command import CommandPalette
 
-from tui.ui.app import RoostApp
 from tui.ui.screens import SCREENS
 from tui.ui.screens.agents import AgentsScreen
 from tui.ui.screens.posts import PostsScreen
 from tui.ui.screens.table_screen import TableScreen
 from tui.ui.screens.thread import ThreadScreen
-
-# What Textual itself writes: SGR colours/styles, cursor moves, private modes.
-_OWN_SEQUENCES = re.compile(r"\x1b\[[0-9;:]*m|\x1b\[\d+;\d+H|\x1b\[\d*[ABCDGK]|\x1b\[\?[0-9;]*[hl]")
-_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
-def terminal_stream(app: RoostApp) -> str:
-    """Exactly what a full repaint of the current screen would write to a truecolor terminal."""
-    console = Console(
-        width=app.size.width,
-        height=app.size.height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(painted(app))
-    return console.file.getvalue()
-
-
-def assert_clean_terminal(app: RoostApp, *, svg: bool = False) -> None:
-    stream = terminal_stream(app)
-    assert "\x1b]" not in stream, "an OSC sequence (title, hyperlink) reached the terminal"
-    rest = _OWN_SEQUENCES.sub("", stream)
-    leaked = sorted({f"{ord(c):#04x}" for c in _CONTROL.findall(rest)})
-    assert not leaked, f"control bytes reached the terminal: {leaked}"
-    if svg:
-        shot = app.export_screenshot()
-        assert not _CONTROL.search(shot.replace("\n", "")), "control bytes in the screenshot"
 
 
 async def visit_table(pilot, screen: TableScreen) -> None:

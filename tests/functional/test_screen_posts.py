@@ -296,3 +296,42 @@ async def test_every_key_of_the_tab_is_in_help(channel: str) -> None:
         text = rig.app.screen.query_one("#help-keys").render().plain
         for words in ("Read the thread", "Go to author", "Go to channel", "7  Posts", "Raw JSON"):
             assert words.replace("  ", " ") in text.replace("  ", " ") or words in text, words
+
+
+# --------------------------------------------------------------------------- snapshots
+
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+
+
+def _shown(*keys: str):
+    """A run_before: the Posts tab with the log's rows, then ``keys``."""
+    from app_rig import no_blink
+
+    async def run_before(pilot) -> None:
+        await open_posts(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        no_blink(pilot.app)
+        await pilot.pause()
+
+    return run_before
+
+
+@SIZES
+def test_snapshot_posts(snap_compare, size) -> None:
+    assert snap_compare(make_conversation_rig().app, terminal_size=size, run_before=_shown())
+
+
+@SIZES
+def test_snapshot_posts_of_a_channel_filtered(snap_compare, size) -> None:
+    rig = make_conversation_rig(screen="channels")
+
+    async def run_before(pilot) -> None:
+        await loaded(pilot)
+        rig.app.screen.select_key("debates")
+        await settle(pilot)
+        await pilot.press("P")
+        await _shown("slash", *"number 2", "enter")(pilot)
+
+    assert snap_compare(rig.app, terminal_size=size, run_before=run_before)

@@ -431,3 +431,103 @@ async def test_a_sent_comment_shows_at_once_marked_pending() -> None:
         comments = screen.view.thread.comments
         assert comments[-1].pending and comments[-1].body == "My own reply, on its way."
         assert "pending: sent from here, not seen yet" in screen_text(app)
+
+
+# --------------------------------------------------------------------------- untrusted text
+
+
+async def test_hostile_bodies_and_comments_run_nothing_fetch_nothing_and_show_literally(
+    monkeypatch,
+) -> None:
+    import httpx
+    from conversation_rig import conversation_network
+    from hostile import assert_clean_terminal, hostile_conversation
+
+    network = conversation_network(extra=hostile_conversation())
+    rig = make_conversation_rig(network=network)  # the published cache, through the store
+    fetched: list[str] = []
+    send = httpx.AsyncClient.send
+
+    async def recording(self, request, *args, **kwargs):
+        fetched.append(str(request.url))
+        return await send(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(httpx.AsyncClient, "send", recording)
+    posted: list[Message] = []
+    async with rig.app.run_test(size=(120, 40), message_hook=posted.append) as pilot:
+        await open_posts(pilot)
+        rig.app.screen.table.move_cursor_to("#900")
+        await pilot.press("enter")
+        await settle(pilot)
+        screen: ThreadScreen = rig.app.screen
+        assert isinstance(screen, ThreadScreen)
+        view = screen.view
+        text = screen_text(rig.app)
+        assert_clean_terminal(rig.app, svg=True)
+        assert "[@click=app.quit]title␛[2J a[/]b" in text  # the title, literally
+        assert "[@click=app.quit]click me[/] and [b]bold[/b] and a[/]b" in text
+        assert "🖼 tracker (https://tracker.example/pixel.png)" in text  # an image: a link
+        assert "click me (https://evil.example/a)" in text  # a link: its whole URL
+        quotes = next(line for line in text.split("\n") if "quoted forty deep" in line)
+        assert quotes.count("▌") == 8  # forty levels of quote, eight kept
+        # a body over 64 KB: its first 64 KB, and how much is left out
+        await pilot.press("ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d")
+        body_pieces = [p for p in view._pieces if p.owner == -1 and p.kind == "note"]
+        assert any("more bytes are left out" in p.source for p in body_pieces)
+        assert view.thread.left_out > 0
+        # a reply chain 60 deep is flattened at 50 by the core; the view says the depth
+        assert max(c.depth for c in view.thread.comments) == 50
+        await pilot.press("G")
+        await settle(pilot)
+        text = screen_text(rig.app)
+        assert "↳50 deep" in text and "reply at depth 59" in text
+        assert_clean_terminal(rig.app)
+        # every comment, one by one: nothing crashes, nothing leaks
+        await pilot.press("g")
+        for _ in range(len(view.thread.comments)):
+            await pilot.press("j")
+        assert view.selected == len(view.thread.comments) - 1
+        assert_clean_terminal(rig.app)
+        # clicks on the drawn links and markup: a selection at most, never an action
+        for y in range(4, 36, 3):
+            await pilot.click(offset=(30, y))
+            await pilot.pause()
+        await pilot.press("slash", *"[@click", "enter")
+        await settle(pilot)
+        assert view.matches and rig.app.is_running
+        assert isinstance(rig.app.screen, ThreadScreen)
+    assert not [url for url in fetched if "example" in url]  # no image, no link was fetched
+    assert not any("Error" in t for t in toasts(posted))
+
+
+# --------------------------------------------------------------------------- snapshots
+
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+
+
+def _read(*keys: str):
+    """A run_before: the newest post's thread from the published cache, then ``keys``."""
+    from app_rig import no_blink
+
+    async def run_before(pilot) -> None:
+        await open_thread(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        no_blink(pilot.app)
+        await pilot.pause()
+
+    return run_before
+
+
+@SIZES
+def test_snapshot_thread(snap_compare, size) -> None:
+    rig = make_conversation_rig()
+    assert snap_compare(rig.app, terminal_size=size, run_before=_read("j", "j", "j"))
+
+
+@SIZES
+def test_snapshot_thread_folded_and_found(snap_compare, size) -> None:
+    rig = make_conversation_rig()
+    keys = ("j", "j", "j", "j", "enter", "slash", *"second", "enter")  # fold rappter-critic's
+    assert snap_compare(rig.app, terminal_size=size, run_before=_read(*keys))

@@ -42,6 +42,9 @@ eggs         verifying a 64 MB egg (every check, with its boot record) vs one sh
              vs the largest entry (tests/perf/bench_eggs.py).
 inspector    opening the egg inspector on a 64 MB egg with 5 000 entries: from the push to the
              painted report, headless at 80x24 (tests/perf/bench_inspector.py).
+thread       a thread of 2 000 comments from the published discussions cache: enter on its post
+             to the first frame showing it, and the next frame after each ``j`` of a held key
+             (tests/perf/bench_thread.py).
 """
 
 from __future__ import annotations
@@ -87,6 +90,7 @@ SECTIONS = (
     "keys",
     "eggs",
     "inspector",
+    "thread",
 )
 
 
@@ -303,6 +307,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
         size, entries = ((1 << 20), 200) if smoke else ((64 << 20), 5000)
         out["inspector"] = await measure_inspector(size, entries, 1 if smoke else 3)
+    if "thread" in only:
+        from bench_thread import measure_thread
+
+        out["thread"] = await measure_thread(200 if smoke else 2000, 1 if smoke else 5)
     if "cold_start" in only:
         import tempfile
 

@@ -25,6 +25,7 @@ import contextlib
 import importlib
 import random
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
@@ -130,6 +131,9 @@ class Store:
         self._manifest: ManifestFile | None = None
         self._manifest_validators: tuple[str | None, str | None] = (None, None)
         self._lock = asyncio.Lock()
+        # load_cache (a thread) and want (the event loop) may replace the snapshot at once:
+        # each takes the latest one and replaces it under this lock
+        self._swap = threading.Lock()
         self._wake = asyncio.Event()
         self._now_requested = False  # wake the loop for a cycle (not just to re-read its options)
         self._force_requested = False
@@ -208,7 +212,7 @@ class Store:
     def _load_cache(self) -> Snapshot:
         cache = self.cache
         assert cache is not None
-        files = dict(self._snapshot.files)
+        files: dict[str, FileState] = {}  # what the cache gives, over the snapshot at the end
         # Prefetched entries come checked; the others are checked in a thread while they are
         # validated (what their checks refuse is read again below, as load() reads it).
         prefetched = [name for name in self.file_names if cache.prefetching(name)]
@@ -236,10 +240,16 @@ class Store:
                 files[name] = state
         history = load_history(self.cache) if self.cache is not None else ()
         self._take_cache_damage()
-        self._snapshot = Snapshot(
-            MappingProxyType(files), self._snapshot.generation + 1, stats_history=history
-        )
-        return self._snapshot
+        # over the snapshot as it is now, not as it was when the read began: a file wanted
+        # meanwhile (want(), on the event loop) keeps the copy it was given
+        with self._swap:
+            current = self._snapshot
+            self._snapshot = Snapshot(
+                MappingProxyType({**current.files, **files}),
+                current.generation + 1,
+                stats_history=history,
+            )
+            return self._snapshot
 
     def _cached_state(
         self, cached: CachedFile, result: tuple[Any, Keyed | None] | BaseException
@@ -278,16 +288,17 @@ class Store:
         if self.cache is not None:
             loaded = await asyncio.to_thread(self._load_wanted, new)
         async with self._lock:
-            files = dict(self._snapshot.files)
-            for name in new:
-                current = files.get(name)
-                if current is None or not current.loaded:  # a refresh may have been quicker
-                    files[name] = loaded.get(name) or current or FileState(name)
-            self._snapshot = Snapshot(
-                MappingProxyType(files),
-                self._snapshot.generation + 1,
-                self._snapshot.stats_history,
-            )
+            with self._swap:
+                files = dict(self._snapshot.files)
+                for name in new:
+                    current = files.get(name)
+                    if current is None or not current.loaded:  # a refresh may have been quicker
+                        files[name] = loaded.get(name) or current or FileState(name)
+                self._snapshot = Snapshot(
+                    MappingProxyType(files),
+                    self._snapshot.generation + 1,
+                    self._snapshot.stats_history,
+                )
         return frozenset(loaded)
 
     def _load_wanted(self, names: tuple[str, ...]) -> dict[str, FileState]:

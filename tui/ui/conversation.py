@@ -214,6 +214,7 @@ class PublishedThreads:
     def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
         self._snapshot = snapshot
         self._by_number: tuple[DiscussionsCache, dict[int, CachedDiscussion]] | None = None
+        self._made: dict[int, tuple[object, object, ThreadRead]] = {}  # by the files read
 
     @property
     def limit_note(self) -> str | None:
@@ -221,6 +222,17 @@ class PublishedThreads:
 
     def first(self, number: int) -> ThreadRead | None:
         snapshot = self._snapshot()
+        log = snapshot.posted_log
+        cache = snapshot.discussions_cache
+        made = self._made.get(number)
+        if made is not None and made[0] is cache and made[1] is log:
+            return made[2]  # the same files: the same thread (built once)
+        found = self._first(snapshot, number)
+        if found is not None:
+            self._made[number] = (cache, log, found)
+        return found
+
+    def _first(self, snapshot: Snapshot, number: int) -> ThreadRead | None:
         log = snapshot.posted_log
         comments = log.comments if log is not None else ()
         cache = snapshot.discussions_cache

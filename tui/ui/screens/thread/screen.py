@@ -60,7 +60,7 @@ def source_line(read: ThreadRead | None, now: datetime) -> str:
             why = clean(read.problem) if read.problem else "offline"
             text = f"{why}: copy of {old} ago" if old else why
     elif source == "log":
-        text = "from the posted log (no text)"
+        text = "what the list of posts says (no text)"
     else:
         text = "from the cache" + (f", {old} old" if old else "")
     if read.problem and (source not in _REMOTE or read.fresh):
@@ -150,6 +150,7 @@ class ThreadScreen(Screen[None]):
         self.pending: tuple[Comment, ...] = ()
         self._find: Input | None = None
         self._mounted = False  # set in on_mount (Textual's is_mounted comes after it)
+        self._meta: list[Content] = []  # the parts of the line under the title
 
     # ------------------------------------------------------------------ layout
 
@@ -192,7 +193,11 @@ class ThreadScreen(Screen[None]):
             self.reading = False
             self._problem = read.problem
         if read.thread is not None and (not first or _takes(self.read, read)):
+            same = self.read is not None and self.read.thread == read.thread
             self.read = read
+            if same:  # the text on view stands: only where it comes from may have changed
+                self._show_status()
+                return
         self._show(keep=True)
 
     def take_pending(self, comments: Sequence[Comment]) -> None:
@@ -220,7 +225,8 @@ class ThreadScreen(Screen[None]):
         now = self.clock()
         thread = self.thread
         self.query_one("#thread-title", Static).update(_title(thread, self.number))
-        self.query_one("#thread-meta", Static).update(_meta(thread, now))
+        self._meta = _meta(thread, now)
+        self._draw_meta()
         empty = "reading\u2026" if self.reading else "Nothing of this thread could be read."
         view = self.view
         if keep and view.thread is not None and thread is not None:
@@ -229,11 +235,20 @@ class ThreadScreen(Screen[None]):
             view.show(thread, now, empty=empty)
         self._show_status()
 
+    def _draw_meta(self) -> None:
+        meta = self.query_one("#thread-meta", Static)
+        width = meta.content_region.width or self.app.size.width - 2
+        meta.update(packed(self._meta, max(20, width)))
+
+    def on_resize(self) -> None:
+        if self._mounted:
+            self._draw_meta()
+
     def _show_status(self) -> None:
         now = self.clock()
         read = self.read
         if read is None and self.stand_in is not None:
-            text = "from the posted log (no text)"
+            text = "what the list of posts says (no text)"
             if self._problem:
                 text += f" \u00b7 {clean(self._problem)}"
         else:
@@ -457,9 +472,11 @@ def _title(thread: Thread | None, number: int) -> Content:
     return title
 
 
-def _meta(thread: Thread | None, now: datetime) -> Content:
+def _meta(thread: Thread | None, now: datetime) -> list[Content]:
+    """The parts of the line under the title: author, channel, time, votes, reactions, vote
+    comments, number."""
     if thread is None:
-        return Content("")
+        return []
     parts = [Content.assemble(("by ", "$text-muted"), (clean(thread.author), "bold"))]
     if thread.channel:
         parts.append(Content(f"#{clean(thread.channel)}"))
@@ -473,4 +490,20 @@ def _meta(thread: Thread | None, now: datetime) -> Content:
     if thread.votes:
         parts.append(Content(f"{thread.votes:,} vote{'s' if thread.votes != 1 else ''}"))
     parts.append(Content(f"#{thread.number}").stylize("$text-muted"))
-    return Content(" \u00b7 ").join(parts)
+    return parts
+
+
+def packed(parts: Sequence[Content], width: int, separator: str = " \u00b7 ") -> Content:
+    """``parts`` joined by ``separator``, a new line started where the next part would not
+    fit in ``width`` (a part is never split between lines unless it is wider than a line)."""
+    lines: list[Content] = []
+    line = Content("")
+    for part in parts:
+        if line.cell_length and line.cell_length + len(separator) + part.cell_length > width:
+            lines.append(line)
+            line = part
+        else:
+            line = line + separator + part if line.cell_length else part
+    if line.cell_length:
+        lines.append(line)
+    return Content("\n").join(lines)

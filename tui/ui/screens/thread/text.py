@@ -114,10 +114,10 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
 
 
 def estimate_height(text: str, width: int) -> int:
-    """About how many lines ``text`` takes at ``width`` (before it is drawn)."""
-    width = max(MIN_WIDTH, width)
-    lines = text.split("\n")
-    return max(1, sum(len(line) // width + 1 for line in lines) + len(lines) // 4)
+    """About how many lines ``text`` takes at ``width`` (before it is drawn: a guess, cheap
+    for thousands of pieces)."""
+    breaks = text.count("\n")
+    return max(1, len(text) // max(MIN_WIDTH, width) + breaks + breaks // 4 + 1)
 
 
 def _without_links(style: Style | None) -> Style | None:

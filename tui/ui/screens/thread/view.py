@@ -63,7 +63,7 @@ class _Piece:
     def __init__(self, owner: int, kind: str, source: str = "", depth: int = 0) -> None:
         self.owner = owner
         self.kind = kind  # head, body, note, rule, gap
-        self.source = source  # a body piece's Markdown (bounded); a note's text
+        self.source = source  # a body piece's Markdown (as written: bounded when drawn); a note
         self.depth = depth
         self.strips: list[Strip] | None = None
         self.width = 0  # the width the strips were drawn at
@@ -175,7 +175,7 @@ class ThreadView(ScrollView, can_focus=True):
         thread = self.thread
         if thread is not None:
             if thread.body is not None and thread.body.strip():
-                for chunk in chunks(bounded_markdown(thread.body)):
+                for chunk in chunks(thread.body):
                     pieces.append(_Piece(-1, "body", chunk))
             elif thread.body is None:
                 pieces.append(_Piece(-1, "note", "The post's text is not in this copy."))
@@ -189,7 +189,7 @@ class ThreadView(ScrollView, can_focus=True):
                 depth = comment.depth
                 pieces.append(_Piece(index, "head", depth=depth))
                 if comment.body is not None and comment.body.strip():
-                    for chunk in chunks(bounded_markdown(comment.body)):
+                    for chunk in chunks(comment.body):
                         pieces.append(_Piece(index, "body", chunk, depth))
                 if comment.left_out:
                     pieces.append(_Piece(index, "note", _left_out(comment.left_out), depth))
@@ -237,17 +237,19 @@ class ThreadView(ScrollView, can_focus=True):
         return estimate_height(piece.source, self._piece_width(piece))
 
     def _layout(self, *, keep: bool = False) -> None:
-        """Offsets of the shown pieces (drawn heights where known, else estimates)."""
-        width = self._content_width
-        if width != self._laid_out_width:
-            self._laid_out_width = width
-            for piece in self._pieces:
+        """Offsets of the shown pieces (drawn heights where known at this width, else
+        estimates); before the view has a size, on its first resize."""
+        if not self.size.width:
+            self._laid_out_width = 0
+            return
+        width = self._laid_out_width = self._content_width
+        for piece in self._pieces:
+            if piece.strips is None or piece.width != self._piece_width(piece):
                 piece.strips = None
                 piece.height = self._estimate(piece)
         heights = (self._pieces[i].height for i in self._shown)
         self._offsets = [0, *accumulate(heights)]
-        total = self._offsets[-1] if self._pieces else 1
-        self.virtual_size = Size(width, max(1, total))
+        self.virtual_size = Size(width, max(1, self._offsets[-1]))
         if not keep:
             self.scroll_to(y=0, animate=False, immediate=True)
         self._settle()
@@ -263,7 +265,7 @@ class ThreadView(ScrollView, can_focus=True):
     def _draw(self, piece: _Piece, width: int) -> list[Strip]:
         console = self.app.console
         if piece.kind == "body":
-            return render_markdown(console, piece.source, width)
+            return render_markdown(console, bounded_markdown(piece.source), width)
         if piece.kind == "gap":
             return [Strip.blank(width)]
         if piece.kind == "head":
