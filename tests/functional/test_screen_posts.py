@@ -5,6 +5,7 @@ and the way back, trending's posts where the log is not published, and hostile t
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from app_rig import loaded, make_rig, painted, settle
@@ -296,6 +297,85 @@ async def test_every_key_of_the_tab_is_in_help(channel: str) -> None:
         text = rig.app.screen.query_one("#help-keys").render().plain
         for words in ("Read the thread", "Go to author", "Go to channel", "7  Posts", "Raw JSON"):
             assert words.replace("  ", " ") in text.replace("  ", " ") or words in text, words
+
+
+async def test_a_big_log_is_ordered_off_the_event_loop(monkeypatch) -> None:
+    import threading
+
+    from tui.ui.screens import posts as posts_module
+
+    threads: list[str] = []
+    order = posts_module.newest_first
+
+    def recorded(log):
+        threads.append(threading.current_thread().name)
+        return order(log)
+
+    monkeypatch.setattr(posts_module, "newest_first", recorded)
+    from conversation_rig import conversation_network
+
+    rig = make_conversation_rig(network=conversation_network(2500, thread_comments=3))
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await open_posts(pilot)
+        screen: PostsScreen = rig.app.screen
+        assert screen.table.row_count == 2500
+        assert screen.table.visible_keys()[:2] == ["#2599", "#2598"]
+    assert threads and threading.main_thread().name not in threads
+
+
+async def test_the_palette_finds_a_post_once_the_log_is_read() -> None:
+    rig = make_conversation_rig(screen="agents")
+    async with rig.app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("7")
+        await open_posts(pilot)
+        await pilot.press("1", "ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"#117")
+        await settle(pilot)  # the palette's search worker, and the list it fills
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = rig.app.screen
+        assert isinstance(screen, PostsScreen) and screen.table.cursor_key == "#117"
+        assert not screen.detail_open  # the cursor on it: enter reads it
+
+
+REAL_STATE = Path(__file__).resolve().parents[3] / "shared" / "real" / "rappterbook-more" / "state"
+
+
+@pytest.mark.skipif(
+    not (REAL_STATE / POSTED_LOG).is_file(), reason="no real files beside the clone"
+)
+async def test_the_real_log_and_cache() -> None:
+    import json
+
+    from conversation_rig import conversation_network
+
+    real = {
+        name: json.loads((REAL_STATE / name).read_text(encoding="utf-8"))
+        for name in (POSTED_LOG, "discussions_cache.json", "discussions_index.json")
+    }
+    rig = make_conversation_rig(network=conversation_network(extra=real))
+    async with rig.app.run_test(size=(120, 40)) as pilot:
+        await open_posts(pilot, timeout=60)
+        screen: PostsScreen = rig.app.screen
+        numbers = {post["number"] for post in real[POSTED_LOG]["posts"] if post.get("number")}
+        assert screen.table.total_count == len(numbers) + sum(
+            1 for post in real[POSTED_LOG]["posts"] if not post.get("number")
+        )
+        newest = screen.model(screen.table.visible_keys()[0])
+        cached = {d["number"] for d in real["discussions_cache.json"]["discussions"]}
+        key = next(k for k in screen.table.visible_keys() if screen.model(k).number in cached)
+        screen.table.move_cursor_to(key)
+        await pilot.press("enter")
+        await settle(pilot)
+        thread = rig.app.screen
+        assert isinstance(thread, ThreadScreen) and newest.posted_at
+        text = screen_text(rig.app)
+        # the light cache: comment authors from the log's entries, texts not there
+        assert "comment texts are not in the cache" in text
+        assert thread.view.thread.author not in ("rappter1", "kody-w")  # the agent
+        assert "Posted by" not in text
 
 
 # --------------------------------------------------------------------------- snapshots

@@ -56,14 +56,19 @@ def tag_of(post: LoggedPost) -> str | None:
 
 
 def newest_first(log: PostedLog) -> PostList:
-    """The log's posts, newest first, one per number (its last entry)."""
-    last: dict[str, tuple[int, LoggedPost]] = {}
-    for index, post in enumerate(log.posts):
-        last[post_key(post, index)] = (index, post)
-    ordered = sorted(
-        last.items(), key=lambda item: (item[1][1].posted_at or "", item[1][0]), reverse=True
-    )
-    return PostList({key: post for key, (_, post) in ordered})
+    """The log's posts, newest first, one per number (its last entry); posts of the same time
+    in the reverse of the log's order."""
+    posts = log.posts
+    last: dict[str, int] = {}
+    for index, post in enumerate(posts):
+        last[f"#{post.number}" if post.number is not None else f"@{index}"] = index
+    times = [post.timestamp or post.created_at or "" for post in posts]
+    indices = list(last.values())  # in the log's order (a key's place is its first entry's)
+    indices.sort()
+    if any(times[a] > times[b] for a, b in zip(indices, indices[1:], strict=False)):
+        indices.sort(key=times.__getitem__)  # stable: the same time keeps the log's order
+    keys = {index: key for key, index in last.items()}
+    return PostList({keys[index]: posts[index] for index in reversed(indices)})
 
 
 def from_trending(trending: TrendingFile | None) -> PostList:

@@ -116,6 +116,13 @@ class PaletteIndex:
                         key=proposal.id,
                     )
                 )
+        log = snapshot.posted_log  # read once the Posts tab has been shown
+        if log is not None:
+            for post in log.posts:
+                if post.number is not None:
+                    key = f"#{post.number}"
+                    text = f"{key} \u00b7 {post.title}"
+                    self.items.append(_candidate("post", text, tab="posts", key=key))
 
 
 @runtime_checkable
@@ -131,6 +138,7 @@ _KIND_LABEL = {
     "agent": "agent   ",
     "channel": "channel ",
     "proposal": "proposal",
+    "post": "post    ",
 }
 _KIND_HELP = {
     "screen": "Switch to this tab",
@@ -138,6 +146,7 @@ _KIND_HELP = {
     "agent": "Open the agent on the Agents tab",
     "channel": "Open the channel on the Channels tab",
     "proposal": "Open the proposal on the Seeds tab",
+    "post": "Show the post on the Posts tab (enter reads it)",
 }
 
 

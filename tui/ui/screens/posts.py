@@ -152,6 +152,15 @@ class PostsScreen(PostTableScreen, tab="posts"):
             return from_trending(snapshot.trending)
         return None
 
+    def models_cost(self, snapshot: Snapshot) -> int:
+        """Ordering a big log is made in the build thread (a log of 100,000 posts takes a
+        noticeable fraction of a second)."""
+        log = snapshot.posted_log
+        ordered = self._ordered
+        if log is None or (ordered is not None and ordered[0] is log):
+            return 0
+        return len(log.posts)
+
     def models(self, snapshot: Snapshot) -> Mapping[str, LoggedPost] | None:
         posts = self.post_list(snapshot)
         return None if posts is None else posts.posts

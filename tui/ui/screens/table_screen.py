@@ -235,10 +235,12 @@ class TableScreen(StateScreen):
 
     # ------------------------------------------------------------------ snapshot → rows
 
+    def models_cost(self, snapshot: Snapshot) -> int:
+        """Roughly how many items :meth:`models` itself goes through (the Posts tab orders its
+        whole log): above THREAD_THRESHOLD the models are made in the build thread too."""
+        return 0
+
     def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
-        models = self.models(snapshot)
-        if models is None:
-            models = {}
         # Marks say what changed since the user last saw live data: the disk cache's copy is only
         # on view while the first refresh runs, so what that refresh brings is not marked.
         previous = (
@@ -246,6 +248,13 @@ class TableScreen(StateScreen):
             if self._built_generation >= 0 and self._models and not self._from_cache
             else None
         )
+        if self.models_cost(snapshot) > THREAD_THRESHOLD:
+            self.table.cancel_warm_up()
+            self._build_in_thread(snapshot, None, previous, warm=previous is not None)
+            return
+        models = self.models(snapshot)
+        if models is None:
+            models = {}
         if self.build_cost(snapshot, models) > THREAD_THRESHOLD:
             # A refresh's rows replace rows the table may be sorting or filtering: they get their
             # search texts and sort values here, in the thread, not in set_rows on the UI thread.
@@ -301,11 +310,13 @@ class TableScreen(StateScreen):
     def _build_in_thread(
         self,
         snapshot: Snapshot,
-        models: Mapping[str, Any],
+        models: Mapping[str, Any] | None,
         previous: Mapping[str, Any] | None,
         *,
         warm: bool,
     ) -> None:
+        if models is None:  # made here (models_cost)
+            models = self.models(snapshot) or {}
         built = self._build(snapshot, models, previous)
         worker = get_current_worker()
         if warm and not warm_rows(built.rows, worker, self.key_pace):
