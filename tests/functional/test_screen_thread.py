@@ -531,3 +531,17 @@ def test_snapshot_thread_folded_and_found(snap_compare, size) -> None:
     rig = make_conversation_rig()
     keys = ("j", "j", "j", "j", "enter", "slash", *"second", "enter")  # fold rappter-critic's
     assert snap_compare(rig.app, terminal_size=size, run_before=_read(*keys))
+
+
+async def test_help_lists_the_threads_keys() -> None:
+    rig, _reader = rig_reading(thread())
+    async with rig.app.run_test(size=(120, 40)) as pilot:
+        await open_thread(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        text = rig.app.screen.query_one("#help-keys").render().plain
+        assert text.startswith("Thread")
+        for words in ("Next comment", "Fold replies", "Find", "Comment", "Reply", "React"):
+            assert words in text, words
+        for words in ("Reload", "Copy the link", "Open the link", "Back"):
+            assert words in text, words

@@ -63,8 +63,7 @@ def newest_first(log: PostedLog) -> PostList:
     for index, post in enumerate(posts):
         last[f"#{post.number}" if post.number is not None else f"@{index}"] = index
     times = [post.timestamp or post.created_at or "" for post in posts]
-    indices = list(last.values())  # in the log's order (a key's place is its first entry's)
-    indices.sort()
+    indices = sorted(last.values())  # each number at its last entry, in the log's order
     if any(times[a] > times[b] for a, b in zip(indices, indices[1:], strict=False)):
         indices.sort(key=times.__getitem__)  # stable: the same time keeps the log's order
     keys = {index: key for key, index in last.items()}
