@@ -172,6 +172,25 @@ def test_a_first_visit_burst_lands_in_the_list_it_opens(pane):
     quit_cleanly(pane)
 
 
+def test_posts_and_a_thread_by_keys_at_80x24(pane):
+    """7 → the Posts tab (read once shown), enter → the newest post's thread over it, j → its
+    first comment, escape → back on the tab where the cursor was."""
+    pane.start(ROOST_DEMO)
+    pane.wait_for("all verified")
+    pane.keys("7")
+    screen = pane.wait_for("# tag ")  # the Posts table's header
+    pane.wait_for(" posts \u00b7 ")  # its rows: "65 posts · …"
+    pane.keys("j", "Enter")
+    screen = pane.wait_for("Fold replies")  # the thread's key bar
+    assert "by " in screen and "Traceback" not in screen
+    pane.keys("j", "/")
+    pane.wait_for("find in this thread")
+    pane.keys("Escape", "Escape")
+    screen = pane.wait_for("# tag ")
+    assert "Fold replies" not in screen
+    quit_cleanly(pane)
+
+
 @pytest.mark.slow  # waits for the dashboard's own pace of following a sent action
 def test_post_from_a_form_by_keys_at_80x24(pane):
     """n → picker → form → ctrl+s → outbox → the processor's receipt, all by keys at 80×24;
