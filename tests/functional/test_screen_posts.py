@@ -200,6 +200,15 @@ async def test_a_channels_posts_from_its_detail_and_back() -> None:
         assert posts.scope == ("channel", "debates")
         assert {posts.model(k).channel for k in posts.table.visible_keys()} == {"debates"}
         assert "channel: debates  escape clears" in summary(posts)
+        posts.table.move_cursor_to(posts.table.visible_keys()[1])
+        key = posts.table.cursor_key
+        await pilot.press("a")  # to the post's author, and back: the narrowed view as it was
+        await settle(pilot)
+        assert rig.app.screen.TAB_ID == "agents"
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert rig.app.screen is posts and posts.scope == ("channel", "debates")
+        assert posts.table.cursor_key == key
         await pilot.press("backspace")
         await settle(pilot)
         assert rig.app.screen is channels and channels.detail.key == "debates"
