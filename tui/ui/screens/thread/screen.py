@@ -138,6 +138,7 @@ class ThreadScreen(Screen[None]):
         stand_in: Thread | None = None,
         clock: Callable[[], datetime],
         reading: bool = True,
+        no_answers: str | None = None,
     ) -> None:
         super().__init__(id="thread-screen", classes="thread-screen")
         self.number = number
@@ -146,6 +147,8 @@ class ThreadScreen(Screen[None]):
         self.read: ThreadRead | None = read if read is not None and read.thread else None
         self._problem = read.problem if read is not None else None
         self.reading = reading  # the reader's answer is on its way
+        #: Why c, R and + post nothing here (a guest over SSH), or None.
+        self.no_answers = no_answers
         self.limit_note: str | None = None
         self.pending: tuple[Comment, ...] = ()
         self._find: Input | None = None
@@ -407,10 +410,19 @@ class ThreadScreen(Screen[None]):
 
         return ActionContext("post", str(self.number))
 
+    def _refused(self) -> bool:
+        if self.no_answers is not None:
+            self.notify(self.no_answers, severity="warning", markup=False)
+        return self.no_answers is not None
+
     def action_comment(self) -> None:
+        if self._refused():
+            return
         self.post_message(self.AnswerRequested("comment", {"discussion_number": str(self.number)}))
 
     def action_reply(self) -> None:
+        if self._refused():
+            return
         comment = self.view.selected_comment
         if comment is None:  # the post is selected: a reply to it is a comment
             self.action_comment()
@@ -430,6 +442,8 @@ class ThreadScreen(Screen[None]):
         self.post_message(self.AnswerRequested("reply", prefill))
 
     def action_react(self) -> None:
+        if self._refused():
+            return
         comment = self.view.selected_comment
         if comment is not None and (comment.node_id is None or comment.pending):
             self.notify(
