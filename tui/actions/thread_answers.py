@@ -27,7 +27,6 @@ from datetime import datetime
 from typing import Any
 
 from tui.actions.builtin_actions import REACTION_CONTENTS
-from tui.actions.discussions import nonce_of
 from tui.actions.graphql_send import as_node_id
 from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox, now_iso
 from tui.conversation.thread import REACTIONS, Comment, Thread
@@ -131,7 +130,7 @@ def seen_in(entry: Entry, thread: Thread) -> bool:
         if made and made in (comment.node_id, comment.id):
             return True
         by_author = not author or not comment.account or comment.account == author
-        if comment.body is not None and nonce_of(comment.body) == entry.nonce and by_author:
+        if comment.nonce is not None and comment.nonce == entry.nonce and by_author:
             return True
         if (
             comment.body is None
@@ -313,4 +312,4 @@ def _is(entry: Entry, comment: Comment) -> bool:
     made = entry.node_id
     if made and made in (comment.node_id, comment.id):
         return True
-    return comment.body is not None and nonce_of(comment.body) == entry.nonce
+    return comment.nonce is not None and comment.nonce == entry.nonce

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from tui.conversation.text import byline, is_vote, split_tag, thread_marker
+from tui.conversation.text import NONCE_COMMENT, byline, is_vote, split_tag, thread_marker
 from tui.network.conversation import CachedDiscussion, LoggedComment, LoggedPost
 
 __all__ = [
@@ -127,6 +127,7 @@ class Comment:
     depth: int = 0
     replies: int = 0  # direct replies listed under it
     pending: bool = False  # sent from here and not yet seen in the thread
+    nonce: str | None = None  # the client nonce roost put in it (left out of ``body``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,13 +259,16 @@ def nest(raws: Sequence[_Raw]) -> tuple[tuple[Comment, ...], int, tuple[str, ...
     """Comments in reading order, the number of vote-only comments, and who voted."""
     votes = 0
     voters: list[str] = []
-    kept: list[tuple[_Raw, str, str | None, int]] = []
+    kept: list[tuple[_Raw, str, str | None, int, str | None]] = []
     for raw in raws:
         author = raw.agent or raw.account or "unknown"
         text = raw.body
         left_out = 0
         parent = raw.parent
+        nonce = None
         if text is not None:
+            sent = NONCE_COMMENT.search(text)
+            nonce = sent.group(1) if sent else None
             if parent is None:
                 parent = thread_marker(text)
             found = byline(text)
@@ -276,7 +280,7 @@ def nest(raws: Sequence[_Raw]) -> tuple[tuple[Comment, ...], int, tuple[str, ...
                 continue
             text, left_out = cut_body(found.text)
         raw.parent = parent
-        kept.append((raw, author, text, left_out))
+        kept.append((raw, author, text, left_out, nonce))
     by_id: dict[str, int] = {}
     for index, (raw, *_rest) in enumerate(kept):
         by_id.setdefault(raw.id, index)
@@ -300,7 +304,7 @@ def nest(raws: Sequence[_Raw]) -> tuple[tuple[Comment, ...], int, tuple[str, ...
             if index in placed:
                 continue
             placed.add(index)
-            raw, author, text, left_out = kept[index]
+            raw, author, text, left_out, nonce = kept[index]
             below = [child for child in children.get(index, ()) if child not in placed]
             out.append(
                 Comment(
@@ -316,6 +320,7 @@ def nest(raws: Sequence[_Raw]) -> tuple[tuple[Comment, ...], int, tuple[str, ...
                     reactions=raw.reactions,
                     depth=depth,
                     replies=len(below),
+                    nonce=nonce,
                 )
             )
             stack.extend((child, min(depth + 1, MAX_DEPTH)) for child in reversed(below))
