@@ -236,10 +236,13 @@ def hostile_documents() -> dict[str, dict[str, Any]]:
 
 
 def hostile_network():
-    """A sandbox DemoNetwork serving :func:`hostile_documents` with a correct manifest."""
+    """A sandbox DemoNetwork serving :func:`hostile_documents` and
+    :func:`hostile_conversation` with a correct manifest."""
     from tui.sandbox.published import DemoNetwork
 
-    return DemoNetwork(hostile_documents(), generated_at=iso(DEFAULT_EPOCH))
+    return DemoNetwork(
+        {**hostile_documents(), **hostile_conversation()}, generated_at=iso(DEFAULT_EPOCH)
+    )
 
 
 # --------------------------------------------------------------------------- the conversation

@@ -669,3 +669,21 @@ def views_reason(entry: Entry) -> str:
     from tui.ui.screens.outbox.views import row_texts
 
     return row_texts(entry)[4]
+
+
+def test_a_reaction_says_what_it_is_in_the_preview_and_the_outbox():
+    from tui.actions.outbox import Entry
+    from tui.ui.screens.forms.preview import preview_content
+    from tui.ui.screens.outbox.views import detail_text
+
+    react = {"discussion_number": 5, "subject": "DC_x", "content": "HEART", "subjectId": "DC_x"}
+    shown = preview_content(("discussion_reaction", react), []).plain
+    assert "reaction" in shown and "HEART on comment DC_x" in shown and "labels" not in shown
+    entry = Entry(
+        id="e1", action="react", payload=react, nonce="n1", kind="discussion_reaction",
+        request=react, state="queued", created_at="2026-12-04T00:00:00Z",
+        updated_at="2026-12-04T00:00:00Z", number=5,
+    )  # fmt: skip
+    detail = detail_text(entry).plain
+    assert "on post   #5" in detail and "HEART on comment DC_x of Discussion #5" in detail
+    assert "labels" not in detail

@@ -75,7 +75,8 @@ async def test_while_the_log_loads_the_tab_says_so() -> None:
 
 
 async def test_where_the_log_is_not_published_trending_stands_in() -> None:
-    rig = make_rig(screen="posts")  # the demo network publishes no posted_log.json
+    rig = make_rig(screen="posts")
+    rig.faults.unpublished = {POSTED_LOG}  # as a deployment that does not publish it
     async with rig.app.run_test(size=(120, 30)) as pilot:
         await open_posts(pilot)
         screen: PostsScreen = rig.app.screen

@@ -14,6 +14,8 @@ from conversation_rig import FakeReader, make_conversation_rig, open_posts
 from textual.message import Message
 from textual.notifications import Notify
 
+from tui.actions.catalog import ANSWER_ACTIONS
+from tui.actions.compose import compose_request
 from tui.config import Settings
 from tui.conversation.reading import ThreadRead
 from tui.conversation.thread import Comment, Reactions, Thread
@@ -423,9 +425,9 @@ async def test_a_sent_comment_shows_at_once_marked_pending() -> None:
         await pilot.press("r")
         await settle(pilot)
         write = await asyncio.to_thread(app.writer.write_side)
-        write.outbox.draft(
-            "comment", {"discussion_number": screen.number, "body": "My own reply, on its way."}
-        )
+        payload = {"discussion_number": screen.number, "body": "My own reply, on its way."}
+        kind, request = compose_request(ANSWER_ACTIONS["comment"], payload, "n-pending")
+        write.outbox.draft("comment", payload, "n-pending", kind=kind, request=request)
         app.conversation.pending_changed()
         await settle(pilot)
         comments = screen.view.thread.comments

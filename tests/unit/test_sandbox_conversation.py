@@ -311,3 +311,17 @@ def test_fifty_thousand_agents_carry_the_conversation():
     assert stats["total_posts"] >= 100_000 and stats["total_comments"] >= 250_000
     assert len(json.loads(network.files[DISCUSSIONS_INDEX])) == 100_000
     print(f"50k agents: {seconds:.1f} s, posted_log {len(network.files[POSTED_LOG]):,} bytes")
+
+
+async def test_a_deployment_that_does_not_publish_the_conversation():
+    app = create_app(seed=7, agents=60)
+    app.state.sandbox.faults.update({"unpublished": [POSTED_LOG, DISCUSSIONS_CACHE]})
+    async with in_process_client(app, base_url="http://sandbox.test") as client:
+        assert (await client.get(f"/state/{POSTED_LOG}")).status_code == 404
+        manifest = (await client.get("/state/manifest-hashes.json")).json()["files"]
+        assert POSTED_LOG not in manifest and DISCUSSIONS_CACHE not in manifest
+        assert DISCUSSIONS_INDEX in manifest and "agents.json" in manifest
+        assert (await client.get(f"/state/{DISCUSSIONS_INDEX}")).status_code == 200
+        assert app.state.sandbox.faults.as_dict()["unpublished"] == sorted(
+            [POSTED_LOG, DISCUSSIONS_CACHE]
+        )

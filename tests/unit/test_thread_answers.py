@@ -329,3 +329,21 @@ async def test_a_keyed_user_answers_only_with_their_own_token(tmp_path):
         client.set_token(Secret("ghp_typedINTOtheSESSION12345"))  # T: typed for this session
         sent = await outbox.send(entry.id, client)
         assert sent.state == "queued" and fake.mutations("addDiscussionComment")
+
+
+def test_each_answer_says_what_it_is():
+    from tui.actions.thread_answers import request_headline
+
+    react = {"discussion_number": 5, "subject": "DC_x", "content": "HEART", "subjectId": "DC_x"}
+    assert request_headline("discussion_reaction", react) == (
+        "reaction",
+        "❤ HEART on comment DC_x of Discussion #5",
+    )
+    post_reaction = {"discussion_number": 5, "subject": "", "content": "ROCKET"}
+    assert request_headline("discussion_reaction", post_reaction)[1] == "🚀 ROCKET on Discussion #5"
+    reply = {"discussion_number": 5, "body": "hi", "reply_to": "DC_y"}
+    assert request_headline("discussion_comment", reply) == (
+        "reply",
+        "to comment DC_y of Discussion #5",
+    )
+    assert request_headline("issue", {"title": "poke"}) is None

@@ -21,7 +21,7 @@ This module is part of the headless core: it must never import Textual.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -313,3 +313,26 @@ def _is(entry: Entry, comment: Comment) -> bool:
     if made and made in (comment.node_id, comment.id):
         return True
     return comment.nonce is not None and comment.nonce == entry.nonce
+
+
+# ---------------------------------------------------------------------------------------------
+# Saying what a request is
+
+
+def request_headline(kind: str, request: Mapping[str, Any]) -> tuple[str, str] | None:
+    """What a post, comment, reply or reaction request is, as (label, text) for the form's
+    preview and the outbox (None: an issue, whose title says it). Raw values: clean to show."""
+    number = request.get("discussion_number")
+    if kind == "discussion":
+        return "post", f"a GitHub Discussion in {request.get('channel', '')}"
+    if kind == "discussion_comment":
+        reply_to = request.get("reply_to")
+        if reply_to:
+            return "reply", f"to comment {reply_to} of Discussion #{number}"
+        return "comment", f"on Discussion #{number}"
+    if kind == "discussion_reaction":
+        content = str(request.get("content", ""))
+        subject = request.get("subject")
+        on = f"comment {subject} of Discussion #{number}" if subject else f"Discussion #{number}"
+        return "reaction", f"{_EMOJI.get(content, '')} {content} on {on}".strip()
+    return None

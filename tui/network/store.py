@@ -276,10 +276,9 @@ class Store:
 
     async def want(self, *names: str) -> frozenset[str]:
         """Read the optional files ``names`` too (the conversation's: big, and wanted only by
-        some screens and commands). From the next cycle on they are refreshed like the five;
-        their disk-cache copies are read now, in a thread, into a new snapshot. Returns the
-        names a cached copy was loaded for (the caller tells its screens, and asks for a
-        refresh). Files already read are not read again."""
+        some screens and commands), refreshed like the five from the next cycle on; their disk
+        copies are read now, in a thread. Returns the names a cached copy was loaded for (the
+        caller tells its screens and asks for a refresh)."""
         new = tuple(name for name in dict.fromkeys(names) if name not in self.file_names)
         if not new:
             return frozenset()

@@ -91,6 +91,9 @@ class Faults:
     forge_verdicts: bool = False
     #: ``skill.json`` answers 404 (a deployment that publishes no contract).
     no_skill: bool = False
+    #: Files this deployment does not publish: they answer 404 and the manifest leaves them out
+    #: (e.g. the conversation's, as an older deployment).
+    unpublished: set[str] = field(default_factory=set)
     #: The form ``discussions_cache.json`` is published in: "light" (bodies and comment
     #: authors) or "full" (comments too); null: the form the app was made with.
     discussions_cache: str | None = None
@@ -151,6 +154,7 @@ class Faults:
         data = dataclasses.asdict(self)
         data["malformed"] = sorted(self.malformed)
         data["schema_invalid"] = sorted(self.schema_invalid)
+        data["unpublished"] = sorted(self.unpublished)
         return data
 
     def reset(self) -> None:
@@ -173,6 +177,7 @@ class Faults:
             truncate=dict(self.truncate),
             malformed=set(self.malformed),
             schema_invalid=set(self.schema_invalid),
+            unpublished=set(self.unpublished),
         )
         for key, value in changes.items():
             setattr(staged, key, _coerce(key, value))
@@ -220,7 +225,7 @@ def _coerce(key: str, value: Any) -> Any:
         ):
             raise FaultsError(f"{key} must map file names to integers >= -1")
         return {k: v for k, v in value.items() if v != 0}
-    if key in ("malformed", "schema_invalid"):
+    if key in ("malformed", "schema_invalid", "unpublished"):
         if not isinstance(value, list | set | tuple) or not all(isinstance(v, str) for v in value):
             raise FaultsError(f"{key} must be a list of file names")
         return set(value)

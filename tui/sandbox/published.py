@@ -101,6 +101,8 @@ class DemoNetwork:
             raise ValueError(f"missing state documents: {', '.join(missing)}")
         self._lock = threading.RLock()
         self._docs = dict(docs)
+        #: Derived documents handed in whole (a test's own cache or index): served as given.
+        self._pinned = frozenset(name for name in DERIVED_FILES if name in self._docs)
         log = self._docs.setdefault(POSTED_LOG, {"posts": [], "comments": []})
         self.conversation = conversation or Conversation(
             seed=0,
@@ -437,10 +439,13 @@ class DemoNetwork:
         """Render the documents derived from the log (the index only when posts were added)."""
         talk, log = self.conversation, self.log
         posts = log.get("posts", [])
-        if (id(posts), len(posts)) != self._indexed:
+        if DISCUSSIONS_INDEX in self._pinned:
+            pass
+        elif (id(posts), len(posts)) != self._indexed:
             self._files[DISCUSSIONS_INDEX] = serialize_rows(talk.index_doc(log))
             self._indexed = (id(posts), len(posts))
-        self._files[DISCUSSIONS_CACHE] = serialize_rows(talk.cache_doc(log, stamp))
+        if DISCUSSIONS_CACHE not in self._pinned:
+            self._files[DISCUSSIONS_CACHE] = serialize_rows(talk.cache_doc(log, stamp))
 
     def _republish(self, changed: set[str], now: datetime, *, derived: bool = False) -> None:
         if not changed and not derived:

@@ -34,12 +34,17 @@ RAW_PATH = "/raw"
 
 def _served(state: SandboxState, name: str) -> tuple[bytes, str] | None:
     """The bytes (and their hash) the read interface serves for ``name`` under the
-    persistent faults (malformed / schema-invalid files, and the manifest that lists them)."""
+    persistent faults (unpublished, malformed or schema-invalid files, and the manifest that
+    lists them); None: not served."""
     faults = state.faults
+    if name in faults.unpublished:
+        return None
     broken = {n for n in faults.malformed | faults.schema_invalid if n != MANIFEST_FILE}
-    if not broken:
+    if not broken and not faults.unpublished:
         return state.network.entry(name)
     files, _ = state.network.snapshot()
+    for file_name in faults.unpublished:
+        files.pop(file_name, None)
     for file_name in broken:
         if file_name in files:
             if file_name in faults.malformed:

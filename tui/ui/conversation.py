@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from tui.conversation.reading import ThreadRead, ThreadReader
-from tui.conversation.thread import Comment, from_cache, from_log
+from tui.conversation.thread import from_log
 from tui.network.state_files import CONVERSATION_FILES, DISCUSSIONS_CACHE, DISCUSSIONS_INDEX
 from tui.ssh.mode import GUEST, GUEST_CANNOT_POST
 
@@ -32,18 +32,15 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from tui.actions.outbox import Entry
-    from tui.network.conversation import CachedDiscussion, DiscussionsCache, LoggedPost
+    from tui.network.conversation import LoggedPost
     from tui.network.store import Snapshot
     from tui.service import Service
     from tui.ui.screens.thread import ThreadScreen
     from tui.ui.write_controller import WriteController
 
-__all__ = ["ConversationController", "PublishedThreads", "pending_from_outbox"]
+__all__ = ["ConversationController"]
 
 THREAD_FILES = (DISCUSSIONS_CACHE, DISCUSSIONS_INDEX)
-#: Outbox states whose comment may still appear in the thread (applied: it has; failed and
-#: rejected: it will not).
-_PENDING_STATES = frozenset({"draft", "sending", "queued", "received", "accepted", "unknown"})
 
 
 class ConversationController:
@@ -62,9 +59,11 @@ class ConversationController:
 
     @dataclass(eq=False)
     class PendingFound(Message):
-        """Comments sent from here on the thread's post, not seen in it yet."""
+        """The outbox as it is now (the thread shows what was sent from here on its post and
+        is not seen in it yet), and whom the token acts as."""
 
-        comments: list[Comment]
+        entries: list[Entry]
+        login: str | None = None
 
     def __init__(
         self,
@@ -112,8 +111,7 @@ class ConversationController:
     def reader(self) -> ThreadReader:
         """The service's thread reader (made on first use)."""
         if self._reader is None:
-            threads = getattr(self.service, "threads", None)
-            self._reader = threads() if callable(threads) else PublishedThreads(self._snapshot)
+            self._reader = self.service.threads()
         return self._reader
 
     def open_thread(self, number: int, post: LoggedPost | None, clock: Callable[[], Any]) -> None:
@@ -153,6 +151,8 @@ class ConversationController:
         except Exception as exc:  # told on the screen, never a crash
             read = ThreadRead(number, None, problem=f"could not read it: {exc}"[:300])
         screen.post_message(self.ThreadArrived(read, limit_note=reader.limit_note))
+        if read.thread is not None and read.fresh:
+            await self.writer.settle_seen(read.thread)  # what it shows is applied
 
     def snapshot_changed(self, changed: frozenset[str]) -> None:
         """The published files changed: an open thread takes the reader's first copy again
@@ -185,79 +185,4 @@ class ConversationController:
             return
         entries = self.writer.outbox_entries()
         for screen in screens:
-            screen.post_message(self.PendingFound(pending_from_outbox(entries, screen.number)))
-
-
-def pending_from_outbox(entries: Sequence[Entry], number: int) -> list[Comment]:
-    """The comments and replies on post ``number`` sent from here (or on their way) and not
-    seen in its thread yet, as comments marked pending."""
-    found: list[Comment] = []
-    for entry in entries:
-        payload = entry.payload
-        if entry.action not in ("comment", "reply") or entry.state not in _PENDING_STATES:
-            continue
-        if str(payload.get("discussion_number", "")).strip() != str(number):
-            continue
-        body = payload.get("body")
-        if not isinstance(body, str):
-            continue
-        parent = payload.get("reply_to")
-        found.append(
-            Comment(
-                id=f"outbox:{entry.id}",
-                author=entry.author or "you",
-                created_at=entry.created_at,
-                body=body,
-                parent_id=parent if isinstance(parent, str) and parent else None,
-                pending=True,
-            )
-        )
-    return found
-
-
-class PublishedThreads:
-    """A thread reader over the published files alone (the discussions cache, else the log),
-    for a service that has no reader of its own: it asks no server."""
-
-    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
-        self._snapshot = snapshot
-        self._by_number: tuple[DiscussionsCache, dict[int, CachedDiscussion]] | None = None
-        self._made: dict[int, tuple[object, object, ThreadRead]] = {}  # by the files read
-
-    @property
-    def limit_note(self) -> str | None:
-        return None
-
-    def first(self, number: int) -> ThreadRead | None:
-        snapshot = self._snapshot()
-        log = snapshot.posted_log
-        cache = snapshot.discussions_cache
-        made = self._made.get(number)
-        if made is not None and made[0] is cache and made[1] is log:
-            return made[2]  # the same files: the same thread (built once)
-        found = self._first(snapshot, number)
-        if found is not None:
-            self._made[number] = (cache, log, found)
-        return found
-
-    def _first(self, snapshot: Snapshot, number: int) -> ThreadRead | None:
-        log = snapshot.posted_log
-        comments = log.comments if log is not None else ()
-        cache = snapshot.discussions_cache
-        if cache is not None:
-            if self._by_number is None or self._by_number[0] is not cache:
-                self._by_number = (cache, {d.number: d for d in cache.discussions})
-            entry = self._by_number[1].get(number)
-            if entry is not None:
-                fetched = snapshot.file(DISCUSSIONS_CACHE).fetched_at
-                return ThreadRead(number, from_cache(entry, comments), fetched_at=fetched)
-        for post in log.posts if log is not None else ():
-            if post.number == number:
-                return ThreadRead(number, from_log(post, comments))
-        return None
-
-    async def read(self, number: int, *, fresh: bool = False) -> ThreadRead:
-        found = self.first(number)
-        if found is not None:
-            return found
-        return ThreadRead(number, None, problem="not in the published files")
+            screen.post_message(self.PendingFound(entries, self.writer.login))

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from tui.actions.catalog import ActionSpec
     from tui.actions.connection import WriteSide
     from tui.actions.outbox import Entry
+    from tui.conversation.thread import Thread
     from tui.network.store import Snapshot
     from tui.service import Service
     from tui.ui.screens.forms import ActionContext, Draft, DraftKeeper
@@ -236,6 +237,7 @@ class WriteController:
             nonce,
             docs.manifest.value if docs is not None else None,
             manifest_problem=describe_manifest_problem(docs) if docs is not None else "",
+            discussions_index=self._snapshot().discussions_index,
         )
 
     # ------------------------------------------------------------------ T: a token
@@ -263,6 +265,7 @@ class WriteController:
 
                 write.client.set_token(Secret(token))
                 write.token_source = "typed in this session"
+                self.service.threads().set_token(Secret(token))  # reads with it too
                 self.app.run_worker(
                     self._tell_token_owner(),
                     group="whoami",
@@ -450,6 +453,23 @@ class WriteController:
         from tui.actions.tracking import settle_applied
 
         return settle_applied(write.outbox, self._snapshot())
+
+    async def settle_seen(self, thread: Thread) -> None:
+        """Mark the outbox's comments and replies that ``thread`` (a copy just read) shows as
+        applied, and say so as any progress is said (a worker calls it)."""
+        from tui.actions.thread_answers import settle_seen
+
+        write = self._write
+        if write is None:
+            return
+        settled = await asyncio.to_thread(settle_seen, write.outbox, thread)
+        if settled:
+            self.app.post_message(self.ActionsProgressed(settled, write.outbox.counts()))
+
+    @property
+    def login(self) -> str | None:
+        """Whom the token acts as, once the platform said (None before)."""
+        return self._login()
 
     def progressed(self, message: ActionsProgressed) -> None:
         """The app's handler of :class:`ActionsProgressed`: toasts, the bars' summary and any

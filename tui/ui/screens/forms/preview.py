@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from tui.actions.thread_answers import request_headline
 from tui.untrusted import clean
 
 #: A composed request: its kind and its fields (``compose_request``).
@@ -44,11 +45,11 @@ def preview_content(request: Composed | None, problems: list[str], error: str = 
         lines.append(Content(clean(error) or "nothing to send yet").stylize("$text-muted"))
         return Content("\n").join(lines)
     kind, fields = request
-    if kind == "discussion":
-        _head(lines, "post", f"a GitHub Discussion in {fields.get('channel', '')}")
-        _head(lines, "title", str(fields.get("title", "")), bold=True)
-    elif kind == "discussion_comment":
-        _head(lines, "comment", f"on Discussion #{fields.get('discussion_number')}")
+    headline = request_headline(kind, fields)
+    if headline is not None:
+        _head(lines, *headline)
+        if kind == "discussion":
+            _head(lines, "title", str(fields.get("title", "")), bold=True)
     else:
         _head(lines, "title", str(fields.get("title", "")), bold=True)
         _head(lines, "labels", ", ".join(str(label) for label in fields.get("labels", [])))

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Static
 
 from tui.actions.outbox import Entry
 from tui.actions.outbox_report import created_short, reason_line, retry_refusal
+from tui.actions.thread_answers import request_headline
 from tui.ui.widgets.table_rows import Column, fit_plain, fit_widths
 from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean, clean_line
@@ -172,7 +173,9 @@ def detail_text(entry: Entry) -> Text:
     _field(text, "created", entry.created_at)
     _field(text, "updated", entry.updated_at)
     if entry.number:
-        where = {"discussion": "post", "discussion_comment": "on post"}.get(entry.kind, "issue")
+        where = {"discussion": "post"}.get(
+            entry.kind, "on post" if entry.kind != "issue" else "issue"
+        )
         _field(text, where, f"#{entry.number}")
     if entry.html_url:
         _field(text, "url", entry.html_url)
@@ -208,11 +211,11 @@ def detail_text(entry: Entry) -> Text:
             text.append(clean(str(said.get("body", "")), multiline=True).strip() + "\n")
     request = entry.request or {}
     _heading(text, "Request as sent")
-    if entry.kind == "discussion":
-        _field(text, "post", f"a GitHub Discussion in {request.get('channel', '')}")
-        _field(text, "title", str(request.get("title", "")))
-    elif entry.kind == "discussion_comment":
-        _field(text, "comment", f"on Discussion #{request.get('discussion_number')}")
+    headline = request_headline(entry.kind, request)
+    if headline is not None:
+        _field(text, *headline)
+        if entry.kind == "discussion":
+            _field(text, "title", str(request.get("title", "")))
     else:
         _field(text, "title", str(request.get("title", "")))
         _field(text, "labels", ", ".join(str(x) for x in request.get("labels", [])) or "none")

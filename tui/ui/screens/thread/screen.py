@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tui.conversation.reading import ThreadRead
-from tui.conversation.thread import Comment, Thread
+from tui.conversation.thread import Thread
 from tui.network.models import as_utc
 from tui.ui.widgets.editors import OrderedInput
 from tui.ui.widgets.key_bar import KeyBar
@@ -38,6 +38,7 @@ from ..post_table import safe_url
 from .view import ThreadView, reactions_text
 
 if TYPE_CHECKING:
+    from tui.actions.outbox import Entry
     from tui.ui.conversation import ConversationController
 
 __all__ = ["ThreadScreen", "source_line"]
@@ -150,7 +151,8 @@ class ThreadScreen(Screen[None]):
         #: Why c, R and + post nothing here (a guest over SSH), or None.
         self.no_answers = no_answers
         self.limit_note: str | None = None
-        self.pending: tuple[Comment, ...] = ()
+        self.outbox: tuple[Entry, ...] = ()  # what was sent from here (some on this post)
+        self.login: str | None = None  # whom the token acts as
         self._find: Input | None = None
         self._mounted = False  # set in on_mount (Textual's is_mounted comes after it)
         self._meta: list[Content] = []  # the parts of the line under the title
@@ -176,13 +178,12 @@ class ThreadScreen(Screen[None]):
     def thread(self) -> Thread | None:
         """The thread on view, a comment sent from here shown in it until it is seen."""
         thread = self.read.thread if self.read is not None else self.stand_in
-        if thread is None:
-            return None
-        seen = {c.body for c in thread.comments}
-        for comment in self.pending:
-            if comment.body not in seen:
-                thread = thread.with_pending(comment)
-        return thread
+        if thread is None or not self.outbox:
+            return thread
+        from tui.actions.thread_answers import show_pending
+
+        read_at = self.read.fetched_at if self.read is not None else None
+        return show_pending(thread, self.outbox, login=self.login, read_at=read_at)
 
     # ------------------------------------------------------------------ what the app hands in
 
@@ -203,11 +204,12 @@ class ThreadScreen(Screen[None]):
                 return
         self._show(keep=True)
 
-    def take_pending(self, comments: Sequence[Comment]) -> None:
-        """Comments sent from here on this post, not yet seen in the thread."""
-        comments = tuple(comments)
-        if comments != self.pending:
-            self.pending = comments
+    def take_pending(self, entries: Sequence[Entry], login: str | None = None) -> None:
+        """The outbox as it is now: what was sent from here on this post and is not seen in
+        the thread yet is shown in it, marked pending."""
+        entries = tuple(entries)
+        if (entries, login) != (self.outbox, self.login):
+            self.outbox, self.login = entries, login
             self._show(keep=True)
 
     def on_conversation_controller_thread_arrived(
@@ -220,7 +222,7 @@ class ThreadScreen(Screen[None]):
         self, message: ConversationController.PendingFound
     ) -> None:
         message.stop()
-        self.take_pending(message.comments)
+        self.take_pending(message.entries, message.login)
 
     def _show(self, *, keep: bool) -> None:
         if not self._mounted:
