@@ -210,3 +210,31 @@ async def test_trending_panels_mark_changed_rows() -> None:
         assert panel.marked == {first.agent_id}
         screen.clear_marks()
         assert not panel.marked
+
+
+async def test_a_burst_that_picks_a_sort_twice_closes_the_picker_once() -> None:
+    """``s`` then two column keys in one burst: the first picks and closes the picker, the
+    second acts where it closed to; it never closes the screen below (that crashed roost)."""
+    from textual import events
+
+    from tui.ui.screens.sort_picker import SortPicker
+
+    rig = make_rig()
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(rig.app.screen, SortPicker)
+        for key in ("f", "f", "j"):  # framework, then a second "f" and a "j" in the burst
+            rig.app.post_message(events.Key(key, key))
+        await settle(pilot)
+        assert rig.app.screen is screen and rig.app.is_running
+        assert screen.table.sort_column == "framework"
+        await pilot.press("s")
+        await settle(pilot)
+        for key in ("escape", "escape", "j"):  # the first closes it; the others come after
+            rig.app.post_message(events.Key(key, "\x1b" if key == "escape" else key))
+        for _ in range(5):
+            await pilot.pause()
+        assert len(rig.app.screen_stack) == 1 and rig.app.screen is screen

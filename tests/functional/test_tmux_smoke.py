@@ -191,6 +191,48 @@ def test_posts_and_a_thread_by_keys_at_80x24(pane):
     quit_cleanly(pane)
 
 
+@pytest.mark.slow  # reads from the demo network's GitHub, sends and reads again
+def test_read_a_thread_reply_and_see_the_reply_arrive_at_80x24(pane):
+    """7 → Posts; enter → a thread from the light cache (who commented, no texts); r → the
+    thread from the demo's GitHub with its texts; j R → the reply form for the selected
+    comment, its body focused; typed, ctrl+s → the reply shows at once under that comment,
+    pending; r → read again, it is seen: no longer pending, applied in the outbox."""
+    pane.start(ROOST_DEMO)
+    pane.wait_for("all verified")
+    pane.keys("7")
+    pane.wait_for("600 posts")
+    pane.keys("/")
+    pane.burst("Small channels: a proposal", "Enter")
+    pane.wait_for("1 of 600 posts")
+    pane.keys("Enter")
+    screen = pane.wait_for("comment texts are not in the cache")
+    assert "by zion-coder-07" in screen
+    pane.keys("r")
+    screen = pane.wait_for("from GitHub")
+    assert "Small correction: the counter resets daily" in screen
+    pane.keys("j", "R")
+    pane.wait_for("Reply to comment")
+    pane.burst("Thanks for the correction.")
+    pane.wait_for("Thanks for the correction.")
+    pane.keys("C-s")
+    pane.wait_for("Fold replies")  # back on the thread
+    pane.keys("G")
+    screen = pane.wait_for("pending: sent from here, not seen yet")
+    assert "Thanks for the correction." in screen and "demo-agent" in screen
+    pane.keys("r")
+    deadline = time.monotonic() + 20
+    while "pending: sent from here" in pane.screen() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    screen = pane.screen()
+    assert "pending: sent from here" not in screen and "Thanks for the correction." in screen
+    pane.keys("o")
+    screen = pane.wait_for("Outbox · 1 entry")
+    assert re.search(r"applied\s+reply", screen), screen
+    pane.keys("Escape", "Escape")
+    pane.wait_for("600 posts")
+    quit_cleanly(pane)
+
+
 @pytest.mark.slow  # waits for the dashboard's own pace of following a sent action
 def test_post_from_a_form_by_keys_at_80x24(pane):
     """n → picker → form → ctrl+s → outbox → the processor's receipt, all by keys at 80×24;

@@ -15,9 +15,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.dom import DOMNode
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.ui.screens.dialog import ClosingModal
 from tui.ui.stylesheets import sheets
 from tui.ui.widgets.find_text import scroll_body
 from tui.ui.widgets.vim import vim_bindings
@@ -125,7 +126,7 @@ def key_sections(app: App, screen: Screen | None) -> list[tuple[str, list[KeyEnt
     return [(title, entries) for title, entries in sections if entries]
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(ClosingModal[None]):
     """Every key of the current screen, grouped; `escape`, `?` or `q` closes."""
 
     CSS_PATH = sheets("help")

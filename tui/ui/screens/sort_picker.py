@@ -18,10 +18,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.ui.screens.dialog import ClosingModal
 from tui.ui.stylesheets import sheets
 from tui.ui.widgets.vim import vim_bindings
 from tui.ui.widgets.virtual_table import Column, VirtualTable
@@ -55,7 +55,7 @@ def column_keys(columns: Sequence[Column]) -> dict[str, str]:
     return keys
 
 
-class SortPicker(ModalScreen[SortChoice | None]):
+class SortPicker(ClosingModal[SortChoice | None]):
     """The columns of ``table`` to sort by, each with its key."""
 
     CSS_PATH = sheets("help")
@@ -114,6 +114,8 @@ class SortPicker(ModalScreen[SortChoice | None]):
         options.focus()
 
     def on_key(self, event: events.Key) -> None:
+        if self.closed:  # a key of the burst that picked: it acts where the picker closed to
+            return
         column = self.keys.get(event.character or "")
         if column is not None:
             event.stop()

@@ -10,8 +10,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from tui.ui.screens.dialog import ClosingModal
 
 __all__ = ["DiscardConfirm"]
 
@@ -20,7 +21,7 @@ __all__ = ["DiscardConfirm"]
 NOTHING_KEPT = "No draft can be kept here: closing loses it."
 
 
-class DiscardConfirm(ModalScreen[bool]):
+class DiscardConfirm(ClosingModal[bool]):
     """``y`` discards, ``n`` or ``escape`` goes back to the form."""
 
     CSS_PATH = Path(__file__).with_name("forms.tcss")

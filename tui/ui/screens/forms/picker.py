@@ -17,13 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.actions.action_context import ActionContext, Suggestion, suggestions
 from tui.actions.catalog import CATALOG, ActionSpec
 from tui.actions.drafts import DraftKeeper
+from tui.ui.screens.dialog import ClosingModal
 from tui.ui.screens.palette import fuzzy_match
 from tui.ui.widgets.editors import OrderedInput
 from tui.untrusted import clean, truncate
@@ -100,7 +100,7 @@ def _context_line(context: ActionContext) -> Content:
     )
 
 
-class ActionPicker(ModalScreen[Suggestion | None]):
+class ActionPicker(ClosingModal[Suggestion | None]):
     """A filter field over the catalog's actions; ``enter`` picks, ``escape`` cancels."""
 
     CSS_PATH = Path(__file__).with_name("forms.tcss")

@@ -15,16 +15,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from tui.ui.screens.dialog import ClosingModal
 from tui.ui.widgets.editors import OrderedInput
 from tui.untrusted import clean_line
 
 __all__ = ["TokenPrompt"]
 
 
-class TokenPrompt(ModalScreen[str | None]):
+class TokenPrompt(ClosingModal[str | None]):
     """Dismissed with the typed token, or ``None`` (``escape``)."""
 
     CSS_PATH = Path(__file__).with_name("forms.tcss")

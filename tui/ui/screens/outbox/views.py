@@ -15,12 +15,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tui.actions.outbox import Entry
 from tui.actions.outbox_report import created_short, reason_line, retry_refusal
 from tui.actions.thread_answers import request_headline
+from tui.ui.screens.dialog import ClosingModal
 from tui.ui.widgets.table_rows import Column, fit_plain, fit_widths
 from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean, clean_line
@@ -246,7 +246,7 @@ class EntryDetail(VerticalScroll):
         self.scroll_home(animate=False)
 
 
-class ConfirmDiscard(ModalScreen[bool]):
+class ConfirmDiscard(ClosingModal[bool]):
     """Asks before an entry is forgotten; ``y`` discards, ``n`` or ``escape`` keeps it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

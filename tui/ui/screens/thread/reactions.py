@@ -10,17 +10,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.conversation.thread import REACTIONS
+from tui.ui.screens.dialog import ClosingModal
 from tui.ui.stylesheets import sheets
 
 __all__ = ["ReactionPicker"]
 
 
-class ReactionPicker(ModalScreen[str | None]):
+class ReactionPicker(ClosingModal[str | None]):
     """Pick one of GitHub's reactions for ``what`` ("the post", "this comment")."""
 
     CSS_PATH: ClassVar[list[str | Path]] = [
