@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tui.actions.patterns import TOO_SLOW, compiled, is_too_slow
+
 FieldType = Literal["str", "text", "int", "bool", "list[str]"]
 
 FIELD_TYPES: tuple[str, ...] = ("str", "text", "int", "bool", "list[str]")
@@ -75,7 +77,7 @@ class FieldSpec:
         if self.type not in FIELD_TYPES:
             raise ValueError(f"field {self.name!r}: unknown type {self.type!r}")
         if self.pattern is not None:
-            re.compile(self.pattern)
+            compiled(self.pattern)  # PatternError (a ValueError) names the problem
         if self.format is not None and self.format not in FORMATS:
             raise ValueError(f"field {self.name!r}: unknown format {self.format!r}")
 
@@ -103,7 +105,8 @@ class FieldSpec:
         if self.format is not None:
             shown.append(f"format {self.format}")
         if self.pattern is not None:
-            shown.append(f"pattern {self.pattern}")
+            slow = f" ({TOO_SLOW})" if is_too_slow(self.pattern) else ""
+            shown.append(f"pattern {self.pattern}{slow}")
         if self.max_items is not None:
             shown.append(f"≤{self.max_items} items")
         if self.default is not None:

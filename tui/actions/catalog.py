@@ -46,6 +46,7 @@ from tui.actions.builtin_actions import (
     REACTION_CONTENTS,
     REPLY_ACTION,
 )
+from tui.actions.patterns import matches
 
 
 def get_action(name: str, catalog: Mapping[str, ActionSpec] | None = None) -> ActionSpec:
@@ -171,14 +172,12 @@ def _type_name(value: Any) -> str:
 
 
 def _pattern_holds(spec: FieldSpec, value: str) -> bool:
+    """False only when the pattern says no in time; a pattern that cannot say (too slow, or
+    one the engine cannot run) is shown, not enforced (:mod:`tui.actions.patterns`)."""
     if spec.pattern is None:
         return True
-    try:
-        if spec.pattern_anywhere:
-            return re.search(spec.pattern, value) is not None
-        return re.fullmatch(spec.pattern, value) is not None
-    except (re.error, RecursionError):
-        return True  # a contract's pattern Python cannot run is shown, not enforced
+    verdict = matches(spec.pattern, value, anywhere=spec.pattern_anywhere, where=spec.name)
+    return verdict is not False
 
 
 def _check_string(spec: FieldSpec, value: str, where: str) -> list[FieldError]:

@@ -33,6 +33,7 @@ from tui.actions.catalog import (
     FieldSpec,
     catalog_with_overrides,
 )
+from tui.actions.patterns import PatternError, compiled
 from tui.untrusted import clean, clean_line
 
 __all__ = [
@@ -251,9 +252,9 @@ class _FieldReader:
             pattern = rules["pattern"]
             try:
                 if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN:
-                    raise re.error("not a usable pattern")
-                re.compile(pattern)
-            except (re.error, RecursionError, OverflowError):
+                    raise PatternError("not a usable pattern")
+                compiled(pattern)
+            except PatternError:
                 self._note("pattern", pattern)
             else:
                 values["pattern"], values["pattern_anywhere"] = pattern, True

@@ -437,6 +437,7 @@ def run_submit(args: argparse.Namespace) -> int:
 async def _submit(args: argparse.Namespace) -> int:
     from tui.actions.catalog import get_action, validate_payload
     from tui.actions.connection import catalog_for
+    from tui.actions.patterns import new_notices as pattern_notices
     from tui.actions.token import TokenError
 
     try:
@@ -455,6 +456,8 @@ async def _submit(args: argparse.Namespace) -> int:
             errors = mistyped + [
                 e for e in validate_payload(spec, payload) if e.field not in quoted
             ]
+            for notice in pattern_notices():
+                _err(f"{spec.name}: {notice}")
             if errors:
                 for error in errors:
                     _err(f"{spec.name}: {error}")
