@@ -132,7 +132,8 @@ class DeploymentDocs:
         if self._client is None:
             import httpx
 
-            self._client = httpx.AsyncClient(timeout=30.0, follow_redirects=True)
+            # fetch() follows redirects, and only within the read URL's origin
+            self._client = httpx.AsyncClient(timeout=30.0, follow_redirects=False)
         return self._client
 
     async def aclose(self) -> None:

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from tui.config import TOKEN_ENV_VARS, Secret, Settings
 from tui.errors import RoostError
+from tui.network.urls import origin_of, same_origin
 
 __all__ = [
     "GH_TIMEOUT_S",
@@ -54,19 +55,6 @@ def is_loopback_host(host: str | None) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-def origin_of(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) of ``url``, the port filled in from the scheme."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    port = parts.port or (443 if scheme == "https" else 80)
-    return scheme, (parts.hostname or "").lower(), port
-
-
-def same_origin(url: str, other: str) -> bool:
-    """Whether two URLs share scheme, host and port (the token's boundary)."""
-    return origin_of(url) == origin_of(other)
 
 
 def check_write_url(url: str | None, *, in_process: bool = False) -> str:

@@ -210,10 +210,15 @@ async def _receipts(entry: Entry, docs: DeploymentDocs) -> bool:
             continue
         try:
             result = await fetch(
-                docs.client, url, cap=RECEIPT_CAP, etag=etags.get(status), deadline_s=20.0
+                docs.client,
+                url,
+                cap=RECEIPT_CAP,
+                etag=etags.get(status),
+                deadline_s=20.0,
+                same_origin=True,  # a receipt is read from the read URL's origin only
             )
         except FetchError as exc:
-            track["receipt_error"] = f"{status} receipt: {exc.reason}"
+            track["receipt_error"] = f"{status} receipt {exc.url}: {exc.reason}"
             continue
         if result.status != 200:
             continue  # 304: as before; 404: not (or no longer) there, which says nothing
@@ -236,7 +241,7 @@ async def _receipts(entry: Entry, docs: DeploymentDocs) -> bool:
             return True
         entry.receipt = {
             "status": status,
-            "url": url,
+            "url": result.url or url,  # the URL actually read
             "error": clean(receipt.get("error") or "", multiline=True)[:COMMENT_CAP] or None,
             "hint": clean(receipt.get("hint") or "", multiline=True)[:COMMENT_CAP] or None
             if isinstance(receipt.get("hint"), str)

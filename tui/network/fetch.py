@@ -20,7 +20,14 @@ kept only when it is visible ASCII, so it can be sent back safely), or raises a
 * :class:`BadEncoding` — a ``Content-Encoding`` that is stacked (``gzip, gzip``), unknown, or
   whose data does not decode;
 * :class:`NetworkError` — connection, protocol or TLS trouble (httpx's errors, described);
+* :class:`OffOrigin` — a redirect to another origin (scheme, host, port), when the caller
+  follows redirects within the URL's origin (``same_origin=True``); it names both URLs;
 * :class:`BadReply` — anything else the reply did that a client cannot use.
+
+Redirects: :func:`fetch` follows none unless asked to follow those within the URL's origin
+(``same_origin=True``, at most :data:`MAX_REDIRECTS`; GitHub's raw host and Pages redirect
+within themselves), whatever the client's own setting; a 3xx it does not follow is a status
+like any other. ``FetchResult.url`` is the URL actually read.
 
 Every error has ``kind`` (a short word for reports), ``reason`` (one readable line), ``url``
 (credentials redacted) and ``bytes_read`` (from the wire before it gave up); ``str(error)`` is
@@ -40,11 +47,12 @@ import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 import msgspec
 
 from tui.errors import RoostError
-from tui.network.urls import redact_url
+from tui.network.urls import origin_of, redact_url
 
 if TYPE_CHECKING:
     import httpx
@@ -56,6 +64,7 @@ __all__ = [
     "FetchError",
     "FetchResult",
     "NetworkError",
+    "OffOrigin",
     "Reply",
     "Unreachable",
     "TooLarge",
@@ -73,6 +82,9 @@ RATIO_SLACK = 1 << 20  # below this many decoded bytes the ratio is not checked
 ERROR_BODY_CAP = 64 * 1024
 _PIECE = 64 * 1024  # the most a decoder produces before the cap is checked again
 _ACCEPTED_ENCODINGS = ("gzip", "x-gzip", "deflate")
+#: The most redirects one fetch follows within its origin.
+MAX_REDIRECTS = 5
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _VISIBLE_ASCII = re.compile(rb"[\x21-\x7e](?:[\x20-\x7e]{0,1022}[\x21-\x7e])?")
 
 
@@ -123,6 +135,21 @@ class Unreachable(NetworkError):
     """No connection could be made: nothing was sent (a write may safely be sent again)."""
 
 
+class OffOrigin(FetchError):
+    """A redirect to another origin than the URL's: not followed (``target`` is where it
+    pointed, redacted)."""
+
+    kind = "redirect"
+
+    def __init__(self, url: str, target: str, status: int):
+        self.target = redact_url(target)
+        super().__init__(
+            url,
+            f"HTTP {status} redirected to {self.target}, another origin: not followed "
+            "(a read URL's documents are read from its own origin only)",
+        )
+
+
 class BadReply(FetchError):
     """A reply the client cannot use for any other reason."""
 
@@ -138,6 +165,7 @@ class FetchResult(msgspec.Struct, frozen=True):
     bytes_read: int = 0  # from the wire, before decoding
     retry_after: str | None = None
     size: int = 0  # decoded bytes (``body`` is empty when they went to a ``sink``)
+    url: str = ""  # the URL actually read (after redirects within its origin)
 
     @property
     def not_modified(self) -> bool:
@@ -188,11 +216,14 @@ async def fetch(
     accept: str = "application/json",
     on_progress: Callable[[int, int | None], None] | None = None,
     sink: Callable[[bytes], object] | None = None,
+    same_origin: bool = False,
 ) -> FetchResult:
     """GET ``url`` (conditionally when validators are given). See the module docstring.
 
     ``sink``: a 200's decoded body is handed to it piece by piece instead of being kept (the
-    result's ``body`` is then empty; ``size`` and ``sha256`` still describe it)."""
+    result's ``body`` is then empty; ``size`` and ``sha256`` still describe it).
+    ``same_origin``: follow redirects within ``url``'s origin; one elsewhere raises
+    :class:`OffOrigin`. Otherwise no redirect is followed."""
 
     headers = {"Accept": accept, "Accept-Encoding": "gzip, deflate"}
     if etag := header_token(etag):
@@ -200,7 +231,7 @@ async def fetch(
     if last_modified := header_token(last_modified):
         headers["If-Modified-Since"] = last_modified
     request = _Request(url, cap, deadline_s, min_rate, rate_grace_s, on_progress)
-    request.sink = sink
+    request.sink, request.same_origin = sink, same_origin
     result = await _guarded(url, request.run(client, headers))
     assert isinstance(result, FetchResult)
     return result
@@ -284,6 +315,7 @@ class _Request:
         self.any_status = False  # exchange(): every status's body is read, capped and kept
         self.timeout: Any = None  # httpx's per-phase timeouts (connect, read), when given
         self.sink: Callable[[bytes], object] | None = None  # fetch(): where a 200's body goes
+        self.same_origin = False  # fetch(): follow redirects within the URL's origin
 
     async def run(self, client: httpx.AsyncClient, headers: dict[str, str]) -> FetchResult:
         loop = asyncio.get_running_loop()
@@ -291,20 +323,26 @@ class _Request:
         self.deadline_at = self.started + self.deadline_s
         try:
             async with asyncio.timeout_at(self._due()) as self.timer:
-                extra: dict[str, Any] = {"follow_redirects": False} if self.any_status else {}
+                extra: dict[str, Any] = {"follow_redirects": False}
                 if self.timeout is not None:
                     extra["timeout"] = self.timeout
-                async with client.stream(
-                    self.method,
-                    self.url,
-                    headers=headers,
-                    content=self.content,
-                    params=self.params,
-                    **extra,
-                ) as response:
-                    if self.any_status:
-                        return await self._reply(response)
-                    return await self._read(response)
+                url = self.url
+                for _hop in range(MAX_REDIRECTS + 1):
+                    async with client.stream(
+                        self.method,
+                        url,
+                        headers=headers,
+                        content=self.content,
+                        params=self.params,
+                        **extra,
+                    ) as response:
+                        if self.any_status:
+                            return await self._reply(response)
+                        target = self._redirect(response, url)
+                        if target is None:
+                            return await self._read(response, url)
+                    url = target
+                raise BadReply(self.url, f"more than {MAX_REDIRECTS} redirects")
         except FetchError as exc:
             exc.bytes_read = self.wire
             raise
@@ -333,9 +371,24 @@ class _Request:
         if self.on_progress is not None:
             self.on_progress(self.wire, declared)
 
-    async def _read(self, response: httpx.Response) -> FetchResult:
+    def _redirect(self, response: httpx.Response, url: str) -> str | None:
+        """Where a redirect within ``url``'s origin goes (None: no redirect to follow);
+        :class:`OffOrigin` for one elsewhere."""
+        status = response.status_code
+        if not self.same_origin or status not in _REDIRECTS:
+            return None
+        location = header_token(_header(response.headers.raw, b"location"))
+        if location is None:
+            raise BadReply(self.url, f"HTTP {status} without a usable Location")
+        target = urljoin(url, location)
+        if origin_of(target) != origin_of(self.url):
+            raise OffOrigin(self.url, target, status)
+        return target
+
+    async def _read(self, response: httpx.Response, url: str) -> FetchResult:
         raw_headers = response.headers.raw
         meta = dict(
+            url=url,
             status=response.status_code,
             etag=header_token(_header(raw_headers, b"etag")),
             last_modified=header_token(_header(raw_headers, b"last-modified")),

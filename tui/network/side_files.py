@@ -6,7 +6,9 @@ kept.
 validators of the copy it has (a 304 costs nothing), parses a new body with the caller's
 ``parse`` (which raises ``ValueError`` for a document it cannot use) and keeps it only when it
 parses; a bad one is reported in ``problem`` and the last good copy (this run's, or the disk
-cache's from an earlier run) stays in ``value``. No token is ever sent: these are public reads.
+cache's from an earlier run) stays in ``value``. No token is ever sent: these are public reads,
+and they follow redirects only within the document's origin (one elsewhere is reported in
+``problem``, naming both URLs, and the last good copy stays).
 
 This module is part of the headless core: it must never import Textual.
 """
@@ -113,6 +115,7 @@ class SideFile(Generic[T]):
                 etag=self._etag if self.value is not None else None,
                 last_modified=self._last_modified if self.value is not None else None,
                 deadline_s=SIDE_FILE_DEADLINE_S,
+                same_origin=True,  # a redirect elsewhere is a problem naming both URLs
             )
         except FetchError as exc:
             self.problem = f"{redact_url(self.url)}: {exc.reason}"

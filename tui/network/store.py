@@ -37,7 +37,7 @@ from msgspec.structs import replace
 
 from tui.clock import utc_now
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache
-from tui.network.fetch import FetchError, FetchResult, TooLarge, fetch
+from tui.network.fetch import FetchError, FetchResult, OffOrigin, TooLarge, fetch
 from tui.network.keyed import Keyed, parse_keyed
 from tui.network.models import (
     MANIFEST_FILE,
@@ -185,7 +185,8 @@ class Store:
         if self._http is None:
             import httpx
 
-            self._http = httpx.AsyncClient(timeout=self.options.timeout_s, follow_redirects=True)
+            # redirects are followed by fetch(), and only within the read URL's origin
+            self._http = httpx.AsyncClient(timeout=self.options.timeout_s, follow_redirects=False)
         return self._http
 
     def request_limits(self, size: int | None = None) -> dict[str, float]:
@@ -487,11 +488,12 @@ class Store:
                 cap=MANIFEST_CAP,
                 etag=etag,
                 last_modified=last_modified,
+                same_origin=True,
                 **self.request_limits(),
             )
-        except TooLarge as exc:
+        except (TooLarge, OffOrigin) as exc:  # there, but not a manifest roost may use
             report.bytes_downloaded += exc.bytes_read
-            report.manifest = "invalid"
+            report.manifest = "invalid" if isinstance(exc, TooLarge) else "error"
             report.problems.append(Problem(MANIFEST_FILE, exc.kind, _fetch_detail(exc)))
             self._manifest = None
             return False
@@ -547,7 +549,9 @@ class Store:
             url = folder + MANIFEST_FILE
             try:
                 report.requests += 1
-                result = await fetch(self._client, url, cap=MANIFEST_CAP, **self.request_limits())
+                result = await fetch(
+                    self._client, url, cap=MANIFEST_CAP, same_origin=True, **self.request_limits()
+                )
             except FetchError as exc:
                 report.bytes_downloaded += exc.bytes_read
                 continue
@@ -596,6 +600,7 @@ class Store:
                         cap=cap,
                         etag=etag,
                         last_modified=last_modified,
+                        same_origin=True,
                         **self.request_limits(entry.size if entry is not None else current.size),
                     )
                 except FetchError as exc:

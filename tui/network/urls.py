@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["check_url", "layout_candidates", "redact_url", "state_base_url"]
+__all__ = [
+    "check_url",
+    "layout_candidates",
+    "origin_of",
+    "redact_url",
+    "same_origin",
+    "state_base_url",
+]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f]")
@@ -33,6 +40,20 @@ def redact_url(url: str) -> str:
         shown = url.rpartition("@")[2] if "@" in url else url
         shown = "<unparsable URL> " + shown[:80]
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", shown)
+
+
+def origin_of(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of ``url``, the port filled in from the scheme."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or (443 if scheme == "https" else 80)
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def same_origin(url: str, other: str) -> bool:
+    """Whether two URLs share scheme, host and port (the token's boundary, and the one a
+    read-side redirect may not cross)."""
+    return origin_of(url) == origin_of(other)
 
 
 def check_url(url: str) -> str | None:
