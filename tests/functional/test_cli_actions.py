@@ -383,8 +383,9 @@ def _until(predicate, limit: float = 60.0) -> None:
         time.sleep(0.01)
 
 
-def test_kill_during_send_keeps_the_entry_and_resolves_it_without_a_duplicate(capsys, platform):
-    info, sandbox = platform
+def kill_while_sending(info, sandbox) -> dict:
+    """`roost action submit` killed (-9) once the platform made its issue, before it answered:
+    the entry it leaves."""
     sandbox.faults.update({"write_latency": 5})  # created at once, answered seconds later
     proc = _cli("action", "submit", "register_agent", *REGISTER)
     try:
@@ -394,9 +395,15 @@ def test_kill_during_send_keeps_the_entry_and_resolves_it_without_a_duplicate(ca
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
-    (entry,) = entries(info)
-    assert entry["state"] == "sending"
     sandbox.faults.update({"write_latency": 0})
+    (entry,) = entries(info)
+    return entry
+
+
+def test_kill_during_send_keeps_the_entry_and_resolves_it_without_a_duplicate(capsys, platform):
+    info, sandbox = platform
+    entry = kill_while_sending(info, sandbox)
+    assert entry["state"] == "sending"
     code, out, _ = run(capsys, "outbox", "retry", entry["id"][:12])
     assert code == 0 and out.startswith("queued #1")
     assert len(sandbox.issues) == 1

@@ -1,8 +1,7 @@
 """Hard edges of `roost action` and `roost outbox`, against the demo network on loopback.
 
 A slow ``pattern`` in the deployment's contract does not hang a dry run; an action whose sender
-was killed is settled by `roost outbox` as the dashboard settles it; a rejected action can be
-sent again, changed, as a new entry.
+was killed is settled by `roost outbox` as the dashboard settles it.
 """
 
 from __future__ import annotations
@@ -11,7 +10,16 @@ import json
 import subprocess
 import sys
 
-from tests.functional.test_cli_actions import ROOT, platform, run  # noqa: F401 (a fixture)
+from tests.functional.test_cli_actions import (  # noqa: F401 (platform: a fixture)
+    REGISTER,
+    ROOT,
+    _until,
+    entries,
+    kill_while_sending,
+    platform,
+    run,
+)
+from tui.actions.outbox import Outbox, outbox_root
 from tui.sandbox.deployment import skill_document
 
 #: The issue's naive pattern: endless under ``re`` on a long word and a ``!``.
@@ -68,3 +76,76 @@ def test_a_pattern_that_can_be_checked_still_refuses(capsys, platform):  # noqa:
         "-f", "bio=short!", "--dry-run",
     )  # fmt: skip
     assert code == 2 and "bio: has an invalid format" in err and "too slow" not in err
+
+
+# --- an action whose sender was killed ---------------------------------------------------------
+
+
+def _outbox(info) -> Outbox:
+    return Outbox.for_service(info.write_url, info.repo, root=outbox_root())
+
+
+def test_roost_outbox_settles_an_action_killed_while_sending(capsys, platform):  # noqa: F811
+    """`kill -9` of `action submit` after the platform made the issue: `roost outbox` finds it
+    by its nonce (nothing is sent again) instead of showing "sending" for ever."""
+    info, sandbox = platform
+    entry = kill_while_sending(info, sandbox)
+    code, out, err = run(capsys, "outbox")
+    assert code == 0
+    assert f"{entry['id']} (register_agent) was interrupted while sending; found on the " in err
+    assert "as #1: nothing was sent again" in err
+    assert "sending" not in out.split(":", 1)[0] and "#1: register_agent" in out
+    assert len(sandbox.issues) == 1
+    _until(lambda: sandbox.paths("POST"))  # the killed request's answer, for a quiet shutdown
+    assert len(sandbox.issues) == 1
+
+
+def _interrupted_before_it_left(info) -> str:
+    """An entry saved as "sending" by a roost killed before its request left."""
+    outbox = _outbox(info)
+    entry = outbox.draft("register_agent", {"name": "D", "framework": "py", "bio": "b"})
+    entry.state, entry.maybe_sent = "sending", True
+    outbox.save(entry)
+    return entry.id
+
+
+def test_outbox_follow_settles_then_follows_an_interrupted_action(capsys, platform):  # noqa: F811
+    """Killed before the request left: the platform shows nothing with its nonce, so it is sent
+    now (once), then followed to its verdict like any other."""
+    info, sandbox = platform
+    entry_id = _interrupted_before_it_left(info)
+    code, out, err = run(capsys, "outbox", "follow", entry_id[:12])
+    assert code == 0, err
+    assert "the platform had nothing with its nonce, so it was sent now (queued #1)" in err
+    assert out.startswith("applied #1: register_agent")
+    assert len(sandbox.issues) == 1
+
+
+def test_an_action_another_roost_is_sending_is_left_to_it(capsys, platform):  # noqa: F811
+    info, sandbox = platform
+    entry_id = _interrupted_before_it_left(info)
+    with _outbox(info).locked(entry_id):  # a live sender holds it
+        code, out, err = run(capsys, "outbox", "follow", entry_id)
+        assert code == 4
+        assert f"{entry_id} is being sent by another roost right now" in err
+        code, out, _ = run(capsys, "outbox")
+    assert code == 0 and out.startswith("sending: register_agent")
+    assert sandbox.issues == [] and sandbox.paths("POST") == []
+
+
+def test_without_a_token_an_interrupted_action_says_what_it_needs(
+    capsys,
+    platform,  # noqa: F811
+    monkeypatch,
+    tmp_path,
+):
+    info, sandbox = platform
+    entry_id = _interrupted_before_it_left(info)
+    monkeypatch.delenv("ROOST_TOKEN")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `gh` to ask
+    code, out, err = run(capsys, "outbox", "follow", entry_id)
+    assert code == 4
+    assert "was interrupted while sending and may be on the platform" in err
+    assert "looking it up needs a token (no token: set ROOST_TOKEN" in err
+    assert _outbox(info).load(entry_id).state == "sending"  # never "failed: no token"
+    assert sandbox.issues == []

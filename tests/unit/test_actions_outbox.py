@@ -370,3 +370,28 @@ async def test_the_outbox_names_its_service_as_the_status_bar_does(demo):
     service, side = demo
     assert side.outbox.label == service.settings.service_label() == "demo network"
     assert side.outbox.label not in side.outbox.folder.name
+
+
+async def test_resume_interrupted_without_a_token_leaves_them_sending(demo, tmp_path):
+    """A session with no token yet (served over SSH) cannot look an entry up: it stays
+    "sending" (it may be on the platform), never "failed: no token"; once a token is typed the
+    same call settles it."""
+    service, side = demo
+    entry = side.outbox.draft("heartbeat", {})
+    entry.state, entry.maybe_sent = "sending", True
+    side.outbox.save(entry)
+    clock = FakeClock()
+    tokenless = write_side(
+        service, outbox_root=tmp_path, find=lambda settings: (None, None), clock=clock,
+        sleep=clock.sleep,
+    )  # fmt: skip
+    try:
+        assert tokenless.outbox.folder == side.outbox.folder
+        assert await tokenless.outbox.resume_interrupted(tokenless.client) == []
+        assert side.outbox.load(entry.id).state == "sending"
+        tokenless.client.set_token(Secret(DEMO_TOKEN))  # typed in the session
+        (settled,) = await tokenless.outbox.resume_interrupted(tokenless.client, only=entry.id)
+    finally:
+        await tokenless.aclose()
+    assert (settled.id, settled.state) == (entry.id, "queued")
+    assert len(sandbox(service).issues) == 1

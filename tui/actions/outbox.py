@@ -392,15 +392,18 @@ class Outbox:
         self.save(entry)
         return entry
 
-    async def send(self, entry_id: str, client: IssueClient) -> Entry:
+    async def send(
+        self, entry_id: str, client: IssueClient, *, only_if: frozenset[str] | None = None
+    ) -> Entry:
         """Send one entry under its lock; returns it as saved afterwards.
 
         Raises ``EntryBusy`` when another process is sending it. An entry that is not sendable
-        (queued, rejected, a failure a retry would repeat) comes back unchanged.
+        (queued, rejected, a failure a retry would repeat), or whose state under the lock is
+        not in ``only_if``, comes back unchanged.
         """
         with self.locked(entry_id):
             entry = self.load(entry_id)
-            if not entry.can_send:
+            if not entry.can_send or (only_if is not None and entry.state not in only_if):
                 return entry
             maybe_sent = entry.maybe_sent or entry.state in MAYBE_SENT
             entry.state, entry.maybe_sent = "sending", True
@@ -424,18 +427,26 @@ class Outbox:
             self.save(entry)
             return entry
 
-    async def resume_interrupted(self, client: IssueClient) -> list[Entry]:
+    async def resume_interrupted(self, client: IssueClient, only: str | None = None) -> list[Entry]:
         """Settle entries a dead process left in "sending" (their lock is free): each is looked
-        up by its nonce and sent only if the platform shows nothing. Entries another process
-        is sending right now are left alone."""
+        up by its nonce and sent only if the platform shows nothing (``only``: that entry
+        alone). Entries another process is sending right now are left alone, and so is every
+        entry while the client has no token: nothing could be looked up, and "no token" is no
+        verdict on an action that may be on the platform (call this again once a token is
+        there). The CLI and the dashboard both settle them here."""
+        stuck = [
+            e.id for e in self.entries() if e.state == "sending" and (only is None or e.id == only)
+        ]
+        if not stuck or not client.has_token:
+            return []
         settled = []
-        for entry in self.entries():
-            if entry.state != "sending":
-                continue
+        for entry_id in stuck:
             try:
-                settled.append(await self.send(entry.id, client))
+                entry = await self.send(entry_id, client, only_if=frozenset({"sending"}))
             except (EntryBusy, DamagedEntry, KeyError):
                 continue
+            if entry.state != "sending":  # (another roost may have settled it meanwhile)
+                settled.append(entry)
         return settled
 
     @staticmethod

@@ -10,9 +10,7 @@ validation error (nothing sent); 3 the platform was unreachable; 4 the outcome i
 no service configured the commands act on the embedded demo network, in-process (its world is
 kept across runs).
 
-`roost outbox` brings the entries still waiting for their outcome up to date before it prints
-(receipts first, then paced API reads, within a few seconds; ``--no-follow`` skips that);
-`roost outbox follow [ID]` waits for them like ``submit --wait``.
+`roost outbox` is in ``tui/commands/outbox.py`` and shares this module's helpers.
 
 The token is never printed: ``--dry-run`` shows ``Authorization: Bearer ***``.
 """
@@ -93,33 +91,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     submit.add_argument("--json", action="store_true", help="print the outbox entry as JSON")
     submit.set_defaults(handler=run_submit, parser=submit)
 
-    outbox = sub.add_parser(
-        "outbox",
-        help="the actions kept in the outbox: list, show, retry, drop",
-        description="The outbox of the configured service.",
-    )
-    service_options(outbox, interval=False)
-    outbox.add_argument(
-        "outbox_command",
-        nargs="?",
-        default="list",
-        choices=("list", "show", "follow", "retry", "drop"),
-    )
-    outbox.add_argument("id", nargs="?", help="entry id (or a unique prefix)")
-    outbox.add_argument("--json", action="store_true", help="print JSON")
-    outbox.add_argument(
-        "--no-follow",
-        action="store_true",
-        help="print the entries as kept, without asking the platform first",
-    )
-    outbox.add_argument(
-        "--timeout",
-        type=float,
-        default=WAIT_TIMEOUT_S,
-        metavar="S",
-        help="follow: how long to wait (default 300)",
-    )
-    outbox.set_defaults(handler=run_outbox, parser=outbox)
+    from tui.commands.outbox import register as register_outbox
+
+    register_outbox(sub)  # `roost --help` lists it between action and whoami
 
     whoami = sub.add_parser(
         "whoami",
@@ -435,9 +409,8 @@ def run_submit(args: argparse.Namespace) -> int:
 
 
 async def _submit(args: argparse.Namespace) -> int:
-    from tui.actions.catalog import get_action, validate_payload
+    from tui.actions.catalog import get_action
     from tui.actions.connection import catalog_for
-    from tui.actions.patterns import new_notices as pattern_notices
     from tui.actions.token import TokenError
 
     try:
@@ -452,15 +425,7 @@ async def _submit(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 _err(str(exc))
                 return EXIT_USAGE
-            quoted = {error.field for error in mistyped}
-            errors = mistyped + [
-                e for e in validate_payload(spec, payload) if e.field not in quoted
-            ]
-            for notice in pattern_notices():
-                _err(f"{spec.name}: {notice}")
-            if errors:
-                for error in errors:
-                    _err(f"{spec.name}: {error}")
+            if not _valid(spec, payload, mistyped):
                 return EXIT_USAGE
             try:
                 kind, request, nonce = _compose(spec, payload, side)
@@ -471,6 +436,22 @@ async def _submit(args: argparse.Namespace) -> int:
     except TokenError as exc:
         _err(str(exc))
         return EXIT_USAGE
+
+
+def _valid(spec: Any, payload: dict[str, Any], mistyped: list[Any]) -> bool:
+    """Whether ``payload`` may be sent as ``spec``; each problem (and each pattern too slow to
+    check) is said on stderr. ``mistyped``: the fields whose typed value was not of their type,
+    already quoted."""
+    from tui.actions.catalog import validate_payload
+    from tui.actions.patterns import new_notices as pattern_notices
+
+    quoted = {error.field for error in mistyped}
+    errors = mistyped + [e for e in validate_payload(spec, payload) if e.field not in quoted]
+    for notice in pattern_notices():
+        _err(f"{spec.name}: {notice}")
+    for error in errors:
+        _err(f"{spec.name}: {error}")
+    return not errors
 
 
 def _compose(spec: Any, payload: dict[str, Any], side: Any) -> tuple[str, dict[str, Any], str]:
@@ -589,94 +570,6 @@ def _report(entry: Any, args: argparse.Namespace) -> None:
         print(json.dumps(clean_value(entry.as_json()), indent=2, ensure_ascii=False))
     else:
         print(_describe(entry))
-
-
-# -- outbox -------------------------------------------------------------------------------------
-
-
-def run_outbox(args: argparse.Namespace) -> int:
-    return asyncio.run(_outbox(args))
-
-
-async def _outbox(args: argparse.Namespace) -> int:
-    from tui.actions.token import TokenError
-
-    command = args.outbox_command
-    if command not in ("list", "follow") and not args.id:
-        args.parser.error(f"outbox {command} needs an entry id")
-    try:
-        async with _write_side(args, _print_wait) as side:
-            return await _outbox_command(args, side)
-    except TokenError as exc:
-        _err(str(exc))
-        return EXIT_USAGE
-
-
-async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
-    from tui.actions.outbox import DamagedEntry, EntryBusy
-    from tui.actions.outbox_report import retry_refusal
-
-    command, outbox = args.outbox_command, side.outbox
-    if command == "list":
-        entries = outbox.entries()
-        waiting = [e.id for e in entries if e.state in WAITING]
-        if waiting and not args.no_follow:
-            await _follow(side, waiting, OUTBOX_FOLLOW_S)
-            entries = outbox.entries()
-        if args.json:
-            print(json.dumps([clean_value(e.as_json()) for e in entries], indent=2))
-            return EXIT_OK
-        if not entries:
-            print(f"the outbox is empty ({clean_line(outbox.folder)})")
-        for entry in entries:
-            print(_describe(entry))
-        return EXIT_OK
-    if command == "follow" and not args.id:
-        waiting = [e.id for e in outbox.entries() if e.state in WAITING]
-        if not waiting:
-            print("nothing in the outbox is waiting for the processor's answer")
-        entries = await _follow(side, waiting, args.timeout) if waiting else []
-        for entry in entries:
-            _report(entry, args)
-        for entry in entries:
-            if entry.state in WAITING:
-                _waited_out(entry, args.timeout)
-        return EXIT_UNKNOWN if any(e.state in WAITING for e in entries) else EXIT_OK
-    try:
-        entry = outbox.find(args.id)
-    except KeyError as exc:
-        _err(exc.args[0])
-        return EXIT_USAGE
-    if command in ("show", "follow"):
-        if entry.state in WAITING and not args.no_follow:
-            timeout = args.timeout if command == "follow" else OUTBOX_FOLLOW_S
-            entry = (await _follow(side, [entry.id], timeout))[0]
-        _report(entry, args)
-        if command == "follow" and entry.state in WAITING:
-            _waited_out(entry, args.timeout)
-            return EXIT_UNKNOWN
-        if command == "follow":
-            return _exit_for(entry)
-        return EXIT_OK
-    try:
-        if command == "drop":
-            outbox.drop(entry.id)
-            print(f"dropped {clean_line(entry.id)}")
-            return EXIT_OK
-        refusal = retry_refusal(entry)
-        if refusal is not None:
-            _err(f"{entry.id} is not retried: {refusal}")
-            _report(entry, args)
-            return EXIT_FAILED if entry.state in ("failed", "rejected", "damaged") else EXIT_OK
-        entry = await outbox.send(entry.id, side.client)
-    except EntryBusy as exc:
-        _err(str(exc))
-        return EXIT_UNKNOWN
-    except DamagedEntry as exc:
-        _err(str(exc))
-        return EXIT_FAILED
-    _report(entry, args)
-    return _exit_for(entry)
 
 
 # -- whoami -------------------------------------------------------------------------------------

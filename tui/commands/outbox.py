@@ -1,0 +1,239 @@
+"""`roost outbox`: the actions kept for the configured service — list, show, follow, retry,
+drop.
+
+`roost outbox` brings the entries still waiting for their outcome up to date before it prints
+(receipts first, then paced API reads, within a few seconds; ``--no-follow`` skips that);
+`roost outbox follow [ID]` waits for them like ``action submit --wait``. Both first settle an
+entry a killed roost left "sending", as the dashboard does: looked up by its nonce under its
+lock (so a live sender is never raced), sent only when the platform shows nothing.
+
+`retry` sends the same entry again where that is safe.
+
+Exit codes are `action submit`'s (``tui/commands/action.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from typing import Any
+
+from tui.commands import EXIT_OK, EXIT_USAGE, service_options
+from tui.commands.action import (
+    EXIT_FAILED,
+    EXIT_UNKNOWN,
+    OUTBOX_FOLLOW_S,
+    WAIT_TIMEOUT_S,
+    WAITING,
+    _describe,
+    _err,
+    _exit_for,
+    _follow,
+    _print_wait,
+    _report,
+    _waited_out,
+    _write_side,
+)
+from tui.untrusted import clean_line, clean_value
+
+__all__ = ["register"]
+
+def register(sub: argparse._SubParsersAction) -> None:
+    outbox = sub.add_parser(
+        "outbox",
+        help="the actions kept in the outbox: list, show, retry, drop",
+        description="The outbox of the configured service.",
+    )
+    service_options(outbox, interval=False)
+    outbox.add_argument(
+        "outbox_command",
+        nargs="?",
+        default="list",
+        choices=("list", "show", "follow", "retry", "drop"),
+    )
+    outbox.add_argument("id", nargs="?", help="entry id (or a unique prefix)")
+    outbox.add_argument("--json", action="store_true", help="print JSON")
+    outbox.add_argument(
+        "--no-follow",
+        action="store_true",
+        help="print the entries as kept, without asking the platform first",
+    )
+    outbox.add_argument(
+        "--timeout",
+        type=float,
+        default=WAIT_TIMEOUT_S,
+        metavar="S",
+        help="follow: how long to wait (default 300)",
+    )
+    outbox.set_defaults(handler=run_outbox, parser=outbox)
+
+
+def run_outbox(args: argparse.Namespace) -> int:
+    return asyncio.run(_outbox(args))
+
+
+async def _outbox(args: argparse.Namespace) -> int:
+    from tui.actions.token import TokenError
+
+    command = args.outbox_command
+    if command not in ("list", "follow") and not args.id:
+        args.parser.error(f"outbox {command} needs an entry id")
+    try:
+        async with _write_side(args, _print_wait) as side:
+            return await _outbox_command(args, side)
+    except TokenError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+
+
+# -- an entry a killed roost left "sending" -----------------------------------------------------
+
+
+async def _settle_interrupted(side: Any, only: str | None = None) -> None:
+    """Settle the entries a killed roost left "sending" (``only``: that one), as the dashboard
+    does (:meth:`~tui.actions.outbox.Outbox.resume_interrupted`), and say on stderr what became
+    of each."""
+    outbox = side.outbox
+    before = {
+        e.id: len(e.attempts)
+        for e in outbox.entries()
+        if e.state == "sending" and (only is None or e.id == only)
+    }
+    if not before:
+        return
+    if not side.client.has_token:
+        for entry_id in before:
+            _err(_still_sending(entry_id, busy=False))
+        return
+    for entry in await outbox.resume_interrupted(side.client, only=only):
+        attempts = entry.attempts[before.get(entry.id, 0) :]
+        _err(_settled(entry, any(a.get("kind") == "create" for a in attempts)))
+
+
+def _settled(entry: Any, sent_now: bool) -> str:
+    """What became of an interrupted entry, in one line."""
+    entry_id = clean_line(entry.id)
+    number = f" #{entry.number}" if entry.number else ""
+    if entry.state in ("queued", "applied") and not sent_now:
+        done = f"found on the platform as{number}: nothing was sent again"
+    elif entry.state in ("queued", "applied"):
+        done = (
+            f"the platform had nothing with its nonce, so it was sent now ({entry.state}{number})"
+        )
+    else:
+        done = f"{clean_line(entry.state)}: {clean_line(entry.reason or 'no reason given')}"
+    return f"{entry_id} ({clean_line(entry.action)}) was interrupted while sending; {done}"
+
+
+def _still_sending(entry_id: str, *, busy: bool) -> str:
+    """Why an entry is still "sending" after an attempt to settle it."""
+    from tui.actions.issue_client import NO_TOKEN
+
+    entry_id = clean_line(entry_id)
+    if busy:
+        return (
+            f"{entry_id} is being sent by another roost right now; "
+            f"`roost outbox follow {entry_id}` again once it is done"
+        )
+    return (
+        f"{entry_id} was interrupted while sending and may be on the platform; looking it up "
+        f"needs a token ({NO_TOKEN})"
+    )
+
+
+# -- the commands -------------------------------------------------------------------------------
+
+
+async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
+    command, outbox = args.outbox_command, side.outbox
+    if command == "list":
+        if not args.no_follow:
+            await _settle_interrupted(side)
+        entries = outbox.entries()
+        waiting = [e.id for e in entries if e.state in WAITING]
+        if waiting and not args.no_follow:
+            await _follow(side, waiting, OUTBOX_FOLLOW_S)
+            entries = outbox.entries()
+        if args.json:
+            print(json.dumps([clean_value(e.as_json()) for e in entries], indent=2))
+            return EXIT_OK
+        if not entries:
+            print(f"the outbox is empty ({clean_line(outbox.folder)})")
+        for entry in entries:
+            print(_describe(entry))
+        return EXIT_OK
+    if command == "follow" and not args.id:
+        return await _follow_all(args, side)
+    try:
+        entry = outbox.find(args.id)
+    except KeyError as exc:
+        _err(exc.args[0])
+        return EXIT_USAGE
+    if command in ("show", "follow"):
+        return await _show(args, side, entry)
+    return await _retry_or_drop(args, side, entry)
+
+
+async def _follow_all(args: argparse.Namespace, side: Any) -> int:
+    await _settle_interrupted(side)
+    outbox = side.outbox
+    waiting = [e.id for e in outbox.entries() if e.state in WAITING]
+    stuck = [e.id for e in outbox.entries() if e.state == "sending"]
+    if not waiting and not stuck:
+        print("nothing in the outbox is waiting for the processor's answer")
+    entries = await _follow(side, waiting, args.timeout) if waiting else []
+    for entry in entries:
+        _report(entry, args)
+    for entry in entries:
+        if entry.state in WAITING:
+            _waited_out(entry, args.timeout)
+    for entry_id in stuck:
+        _err(_still_sending(entry_id, busy=side.client.has_token))
+    return EXIT_UNKNOWN if stuck or any(e.state in WAITING for e in entries) else EXIT_OK
+
+
+async def _show(args: argparse.Namespace, side: Any, entry: Any) -> int:
+    command = args.outbox_command
+    if entry.state == "sending" and not args.no_follow:
+        await _settle_interrupted(side, only=entry.id)
+        entry = side.outbox.read(entry.id)
+    if entry.state in WAITING and not args.no_follow:
+        timeout = args.timeout if command == "follow" else OUTBOX_FOLLOW_S
+        entry = (await _follow(side, [entry.id], timeout))[0]
+    _report(entry, args)
+    if command != "follow":
+        return EXIT_OK
+    if entry.state == "sending":
+        _err(_still_sending(entry.id, busy=side.client.has_token))
+        return EXIT_UNKNOWN
+    if entry.state in WAITING:
+        _waited_out(entry, args.timeout)
+        return EXIT_UNKNOWN
+    return _exit_for(entry)
+
+
+async def _retry_or_drop(args: argparse.Namespace, side: Any, entry: Any) -> int:
+    from tui.actions.outbox import DamagedEntry, EntryBusy
+    from tui.actions.outbox_report import retry_refusal
+
+    outbox = side.outbox
+    try:
+        if args.outbox_command == "drop":
+            outbox.drop(entry.id)
+            print(f"dropped {clean_line(entry.id)}")
+            return EXIT_OK
+        refusal = retry_refusal(entry)
+        if refusal is not None:
+            _err(f"{entry.id} is not retried: {refusal}")
+            _report(entry, args)
+            return EXIT_FAILED if entry.state in ("failed", "rejected", "damaged") else EXIT_OK
+        entry = await outbox.send(entry.id, side.client)
+    except EntryBusy as exc:
+        _err(str(exc))
+        return EXIT_UNKNOWN
+    except DamagedEntry as exc:
+        _err(str(exc))
+        return EXIT_FAILED
+    _report(entry, args)
+    return _exit_for(entry)
