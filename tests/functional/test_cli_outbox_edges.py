@@ -1,7 +1,8 @@
 """Hard edges of `roost action` and `roost outbox`, against the demo network on loopback.
 
 A slow ``pattern`` in the deployment's contract does not hang a dry run; an action whose sender
-was killed is settled by `roost outbox` as the dashboard settles it.
+was killed is settled by `roost outbox` as the dashboard settles it; a rejected action can be
+sent again, changed, as a new entry.
 """
 
 from __future__ import annotations
@@ -9,6 +10,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+
+import httpx
+import pytest
 
 from tests.functional.test_cli_actions import (  # noqa: F401 (platform: a fixture)
     REGISTER,
@@ -149,3 +153,73 @@ def test_without_a_token_an_interrupted_action_says_what_it_needs(
     assert "looking it up needs a token (no token: set ROOST_TOKEN" in err
     assert _outbox(info).load(entry_id).state == "sending"  # never "failed: no token"
     assert sandbox.issues == []
+
+
+# --- sending a rejected action again --------------------------------------------------------
+
+
+def _an_agent(info) -> str:
+    agents = httpx.get(f"{info.read_url}/state/agents.json").json()["agents"]
+    return next(agent for agent in agents if agent != "demo-agent")
+
+
+def test_a_rejected_action_is_sent_again_as_a_new_entry_once_its_cause_is_fixed(
+    capsys,
+    platform,  # noqa: F811
+):
+    info, sandbox = platform
+    code, out, _ = run(capsys, "action", "submit", "register_agent", *REGISTER, "--wait")
+    assert code == 0 and out.startswith("applied #1")
+    (registered,) = entries(info)
+    code, out, _ = run(capsys, "action", "submit", "poke", "-f", "target_agent=nobody", "--wait")
+    assert code == 1 and out.startswith("rejected #2") and "'nobody' is not registered" in out
+    (old,) = [e for e in entries(info) if e["id"] != registered["id"]]
+    folder = _outbox(info).folder
+    kept = (folder / f"{old['id']}.json").read_bytes()
+    code, _, err = run(capsys, "outbox", "retry", old["id"])
+    assert code == 1 and "a retry would be rejected the same way" in err
+    assert f"`roost outbox resend {old['id']} -f K=V` sends a copy" in err
+
+    agent = _an_agent(info)
+    code, out, err = run(
+        capsys, "outbox", "resend", old["id"], "-f", f"target_agent={agent}",
+        "-f", "message=Found you", "--wait",
+    )  # fmt: skip
+    assert code == 0 and out.startswith("applied #3: poke"), out
+    assert f"sending a copy of {old['id']} as a new action" in err
+    (copy,) = [e for e in entries(info) if e["id"] not in (registered["id"], old["id"])]
+    assert copy["nonce"] != old["nonce"] and copy["state"] == "applied"
+    assert copy["payload"] == {"target_agent": agent, "message": "Found you"}
+    assert (folder / f"{old['id']}.json").read_bytes() == kept  # left as it was
+    assert len(sandbox.issues) == 3
+
+
+def test_a_copy_is_checked_as_a_new_action_is(capsys, platform):  # noqa: F811
+    info, sandbox = platform
+    run(capsys, "action", "submit", "poke", "-f", "target_agent=nobody", "--wait")
+    (old,) = entries(info)
+    code, _, err = run(capsys, "outbox", "resend", old["id"], "-f", "message=" + "m" * 281)
+    assert code == 2 and "poke: message: is too long (281 characters; at most 280)" in err
+    assert f"nothing was sent; {old['id']} is left as it was" in err
+    code, _, err = run(capsys, "outbox", "resend", old["id"], "--unset", "target_agent")
+    assert code == 2 and "poke: target_agent: is required" in err
+    code, _, err = run(capsys, "outbox", "resend", old["id"], "--unset", "colour")
+    assert code == 2 and "--unset colour: " in err and "has no such field" in err
+    code, out, _ = run(capsys, "outbox", "resend", old["id"], "--dry-run")
+    request = json.loads(out)
+    assert code == 0 and '"target_agent": "nobody"' in request["json"]["body"]
+    assert old["nonce"] not in request["json"]["body"]  # a new nonce
+    assert len(entries(info)) == 1 and len(sandbox.issues) == 1
+    with pytest.raises(SystemExit) as usage:
+        run(capsys, "outbox", "list", "-f", "message=x")
+    assert usage.value.code == 2
+    assert "-f/--field: only with `outbox resend ID`" in capsys.readouterr().err
+
+
+def test_an_action_that_may_be_on_the_platform_is_not_copied(capsys, platform):  # noqa: F811
+    info, sandbox = platform
+    entry_id = _interrupted_before_it_left(info)
+    code, _, err = run(capsys, "outbox", "resend", entry_id)
+    assert code == 2 and "may already be on the platform" in err
+    assert f"`roost outbox retry {entry_id}` looks it up first" in err
+    assert len(entries(info)) == 1 and sandbox.issues == []

@@ -289,15 +289,17 @@ def _payload_bytes(name: str) -> bytes:
     return data
 
 
-def _payload(args: argparse.Namespace, spec: Any) -> tuple[dict[str, Any], list[Any]]:
-    """The payload from ``--payload-file`` then ``--field``s, and the fields whose typed value
-    is not of their type (each a ``FieldError`` quoting what was typed; the payload keeps the
-    text). ``ValueError`` on input that is not a payload at all."""
+def _payload(
+    args: argparse.Namespace, spec: Any, base: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], list[Any]]:
+    """The payload from ``base`` (a copy), ``--payload-file``, then ``--field``s, and the
+    fields whose typed value is not of their type (each a ``FieldError`` quoting what was
+    typed; the payload keeps the text). ``ValueError`` on input that is not a payload at all."""
     from tui.actions.catalog import FieldError
 
-    payload: dict[str, Any] = {}
+    payload: dict[str, Any] = dict(base or {})
     mistyped: list[FieldError] = []
-    if args.payload_file:
+    if getattr(args, "payload_file", None):
         try:
             loaded = loads(_payload_bytes(args.payload_file), refuse=_named_twice)
         except Unreadable as exc:

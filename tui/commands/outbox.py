@@ -1,5 +1,5 @@
 """`roost outbox`: the actions kept for the configured service — list, show, follow, retry,
-drop.
+resend, drop.
 
 `roost outbox` brings the entries still waiting for their outcome up to date before it prints
 (receipts first, then paced API reads, within a few seconds; ``--no-follow`` skips that);
@@ -7,7 +7,9 @@ drop.
 entry a killed roost left "sending", as the dashboard does: looked up by its nonce under its
 lock (so a live sender is never raced), sent only when the platform shows nothing.
 
-`retry` sends the same entry again where that is safe.
+`retry` sends the same entry again where that is safe; `resend` sends a copy of an entry's
+payload as a new action (new nonce; ``-f K=V`` changes a field, ``--unset K`` leaves one out),
+validated as `action submit` validates, and leaves the old entry as it was.
 
 Exit codes are `action submit`'s (``tui/commands/action.py``).
 """
@@ -19,19 +21,23 @@ import asyncio
 import json
 from typing import Any
 
-from tui.commands import EXIT_OK, EXIT_USAGE, service_options
+from tui.commands import EXIT_OK, EXIT_USAGE, service_options, settings_from
 from tui.commands.action import (
     EXIT_FAILED,
     EXIT_UNKNOWN,
     OUTBOX_FOLLOW_S,
     WAIT_TIMEOUT_S,
     WAITING,
+    _compose,
     _describe,
     _err,
     _exit_for,
     _follow,
+    _payload,
     _print_wait,
     _report,
+    _send,
+    _valid,
     _waited_out,
     _write_side,
 )
@@ -39,10 +45,15 @@ from tui.untrusted import clean_line, clean_value
 
 __all__ = ["register"]
 
+#: What only `resend` takes.
+_RESEND_ONLY = (("field", "-f/--field"), ("unset", "--unset"), ("dry_run", "--dry-run"),
+                ("wait", "--wait"))  # fmt: skip
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     outbox = sub.add_parser(
         "outbox",
-        help="the actions kept in the outbox: list, show, retry, drop",
+        help="the actions kept in the outbox: list, show, follow, retry, resend, drop",
         description="The outbox of the configured service.",
     )
     service_options(outbox, interval=False)
@@ -50,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "outbox_command",
         nargs="?",
         default="list",
-        choices=("list", "show", "follow", "retry", "drop"),
+        choices=("list", "show", "follow", "retry", "resend", "drop"),
     )
     outbox.add_argument("id", nargs="?", help="entry id (or a unique prefix)")
     outbox.add_argument("--json", action="store_true", help="print JSON")
@@ -64,7 +75,25 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=WAIT_TIMEOUT_S,
         metavar="S",
-        help="follow: how long to wait (default 300)",
+        help="follow, resend --wait: how long to wait (default 300)",
+    )
+    resend = outbox.add_argument_group("resend (a copy of the entry's payload, as a new action)")
+    resend.add_argument(
+        "--field",
+        "-f",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="change a payload field (repeatable); lists: comma-separated or a JSON array",
+    )
+    resend.add_argument(
+        "--unset", action="append", default=[], metavar="K", help="leave a field out"
+    )
+    resend.add_argument(
+        "--dry-run", action="store_true", help="print the exact request and send nothing"
+    )
+    resend.add_argument(
+        "--wait", action="store_true", help="follow the copy until the processor's verdict"
     )
     outbox.set_defaults(handler=run_outbox, parser=outbox)
 
@@ -79,6 +108,10 @@ async def _outbox(args: argparse.Namespace) -> int:
     command = args.outbox_command
     if command not in ("list", "follow") and not args.id:
         args.parser.error(f"outbox {command} needs an entry id")
+    if command != "resend":
+        given = [flag for name, flag in _RESEND_ONLY if getattr(args, name)]
+        if given:
+            args.parser.error(f"{', '.join(given)}: only with `outbox resend ID`")
     try:
         async with _write_side(args, _print_wait) as side:
             return await _outbox_command(args, side)
@@ -172,6 +205,8 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
         return EXIT_USAGE
     if command in ("show", "follow"):
         return await _show(args, side, entry)
+    if command == "resend":
+        return await _resend(args, side, entry)
     return await _retry_or_drop(args, side, entry)
 
 
@@ -225,7 +260,10 @@ async def _retry_or_drop(args: argparse.Namespace, side: Any, entry: Any) -> int
             return EXIT_OK
         refusal = retry_refusal(entry)
         if refusal is not None:
-            _err(f"{entry.id} is not retried: {refusal}")
+            hint = ""
+            if entry.state in ("rejected", "failed"):
+                hint = f"; once its cause is fixed, `roost outbox resend {entry.id} -f K=V` sends a copy"
+            _err(f"{entry.id} is not retried: {refusal}{hint}")
             _report(entry, args)
             return EXIT_FAILED if entry.state in ("failed", "rejected", "damaged") else EXIT_OK
         entry = await outbox.send(entry.id, side.client)
@@ -237,3 +275,44 @@ async def _retry_or_drop(args: argparse.Namespace, side: Any, entry: Any) -> int
         return EXIT_FAILED
     _report(entry, args)
     return _exit_for(entry)
+
+
+async def _resend(args: argparse.Namespace, side: Any, entry: Any) -> int:
+    """A copy of ``entry``'s payload, changed by ``-f``/``--unset``, sent as a new action
+    (checked as `action submit` checks one); the old entry is left as it was."""
+    from tui.actions.catalog import get_action
+    from tui.actions.connection import catalog_for
+    from tui.actions.resend import payload_copy, resend_refusal
+
+    entry_id = clean_line(entry.id)
+    refusal = resend_refusal(entry)
+    if refusal is not None:
+        _err(f"{entry_id} is not sent again: {refusal}")
+        return EXIT_USAGE
+    try:
+        spec = get_action(entry.action, catalog_for(settings_from(args), side.docs))
+    except KeyError:
+        _err(f"{entry_id}: the deployment no longer lists {clean_line(entry.action)!r}")
+        return EXIT_USAGE
+    base = payload_copy(entry)
+    for name in args.unset:
+        if name not in base:
+            _err(f"--unset {clean_line(name)}: {entry_id}'s payload has no such field")
+            return EXIT_USAGE
+        del base[name]
+    try:
+        payload, mistyped = _payload(args, spec, base)
+    except ValueError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    if not _valid(spec, payload, mistyped):
+        _err(f"nothing was sent; {entry_id} is left as it was")
+        return EXIT_USAGE
+    try:
+        kind, request, nonce = _compose(spec, payload, side)
+    except ValueError as exc:
+        _err(f"{exc}; nothing was sent")
+        return EXIT_USAGE
+    if not args.dry_run:
+        _err(f"sending a copy of {entry_id} as a new action ({entry_id} is left as it was)")
+    return await _send(args, side, spec, payload, kind, request, nonce)
