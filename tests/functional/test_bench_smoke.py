@@ -40,6 +40,7 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     assert 0 < cli["output_bytes"]["floor"] < cli["output_bytes"]["state_json"]
     memory = result["memory"]
     assert memory["state_peak_traced_mib"] > 0 and memory["json_load_max_rss_mib"] > 0
+    assert memory["state_json_max_rss_mib"] > 0 and memory["floor_json_peak_traced_mib"] > 0
     assert result["table"]["rows"] == 2000
     thread = result["thread"]
     assert thread["comments"] == 200 and thread["j_held"]["presses"] == 200

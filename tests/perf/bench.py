@@ -31,7 +31,8 @@ store_paths  the store's first refresh (no previous copy), steady refresh and lo
 cli          `roost state --json` and `roost state` as fresh processes, with and without
              PYTHONUNBUFFERED=1, beside a process doing json.load + json.dumps of the same data.
 memory       peak traced memory and peak RSS of `roost state` at 50k agents beside a process that
-             only json.loads the same agents.json.
+             only json.loads the same agents.json, and of `roost state --json` beside its floor
+             (GET, json.loads and one json.dumps of the five files: tests/perf/cli_floor.py).
 keys         keystroke latency: the real app at 50k agents from its first paint, a scripted session
              typed with no settling pause, p50/p95/max per key; quit beside a bare app's
              (tests/perf/bench_keys.py), in the process and, as a person waits for it, from

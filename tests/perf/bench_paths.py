@@ -14,7 +14,8 @@ measured in the same run.
   roost prints them (``cli_floor.py``). Goal: ``state --json`` ≤ 1.5× the floor, buffered or
   not. Medians of rounds, the cases taking turns.
 * ``memory``: peak traced memory (tracemalloc) and peak RSS (``VmHWM``) of `roost state`
-  vs a fresh process that only ``json.load``s the same agents.json. Goal: ≤ 1.5×.
+  vs a fresh process that only ``json.load``s the same agents.json, and of `roost state --json`
+  vs its floor above (``cli_floor.py``). Goal: ≤ 1.5×.
 """
 
 from __future__ import annotations
@@ -246,7 +247,27 @@ def measure_cli(agents: int, rounds: int) -> dict[str, Any]:
     }
 
 
+#: A fresh process running ``cli_floor.py`` (GET, json.loads and one json.dumps of the five
+#: files), reporting its peaks as path_child.py does.
+_FLOOR_CHILD = (
+    "import json, sys, tracemalloc\n"
+    "sys.path.insert(0, {folder!r})\n"
+    "trace = '--trace' in sys.argv\n"
+    "tracemalloc.start() if trace else None\n"
+    "import cli_floor\n"
+    "from path_child import peak_rss\n"
+    "cli_floor.main(sys.argv[1])\n"
+    "peak = tracemalloc.get_traced_memory()[1] if trace else None\n"
+    "print(json.dumps({{'seconds': 0, 'peak_traced_bytes': peak,"
+    " 'max_rss_bytes': peak_rss()}}), file=sys.stderr)\n"
+)
+
+
 def measure_memory(agents: int) -> dict[str, Any]:
+    """Peaks of `roost state` beside a process that only json.loads agents.json, and of `roost
+    state --json` beside its floor (cli_floor.py: the same five files fetched, json.loads and
+    dumped compact and ASCII-escaped, as roost prints them), each in a fresh process, stdout to
+    a file; traced peaks from separate runs (tracemalloc slows a run and adds its own)."""
     from tui.sandbox.server import running_sandbox
 
     with tempfile.TemporaryDirectory() as name, running_sandbox(agents=agents) as (info, _):
@@ -264,6 +285,8 @@ def measure_memory(agents: int) -> dict[str, Any]:
             " 'max_rss_bytes': peak_rss()}),"
             " file=sys.stderr)\n"
         )
+        floor_json = tmp / "floor_json.py"
+        floor_json.write_text(_FLOOR_CHILD.format(folder=str(CHILD.parent)))
         out = tmp / "out"
         state = ["state", info.read_url, str(tmp / "cache"), "--no-cache"]
 
@@ -277,12 +300,20 @@ def measure_memory(agents: int) -> dict[str, Any]:
             )
             return json.loads(done.stderr.decode().strip().splitlines()[-1])
 
-        floor_rss = run([str(floor_file)], load_only)["max_rss_bytes"]
-        floor_traced = run([str(floor_file), "--trace"], load_only)["peak_traced_bytes"]
-        state_rss = run(state)["max_rss_bytes"]
-        state_traced = run([*state, "--trace"])["peak_traced_bytes"]
+        def both(args: list[str], script: Path = CHILD) -> tuple[int, int]:
+            """(peak RSS, peak traced bytes) of two runs: one plain, one traced."""
+            rss = run(args, script)["max_rss_bytes"]
+            return rss, run([*args, "--trace"], script)["peak_traced_bytes"]
+
+        floor_rss, floor_traced = both([str(floor_file)], load_only)
+        state_rss, state_traced = both(state)
+        dump_rss, dump_traced = both([info.read_url], floor_json)
+        json_rss, json_traced = both([*state, "--json"])
+        json_bytes = out.stat().st_size
     mib = 1 << 20
     traced, rss = round(state_traced / floor_traced, 2), round(state_rss / floor_rss, 2)
+    json_traced_ratio = round(json_traced / dump_traced, 2)
+    json_rss_ratio = round(json_rss / dump_rss, 2)
     return {
         "figures": [
             figure(
@@ -293,6 +324,21 @@ def measure_memory(agents: int) -> dict[str, Any]:
             ),
             figure("`roost state` peak RSS over json.load's", rss, "×", at_most=GOAL_MEMORY),
             figure("`roost state` peak RSS", round(state_rss / mib, 1), "MiB"),
+            figure(
+                "`roost state --json` peak RSS over its floor's (GET, json.loads, json.dumps "
+                "of the five files)",
+                json_rss_ratio,
+                "×",
+                at_most=GOAL_MEMORY,
+            ),
+            figure(
+                "`roost state --json` peak traced memory over its floor's",
+                json_traced_ratio,
+                "×",
+                at_most=GOAL_MEMORY,
+            ),
+            figure("`roost state --json` peak RSS", round(json_rss / mib, 1), "MiB"),
+            figure("its floor's peak RSS", round(dump_rss / mib, 1), "MiB"),
         ],
         "agents": agents,
         "json_load_peak_traced_mib": round(floor_traced / mib, 1),
@@ -301,4 +347,11 @@ def measure_memory(agents: int) -> dict[str, Any]:
         "json_load_max_rss_mib": round(floor_rss / mib, 1),
         "state_max_rss_mib": round(state_rss / mib, 1),
         "state_rss_ratio": rss,
+        "floor_json_max_rss_mib": round(dump_rss / mib, 1),
+        "floor_json_peak_traced_mib": round(dump_traced / mib, 1),
+        "state_json_max_rss_mib": round(json_rss / mib, 1),
+        "state_json_peak_traced_mib": round(json_traced / mib, 1),
+        "state_json_rss_ratio": json_rss_ratio,
+        "state_json_traced_ratio": json_traced_ratio,
+        "state_json_output_bytes": json_bytes,
     }

@@ -5,21 +5,18 @@ was kept and is reported); 2 usage or configuration error; 3 nothing loadable (s
 ``tui/commands/__init__.py`` for the rest).
 
 ``--json`` is always valid JSON: a number the service sent as ``NaN`` or ``Infinity`` (which JSON
-does not have) leaves as ``null``. The document is encoded in one C pass (msgspec) and written at
-once.
+does not have) leaves as ``null``. The models are encoded as they are, member by member, and
+the text written in slices (``tui/commands/json_text.py``): no copy of the state as plain
+values, no whole-document string.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import codecs
-import json
 import math
 import sys
 from typing import Any, TextIO
-
-import msgspec
 
 from tui import __version__
 from tui.commands import (
@@ -30,10 +27,12 @@ from tui.commands import (
     service_options,
     settings_from,
 )
+from tui.commands.json_text import as_json, write_json
 from tui.config import Settings
+from tui.network.state_files import STATE_FILE_NAMES
 from tui.untrusted import clean_line
 
-__all__ = ["cmd_state", "register", "state_exit_code"]
+__all__ = ["as_json", "cmd_state", "json_document", "register", "state_exit_code"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -87,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def cmd_state(args: argparse.Namespace, settings: Settings) -> int:
-    from tui.network.snapshot import snapshot_as_json
     from tui.service import connect
 
     service = connect(settings, use_cache=not args.no_cache)
@@ -109,59 +107,27 @@ async def cmd_state(args: argparse.Namespace, settings: Settings) -> int:
     snapshot = store.snapshot
     code = state_exit_code(snapshot, reports)
     if args.json:
-        document = {
-            "service": "demo network" if service.demo else settings.display_url,
-            "snapshot": snapshot_as_json(snapshot),
-            "reports": [report.as_dict() for report in reports],
-            "files": {name: _file_summary(state) for name, state in snapshot.files.items()},
-            "integrity": snapshot.integrity_summary(),
-            "exit_code": code,
-        }
-        out.write(as_json(document) + "\n")
+        write_json(json_document(settings, service.demo, snapshot, reports, code), out)
     else:
         _print_summary(settings, service.demo, snapshot, out)
     return code
 
 
-def as_json(document: Any) -> str:
-    """One line of strict JSON, ASCII only; a number that is not finite leaves as null.
-
-    msgspec encodes it in one C pass (non-finite numbers as null, control characters as \\u
-    escapes), then every byte from DEL up leaves as the \\u escape of its character, as
-    ``json.dumps``'s ``ensure_ascii`` writes it: no control or non-ASCII character reaches a
-    terminal. What msgspec cannot encode (a lone surrogate) goes through ``json.dumps``.
-    """
-    try:
-        data = msgspec.json.encode(document)
-    except (TypeError, ValueError, msgspec.EncodeError):
-        return json.dumps(
-            _finite(document), ensure_ascii=True, allow_nan=False, separators=(",", ":")
-        )
-    # in JSON text bytes past ASCII (and DEL) occur only inside strings: escaping them in place
-    # keeps every string's value
-    return data.replace(b"\x7f", b"\\u007f").decode("ascii", errors=_ESCAPE_UTF8)
-
-
-def _escape_utf8(error: UnicodeDecodeError) -> tuple[str, int]:
-    """The run of UTF-8 bytes ``error`` stopped at, as JSON \\u escapes (an error handler)."""
-    data, end = error.object, error.start
-    while end < len(data) and data[end] >= 0x80:
-        end += 1
-    return json.dumps(data[error.start : end].decode(), ensure_ascii=True)[1:-1], end
-
-
-_ESCAPE_UTF8 = "roost-json-escape-utf8"
-codecs.register_error(_ESCAPE_UTF8, _escape_utf8)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(item) for item in value]
-    return value
+def json_document(settings: Settings, demo: bool, snapshot, reports, code: int) -> dict[str, Any]:
+    """What ``--json`` prints; its ``snapshot`` holds the models themselves (each printed as
+    :func:`~tui.network.models.dump` gives it, as :func:`~tui.network.snapshot.snapshot_as_json`
+    would), never a second copy of the state as plain values."""
+    return {
+        "service": "demo network" if demo else settings.display_url,
+        "snapshot": {
+            name.removesuffix(".json"): snapshot.file(name).model or None
+            for name in STATE_FILE_NAMES
+        },
+        "reports": [report.as_dict() for report in reports],
+        "files": {name: _file_summary(state) for name, state in snapshot.files.items()},
+        "integrity": snapshot.integrity_summary(),
+        "exit_code": code,
+    }
 
 
 def state_exit_code(snapshot, reports) -> int:
