@@ -75,7 +75,7 @@ def test_every_check_of_a_slow_pattern_ends_and_the_field_stays_usable():
 
 def test_a_slow_pattern_is_given_up_once_then_never_run_again(monkeypatch):
     assert patterns.matches(SLOW, HOSTILE, where="bio") is None
-    assert patterns.is_too_slow(SLOW)
+    assert patterns.given_up(SLOW) == patterns.TOO_SLOW
 
     def never(pattern):
         raise AssertionError("a pattern found too slow is not run again")
@@ -108,7 +108,7 @@ def test_a_slow_pattern_is_given_up_once_then_never_run_again(monkeypatch):
 def test_patterns_that_can_be_checked_are_checked_as_before(pattern, value, anywhere, holds):
     spec = FieldSpec("x", "str", pattern=pattern, pattern_anywhere=anywhere)
     assert (validate_field(spec, value) == []) is holds
-    assert not patterns.is_too_slow(pattern)
+    assert patterns.given_up(pattern) is None
 
 
 def test_the_cli_and_the_form_say_the_same_of_an_item_of_a_list():
@@ -190,3 +190,41 @@ def test_the_private_names_of_res_parser_are_there():
     assert {_constants.MAX_REPEAT, _constants.ASSERT, _constants.ASSERT_NOT} <= ops
     assert {_constants.ATOMIC_GROUP, _constants.SUBPATTERN, _constants.GROUPREF_EXISTS} <= ops
     assert _constants.MIN_REPEAT and _constants.POSSESSIVE_REPEAT and _constants.BRANCH
+
+
+def test_reading_a_contract_compiles_no_pattern_until_a_value_is_held_to_it(monkeypatch):
+    """A contract is read on the dashboard's event loop: its patterns are only checked there;
+    each is compiled (once) when a field's value is first checked against it."""
+    import regex
+
+    from tui.sandbox.deployment import skill_document
+
+    compiled_now: list[str] = []
+    real = regex.compile
+
+    def counting(pattern, *args, **kwargs):
+        compiled_now.append(pattern)
+        return real(pattern, *args, **kwargs)
+
+    patterns.compiled.cache_clear()
+    monkeypatch.setattr(regex, "compile", counting)
+    contract = parse_skill(skill_document("https://example.test", "o", "r"))
+    slug = contract.actions["create_channel"].field("slug")
+    assert slug.pattern and compiled_now == []
+    assert validate_field(slug, "Not A Slug") != [] and validate_field(slug, "a-slug") == []
+    assert compiled_now == [slug.pattern]
+
+
+def test_a_pattern_the_engine_will_not_compile_is_said_once_and_not_enforced(monkeypatch):
+    import regex
+
+    def refusing(pattern, *args, **kwargs):
+        raise regex.error("not here")
+
+    patterns.compiled.cache_clear()
+    monkeypatch.setattr(regex, "compile", refusing)
+    spec = FieldSpec("code", "str", pattern=r"^[A-Z]+$")  # re takes it: the field is made
+    assert validate_field(spec, "lower") == []
+    assert patterns.new_notices() == ["code: pattern this check cannot run: not enforced here"]
+    assert patterns.new_notices() == []
+    patterns.compiled.cache_clear()

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tui.actions.patterns import TOO_SLOW, compiled, is_too_slow
+from tui.actions.patterns import check, given_up
 
 FieldType = Literal["str", "text", "int", "bool", "list[str]"]
 
@@ -77,7 +77,7 @@ class FieldSpec:
         if self.type not in FIELD_TYPES:
             raise ValueError(f"field {self.name!r}: unknown type {self.type!r}")
         if self.pattern is not None:
-            compiled(self.pattern)  # PatternError (a ValueError) names the problem
+            check(self.pattern)  # PatternError (a ValueError) names the problem
         if self.format is not None and self.format not in FORMATS:
             raise ValueError(f"field {self.name!r}: unknown format {self.format!r}")
 
@@ -105,8 +105,8 @@ class FieldSpec:
         if self.format is not None:
             shown.append(f"format {self.format}")
         if self.pattern is not None:
-            slow = f" ({TOO_SLOW})" if is_too_slow(self.pattern) else ""
-            shown.append(f"pattern {self.pattern}{slow}")
+            why = given_up(self.pattern)
+            shown.append(f"pattern {self.pattern}" + (f" ({why})" if why else ""))
         if self.max_items is not None:
             shown.append(f"≤{self.max_items} items")
         if self.default is not None:

@@ -33,7 +33,7 @@ from tui.actions.catalog import (
     FieldSpec,
     catalog_with_overrides,
 )
-from tui.actions.patterns import PatternError, compiled
+from tui.actions.patterns import PatternError, check
 from tui.untrusted import clean, clean_line
 
 __all__ = [
@@ -253,7 +253,7 @@ class _FieldReader:
             try:
                 if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN:
                     raise PatternError("not a usable pattern")
-                compiled(pattern)
+                check(pattern)
             except PatternError:
                 self._note("pattern", pattern)
             else:

@@ -20,7 +20,9 @@ A pattern that runs out of its time once is *too slow*: from then on, in this pr
 not checked at all (the value passes; the deployment still checks it) and :func:`new_notices`
 says so, once, in words a person reads beside the field ("pattern too slow to check: not
 enforced here"). So at most one budget per pattern is ever spent on a slow one, whatever is
-typed next. A pattern the engine cannot compile is shown, not enforced, as before.
+typed next. A pattern the engine cannot compile is shown, not enforced, as before. Reading a
+contract only checks its patterns (:func:`check`); each is compiled when a value is first held
+to it (:func:`compiled`, cached).
 
 This module is part of the headless core: it must never import Textual.
 """
@@ -35,12 +37,14 @@ from re import _parser as _sre_parse
 from typing import Any
 
 __all__ = [
+    "CANNOT_RUN",
     "MAX_COPIES",
     "PATTERN_BUDGET_S",
     "TOO_SLOW",
     "PatternError",
+    "check",
     "compiled",
-    "is_too_slow",
+    "given_up",
     "matches",
     "new_notices",
 ]
@@ -55,6 +59,9 @@ MAX_COPIES = 2_000
 
 #: What is said of a pattern that ran out of time.
 TOO_SLOW = "pattern too slow to check: not enforced here"
+#: What is said of a pattern ``re`` takes and ``regex`` will not compile (rare: the module's
+#: default version reads ``re``'s syntax).
+CANNOT_RUN = "pattern this check cannot run: not enforced here"
 
 
 class PatternError(ValueError):
@@ -90,9 +97,10 @@ def _copies(parsed: Any) -> int:
     return total
 
 
-@functools.lru_cache(maxsize=512)
-def compiled(pattern: str) -> Any:
-    """``pattern`` compiled (cached); :class:`PatternError` says why it cannot be."""
+def check(pattern: str) -> None:
+    """Refuse (:class:`PatternError`) a pattern ``re``'s parser does not take, or whose counted
+    repeats ask for more than :data:`MAX_COPIES` copies. Cheap: nothing is compiled (a contract
+    is read with every pattern checked; each is compiled when a value is first held to it)."""
     try:
         copies = _copies(_sre_parse.parse(pattern))
     except (re.error, RecursionError, OverflowError, ValueError, TypeError) as exc:
@@ -102,6 +110,12 @@ def compiled(pattern: str) -> Any:
             f"pattern {pattern!r} cannot be used: its counted repeats ask for more than "
             f"{MAX_COPIES:,} copies"
         )
+
+
+@functools.lru_cache(maxsize=512)
+def compiled(pattern: str) -> Any:
+    """``pattern`` checked and compiled (cached); :class:`PatternError` says why it cannot be."""
+    check(pattern)
     import regex  # off the start path: only forms, the CLI and contracts need it
 
     try:
@@ -111,15 +125,23 @@ def compiled(pattern: str) -> Any:
 
 
 _lock = threading.Lock()
-#: Patterns that ran out of time, with where each was met first (``field`` names), in order.
-_too_slow: dict[str, str] = {}
+#: Patterns given up on (too slow, or one ``regex`` would not compile), with where each was
+#: met first (a field's name) and why, in order.
+_given_up: dict[str, tuple[str, str]] = {}
 #: The patterns already told about.
 _told: set[str] = set()
 
 
-def is_too_slow(pattern: str) -> bool:
-    """Whether ``pattern`` ran out of time before in this process (it is no longer checked)."""
-    return pattern in _too_slow
+def given_up(pattern: str) -> str | None:
+    """Why ``pattern`` is no longer checked in this process (:data:`TOO_SLOW`, or
+    :data:`CANNOT_RUN`), or None while it is."""
+    found = _given_up.get(pattern)
+    return found[1] if found is not None else None
+
+
+def _give_up(pattern: str, where: str, why: str) -> None:
+    with _lock:
+        _given_up.setdefault(pattern, (where, why))
 
 
 def matches(pattern: str, value: str, *, anywhere: bool = False, where: str = "") -> bool | None:
@@ -127,35 +149,36 @@ def matches(pattern: str, value: str, *, anywhere: bool = False, where: str = ""
     as JSON Schema means); None when the pattern cannot say within its budget, now or before,
     or cannot be compiled: the value is then not held to it.
 
-    ``where`` names the field for the notice (``bio``, ``tags[2]``)."""
-    if pattern in _too_slow:
+    ``where`` names the field for the notice (``bio``)."""
+    if pattern in _given_up:
         return None
     try:
         engine = compiled(pattern)
     except PatternError:
+        _give_up(pattern, where, CANNOT_RUN)
         return None
     match = engine.search if anywhere else engine.fullmatch
     try:
         return match(value, timeout=PATTERN_BUDGET_S) is not None
     except TimeoutError:
-        with _lock:
-            _too_slow.setdefault(pattern, where)
+        _give_up(pattern, where, TOO_SLOW)
         return None
     except (RecursionError, MemoryError):
+        _give_up(pattern, where, CANNOT_RUN)
         return None
 
 
 def new_notices() -> list[str]:
-    """What to tell a person about patterns found too slow since the last call, each pattern
-    once per process: ``bio: pattern too slow to check: not enforced here``."""
+    """What to tell a person about patterns given up on since the last call, each pattern once
+    per process: ``bio: pattern too slow to check: not enforced here``."""
     with _lock:
-        fresh = [p for p in _too_slow if p not in _told]
+        fresh = [p for p in _given_up if p not in _told]
         _told.update(fresh)
-        return [f"{_too_slow[p]}: {TOO_SLOW}" if _too_slow[p] else TOO_SLOW for p in fresh]
+        return [": ".join(filter(None, _given_up[p])) for p in fresh]
 
 
 def forget() -> None:
     """Forget every verdict (tests start each from a clean process's view)."""
     with _lock:
-        _too_slow.clear()
+        _given_up.clear()
         _told.clear()
