@@ -71,12 +71,12 @@ def test_an_entry_whose_fate_is_known_may_be_sent_again(state):
 @pytest.mark.parametrize(
     ("state", "fields", "words"),
     [
-        ("draft", {}, "never sent: `roost outbox retry"),
+        ("draft", {}, "never sent: a retry sends it"),
         ("sending", {}, "may already be on the platform"),
         ("unknown", {}, "may already be on the platform"),
-        ("failed", {"maybe_sent": True}, "looks it up first"),
-        ("queued", {"number": 4}, "on the platform #4 and waits for the processor's verdict"),
-        ("received", {}, "`roost outbox follow"),
+        ("failed", {"maybe_sent": True}, "a retry looks it up first"),
+        ("queued", {"number": 4}, "on the platform as #4 and waits for the processor's verdict"),
+        ("received", {}, "a copy would be a second action"),
         ("damaged", {"reason": "not JSON"}, "nothing to copy"),
     ],
 )

@@ -29,24 +29,22 @@ RESENDABLE = frozenset({"failed", "rejected", "accepted", "applied"})
 
 
 def resend_refusal(entry: Entry) -> str | None:
-    """Why a copy of ``entry`` must not be sent (plain text, the command to use instead where
-    there is one), or ``None`` when it may."""
-    entry_id = entry.id
+    """Why a copy of ``entry`` must not be sent (plain text, in the words of the outbox: the
+    CLI and the screen add their own command or key), or ``None`` when it may."""
     if entry.state == "damaged":
         return f"its file is damaged ({entry.reason}): there is nothing to copy; drop it"
     if entry.state == "draft":
-        return f"it was never sent: `roost outbox retry {entry_id}` sends it"
+        return "it was never sent: a retry sends it"
     if entry.state in ("sending", "unknown") or (entry.state == "failed" and entry.maybe_sent):
         return (
-            "it may already be on the platform, and a copy would be a second action: "
-            f"`roost outbox retry {entry_id}` looks it up first, then sends it only if it is not"
+            "it may already be on the platform, and a copy would be a second action: a retry "
+            "looks it up first, then sends it only if it is not there"
         )
     if entry.state not in RESENDABLE:
-        number = f" #{entry.number}" if entry.number else ""
+        number = f" as #{entry.number}" if entry.number else ""
         return (
             f"it is on the platform{number} and waits for the processor's verdict "
-            f"({entry.state}): a copy would be a second action; "
-            f"`roost outbox follow {entry_id}` waits for the verdict"
+            f"({entry.state}): a copy would be a second action"
         )
     return None
 

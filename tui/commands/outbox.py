@@ -287,7 +287,9 @@ async def _resend(args: argparse.Namespace, side: Any, entry: Any) -> int:
     entry_id = clean_line(entry.id)
     refusal = resend_refusal(entry)
     if refusal is not None:
-        _err(f"{entry_id} is not sent again: {refusal}")
+        instead = "follow" if entry.state in WAITING else "retry"
+        hint = "" if entry.state == "damaged" else f" (`roost outbox {instead} {entry_id}`)"
+        _err(f"{entry_id} is not sent again: {refusal}{hint}")
         return EXIT_USAGE
     try:
         spec = get_action(entry.action, catalog_for(settings_from(args), side.docs))
