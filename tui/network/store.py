@@ -45,6 +45,13 @@ from tui.network.models import (
     StateValidationError,
     parse_manifest,
 )
+from tui.network.problem_text import (
+    describe_bug,
+    describe_status,
+    fetch_detail,
+    parse_time,
+    validation_detail,
+)
 from tui.network.snapshot import (
     FileState,
     Integrity,
@@ -259,8 +266,8 @@ class Store:
         assert self.cache is not None
         name = cached.name
         if isinstance(result, BaseException):
-            detail = _validation_detail(result) if isinstance(result, StateValidationError) else ""
-            self.cache.drop(name, detail or _describe_bug(result))
+            detail = validation_detail(result) if isinstance(result, StateValidationError) else ""
+            self.cache.drop(name, detail or describe_bug(result))
             return None
         model, keyed = result
         if keyed is not None:
@@ -272,7 +279,7 @@ class Store:
             sha256=cached.meta.sha256,
             size=cached.meta.size,
             integrity="cached",
-            fetched_at=_parse_time(cached.meta.fetched_at),
+            fetched_at=parse_time(cached.meta.fetched_at),
         )
 
     async def want(self, *names: str) -> frozenset[str]:
@@ -334,7 +341,7 @@ class Store:
                 await self._refresh(report)
             except Exception as exc:  # a bug met by some reply: reported, the loop goes on
                 report.online = False
-                report.problems.append(Problem("refresh", "internal", _describe_bug(exc)))
+                report.problems.append(Problem("refresh", "internal", describe_bug(exc)))
             finally:
                 report.duration_s = time.perf_counter() - started
                 self._after_cycle(report)
@@ -354,7 +361,7 @@ class Store:
                     self.status,
                     state="failed",
                     consecutive_failures=failures,
-                    loop_error=_describe_bug(exc),
+                    loop_error=describe_bug(exc),
                 )
             done += 1
             if cycles is not None and done >= cycles:
@@ -405,7 +412,7 @@ class Store:
         try:
             return cache.load(name) if checked else cache.read_unchecked(name)
         except Exception as exc:  # noqa: BLE001
-            cache.drop(name, _describe_bug(exc))
+            cache.drop(name, describe_bug(exc))
             return None
 
     def _take_cache_damage(self) -> None:
@@ -464,7 +471,7 @@ class Store:
                     return name, await self._refresh_file(name, report)
                 except Exception as exc:  # one file's surprise must not sink the others
                     self._pending_bodies.pop(name, None)
-                    problem = Problem(name, "internal", _describe_bug(exc))
+                    problem = Problem(name, "internal", describe_bug(exc))
                     return name, self._failed(self._snapshot.file(name), problem, report, "error")
 
         results = await asyncio.gather(*(bounded(name) for name in to_fetch))
@@ -494,13 +501,13 @@ class Store:
         except (TooLarge, OffOrigin) as exc:  # there, but not a manifest roost may use
             report.bytes_downloaded += exc.bytes_read
             report.manifest = "invalid" if isinstance(exc, TooLarge) else "error"
-            report.problems.append(Problem(MANIFEST_FILE, exc.kind, _fetch_detail(exc)))
+            report.problems.append(Problem(MANIFEST_FILE, exc.kind, fetch_detail(exc)))
             self._manifest = None
             return False
         except FetchError as exc:
             report.bytes_downloaded += exc.bytes_read
             report.manifest = "error"
-            report.problems.append(Problem(MANIFEST_FILE, exc.kind, _fetch_detail(exc)))
+            report.problems.append(Problem(MANIFEST_FILE, exc.kind, fetch_detail(exc)))
             return None
         report.bytes_downloaded += result.bytes_read
         if result.not_modified and self._manifest is not None:
@@ -517,7 +524,7 @@ class Store:
         if result.status != 200:
             report.manifest = "error"
             report.problems.append(
-                Problem(MANIFEST_FILE, "http", _describe_status(result, manifest_url))
+                Problem(MANIFEST_FILE, "http", describe_status(result, manifest_url))
             )
             if result.status >= 500 or result.status == 429:
                 return None
@@ -527,7 +534,7 @@ class Store:
             self._manifest = parse_manifest(result.body)
         except StateValidationError as exc:
             report.manifest = "invalid"
-            detail = _validation_detail(exc) + "; files are fetched unverified"
+            detail = validation_detail(exc) + "; files are fetched unverified"
             report.problems.append(Problem(MANIFEST_FILE, "invalid", detail))
             self._manifest = None
             return False
@@ -606,7 +613,7 @@ class Store:
                 except FetchError as exc:
                     report.bytes_downloaded += exc.bytes_read
                     return self._failed(
-                        current, Problem(name, exc.kind, _fetch_detail(exc)), report, "error"
+                        current, Problem(name, exc.kind, fetch_detail(exc)), report, "error"
                     )
                 report.bytes_downloaded += result.bytes_read
                 if result.not_modified and current.sha256 is None:
@@ -625,7 +632,7 @@ class Store:
                 else:
                     kind = "missing" if result.status == 404 else "http"
                     return self._failed(
-                        current, Problem(name, kind, _describe_status(result, url)), report, "error"
+                        current, Problem(name, kind, describe_status(result, url)), report, "error"
                     )
                 if expected is None or body_hash == expected:
                     break
@@ -655,7 +662,7 @@ class Store:
             except StateValidationError as exc:
                 if expected is not None:
                     self._rejected[name] = expected
-                problem = Problem(name, "invalid", _validation_detail(exc))
+                problem = Problem(name, "invalid", validation_detail(exc))
                 return self._failed(current, problem, report, "invalid")
             self._rejected.pop(name, None)
             if keyed is None:
@@ -767,39 +774,3 @@ class Store:
         self.last_report = report
         for listener in list(self._listeners):
             listener(self._snapshot, report)
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _parse_time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
-
-
-def _describe_bug(exc: Exception) -> str:
-    """A bug's one-line description: its type and message, never a traceback."""
-    return f"{type(exc).__name__}: {str(exc)[:200]}"
-
-
-def _fetch_detail(exc: FetchError) -> str:
-    """A failed request's reason and the URL tried (redacted by FetchError)."""
-    return f"{exc.reason} ({exc.url})"
-
-
-def _describe_status(result: FetchResult, url: str) -> str:
-    """e.g. 'HTTP 404 from https://host/state/agents.json' (credentials redacted)."""
-    text = f"HTTP {result.status} from {redact_url(url)}"
-    if result.retry_after:
-        text += f" (retry after {result.retry_after}s)"
-    return text
-
-
-def _validation_detail(exc: StateValidationError) -> str:
-    shown = "; ".join(f"{path}: {message}" for path, message in exc.errors)
-    more = f" (+{exc.total - len(exc.errors)} more)" if exc.total > len(exc.errors) else ""
-    return f"{shown}{more}"
