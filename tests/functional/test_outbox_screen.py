@@ -170,6 +170,11 @@ class Host(App):
     def on_outbox_screen_changed(self, message: OutboxScreen.Changed) -> None:
         self.summaries.append(message.summary)
 
+    def on_outbox_screen_edit_copy_requested(
+        self, message: OutboxScreen.EditCopyRequested
+    ) -> None:
+        self.copies = [*getattr(self, "copies", []), (message.action, message.payload)]
+
 
 async def _fast_sleep(seconds: float) -> None:
     return None
@@ -687,3 +692,20 @@ def test_a_reaction_says_what_it_is_in_the_preview_and_the_outbox():
     detail = detail_text(entry).plain
     assert "on post   #5" in detail and "HEART on comment DC_x of Discussion #5" in detail
     assert "labels" not in detail
+
+
+async def test_e_edits_a_copy_of_a_rejected_entry_and_refuses_one_still_on_its_way(outbox):
+    made = fill(outbox)
+    rejected, queued = made[4], made[2]
+    app = Host(outbox)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await select(pilot, app, queued)
+        await pilot.press("e")
+        await pilot.pause()
+        assert "No copy: it is on the platform as #41" in notes(app)
+        await select(pilot, app, rejected)
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.copies == [("poke", {"target_agent": "[bold]nobody"})]
+        assert outbox.load(rejected.id).as_json() == rejected.as_json()  # left as it was

@@ -670,6 +670,9 @@ class RoostApp(App[int]):
         self.writer.progressed(message)
         self.conversation.pending_changed()
 
+    def on_outbox_screen_edit_copy_requested(self, message: OutboxScreen.EditCopyRequested) -> None:
+        self.writer.answer(message.action, message.payload)
+
     def on_outbox_screen_changed(self, message: OutboxScreen.Changed) -> None:
         """The Outbox screen saw the folder change (tui/ui/screens/outbox)."""
         self.writer.outbox_changed(message.counts)

@@ -266,6 +266,12 @@ class WriteController:
                 write.client.set_token(Secret(token))
                 write.token_source = "typed in this session"
                 self.service.threads().set_token(Secret(token))  # reads with it too
+                self.app.run_worker(  # what a dead process left "sending" can be settled now
+                    self._resume_interrupted(write),
+                    group="resume",
+                    exit_on_error=False,
+                    name="resume interrupted",
+                )
                 self.app.run_worker(
                     self._tell_token_owner(),
                     group="whoami",
@@ -277,6 +283,14 @@ class WriteController:
                 then()
 
         self.app.push_screen(TokenPrompt(write.client.repo, origin, why=why), answered)
+
+    async def _resume_interrupted(self, write: WriteSide) -> None:
+        """Entries left "sending" by a process that died are looked up by their nonce (and
+        sent only when the platform shows nothing): the tracker did so at start, when there
+        was no token to ask with."""
+        changed = await write.outbox.resume_interrupted(write.client)
+        if changed:
+            self.app.post_message(self.ActionsProgressed(changed, write.outbox.counts()))
 
     async def _tell_token_owner(self) -> None:
         """Say who the new token acts as and what it may do (``GET /user``)."""

@@ -47,7 +47,7 @@ from tui.ui.screens.forms.preview import Composed, IssuePreview
 from tui.ui.textual_compat import withdraw_notification
 from tui.ui.widgets.editors import KeyHold
 from tui.ui.widgets.text import short
-from tui.untrusted import clean
+from tui.untrusted import clean, clean_line
 
 __all__ = ["FORM_CSS", "WIDE_COLUMNS", "ActionForm", "WhoAmI"]
 
@@ -339,6 +339,10 @@ class ActionForm(ModalScreen[Draft | None]):
             for message in messages
         ]
         self.query_one(IssuePreview).show(request, listed, error)
+        from tui.actions.patterns import new_notices
+
+        for notice in new_notices():  # a pattern too slow to check: said once, not enforced
+            self.notify(clean_line(notice, 300), title="Contract", severity="warning", markup=False)
         return len(listed)
 
     @on(Input.Submitted)

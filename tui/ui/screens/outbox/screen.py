@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -76,11 +76,20 @@ class OutboxScreen(Screen):
     class Reread(Message):
         """Posted to the screen to read the outbox again at once (after a form queued one)."""
 
+    @dataclass(eq=False)
+    class EditCopyRequested(Message):
+        """``e``: the form of ``action``, filled from a copy of an entry's ``payload`` (a new
+        action with a new nonce; the entry stays as it is). Handled by the app."""
+
+        action: str
+        payload: dict[str, Any]
+
     CSS_PATH = Path(__file__).with_name("outbox.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "detail", "Detail", show=False),
         Binding("r", "retry", "Retry"),
+        Binding("e", "edit_copy", "Edit a copy"),
         Binding("d", "discard", "Discard"),
         Binding("o", "open_url", "Open"),
         Binding("y", "copy_url", "Copy URL"),
@@ -240,6 +249,21 @@ class OutboxScreen(Screen):
         self.notify(f"Sending {clean_line(entry.action, 40)}…", markup=False)
         self.sending_id = entry.id
         self._send(entry.id)
+
+    def action_edit_copy(self) -> None:
+        """A rejected (or failed, or settled) action, sent again as a new one once its cause
+        is fixed: its form, filled from a copy; a retry stays refused where it was."""
+        from tui.actions.resend import payload_copy, resend_refusal
+
+        entry = self.current
+        if entry is None:
+            self.notify("No entry selected", severity="warning", markup=False)
+            return
+        refusal = resend_refusal(entry)
+        if refusal is not None:
+            self.notify(f"No copy: {clean_line(refusal, 200)}", severity="warning", markup=False)
+            return
+        self.post_message(self.EditCopyRequested(entry.action, payload_copy(entry)))
 
     @work(exclusive=True, group="outbox-send")
     async def _send(self, entry_id: str) -> None:
