@@ -178,8 +178,11 @@ SHOTS: tuple[Shot, ...] = (
     Shot("channel-detail", "channels", ("down", "enter"), title="Channel detail"),
     Shot("posts", "posts", title="Posts: every post, newest first"),
     Shot("posts-80x24", "posts", size=(80, 24), title="Posts at 80×24"),
-    Shot("thread", "posts", ("enter", "j", "j"), title="A post's thread"),
-    Shot("thread-80x24", "posts", ("enter",), size=(80, 24), title="A thread at 80×24"),
+    # the busiest thread (sorted by comments): read from the demo's GitHub, with its replies
+    Shot("thread", "posts", ("s", "m", "g", "enter", "j", "j"), title="A post's thread"),
+    Shot(
+        "thread-80x24", "posts", ("s", "m", "g", "enter", "j"), size=(80, 24), title="A thread at 80×24"
+    ),
     Shot("stats", "stats", title="Stats"),
     Shot("stats-counter", "stats", ("down", "down", "down", "enter"), title="Stats, one counter"),
     Shot("seeds", "seeds", title="Seeds: the active seed"),
