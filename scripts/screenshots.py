@@ -181,7 +181,11 @@ SHOTS: tuple[Shot, ...] = (
     # the busiest thread (sorted by comments): read from the demo's GitHub, with its replies
     Shot("thread", "posts", ("s", "m", "g", "enter", "j", "j"), title="A post's thread"),
     Shot(
-        "thread-80x24", "posts", ("s", "m", "g", "enter", "j"), size=(80, 24), title="A thread at 80×24"
+        "thread-80x24",
+        "posts",
+        ("s", "m", "g", "enter", "j"),
+        size=(80, 24),
+        title="A thread at 80×24",
     ),
     Shot("stats", "stats", title="Stats"),
     Shot("stats-counter", "stats", ("down", "down", "down", "enter"), title="Stats, one counter"),

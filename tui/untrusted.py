@@ -28,7 +28,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["JOINERS", "clean", "clean_cell", "clean_line", "clean_value", "is_plain", "truncate"]
+__all__ = [
+    "JOINERS",
+    "clean",
+    "clean_cell",
+    "clean_line",
+    "clean_value",
+    "for_clipboard",
+    "is_plain",
+    "truncate",
+]
 
 _REPLACEMENT = "\ufffd"
 
@@ -98,6 +107,16 @@ def clean_line(text: Any, limit: int | None = None) -> str:
     """One-line form: controls made visible, newlines shown as ``␊``, optionally truncated."""
     result = clean(text)
     return truncate(result, limit) if limit is not None else result
+
+
+def for_clipboard(text: Any) -> tuple[str, bool]:
+    """What a copy puts on the clipboard, and whether that differs from ``text``: the text as it
+    is drawn, on one line (line breaks, escape sequences and other controls as visible symbols).
+    A pasted id or URL must never carry a line break or an escape into a shell (paste
+    hijacking); the caller says so when something was replaced."""
+    raw = text if isinstance(text, str) else str(text)
+    cleaned = clean_line(raw)
+    return cleaned, cleaned != raw
 
 
 def truncate(text: str, limit: int) -> str:

@@ -147,3 +147,34 @@ async def test_hostile_urls_are_not_opened(monkeypatch):
         assert all(url.startswith(("https://example.org/", "http://")) for url in opened)
         assert opened and not any("\x1b" in url or "javascript" in url for url in opened)
         assert_clean_terminal(rig.app)
+
+
+PASTE_HIJACK = "zion-01\n echo PWNED\n\x1b]52;c;ZWNobw==\x07\x1b[200~"
+
+
+async def test_y_never_copies_a_line_break_or_an_escape():
+    """Paste hijacking: an id holding a line break (and a terminal's escapes) must not reach the
+    clipboard as it is; what is copied is what is drawn, on one line, and the toast says so."""
+    from textual.notifications import Notify
+
+    from tui.sandbox.generator import DEFAULT_EPOCH, generate_state, iso
+    from tui.sandbox.published import DemoNetwork
+
+    docs = generate_state(seed=7, agents=20, epoch=DEFAULT_EPOCH)
+    first = next(iter(docs["agents.json"]["agents"].values()))
+    docs["agents.json"]["agents"][PASTE_HIJACK] = dict(first)
+    rig = make_rig(network=DemoNetwork(docs, generated_at=iso(DEFAULT_EPOCH)))
+    posted = []
+    async with rig.app.run_test(size=(120, 30), message_hook=posted.append) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        screen.table.move_cursor_to(PASTE_HIJACK)
+        await pilot.press("y")
+        await pilot.pause()
+        copied = rig.app.clipboard
+        assert copied == "zion-01␊ echo PWNED␊␛]52;c;ZWNobw==␇␛[200~"
+        assert not any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in copied)
+        toasts = [str(m.notification.message) for m in posted if isinstance(m, Notify)]
+        assert any("line breaks and control characters replaced" in t for t in toasts), toasts
+        rig.app.copy_to_clipboard("a\nb")  # every copy, whoever asks, by the same rule
+        assert rig.app.clipboard == "a␊b"

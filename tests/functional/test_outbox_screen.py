@@ -170,9 +170,7 @@ class Host(App):
     def on_outbox_screen_changed(self, message: OutboxScreen.Changed) -> None:
         self.summaries.append(message.summary)
 
-    def on_outbox_screen_edit_copy_requested(
-        self, message: OutboxScreen.EditCopyRequested
-    ) -> None:
+    def on_outbox_screen_edit_copy_requested(self, message: OutboxScreen.EditCopyRequested) -> None:
         self.copies = [*getattr(self, "copies", []), (message.action, message.payload)]
 
 

@@ -55,6 +55,7 @@ from tui.ui.widgets.tab_bar import TabBar
 from tui.ui.widgets.text import short
 from tui.ui.widgets.virtual_table import VirtualTable
 from tui.ui.write_controller import WriteController
+from tui.untrusted import for_clipboard
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -554,6 +555,11 @@ class RoostApp(App[int]):
             raise SuspendNotSupported(NO_SUSPEND)
         with super().suspend():
             yield
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Every copy (OSC 52) goes through the one rule of what may reach a clipboard:
+        :func:`tui.untrusted.for_clipboard` (``tui.ui.widgets.text.copy`` also says so)."""
+        super().copy_to_clipboard(for_clipboard(text)[0])
 
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         if self.ssh.active:

@@ -39,7 +39,7 @@ from tui.ui.textual_compat import focus_as_shown
 from tui.ui.widgets.key_bar import KeyBar
 from tui.ui.widgets.status_bar import StatusBar
 from tui.ui.widgets.tab_bar import TabBar
-from tui.ui.widgets.text import short
+from tui.ui.widgets.text import copy
 
 if TYPE_CHECKING:
     from tui.actions.action_context import ActionContext, ContextKind
@@ -333,8 +333,7 @@ class StateScreen(Screen):
         if not text:
             self.notify("Nothing selected to copy", severity="warning", markup=False)
             return
-        self.app.copy_to_clipboard(text)  # OSC 52
-        self.notify(f"Copied {short(text, 80)}", markup=False)
+        copy(self, text)
 
     def deliver(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
         """Called by the app: show the snapshot if it touches this screen's files."""

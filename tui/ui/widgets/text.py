@@ -14,14 +14,16 @@ from typing import Any
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.content import Content
+from textual.widget import Widget
 
-from tui.untrusted import clean, truncate
+from tui.untrusted import clean, for_clipboard, truncate
 
 __all__ = [
     "age",
     "age_seconds",
     "bar",
     "content",
+    "copy",
     "count",
     "epoch_seconds",
     "fit_parts",
@@ -273,3 +275,14 @@ def stamp(value: str | None, now: datetime) -> str:
     if moment is None:
         return f"{truncate(clean(value), 80)} (not a date)"
     return when(moment, now)
+
+
+def copy(widget: Widget, text: str, what: str = "") -> None:
+    """Copy ``text`` (OSC 52, works over SSH) as the clipboard rule allows
+    (:func:`tui.untrusted.for_clipboard`: one line, controls as symbols) and say so in a toast
+    (``what``: e.g. "the link"), saying too when something was replaced."""
+    copied, changed = for_clipboard(text)
+    widget.app.copy_to_clipboard(copied)
+    note = " (line breaks and control characters replaced)" if changed else ""
+    label = f"{what} " if what else ""
+    widget.notify(f"Copied {label}{truncate(copied, 80)}{note}", markup=False)

@@ -51,6 +51,7 @@ from tui.ui.stylesheets import sheets
 from tui.ui.widgets.find_text import scroll_body
 from tui.ui.widgets.key_bar import KeyBar
 from tui.ui.widgets.panes import LatestTabbedContent
+from tui.ui.widgets.text import copy
 from tui.untrusted import clean_line
 
 __all__ = [
@@ -621,8 +622,7 @@ class EggInspectorScreen(Screen[None]):
         if not text:
             self.notify("Nothing selected to copy", severity="warning", markup=False)
             return
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Copied {clean_line(text, 80)}", markup=False)
+        copy(self, text)
 
     def action_back(self) -> None:
         search = self.query_one("#viewer-search", Input)

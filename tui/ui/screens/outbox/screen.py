@@ -29,6 +29,7 @@ from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox
 from tui.actions.outbox_report import retry_refusal, status_summary
 from tui.browser import browser_unavailable, open_in_browser
 from tui.ui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList, entry_name
+from tui.ui.widgets.text import copy
 from tui.untrusted import clean_line
 
 __all__ = ["OutboxScreen"]
@@ -339,8 +340,7 @@ class OutboxScreen(Screen):
     def action_copy_url(self) -> None:
         url = self._url()
         if url is not None:
-            self.app.copy_to_clipboard(url)
-            self.notify(f"Copied {url}", markup=False)
+            copy(self, url)
 
     def action_open_url(self) -> None:
         url = self._url()

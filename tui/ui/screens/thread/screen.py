@@ -30,7 +30,7 @@ from tui.conversation.thread import Thread
 from tui.network.models import as_utc
 from tui.ui.widgets.editors import OrderedInput
 from tui.ui.widgets.key_bar import KeyBar
-from tui.ui.widgets.text import age, when
+from tui.ui.widgets.text import age, copy, when
 from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean
 
@@ -377,9 +377,7 @@ class ThreadScreen(Screen[None]):
         if not url:
             self.notify("No link to copy here", severity="warning", markup=False)
             return
-        text = clean(url)
-        self.app.copy_to_clipboard(text)  # OSC 52
-        self.notify(f"Copied {text[:200]}", markup=False)
+        copy(self, url)
 
     def action_open_link(self) -> None:
         url = self.link()
