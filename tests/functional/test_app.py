@@ -1099,7 +1099,7 @@ async def test_keys_typed_while_a_tab_body_mounts_are_handled_there_in_order():
         for _ in range(500):
             await pilot.pause(0.01)
             screen = app.screen
-            if isinstance(screen, SeedsScreen) and screen.body_filled and not app._held_keys:
+            if isinstance(screen, SeedsScreen) and screen.body_filled and not app.held_keys:
                 break
         await settle(pilot)
         screen = app.screen

@@ -238,3 +238,37 @@ async def test_a_burst_that_picks_a_sort_twice_closes_the_picker_once() -> None:
         for _ in range(5):
             await pilot.pause()
         assert len(rig.app.screen_stack) == 1 and rig.app.screen is screen
+
+
+async def test_keys_typed_after_the_key_that_opens_a_picker_land_in_it() -> None:
+    """``s f`` in one burst sorts by framework; ``ctrl+p`` then text in one burst is the
+    palette's search; ``n`` then text is the action picker's filter."""
+    from textual import events
+    from textual.command import CommandPalette
+
+    from tui.ui.screens.forms.picker import ActionPicker
+
+    rig = make_rig()
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen: AgentsScreen = rig.app.screen
+        for key in ("s", "f"):
+            rig.app.post_message(events.Key(key, key))
+        await settle(pilot)
+        assert rig.app.screen is screen and screen.table.sort_column == "framework"
+        rig.app.post_message(events.Key("ctrl+p", None))
+        for ch in "coder":
+            rig.app.post_message(events.Key(ch, ch))
+        await settle(pilot)
+        palette = rig.app.screen
+        assert isinstance(palette, CommandPalette)
+        assert palette.query_one("Input").value == "coder"
+        await pilot.press("escape")
+        await settle(pilot)
+        rig.app.post_message(events.Key("n", "n"))
+        for ch in "poke":
+            rig.app.post_message(events.Key(ch, ch))
+        await settle(pilot)
+        picker = rig.app.screen
+        assert isinstance(picker, ActionPicker), picker
+        assert picker.query_one("Input").value == "poke"

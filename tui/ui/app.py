@@ -35,6 +35,7 @@ from textual import events, work
 from textual.app import App, ScreenStackError, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui import gc_policy
@@ -43,6 +44,7 @@ from tui.network.urls import redact_url
 from tui.startup import resume_gc
 from tui.ui.app_state import AppState, Clock, utc_now
 from tui.ui.conversation import ConversationController
+from tui.ui.held_keys import HeldKeys
 from tui.ui.key_pace import KeyPace
 from tui.ui.preload import prepare_tabs
 from tui.ui.screens import TABS, StateScreen, Tab
@@ -61,7 +63,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from textual.command import Provider
-    from textual.screen import Screen
 
     from tui.config import Settings
     from tui.service import Service
@@ -239,7 +240,7 @@ class RoostApp(App[int]):
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
         self._cache_on_view = asyncio.Event()  # the disk cache's data has been painted
         self._tab_screens: dict[str, StateScreen] = {}
-        self._held_keys: list[tuple[str, str | None]] = []  # typed while a tab is not ready
+        self.held_keys = HeldKeys(self)  # typed before what takes them is there
         self._problems_seen: set[tuple[str, str]] = set()
         self._last_state = "starting"
         self._frozen: gc_policy.Hold | None = None  # kept from mount to unmount
@@ -325,6 +326,10 @@ class RoostApp(App[int]):
             self._publish(**changes)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self.held_keys.holding:
+            # a picker or a form is opening: its keys wait for it (`s a`, `n heart`, `ctrl+p x`)
+            self.held_keys.hold(event)
+            return
         if isinstance(event, events.Key):
             screen = self.screen
             if isinstance(screen, StateScreen) and screen.holds_keys(event.key):
@@ -334,7 +339,7 @@ class RoostApp(App[int]):
                 # comes back up unhandled: in a burst ("5]]jj") the keys after "5" went to the
                 # widget focused on the tab before, and their bindings are looked up on the tab
                 # on view when they come back.
-                self._held_keys.append((event.key, event.character))
+                self.held_keys.hold(event)
                 return
             if not event.is_forwarded:
                 self.key_pace.hold()  # background warm-ups stand aside while keys are handled
@@ -342,9 +347,13 @@ class RoostApp(App[int]):
 
     def on_state_screen_ready_for_keys(self, message: StateScreen.ReadyForKeys) -> None:
         message.stop()
-        held, self._held_keys = self._held_keys, []
-        for key, character in held:
-            self.post_message(events.Key(key, character))
+        self.held_keys.type_again()
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        pushed = super().push_screen(screen, *args, **kwargs)
+        if isinstance(screen, Screen):  # a picker, a form, a thread: it takes what follows
+            self.held_keys.until_ready(screen)
+        return pushed
 
     # ------------------------------------------------------------------ store plumbing
 
@@ -659,8 +668,11 @@ class RoostApp(App[int]):
     # ------------------------------------------------------------------ posting
 
     def action_compose(self) -> None:
-        """`n`: the action picker for what is selected."""
-        self.writer.compose()
+        """`n`: the action picker for what is selected (``n heart``: "heart" is its filter,
+        even when the picker waits for the deployment's contract first)."""
+        self.held_keys.until_ready()
+        if not self.writer.compose():
+            self.held_keys.release()  # nothing opens: the keys act where they are
 
     def action_outbox(self) -> None:
         """`o`: the outbox of this service."""

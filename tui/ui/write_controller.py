@@ -118,22 +118,23 @@ class WriteController:
 
     # ------------------------------------------------------------------ n: compose
 
-    def compose(self) -> None:
-        """``n``: the action picker for what is selected."""
-        self._start(self._open_flow)
+    def compose(self) -> bool:
+        """``n``: the action picker for what is selected; False: nothing opens (a toast says
+        why)."""
+        return self._start(self._open_flow)
 
     def answer(self, action: str, prefill: dict[str, Any]) -> None:
         """One action's form at once, ``prefill`` pinned (the thread's ``c``, ``R``, ``+``:
         the post, the comment, the reaction are the thread's, not a kept draft's)."""
         self._start(lambda: self._open_answer(action, prefill))
 
-    def _start(self, open_form: Callable[[], None]) -> None:
+    def _start(self, open_form: Callable[[], None]) -> bool:
         """What every form needs first: a person who may post, a token, the deployment's
-        contract; then ``open_form``."""
+        contract; then ``open_form``. False: nothing opens."""
         ssh_role = self.service.settings.ssh_role
         if ssh_role == GUEST:  # served over SSH to a guest: no form, no outbox, no token
             self.app.notify(GUEST_CANNOT_POST, severity="warning", markup=False)
-            return
+            return False
         write = self.write_side()
         if write is not None and not write.client.has_token:
             # no token anywhere: ask for one first (escape composes anyway: the draft is kept
@@ -146,8 +147,9 @@ class WriteController:
                 "GH_TOKEN, GITHUB_TOKEN, the config, gh).",
                 then=lambda: self._compose_now(open_form),
             )
-            return
+            return True
         self._compose_now(open_form)
+        return True
 
     def _compose_now(self, open_form: Callable[[], None]) -> None:
         write = self.write_side()
