@@ -428,3 +428,36 @@ async def test_a_cached_copy_never_replaces_a_newer_one_a_refresh_took_meanwhile
     await store.want(POSTED_LOG)
     assert store.snapshot.posted_log.posts[0].title == "newer"
     await client.aclose()
+
+
+# --------------------------------------------------------------------------- the pulse's files
+
+
+@real
+def test_the_real_pulse_files_parse_and_a_deployment_without_them_is_not_in_trouble():
+    from tui.network.state_files import CHANGES, FOLLOWS, NOTIFICATIONS, POKES, SOCIAL_GRAPH
+
+    notes = parse_state(NOTIFICATIONS, (REAL / NOTIFICATIONS).read_bytes())
+    assert len(notes.notifications) == 369 and notes.notifications[0].type == "poke"
+    pokes = parse_state(POKES, (REAL / POKES).read_bytes())
+    pinned = next(p for p in pokes.pokes if p.context is not None)
+    assert pinned.context.discussion == 2031 and pinned.context.location["name"] == "CERN, Geneva"
+    changes = parse_state(CHANGES, (REAL / CHANGES).read_bytes())
+    audit = next(c for c in changes.changes if c.type == "heartbeat_audit")
+    assert audit.about is None and audit.extras["total_active"] == 96
+    assert next(c for c in changes.changes if c.type == "poke").about is not None
+    assert parse_state(FOLLOWS, (REAL / FOLLOWS).read_bytes()).follows == ()
+    graph = parse_state(SOCIAL_GRAPH, (REAL / SOCIAL_GRAPH).read_bytes())
+    assert (len(graph.nodes), len(graph.edges)) == (102, 4234)
+
+
+async def test_every_pulse_file_is_optional():
+    from tui.network.state_files import PULSE_FILES
+
+    client, _ = _service(FIVE, listed=STATE_FILE_NAMES)
+    store = Store("http://x.test", client=client, options=StoreOptions(retry_delay_s=0))
+    await store.want(*PULSE_FILES)
+    report = await store.refresh()
+    assert report.ok and store.snapshot.all_verified
+    assert {store.snapshot.file(n).integrity for n in PULSE_FILES} == {"absent"}
+    await client.aclose()

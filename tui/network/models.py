@@ -753,9 +753,10 @@ def parse_state(file_name: str, data: bytes | str) -> Any:
     model, or raise StateValidationError."""
     model = STATE_FILES.get(file_name)
     if model is None:
-        from tui.network.conversation import CONVERSATION_MODELS  # its models build on these
+        from tui.network.conversation import CONVERSATION_MODELS  # they build on these models
+        from tui.network.pulse import PULSE_MODELS
 
-        model = CONVERSATION_MODELS.get(file_name)
+        model = CONVERSATION_MODELS.get(file_name) or PULSE_MODELS.get(file_name)
     if model is None:
         raise KeyError(f"not a state file roost knows: {file_name}")
     return _validate(model, file_name, data)

@@ -16,13 +16,25 @@ import msgspec
 
 from tui.network.conversation import DiscussionsCache, IndexEntry, PostedLog
 from tui.network.models import AgentsFile, ChannelsFile, SeedsFile, StatsFile, TrendingFile, dump
+from tui.network.pulse import (
+    ChangesFile,
+    FollowsFile,
+    NotificationsFile,
+    PokesFile,
+    SocialGraph,
+)
 from tui.network.state_files import (
     AGENTS,
+    CHANGES,
     CHANNELS,
     DISCUSSIONS_CACHE,
     DISCUSSIONS_INDEX,
+    FOLLOWS,
+    NOTIFICATIONS,
+    POKES,
     POSTED_LOG,
     SEEDS,
+    SOCIAL_GRAPH,
     STATE_FILE_NAMES,
     STATS,
     TRENDING,
@@ -135,6 +147,26 @@ class Snapshot(msgspec.Struct, frozen=True):
     @property
     def discussions_index(self) -> Mapping[str, IndexEntry] | None:
         return self.file(DISCUSSIONS_INDEX).model
+
+    @property
+    def notifications(self) -> NotificationsFile | None:
+        return self.file(NOTIFICATIONS).model
+
+    @property
+    def pokes(self) -> PokesFile | None:
+        return self.file(POKES).model
+
+    @property
+    def changes(self) -> ChangesFile | None:
+        return self.file(CHANGES).model
+
+    @property
+    def follows(self) -> FollowsFile | None:
+        return self.file(FOLLOWS).model
+
+    @property
+    def social_graph(self) -> SocialGraph | None:
+        return self.file(SOCIAL_GRAPH).model
 
     @property
     def any_loaded(self) -> bool:

@@ -63,7 +63,7 @@ from tui.network.snapshot import (
     StoreStatus,
     backoff_delay,
 )
-from tui.network.state_files import CONVERSATION_FILES, STATE_FILE_NAMES, STATS
+from tui.network.state_files import OPTIONAL_FILES, STATE_FILE_NAMES, STATS
 from tui.network.stats_history import STATS_HISTORY_LIMIT, load_history, store_history
 from tui.network.urls import layout_candidates, redact_url, state_base_url
 
@@ -624,7 +624,7 @@ class Store:
                     body_hash = current.sha256
                 elif result.status == 200:
                     body_hash = result.sha256
-                elif result.status == 404 and name in CONVERSATION_FILES:
+                elif result.status == 404 and name in OPTIONAL_FILES:
                     # optional: a deployment that does not publish it is not in trouble
                     if current.integrity == "absent":
                         return None
