@@ -11,8 +11,9 @@ before it is drawn; a ``rich.text.Text`` cell is trusted styling built by our ow
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Literal, Protocol, overload
 
 import msgspec
@@ -25,6 +26,7 @@ __all__ = [
     "Column",
     "LazyRow",
     "LazyRows",
+    "Ranks",
     "Row",
     "TableRow",
     "EDGE",
@@ -39,6 +41,7 @@ __all__ = [
     "fit_rich",
     "fit_widths",
     "line_length",
+    "position_of",
     "sort_order",
     "warmed_sort_values",
 ]
@@ -333,16 +336,17 @@ def fallback_sort_key(value: Any) -> tuple[str, str]:
 
 def sort_order(
     rows: Sequence[TableRow], column: int | None, reverse: bool
-) -> tuple[list[int], list[int]]:
+) -> tuple[list[int], Sequence[int]]:
     """Row indices in sort order by ``column`` (None: the rows' own order), and each row's
-    position in it. Stable; rows whose sort value is None come last in both directions."""
+    position in it (:class:`Ranks`). Stable; rows whose sort value is None come last in both
+    directions."""
     count = len(rows)
     if column is None:
         order = list(range(count - 1, -1, -1)) if reverse else list(range(count))
         return order, order  # identity and reversal are their own inverses
     try:
         # rows already warmed (LazyRow's slot): read without the property, 50 000 times
-        values: list[Any] = [row_values[column] for row_values in map(warmed_sort_values, rows)]
+        values: list[Any] = list(map(itemgetter(column), map(warmed_sort_values, rows)))
     except (AttributeError, IndexError):
         # some row not warmed yet (only this column is computed for it, which is all a
         # sort by it needs: 50 000 karmas are read far faster than 50 000 whole tuples),
@@ -353,17 +357,53 @@ def sort_order(
             else (row.sort_values[column] if column < len(row.sort_values) else None)
             for row in rows
         ]
-    present = [i for i, value in enumerate(values) if value is not None]
-    missing = [] if len(present) == count else [i for i, v in enumerate(values) if v is None]
+    if None in values:
+        present = [i for i, value in enumerate(values) if value is not None]
+        missing = [i for i, value in enumerate(values) if value is None]
+    else:  # the usual case: no list of every index to make, only the sorted one
+        present, missing = range(count), []
     try:
-        present = sorted(present, key=values.__getitem__, reverse=reverse)
+        order = sorted(present, key=values.__getitem__, reverse=reverse)
     except TypeError:
-        present = sorted(present, key=lambda i: fallback_sort_key(values[i]), reverse=reverse)
-    order = present + missing
-    rank = [0] * count
-    for position, index in enumerate(order):
-        rank[index] = position
-    return order, rank
+        order = sorted(present, key=lambda i: fallback_sort_key(values[i]), reverse=reverse)
+    order += missing
+    return order, Ranks(order)
+
+
+class Ranks(Sequence[int]):
+    """Each row index's position in a sort order (the order's inverse), made on first use:
+    a pass over every row, in an order scattered across memory, that a sort whose cursor row
+    stays on view never needs (the table finds that row by a scan of the rows shown)."""
+
+    __slots__ = ("_order", "_ranks")
+
+    def __init__(self, order: list[int]) -> None:
+        self._order = order
+        self._ranks: list[int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        ranks = self._ranks
+        if ranks is None:
+            ranks = self._ranks = [0] * len(self._order)
+            for position, row in enumerate(self._order):
+                ranks[row] = position
+        return ranks[index]
+
+
+def position_of(visible: list[int], ranks: Sequence[int], index: int) -> int:
+    """Where row ``index`` is, or would be, among the ``visible`` row indices (in the order
+    ``ranks`` gives): a row on view is found by a scan, which needs no ranks."""
+    try:
+        return visible.index(index)
+    except ValueError:
+        return bisect_left(visible, ranks[index], key=ranks.__getitem__)
 
 
 def cell_width(value: str | Text) -> int:

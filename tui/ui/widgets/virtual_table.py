@@ -17,7 +17,6 @@ own code. The rows themselves (:class:`Row`, :class:`LazyRow`, :class:`LazyRows`
 from __future__ import annotations
 
 import textwrap
-from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -52,6 +51,7 @@ from tui.ui.widgets.table_rows import (
     default_haystack,
     fit_plain,
     fit_rich,
+    position_of,
     sort_order,
 )
 from tui.ui.widgets.table_warmup import Warmup
@@ -210,7 +210,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._haystacks: list[str] | None = None  # built by the first filter after set_rows
         self._marked: frozenset[str] = frozenset()
         self._order: list[int] = []  # row indices in sort order
-        self._rank: list[int] = []  # row index -> position in _order
+        self._rank: Sequence[int] = []  # row index -> position in _order
         self._visible: list[int] = []  # row indices shown, in sort order
         self._cursor = 0  # position in _visible
         self._highlighted_key: str | None = None  # last key announced with Highlighted
@@ -512,7 +512,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def _position_of(self, index: int) -> int:
         """Where row ``index`` is, or would be, among the visible rows (they are in rank order)."""
-        return bisect_left(self._visible, self._rank[index], key=self._rank.__getitem__)
+        return position_of(self._visible, self._rank, index)
 
     def _restore_cursor(
         self, key: str | None, neighbours: Iterator[str], fallback: int, index: int | None = None
