@@ -25,7 +25,7 @@ def load_bench():
 def test_bench_smoke_runs_and_reports_every_section(capsys):
     bench = load_bench()
     sections = ["refresh", "validation", "store_paths", "cli", "memory", "table", "cold_start"]
-    sections += ["refresh_stall", "keys", "thread"]
+    sections += ["refresh_stall", "keys", "thread", "posts"]
     result = bench.main(["--smoke", "--only", ",".join(sections)])
     refresh = result["refresh"]
     # structural facts, not timings: a no-change cycle is one conditional request
@@ -44,6 +44,7 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     assert result["table"]["rows"] == 2000
     thread = result["thread"]
     assert thread["comments"] == 200 and thread["j_held"]["presses"] == 200
+    assert_posts(result["posts"])
     for kind in ("process", "in_process"):
         cold = result["cold_start"][kind]
         assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0
@@ -68,6 +69,25 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     assert_figures_and_page(result, tuple(sections))
 
 
+def assert_posts(posts):
+    """The Posts section's structural facts: what was measured, not how fast."""
+    assert posts["agents"] == 2000 and posts["posts"] == posts["logged_posts"] > 2000
+    assert posts["logged_comments"] > posts["posts"]
+    # the same script on both tabs, every step of it timed
+    assert posts["agents_tab"]["presses"] == posts["posts_tab"]["presses"] > 10
+    assert {"filter letter", "sort by text"} <= set(posts["posts_tab"]["per_key"])
+    visit = posts["first_visit_ms"]
+    assert 0 < visit["next_frame_s"] <= visit["populated_s"] <= visit["warmed_s"]
+    # a no-change refresh: nothing for the log when the manifest lists it, else one 304
+    listed, unlisted = posts["refresh"]["listed"], posts["refresh"]["unlisted"]
+    assert listed["posted_log_requests"] == 0 and listed["posted_log_integrity"] == "verified"
+    assert unlisted["posted_log_statuses"] == [304]
+    assert unlisted["posted_log_integrity"] == "unverified"
+    assert posts["parse"]["bytes"] == posts["log_bytes"] and posts["parse"]["ratio"] > 0
+    assert posts["memory"]["parse_held_mib"] > 0 and posts["memory"]["json_loads_held_mib"] > 0
+    assert [f["goal"] is not None for f in posts["figures"]].count(True) == 7
+
+
 def assert_figures_and_page(result, sections):
     """Every section reports figures; a figure with a goal says whether its value met it, and
     the page written from the run shows every figure and every goal."""
@@ -84,7 +104,7 @@ def assert_figures_and_page(result, sections):
             else:
                 goals += 1
                 assert record["met"] is figures.goal_met(record["value"], record["goal"])
-    assert goals >= 5  # cli, memory, cold start, keys and quit carry goals
+    assert goals >= 5  # cli, memory, cold start, keys and quit carry goals (and more)
     page = figures.render(result, sections)
     for section in sections:
         assert f"### {section}" in page

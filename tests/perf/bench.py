@@ -46,6 +46,12 @@ inspector    opening the egg inspector on a 64 MB egg with 5 000 entries: from t
 thread       a thread of 2 000 comments from the published discussions cache: enter on its post
              to the first frame showing it, and the next frame after each ``j`` of a held key
              (tests/perf/bench_thread.py).
+posts        the Posts tab and its log in a 50 000-agent demo world (100 000 posts, 250 000
+             comment entries, a 78 MB posted_log.json): first visit and each key of a filter
+             and sorts, next frame and settled, beside the same keys on Agents in the same app;
+             a no-change refresh of the log (no request when the manifest lists it, one 304
+             when not); its parse beside json.loads of the same bytes; what the parsed log
+             holds beside what json.loads' document holds (tests/perf/bench_posts.py).
 """
 
 from __future__ import annotations
@@ -92,6 +98,7 @@ SECTIONS = (
     "eggs",
     "inspector",
     "thread",
+    "posts",
 )
 
 
@@ -100,18 +107,28 @@ SECTIONS = (
 
 class WireCounter(httpx.AsyncBaseTransport):
     """A transport wrapper counting requests and bytes on the wire (status line + headers +
-    body as it streams past), so the store and the TTL client are measured the same way."""
+    body as it streams past), so the store and the TTL client are measured the same way; and
+    the same per file (the last part of the URL's path): ``files[name]``."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self.inner = inner
         self.requests = 0
         self.bytes = 0
+        self.files: dict[str, dict[str, Any]] = {}
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self.inner.handle_async_request(request)
+        name = request.url.path.rsplit("/", 1)[-1]
+        file = self.files.setdefault(
+            name, {"requests": 0, "statuses": [], "wire_bytes": 0, "body_bytes": 0}
+        )
         self.requests += 1
-        self.bytes += len(f"HTTP/1.1 {response.status_code} {response.reason_phrase}\r\n")
-        self.bytes += sum(len(k) + len(v) + 4 for k, v in response.headers.raw) + 2
+        file["requests"] += 1
+        file["statuses"].append(response.status_code)
+        head = len(f"HTTP/1.1 {response.status_code} {response.reason_phrase}\r\n")
+        head += sum(len(k) + len(v) + 4 for k, v in response.headers.raw) + 2
+        self.bytes += head
+        file["wire_bytes"] += head
         inner_stream = response.stream
         counter = self
 
@@ -119,6 +136,8 @@ class WireCounter(httpx.AsyncBaseTransport):
             async def __aiter__(self):
                 async for chunk in inner_stream:
                     counter.bytes += len(chunk)
+                    file["wire_bytes"] += len(chunk)
+                    file["body_bytes"] += len(chunk)
                     yield chunk
 
             async def aclose(self) -> None:
@@ -130,6 +149,7 @@ class WireCounter(httpx.AsyncBaseTransport):
     def reset(self) -> None:
         self.requests = 0
         self.bytes = 0
+        self.files = {}
 
 
 def _client(app) -> tuple[httpx.AsyncClient, WireCounter]:
@@ -312,6 +332,15 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         from bench_thread import measure_thread
 
         out["thread"] = await measure_thread(200 if smoke else 2000, 1 if smoke else 5)
+    if "posts" in only:
+        from bench_posts import measure_posts
+
+        out["posts"] = await measure_posts(
+            2000 if smoke else 50_000,
+            rounds=1 if smoke else 5,
+            runs=2 if smoke else 5,
+            aligned=not smoke,  # its waits (a second a key) would double the smoke run's time
+        )
     if "cold_start" in only:
         import tempfile
 

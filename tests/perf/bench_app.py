@@ -32,6 +32,7 @@ import hashlib
 import statistics
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ from tui.service import Service  # noqa: E402
 from tui.ui.app import RoostApp  # noqa: E402
 from tui.ui.screens.agents import AgentsScreen  # noqa: E402
 
-__all__ = ["fill_cache", "measure_cold_start"]
+__all__ = ["cache_files", "fill_cache", "measure_cold_start"]
 
 BASE = "http://bench.invalid"
 SIZE = (120, 40)
@@ -78,8 +79,12 @@ def fill_cache(cache_dir: Path, agents: int, read_url: str = BASE) -> DiskCache:
     a previous run of `roost --read-url READ_URL` with that cache folder would have."""
     cache = DiskCache.for_service(read_url, cache_dir)
     docs = generate_state(seed=7, agents=agents, epoch=DEFAULT_EPOCH)
-    for name, doc in docs.items():
-        body = serialize(doc)
+    return cache_files(cache, {name: serialize(doc) for name, doc in docs.items()})
+
+
+def cache_files(cache: DiskCache, files: Mapping[str, bytes]) -> DiskCache:
+    """``files`` (name -> bytes) in ``cache``, verified, as a previous run would have left them."""
+    for name, body in files.items():
         meta = CachedMeta(
             sha256=hashlib.sha256(body).hexdigest(),
             size=len(body),

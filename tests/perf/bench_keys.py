@@ -34,7 +34,7 @@ import contextlib
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ from bench_app import BASE, _Bare, _NoNetwork, fill_cache  # noqa: E402
 from figures import figure  # noqa: E402
 from textual import events  # noqa: E402
 from textual.app import App  # noqa: E402
+from textual.message import Message  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
 from tui import gc_policy  # noqa: E402
@@ -173,15 +174,18 @@ async def _handled(app: App) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _painted(agents: int, cache: DiskCache) -> AsyncIterator[tuple[RoostApp, Pilot, _Frames]]:
-    """The real app from ``cache`` at 80×24, from its first frame showing all ``agents`` rows."""
+async def _painted(
+    agents: int, cache: DiskCache, message_hook: Callable[[Message], None] | None = None
+) -> AsyncIterator[tuple[RoostApp, Pilot, _Frames]]:
+    """The real app from ``cache`` at 80×24, from its first frame showing all ``agents`` rows
+    (``message_hook``: called with each message as it arrives anywhere in the app)."""
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
     store = Store(BASE, client=client, cache=cache, building=gc_policy.building)
     app = RoostApp(Service(Settings(read_url=BASE), store), poll=False)
     frames = _Frames()
     app.post_display_hook = frames.hook  # type: ignore[method-assign]
     try:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SIZE, message_hook=message_hook) as pilot:
             while not (
                 isinstance(app.screen, AgentsScreen) and app.screen.table.total_count == agents
             ):
@@ -192,6 +196,26 @@ async def _painted(agents: int, cache: DiskCache) -> AsyncIterator[tuple[RoostAp
         await client.aclose()
 
 
+async def timed_press(app: App, frames: _Frames, keys: list[str]) -> tuple[float, float, float]:
+    """Post ``keys`` at once (one key, or a burst) as the terminal driver would; (when they
+    were posted, next frame s, settled s), once the screen has settled and the app has handled
+    them."""
+    sent = time.perf_counter()
+    for key in keys:
+        app.post_message(_key_event(key))
+    if len(keys) > 1:
+        await _handled(app)  # the burst's next frame: after all of it is handled
+        first = await frames.first_after(time.perf_counter(), timeout=1.0)
+    else:
+        first = await frames.first_after(sent, timeout=1.0)
+    settled = await frames.settled_after(sent)
+    await _handled(app)
+    end = time.perf_counter()
+    next_frame = (first if first is not None else end) - sent
+    settle = (settled if settled is not None else end) - sent
+    return sent, next_frame, max(settle, next_frame)
+
+
 async def _session(agents: int, cache_dir: Path) -> dict[str, Any]:
     # (key, next frame s, settled s, in the first second after the first paint)
     presses: list[tuple[str, float, float, bool]] = []
@@ -199,21 +223,9 @@ async def _session(agents: int, cache_dir: Path) -> dict[str, Any]:
         painted = frames.times[-1]
         for step in _script():
             keys = step if isinstance(step, list) else [step]
-            sent = time.perf_counter()
+            sent, next_frame, settle = await timed_press(app, frames, keys)
             for key in keys:
-                app.post_message(_key_event(key))
-            if len(keys) > 1:
-                await _handled(app)  # the burst's next frame: after all of it is handled
-                first = await frames.first_after(time.perf_counter(), timeout=1.0)
-            else:
-                first = await frames.first_after(sent, timeout=1.0)
-            settled = await frames.settled_after(sent)
-            await _handled(app)
-            end = time.perf_counter()
-            next_frame = (first if first is not None else end) - sent
-            settle = (settled if settled is not None else end) - sent
-            for key in keys:
-                presses.append((key, next_frame, max(settle, next_frame), sent - painted < 1.0))
+                presses.append((key, next_frame, settle, sent - painted < 1.0))
         sent = time.perf_counter()
         await pilot.press("q")
     return {"presses": presses, "quit_s": frames.app_closed - sent}

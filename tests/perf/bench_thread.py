@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import os
 import random
@@ -41,13 +40,13 @@ for _path in (ROOT, PERF):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from bench_app import BASE, _NoNetwork, fill_cache  # noqa: E402
+from bench_app import BASE, _NoNetwork, cache_files, fill_cache  # noqa: E402
 from bench_keys import _key_event, _quantile  # noqa: E402
 from figures import figure  # noqa: E402
 
 from tui import gc_policy  # noqa: E402
 from tui.config import Settings  # noqa: E402
-from tui.network.disk_cache import CachedMeta, DiskCache  # noqa: E402
+from tui.network.disk_cache import DiskCache  # noqa: E402
 from tui.network.state_files import DISCUSSIONS_CACHE, DISCUSSIONS_INDEX, POSTED_LOG  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.sandbox.generator import DEFAULT_EPOCH, iso, serialize  # noqa: E402
@@ -132,17 +131,8 @@ def conversation(comments: int) -> dict[str, Any]:
 
 def fill(cache_dir: Path, comments: int) -> DiskCache:
     """A small network and the conversation, in a previous run's disk cache."""
-    cache = fill_cache(cache_dir, 200)
-    for name, doc in conversation(comments).items():
-        body = serialize(doc)
-        meta = CachedMeta(
-            sha256=hashlib.sha256(body).hexdigest(),
-            size=len(body),
-            fetched_at=DEFAULT_EPOCH.isoformat(),
-            verified=True,
-        )
-        cache.store(name, body, meta)
-    return cache
+    files = {name: serialize(doc) for name, doc in conversation(comments).items()}
+    return cache_files(fill_cache(cache_dir, 200), files)
 
 
 class _Frames:
