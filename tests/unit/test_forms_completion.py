@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import MappingProxyType
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.actions.completion import Completion, ReferenceIndex, References
+from tui.network.store import Snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from forms_rig import demo_snapshot  # noqa: E402
@@ -102,3 +104,73 @@ def test_references_of_an_empty_snapshot():
     from tui.network.store import Snapshot
 
     assert References(Snapshot.empty()).search("agent", "a") == []
+
+
+# ------------------------------------------------------------------------- ids not in the state
+
+
+def test_an_id_not_in_the_state_is_said_and_one_that_is_is_not():
+    from tui.actions.builtin_actions import CATALOG as BUILTIN
+    from tui.actions.completion import reference_warnings
+
+    snapshot = demo_snapshot()
+    references = References(snapshot)
+    agent = next(iter(snapshot.agents.agents))
+    channel = sorted(snapshot.channels.channels)[0]
+    proposal = snapshot.seeds.proposals[0].id
+    assert references.unknown("agent", agent) is None
+    assert references.unknown("agent", "nobody-here") == "not an agent in this network's state"
+    assert references.unknown("channel", channel) is None
+    assert references.unknown("channel", "no-such-channel") == (
+        "not a channel in this network's state"
+    )
+    assert references.unknown("proposal", proposal) is None
+    assert references.unknown("proposal", "prop-x") == "not a proposal in this network's state"
+    # the same id in another case is not the id: what was meant is named
+    assert references.unknown("agent", agent.upper()) == (
+        f"not an agent in this network's state (did you mean {agent}?)"
+    )
+    # a list names the ids that are not there, once each
+    assert references.unknown("channel", [channel, "nope", "nope", "gone"]) == (
+        "not channels in this network's state: nope, gone"
+    )
+    assert references.unknown("channel", ["nope", channel]) == (
+        "not a channel in this network's state: nope"
+    )
+    # nothing to check, or nothing to check against: no word
+    assert references.unknown("agent", "") is None
+    assert references.unknown("channel", []) is None
+    assert references.unknown("discussion", "99999") is None  # the state lists trending's only
+    empty = References(Snapshot.empty())
+    assert empty.unknown("agent", "nobody-here") is None  # agents.json not loaded: cannot tell
+    # the CLI's question, field by field, from the same check
+    payload = {"channel": "no-such-channel", "title": "t", "body": "b"}
+    assert reference_warnings(BUILTIN["create_post"], payload, references) == {
+        "channel": "not a channel in this network's state"
+    }
+    assert reference_warnings(BUILTIN["poke"], {"target_agent": agent}, references) == {}
+
+
+def test_a_deployment_without_proposals_cannot_tell_and_an_empty_list_can():
+    import msgspec
+
+    snapshot = demo_snapshot()
+    seeds = snapshot.seeds
+    files = dict(snapshot.files)
+    files["seeds.json"] = msgspec.structs.replace(
+        files["seeds.json"], model=msgspec.structs.replace(seeds, proposals=None)
+    )
+    assert References(Snapshot(MappingProxyType(files))).unknown("proposal", "p-1") is None
+    files["seeds.json"] = msgspec.structs.replace(
+        files["seeds.json"], model=msgspec.structs.replace(seeds, proposals=())
+    )
+    without = References(Snapshot(MappingProxyType(files)))
+    assert without.unknown("proposal", "p-1") == "not a proposal in this network's state"
+    assert without.search("proposal", "") == []
+
+
+def test_hostile_ids_are_quoted_clean_and_short():
+    references = References(demo_snapshot())
+    said = references.unknown("channel", ["a\x1b[2J\nb" + "x" * 200])
+    assert said is not None and "\x1b" not in said and "\n" not in said
+    assert len(said) < 130

@@ -1,10 +1,14 @@
-"""Completion of agent ids, channel slugs, proposal ids and discussion numbers from a snapshot.
+"""Completion of agent ids, channel slugs, proposal ids and discussion numbers from a snapshot,
+and the one check that an id typed for an agent, a channel or a proposal is in the state.
 
 Built once per snapshot (and kind) and searched on every keystroke, so a search never walks the
 entries in Python: ids are kept sorted for a prefix search by bisection, and the lines shown
 (``id · name``) are joined into one text that ``str.find`` and a compiled pattern scan at C
 speed for substring and in-order-letters matches. Every search stops at ``limit`` results.
-No Textual here.
+
+:meth:`References.unknown` (the form beside its field, `roost action submit` on stderr) says
+when an id is not in the state: a warning, never a refusal, since the state can lag the network
+(an agent registered a minute ago is not in it yet). No Textual here.
 """
 
 from __future__ import annotations
@@ -12,16 +16,40 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from tui.network.state_files import AGENTS, CHANNELS, SEEDS
 from tui.network.store import Snapshot
-from tui.untrusted import clean, truncate
+from tui.untrusted import clean, clean_line, truncate
 
-__all__ = ["Completion", "ReferenceIndex", "References", "REFERENCE_KINDS"]
+if TYPE_CHECKING:
+    from tui.actions.action_spec import ActionSpec
+
+__all__ = [
+    "CHECKED_KINDS",
+    "KIND_FILES",
+    "REFERENCE_KINDS",
+    "Completion",
+    "ReferenceIndex",
+    "References",
+    "checked_kinds",
+    "reference_warnings",
+]
 
 #: What a catalog field's ``refers_to`` may name and this module completes.
 REFERENCE_KINDS: tuple[str, ...] = ("agent", "channel", "proposal", "discussion")
+#: The kinds an id is checked against the state for (one of them, then several): a discussion
+#: number is not, the state names only trending's posts.
+CHECKED_KINDS: dict[str, tuple[str, str]] = {
+    "agent": ("an agent", "agents"),
+    "channel": ("a channel", "channels"),
+    "proposal": ("a proposal", "proposals"),
+}
+#: The state file each checked kind is read from.
+KIND_FILES: dict[str, str] = {"agent": AGENTS, "channel": CHANNELS, "proposal": SEEDS}
+SHOWN_ID_CHARS = 60  # of an id quoted in a warning
 
 LABEL_CHARS = 60  # of a line's description, after the id
 QUERY_CHARS = 64  # longer queries are cut (no id is longer)
@@ -96,6 +124,19 @@ class ReferenceIndex:
             next_line = self._starts[line + 1] if line + 1 < len(self._starts) else len(self._text)
             match = pattern.search(self._text, next_line)
 
+    def find(self, key: str) -> str | None:
+        """``key`` when an entry has it; else an entry's key that differs from it only in
+        case (what was meant, most likely); else None."""
+        lower = key.lower()
+        index = bisect_left(self._lower, lower)
+        near: str | None = None
+        while index < len(self._lower) and self._lower[index] == lower:
+            if self._keys[index] == key:
+                return key
+            near = near or self._keys[index]
+            index += 1
+        return near
+
     def search(self, query: str, limit: int = 8) -> list[Completion]:
         """Up to ``limit`` entries for ``query``: ids starting with it first (in order), then
         lines containing it, then lines holding its letters in order. Empty query: the first
@@ -146,6 +187,36 @@ class References:
         index = self.index(kind)
         return index.search(query, limit) if index is not None else []
 
+    def unknown(self, kind: str, value: object) -> str | None:
+        """Why ``value`` (an id, or a list of ids) is not in the state as a ``kind`` (``agent``,
+        ``channel``, ``proposal``), in words to show beside it; None when every id is there,
+        when there is nothing to check, or when the state cannot tell (its file is not loaded).
+        Builds the kind's index when it is not built yet (a form asks once it is)."""
+        if kind not in CHECKED_KINDS:
+            return None
+        ids = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        ids = [item.strip() for item in ids if isinstance(item, str) and item.strip()]
+        index = self.index(kind) if ids else None
+        if index is None:
+            return None
+        one, many = CHECKED_KINDS[kind]
+        missing: list[str] = []
+        meant: list[str] = []
+        for item in dict.fromkeys(ids):
+            found = index.find(item)
+            if found == item:
+                continue
+            missing.append(clean_line(item, SHOWN_ID_CHARS))
+            if found is not None:
+                meant.append(clean_line(found, SHOWN_ID_CHARS))
+        if not missing:
+            return None
+        hint = f" (did you mean {', '.join(meant)}?)" if meant else ""
+        if isinstance(value, str):
+            return f"not {one} in this network's state{hint}"
+        what = one if len(missing) == 1 else many
+        return f"not {what} in this network's state: {', '.join(missing)}{hint}"
+
     def _entries(self, kind: str) -> list[tuple[str, str]] | None:
         snapshot = self.snapshot
         if kind == "agent":
@@ -160,7 +231,7 @@ class References:
             return [(slug, channel.name or "") for slug, channel in channels.channels.items()]
         if kind == "proposal":
             seeds = snapshot.seeds
-            if seeds is None or not seeds.proposals:
+            if seeds is None or seeds.proposals is None:  # None: a deployment without them
                 return None
             return [(proposal.id, proposal.text or "") for proposal in seeds.proposals]
         trending = snapshot.trending
@@ -171,3 +242,24 @@ class References:
             for post in trending.trending
             if post.number is not None
         ]
+
+
+def checked_kinds(spec: ActionSpec, payload: Mapping[str, object]) -> list[str]:
+    """The kinds :func:`reference_warnings` would check ``payload``'s fields against."""
+    found = (f.refers_to for f in spec.fields if f.name in payload)
+    return sorted({kind for kind in found if kind in CHECKED_KINDS})
+
+
+def reference_warnings(
+    spec: ActionSpec, payload: Mapping[str, object], references: References
+) -> dict[str, str]:
+    """Each field of ``payload`` whose id is not in the state, and why (:meth:`References.unknown`).
+    `roost action submit` says them on stderr; the form shows each beside its field."""
+    warnings: dict[str, str] = {}
+    for field_spec in spec.fields:
+        kind = field_spec.refers_to
+        if kind in CHECKED_KINDS and field_spec.name in payload:
+            said = references.unknown(kind, payload[field_spec.name])
+            if said is not None:
+                warnings[field_spec.name] = said
+    return warnings

@@ -330,13 +330,16 @@ def _payload(
 
 
 @contextlib.asynccontextmanager
-async def _write_side(args: argparse.Namespace, on_wait: Any = None) -> AsyncIterator[Any]:
-    """The service's write side for one command, closed afterwards; ``TokenError`` when the
-    settings do not allow posting."""
+async def _connected(
+    args: argparse.Namespace, on_wait: Any = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """(the service, its write side) for one command, closed afterwards; ``TokenError`` when
+    the settings do not allow posting. The service's store reads no state file until asked
+    (:func:`_warn_of_unknown_ids`), through the dashboard's disk cache."""
     from tui.actions.connection import write_side
     from tui.service import connect
 
-    service = connect(settings_from(args), use_cache=False)
+    service = connect(settings_from(args), files=())
     try:
         side = write_side(service, on_wait=on_wait)
         try:
@@ -344,11 +347,40 @@ async def _write_side(args: argparse.Namespace, on_wait: Any = None) -> AsyncIte
                 await side.docs.refresh()
                 for notice in side.docs.new_notices():
                     _err(notice)
-            yield side
+            yield service, side
         finally:
             await side.aclose()
     finally:
         await service.aclose()
+
+
+@contextlib.asynccontextmanager
+async def _write_side(args: argparse.Namespace, on_wait: Any = None) -> AsyncIterator[Any]:
+    """The service's write side for one command (see :func:`_connected`)."""
+    async with _connected(args, on_wait) as (_service, side):
+        yield side
+
+
+async def _warn_of_unknown_ids(service: Any, spec: Any, payload: dict[str, Any]) -> None:
+    """Say on stderr each id of ``payload`` that the network's state does not hold (the
+    form's own check, :func:`~tui.actions.completion.reference_warnings`): a warning, never a
+    refusal, since the state can lag. The files it needs are read as the dashboard reads
+    them (its disk cache, then a conditional refresh); a file that cannot be read is said."""
+    from tui.actions.completion import KIND_FILES, References, checked_kinds, reference_warnings
+
+    kinds = checked_kinds(spec, payload)
+    if not kinds:
+        return
+    store = service.store
+    names = [KIND_FILES[kind] for kind in kinds]
+    await store.want(*names)
+    await store.refresh()
+    snapshot = store.snapshot
+    unread = [name for name in names if not snapshot.file(name).loaded]
+    if unread:
+        _err(f"note: {', '.join(unread)} could not be read: ids were not checked against it")
+    for name, said in reference_warnings(spec, payload, References(snapshot)).items():
+        _err(f"warning: {spec.name}: {name}: {said} (the state can lag: not a refusal)")
 
 
 def _print_wait(seconds: float, reason: str) -> None:
@@ -416,7 +448,7 @@ async def _submit(args: argparse.Namespace) -> int:
     from tui.actions.token import TokenError
 
     try:
-        async with _write_side(args, _print_wait) as side:
+        async with _connected(args, _print_wait) as (service, side):
             try:
                 spec = get_action(args.name, catalog_for(settings_from(args), side.docs))
             except KeyError as exc:
@@ -434,6 +466,7 @@ async def _submit(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 _err(f"{exc}; nothing was sent")
                 return EXIT_USAGE
+            await _warn_of_unknown_ids(service, spec, payload)
             return await _send(args, side, spec, payload, kind, request, nonce)
     except TokenError as exc:
         _err(str(exc))

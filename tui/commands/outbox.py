@@ -29,6 +29,7 @@ from tui.commands.action import (
     WAIT_TIMEOUT_S,
     WAITING,
     _compose,
+    _connected,
     _describe,
     _err,
     _exit_for,
@@ -39,7 +40,7 @@ from tui.commands.action import (
     _send,
     _valid,
     _waited_out,
-    _write_side,
+    _warn_of_unknown_ids,
 )
 from tui.untrusted import clean_line, clean_value
 
@@ -113,8 +114,8 @@ async def _outbox(args: argparse.Namespace) -> int:
         if given:
             args.parser.error(f"{', '.join(given)}: only with `outbox resend ID`")
     try:
-        async with _write_side(args, _print_wait) as side:
-            return await _outbox_command(args, side)
+        async with _connected(args, _print_wait) as (service, side):
+            return await _outbox_command(args, service, side)
     except TokenError as exc:
         _err(str(exc))
         return EXIT_USAGE
@@ -178,7 +179,7 @@ def _still_sending(entry_id: str, *, busy: bool) -> str:
 # -- the commands -------------------------------------------------------------------------------
 
 
-async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
+async def _outbox_command(args: argparse.Namespace, service: Any, side: Any) -> int:
     command, outbox = args.outbox_command, side.outbox
     if command == "list":
         if not args.no_follow:
@@ -206,7 +207,7 @@ async def _outbox_command(args: argparse.Namespace, side: Any) -> int:
     if command in ("show", "follow"):
         return await _show(args, side, entry)
     if command == "resend":
-        return await _resend(args, side, entry)
+        return await _resend(args, service, side, entry)
     return await _retry_or_drop(args, side, entry)
 
 
@@ -277,7 +278,7 @@ async def _retry_or_drop(args: argparse.Namespace, side: Any, entry: Any) -> int
     return _exit_for(entry)
 
 
-async def _resend(args: argparse.Namespace, side: Any, entry: Any) -> int:
+async def _resend(args: argparse.Namespace, service: Any, side: Any, entry: Any) -> int:
     """A copy of ``entry``'s payload, changed by ``-f``/``--unset``, sent as a new action
     (checked as `action submit` checks one); the old entry is left as it was."""
     from tui.actions.catalog import get_action
@@ -315,6 +316,7 @@ async def _resend(args: argparse.Namespace, side: Any, entry: Any) -> int:
     except ValueError as exc:
         _err(f"{exc}; nothing was sent")
         return EXIT_USAGE
+    await _warn_of_unknown_ids(service, spec, payload)
     if not args.dry_run:
         _err(f"sending a copy of {entry_id} as a new action ({entry_id} is left as it was)")
     return await _send(args, side, spec, payload, kind, request, nonce)

@@ -2,8 +2,9 @@
 
 The editor follows the field's type (``form_values.widget_kind``). A field that refers to
 agents, channels, proposals or discussions gets a completion list from the snapshot's
-:class:`~tui.actions.completion.References`. Rows never reach into the form: they post
-:class:`FieldRow.Edited` and the form re-validates and re-draws the preview.
+:class:`~tui.actions.completion.References`, and a warning beside it when what it holds is not
+in the network's state (the state can lag: it never stops the form). Rows never reach into the
+form: they post :class:`FieldRow.Edited` and the form re-validates and re-draws the preview.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from textual.widgets import Checkbox, Input, OptionList, Select, Static, TextAre
 from textual.widgets.option_list import Option
 
 from tui.actions.catalog import FieldSpec
-from tui.actions.completion import Completion, References
+from tui.actions.completion import CHECKED_KINDS, Completion, References
 from tui.actions.drafts import FormValue
-from tui.actions.form_values import NULL_WORD, field_messages, widget_kind
+from tui.actions.form_values import NULL_WORD, field_messages, parse_value, widget_kind
 from tui.ui.widgets.editors import KeyHold, OrderedInput, act_on_own_binding
 from tui.untrusted import clean
 
@@ -245,6 +246,7 @@ class CompletingRow(FieldRow):
 
     def compose(self) -> ComposeResult:
         yield from super().compose()
+        yield Static("", classes="field-warning")
         completions = OptionList(id=f"completions-{self.spec.name}", classes="completions")
         completions.can_focus = False
         completions.display = False
@@ -281,11 +283,36 @@ class CompletingRow(FieldRow):
         box.display = bool(found) and self.editor.has_focus
         if found:
             box.highlighted = 0
+        self.show_warning()
+
+    def show_problems(self, messages: list[str] | None = None) -> None:
+        super().show_problems(messages)
+        self.show_warning()
+
+    def show_warning(self) -> None:
+        """Say beside the field when what it holds is not in the network's state (once the
+        form has built the index: nothing is built here, on the event loop). Not while
+        completions are offered: an id half typed is not yet a mistake."""
+        kind, references = self.spec.refers_to, self.references
+        said = None
+        completing = self.completions.display
+        if (
+            references is not None
+            and kind in CHECKED_KINDS
+            and references.built(kind)
+            and not completing
+        ):
+            value, _problem = parse_value(self.spec, self.value)
+            said = references.unknown(kind, value)
+        box = self.query_one(".field-warning", Static)
+        box.update(Content("\u26a0 " + said) if said else "")
+        box.display = bool(said)
 
     def hide_completions(self) -> bool:
         """Hide the completions; whether they were shown (escape closes them first)."""
         shown = self.completions.display
         self.completions.display = False
+        self.show_warning()
         return shown
 
     def on_descendant_focus(self) -> None:
@@ -293,7 +320,7 @@ class CompletingRow(FieldRow):
         self.complete()
 
     def on_descendant_blur(self) -> None:
-        self.completions.display = False
+        self.hide_completions()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("completion", "take"):
@@ -309,13 +336,13 @@ class CompletingRow(FieldRow):
         highlighted = self.completions.highlighted
         if highlighted is not None and highlighted < len(self.shown):
             self.take(self.shown[highlighted].key)
-        self.completions.display = False
+        self.hide_completions()
 
     @on(OptionList.OptionSelected)
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.take(self.shown[event.option_index].key)
-        self.completions.display = False
+        self.hide_completions()
         self.editor.focus()
 
 

@@ -275,6 +275,7 @@ class ActionForm(ModalScreen[Draft | None]):
     @on(ReferencesReady)
     def _references_ready(self) -> None:
         for row in self.query(CompletingRow):
+            row.show_warning()  # a prefilled or kept id is checked against the state now
             if row.editor.has_focus:
                 row.complete()
 
