@@ -33,6 +33,7 @@ __all__ = [
     "short",
     "stamp",
     "when",
+    "wrap_parts",
 ]
 
 
@@ -211,6 +212,14 @@ def _hang_line(line: Content, width: int) -> list[Content]:
     if rows[0].cell_length > room:
         shown.insert(1, rows[0])
     return shown
+
+
+def wrap_parts(value: Content, width: int) -> Content:
+    """``value``'s parts (split at " · ") in lines of at most ``width`` cells: a part is never
+    split while it fits a line (a key stays with what it does), a wider one wraps at its spaces;
+    no word is cut unless it is wider than the line itself."""
+    width = max(1, width)
+    return Content("\n").join(_pack(value, width, width))
 
 
 def _pack(value: Content, room: int, width: int) -> list[Content]:

@@ -20,6 +20,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
@@ -29,7 +30,7 @@ from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox
 from tui.actions.outbox_report import retry_refusal, status_summary
 from tui.browser import browser_unavailable, open_in_browser
 from tui.ui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList, entry_name
-from tui.ui.widgets.text import copy
+from tui.ui.widgets.text import copy, wrap_parts
 from tui.untrusted import clean_line
 
 __all__ = ["OutboxScreen"]
@@ -38,8 +39,10 @@ __all__ = ["OutboxScreen"]
 POLL_S = 1.0
 
 _HINTS = {
-    "list": "enter detail · r retry · d discard · o open · y copy URL · j/k g/G · esc close",
-    "detail": "r retry · d discard · o open · y copy URL · j/k g/G scroll · esc back",
+    "list": "enter detail · r retry · e edit a copy · d discard · o open · y copy URL · j/k g/G"
+    " · esc close",
+    "detail": "r retry · e edit a copy · d discard · o open · y copy URL · j/k g/G scroll"
+    " · esc back",
 }
 
 Signature = tuple[tuple[str, int, int], ...]
@@ -138,6 +141,7 @@ class OutboxScreen(Screen):
 
     def on_resize(self) -> None:
         self._fill_list()
+        self._show_hints()
 
     # ------------------------------------------------------------------ reading the outbox
 
@@ -200,9 +204,17 @@ class OutboxScreen(Screen):
     def _show_view(self, view: str) -> None:
         switcher = self.query_one(ContentSwitcher)
         switcher.current = f"outbox-{view}"
-        self.query_one("#outbox-hints", Static).update(Text(_HINTS[view], style="dim"))
+        self._show_hints()
         target = self.query_one(EntryList if view == "list" else EntryDetail)
         target.focus()
+
+    def _show_hints(self) -> None:
+        """The keys of the view on show, in as many lines as the width needs (a key is never
+        parted from what it does)."""
+        shown = self.query_one(ContentSwitcher).current
+        view = "detail" if shown == "outbox-detail" else "list"
+        hints = wrap_parts(Content(_HINTS[view]), (self.size.width or 80) - 2)
+        self.query_one("#outbox-hints", Static).update(hints.stylize("dim"))
 
     def action_detail(self) -> None:
         entry = self.current

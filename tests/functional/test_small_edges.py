@@ -1,0 +1,95 @@
+"""Small edges a new user met in the dashboard: each key a hint line names does what it says,
+a sort starts at the top, a guest's footer offers no posting."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from app_rig import loaded, make_rig, settle
+
+from tests.functional.test_outbox_screen import Host, fill
+from tui.actions.outbox import Outbox
+from tui.ui.screens.outbox.screen import _HINTS, OutboxScreen
+
+#: Words of a hint that say nothing of what its key does.
+_FILLER = {"the", "their", "its", "then", "and"}
+
+
+def hint_pairs(line: str) -> list[tuple[str, str]]:
+    """``(key, what it does)`` for each one-character key of a hint line ("t read the thread ·
+    a author · …")."""
+    pairs = []
+    for part in line.split(" \u00b7 "):
+        key, _, does = part.strip().partition(" ")
+        if len(key) == 1 and does:
+            pairs.append((key, does))
+    return pairs
+
+
+def names_it(does: str, description: str) -> bool:
+    """Whether the hint's words name the binding's description (word stems: "reads" ~ "Read")."""
+    stems = [word[:4] for word in re.findall(r"[a-z]{3,}", does.lower()) if word not in _FILLER]
+    return any(stem in description.lower() for stem in stems)
+
+
+def assert_keys_do_what_the_hint_says(screen, line: str) -> None:
+    pairs = hint_pairs(line)
+    assert pairs, line
+    active = screen.active_bindings
+    for key, does in pairs:
+        assert key in active, f"{key!r} ({does}) is bound to nothing here"
+        description = active[key].binding.description
+        assert names_it(does, description), f"the hint says {key} {does}; {key} is {description}"
+
+
+@pytest.mark.parametrize("tab", ["agents", "channels", "trending"])
+async def test_each_key_a_detail_names_is_the_key_that_does_it(tab):
+    rig = make_rig(screen=tab)
+    async with rig.app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = rig.app.screen
+        body = screen.detail.query_one("#detail-body").render().plain
+        line = next(text for text in body.split("\n") if "J raw JSON" in text)
+        assert_keys_do_what_the_hint_says(screen, line)
+        await pilot.press("h")  # from the table, the same keys
+        await settle(pilot)
+        assert_keys_do_what_the_hint_says(screen, line)
+
+
+@pytest.mark.parametrize("view", ["list", "detail"])
+async def test_the_outbox_hints_name_its_keys_and_every_key_it_shows(tmp_path, view):
+    app = Host(_filled(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OutboxScreen)
+        line = _HINTS[view]
+        assert_keys_do_what_the_hint_says(screen, line)
+        named = {key for key, _does in hint_pairs(line)}
+        shown = {b.key for b in OutboxScreen.BINDINGS if b.show and len(b.key) == 1}
+        assert shown <= named, f"not in the {view} hints: {sorted(shown - named)}"
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_outbox_hints_are_cut_nowhere(tmp_path, size):
+    app = Host(_filled(tmp_path))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for view in ("list", "detail"):
+            if view == "detail":
+                await pilot.press("enter")
+                await settle(pilot)
+            shown = app.screen.query_one("#outbox-hints").render()
+            lines = [line.rstrip() for line in str(shown).split("\n")]
+            assert all(len(line) <= size[0] - 2 for line in lines)
+            for part in _HINTS[view].split(" \u00b7 "):  # each key with what it does, whole
+                assert any(part in line for line in lines), f"{part!r} is cut at {size[0]}"
+
+
+def _filled(folder) -> Outbox:
+    outbox = Outbox(folder / "outbox", "example.org/network")
+    fill(outbox)
+    return outbox
