@@ -93,3 +93,40 @@ def _filled(folder) -> Outbox:
     outbox = Outbox(folder / "outbox", "example.org/network")
     fill(outbox)
     return outbox
+
+
+# ------------------------------------------------------------------------- a sort starts at the top
+
+
+@pytest.mark.parametrize("keys", [("s", "a"), ("S",)], ids=["sort picker", "reverse"])
+async def test_after_a_sort_the_view_starts_at_the_top(keys):
+    rig = make_rig()
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        table = rig.app.screen.table
+        await pilot.press("G")  # the last row: the view scrolled down
+        await settle(pilot)
+        assert table.cursor_row > 0 and table.scroll_y > 0
+        await pilot.press(*keys)
+        await settle(pilot)
+        assert table.sort_column is not None
+        assert table.cursor_row == 0 and table.scroll_y == 0
+        assert table.cursor_key == table.visible_keys()[0]
+
+
+async def test_a_seeds_list_sorted_starts_at_the_top_too():
+    rig = make_rig(screen="seeds")
+    async with rig.app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen = rig.app.screen
+        await pilot.press("right_square_bracket")  # the proposals list
+        await settle(pilot)
+        table = screen.list("proposals").table
+        assert rig.app.focused is table
+        await pilot.press("G")
+        await settle(pilot)
+        assert table.cursor_row > 0
+        await pilot.press("S")
+        await settle(pilot)
+        assert table.sort_column is not None
+        assert table.cursor_row == 0 and table.scroll_y == 0

@@ -422,7 +422,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self._changed()
 
     def sort_by(self, column_key: str | None, reverse: bool = False) -> None:
-        """Sort by a column (``None`` restores the order given to ``set_rows``); stable.
+        """Sort by a column (``None`` restores the order given to ``set_rows``); stable. The
+        cursor goes to the first row and the view to the top.
 
         Rows whose sort value is ``None`` come last in both directions.
         """
@@ -430,15 +431,14 @@ class VirtualTable(ScrollView, can_focus=True):
             raise ValueError(
                 f"unknown column {column_key!r}: use one of {list(self._column_index)}"
             )
-        old_cursor = self._cursor
-        # the rows stay the same: the cursor's row is known by its index (no key lookup, whose
-        # index of 50 000 keys would be built for this alone)
-        old_index = self._visible[old_cursor] if self._visible else None
         self._sort_column = column_key
         self._sort_reverse = reverse
         self._sort()
         self._filter(narrowing=False)
-        self._restore_cursor(None, iter(()), old_cursor, index=old_index)
+        # a new order is read from its top: the row the cursor was on would now sit among rows
+        # it has nothing to do with, somewhere in the middle
+        self._cursor = 0
+        self.scroll_to(y=0, animate=False, force=True)
         self._changed()
         self.post_message(self.Sorted(self, column_key, reverse))
 
