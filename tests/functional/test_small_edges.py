@@ -130,3 +130,44 @@ async def test_a_seeds_list_sorted_starts_at_the_top_too():
         await settle(pilot)
         assert table.sort_column is not None
         assert table.cursor_row == 0 and table.scroll_y == 0
+
+
+# ------------------------------------------------------------------------- a guest's footer
+
+
+def footer_keys(app) -> list[str]:
+    from tui.ui.widgets.key_bar import KeyBar
+
+    shown, _palette = app.screen.query_one(KeyBar).keys()
+    return [item.key for item in shown]
+
+
+async def test_a_guests_footer_offers_no_posting_and_n_still_says_why():
+    from textual.notifications import Notify
+
+    from tui.config import Settings
+    from tui.service import connect
+    from tui.ssh.mode import GUEST, GUEST_CANNOT_POST, KEYED
+    from tui.ui.app import RoostApp
+
+    seen: list = []
+    guest = RoostApp(connect(Settings(ssh_role=GUEST), use_cache=False), poll=False)
+    async with guest.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        await loaded(pilot)
+        assert "n" not in footer_keys(guest) and "r" in footer_keys(guest)
+        await pilot.press("7")  # the Posts tab, then a thread: no c, R or + either
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert {"c", "R", "plus"}.isdisjoint(footer_keys(guest))
+        assert "escape" in footer_keys(guest)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        said = [str(m.notification.message) for m in seen if isinstance(m, Notify)]
+        assert GUEST_CANNOT_POST in said  # the key is not offered, yet still says why
+    keyed = RoostApp(connect(Settings(ssh_role=KEYED), use_cache=False), poll=False)
+    async with keyed.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        assert "n" in footer_keys(keyed)

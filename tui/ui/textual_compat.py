@@ -25,6 +25,10 @@ What is here, and why:
 * :func:`own_bindings` - the bindings a widget itself declares (``DOMNode._bindings``), so a
   text field can act on its editing keys as it reads them, in order with the characters typed
   around them (Textual acts on them only once the key has bubbled back up to the app).
+* :func:`hide_bindings` - leave some of a node's bindings out of its footer while their keys
+  still act (``DOMNode._bindings``): a guest's session is offered no posting keys, yet ``n``
+  still says why there is no form. Textual's ``check_action`` would hide a key only by
+  switching it off.
 * :func:`withdraw_notification` - take one toast away before its time (``App._unnotify``): a
   form's "fix the marked fields" once they are fixed. ``notify`` returns nothing to remove.
 * :func:`composited_update` - what the terminal shows now (``Screen._compositor``,
@@ -62,6 +66,7 @@ __all__ = [
     "default_css_sources",
     "file_css_sources",
     "focus_as_shown",
+    "hide_bindings",
     "mark_styles_current",
     "own_bindings",
     "withdraw_notification",
@@ -219,6 +224,21 @@ def focus_as_shown(screen: Screen[Any]) -> None:
 def own_bindings(node: DOMNode, key: str) -> tuple[Binding, ...]:
     """The bindings ``node`` itself has for ``key`` (not its ancestors')."""
     return tuple(node._bindings.key_to_bindings.get(key, ()))
+
+
+def hide_bindings(node: DOMNode, ids: Iterable[str]) -> None:
+    """Show the bindings of ``node`` whose ``id`` is in ``ids`` in no footer; their keys still
+    act. Only this node's own map changes (its lists are copies of its class's)."""
+    from dataclasses import replace
+
+    hidden = frozenset(ids)
+    key_to_bindings = node._bindings.key_to_bindings
+    for key, bindings in list(key_to_bindings.items()):
+        if any(binding.id in hidden for binding in bindings):
+            key_to_bindings[key] = [
+                replace(binding, show=False) if binding.id in hidden else binding
+                for binding in bindings
+            ]
 
 
 def withdraw_notification(app: App[Any], notification: Notification) -> None:

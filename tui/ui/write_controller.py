@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from tui.ssh.mode import GUEST, GUEST_CANNOT_POST, TYPE_A_TOKEN
+from tui.ui.textual_compat import hide_bindings
 from tui.untrusted import clean_line
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ class WriteController:
         self.service = service
         self._snapshot = snapshot
         self._show_outbox = show_outbox
+        if service.settings.ssh_role == GUEST:
+            # a guest posts nothing: the footer offers no n (the key still says why)
+            hide_bindings(app, ("app.compose",))
         self._write: WriteSide | None = None
         #: Why posting is impossible here (no repository, a refused URL), once that is known.
         self.problem: str | None = None

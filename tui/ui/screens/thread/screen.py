@@ -28,6 +28,7 @@ from textual.widgets import Input, Static
 from tui.conversation.reading import ThreadRead
 from tui.conversation.thread import Thread
 from tui.network.models import as_utc
+from tui.ui.textual_compat import hide_bindings
 from tui.ui.widgets.editors import OrderedInput
 from tui.ui.widgets.key_bar import KeyBar
 from tui.ui.widgets.text import age, copy, when
@@ -150,6 +151,8 @@ class ThreadScreen(Screen[None]):
         self.reading = reading  # the reader's answer is on its way
         #: Why c, R and + post nothing here (a guest over SSH), or None.
         self.no_answers = no_answers
+        if no_answers is not None:  # not offered in the footer; pressed, they say why
+            hide_bindings(self, ("thread.comment", "thread.reply", "thread.react"))
         self.limit_note: str | None = None
         self.outbox: tuple[Entry, ...] = ()  # what was sent from here (some on this post)
         self.login: str | None = None  # whom the token acts as
