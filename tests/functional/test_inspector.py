@@ -462,6 +462,30 @@ async def test_a_json_entry_is_indented_and_r_shows_its_own_bytes():
         assert viewer.pages.pretty
 
 
+async def test_the_viewer_gives_a_files_size_as_stored_and_says_when_it_is_indented():
+    """Indented, a JSON entry is larger than the file: the status gave the indented size as the
+    file's, and byte positions that were the indented text's."""
+    from tui.ui.screens.boots.json_text import size_text
+
+    minified = json.dumps({"a": [1, 2, {"b": "c"}], "d": "e" * 40}, separators=(",", ":"))
+    egg, record = extra_files_egg({"data/small.json": minified.encode()})
+    async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.open_entry("data/small.json")
+        await pilot.pause()
+        viewer = screen.query_one(EntryViewer)
+        assert viewer.pages.pretty and viewer.pages.size != len(minified)
+        status = plain(screen.query_one("#viewer-status", Static))
+        assert f"data/small.json · {size_text(len(minified))} · " in status
+        assert size_text(viewer.pages.size) not in status
+        assert "shown indented" in status and "bytes 0" not in status
+        await pilot.press("r")
+        await pilot.pause()
+        status = plain(screen.query_one("#viewer-status", Static))
+        assert f"data/small.json · {size_text(len(minified))} · json as stored" in status
+        assert f"bytes 0–{len(minified)}" in status
+
+
 async def test_a_legacy_eggs_entries_are_inflated_off_the_event_loop_and_shown():
     from tests.legacy_eggs import AGENT, legacy_egg
 

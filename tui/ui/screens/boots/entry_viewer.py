@@ -1,5 +1,6 @@
 """The egg inspector's viewer: one entry of an egg, a page at a time (text highlighted by its
 name's suffix, hex for binary, JSON indented with ``r`` for its own bytes), with search. The
+status line gives the entry's size as stored, whichever form is shown. The
 pages come from :mod:`tui.eggs.entry_pages`; everything drawn is untrusted text made literal."""
 
 from __future__ import annotations
@@ -115,8 +116,11 @@ class EntryViewer(Vertical):
             return
         start, end = pages.bounds(self.page)
         kind = "hex" if pages.binary else (language_for(pages.name) or "text")
-        if pages.pretty:
-            kind = "json, indented (r: its own bytes)"
+        # the file's size as stored, whichever form is shown: the indented text is larger
+        stored = self.other.size if pages.pretty and self.other is not None else pages.size
+        where = f" · bytes {start}–{end}"
+        if pages.pretty:  # positions in the indented text are not the file's bytes
+            kind, where = "json, shown indented (r: its own bytes)", ""
         elif self.other is not None:
             kind += " as stored (r: indented)"
         last = " (last)" if pages.last_page(self.page) else ""
@@ -129,11 +133,13 @@ class EntryViewer(Vertical):
             status.append("· hash not checked · ", "yellow")
         status.append_text(Text.assemble(
             (clean_line(pages.name, 60), "bold"),
-            f" · {size_text(pages.size)} · {kind} · page {self.page + 1}/~{pages.page_count()}"
-            f"{last} · bytes {start}–{end}",
+            f" · {size_text(stored)} · {kind} · page {self.page + 1}/~{pages.page_count()}"
+            f"{last}{where}",
         ))  # fmt: skip
         if self.needle:
             found = "no match" if self.match is None else f"match at byte {self.match}"
+            if self.match is not None and pages.pretty:
+                found = f"match on page {self.page + 1}"
             status.append(f" · “{clean_line(self.needle, 30)}”: {found}", style="italic")
         self.query_one("#viewer-status", Static).update(status)
         body = pages.text(self.page)
