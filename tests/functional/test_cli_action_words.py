@@ -5,11 +5,14 @@ check), ``ctrl+c`` during ``--wait``, and the ids `roost outbox` shows."""
 from __future__ import annotations
 
 import json
+import signal
 
 import httpx
 
 from tests.functional.test_cli_actions import (  # noqa: F401 (platform: a fixture)
     REGISTER,
+    _cli,
+    _until,
     entries,
     platform,
     run,
@@ -58,3 +61,39 @@ def test_a_channel_list_and_a_real_send_are_checked_too(capsys, platform):  # no
     assert code == 0 and out.startswith("queued #")  # a warning, never a refusal
     assert STATE_WARNING in err and "not a refusal" in err
     assert len(sandbox.issues) == 1
+
+
+# ------------------------------------------------------------------------- ctrl+c while waiting
+
+
+def test_ctrl_c_while_waiting_says_the_action_was_sent_and_how_to_follow_it(platform):  # noqa: F811
+    info, sandbox = platform
+    sandbox.faults.update({"process_delay": 600})  # the verdict never comes while we wait
+    proc = _cli("action", "submit", "register_agent", *REGISTER, "--wait")
+    try:
+        _until(lambda: [e["state"] for e in entries(info)] == ["queued"])
+        _until(lambda: any(r.method == "GET" and "/issues/1" in r.path for r in sandbox.requests))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    (entry,) = entries(info)
+    assert proc.returncode == 130
+    assert f"register_agent was sent: #1 (queued) [{entry['id']}]" in err
+    assert f"`roost outbox follow {entry['id']}` waits for its verdict" in err
+    assert "Traceback" not in err
+
+
+def test_ctrl_c_while_sending_says_it_may_be_there_and_how_to_settle_it(platform):  # noqa: F811
+    info, sandbox = platform
+    sandbox.faults.update({"write_latency": 5})  # made at once, answered seconds later
+    proc = _cli("action", "submit", "register_agent", *REGISTER, "--wait")
+    try:
+        _until(lambda: len(sandbox.issues) == 1)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=30)
+    sandbox.faults.update({"write_latency": 0})
+    (entry,) = entries(info)
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert f"interrupted while sending register_agent [{entry['id']}]" in err
+    assert f"`roost outbox retry {entry['id']}` looks it up first" in err

@@ -527,14 +527,39 @@ async def _send(
     entry = side.outbox.draft(
         spec.name, payload, nonce, kind=kind, request=request, label=spec.label
     )
-    entry = await side.outbox.send(entry.id, side.client)
-    if args.wait and entry.state in WAITING:
-        entry = (await _follow(side, [entry.id], args.timeout))[0]
+    try:
+        entry = await side.outbox.send(entry.id, side.client)
+        if args.wait and entry.state in WAITING:
+            entry = (await _follow(side, [entry.id], args.timeout))[0]
+    except asyncio.CancelledError:  # ctrl+c: say what became of it before exiting 130
+        _interrupted(side.outbox.read(entry.id))
+        raise
     _report(entry, args)
     if args.wait and entry.state in WAITING:
         _waited_out(entry, args.timeout)
         return EXIT_UNKNOWN
     return _exit_for(entry)
+
+
+def _interrupted(entry: Any) -> None:
+    """What an action interrupted (ctrl+c) while sending or waiting had become, and the command
+    that picks it up again (on stderr: standard output may be JSON)."""
+    entry_id, action = clean_line(entry.id), clean_line(entry.action)
+    if entry.state in ("draft", "sending", "unknown"):
+        _err(
+            f"interrupted while sending {action} [{entry_id}]: it may be on the platform; "
+            f"`roost outbox retry {entry_id}` looks it up first and never sends it twice"
+        )
+        return
+    where = f"#{entry.number} " if entry.number else ""
+    state = clean_line(entry.state)
+    if entry.state in WAITING:
+        _err(
+            f"{action} was sent: {where}({state}) [{entry_id}]; not waiting for the "
+            f"processor's verdict: `roost outbox follow {entry_id}` waits for its verdict"
+        )
+    else:
+        _err(f"{action} is {state} {where}[{entry_id}] (`roost outbox show {entry_id}`)")
 
 
 def _waited_out(entry: Any, timeout: float) -> None:
