@@ -97,3 +97,27 @@ def test_ctrl_c_while_sending_says_it_may_be_there_and_how_to_settle_it(platform
     assert proc.returncode == 130 and "Traceback" not in err
     assert f"interrupted while sending register_agent [{entry['id']}]" in err
     assert f"`roost outbox retry {entry['id']}` looks it up first" in err
+
+
+# ------------------------------------------------------------------------- outbox ids
+
+
+def test_an_ambiguous_id_lists_the_matches_and_the_short_id_works(capsys, platform):  # noqa: F811
+    info, _sandbox = platform
+    for _ in range(2):
+        code, _out, _err = run(capsys, "action", "submit", "heartbeat")
+        assert code == 0
+    first, second = sorted(entries(info), key=lambda e: e["id"])
+    shared = first["id"][:4]  # the year: both start with it
+    code, out, err = run(capsys, "outbox", "show", shared, "--no-follow")
+    assert code == 2 and out == ""
+    assert f"{shared!r} matches 2 outbox entries" in err
+    for entry in (first, second):
+        assert f"{entry['id']}  queued #{entry['number']}: heartbeat" in err
+    short = second["id"].rsplit("-", 1)[1]  # the part after the time: what tells them apart
+    code, out, _err = run(capsys, "outbox", "show", short, "--no-follow")
+    assert code == 0 and f"[{second['id']}]" in out
+    code, out, _err = run(capsys, "outbox", "show", f"[{first['id']}]", "--no-follow")
+    assert code == 0 and f"[{first['id']}]" in out  # pasted with its brackets
+    code, out, err = run(capsys, "outbox", "show", "nothing-like-it")
+    assert code == 2 and "no outbox entry matches 'nothing-like-it'" in err

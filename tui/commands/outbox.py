@@ -64,7 +64,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="list",
         choices=("list", "show", "follow", "retry", "resend", "drop"),
     )
-    outbox.add_argument("id", nargs="?", help="entry id (or a unique prefix)")
+    outbox.add_argument(
+        "id", nargs="?", help="entry id, or the unique start of it or of its short id (after the -)"
+    )
     outbox.add_argument("--json", action="store_true", help="print JSON")
     outbox.add_argument(
         "--no-follow",
@@ -199,16 +201,47 @@ async def _outbox_command(args: argparse.Namespace, service: Any, side: Any) -> 
         return EXIT_OK
     if command == "follow" and not args.id:
         return await _follow_all(args, side)
-    try:
-        entry = outbox.find(args.id)
-    except KeyError as exc:
-        _err(exc.args[0])
+    entry = _find(outbox, args.id)
+    if entry is None:
         return EXIT_USAGE
     if command in ("show", "follow"):
         return await _show(args, side, entry)
     if command == "resend":
         return await _resend(args, service, side, entry)
     return await _retry_or_drop(args, side, entry)
+
+
+def _find(outbox: Any, given: str) -> Any | None:
+    """The entry ``given`` names: its id (brackets and all, as `roost outbox` prints it), the
+    start of one, or the start of its short id (the part after the time, which tells entries
+    made in one second apart). None, said on stderr, when none or several match: several are
+    listed, to choose from."""
+    wanted = given.strip().removeprefix("[").removesuffix("]").strip()
+    entries = outbox.entries()
+    exact = [e for e in entries if e.id == wanted]
+    matches = exact or [
+        e
+        for e in entries
+        if wanted and (e.id.startswith(wanted) or _short(e.id).startswith(wanted))
+    ]
+    if len(matches) == 1:
+        return matches[0]
+    shown = clean_line(wanted, 60)
+    if not matches:
+        _err(f"no outbox entry matches {shown!r} (`roost outbox` lists them)")
+        return None
+    lines = [f"{shown!r} matches {len(matches)} outbox entries; give more of one:"]
+    for entry in matches:
+        number = f" #{entry.number}" if entry.number else ""
+        action = f": {clean_line(entry.action, 40)}" if entry.action else ""
+        lines.append(f"  {clean_line(entry.id)}  {clean_line(entry.state)}{number}{action}")
+    _err("\n".join(lines))
+    return None
+
+
+def _short(entry_id: str) -> str:
+    """An id's short form: what follows its time (``20261204T205539Z-2c9bf187``: ``2c9bf187``)."""
+    return entry_id.rpartition("-")[2]
 
 
 async def _follow_all(args: argparse.Namespace, side: Any) -> int:
