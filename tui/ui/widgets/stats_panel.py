@@ -31,7 +31,7 @@ from textual.widgets import Static
 from tui.clock import utc_now
 from tui.network.models import StatsFile, as_utc
 from tui.network.store import StatsPoint
-from tui.ui.widgets.text import age, count
+from tui.ui.widgets.text import age, count, fit_whole
 from tui.ui.widgets.virtual_table import Column, Row, VirtualTable
 from tui.untrusted import clean, truncate
 
@@ -244,23 +244,17 @@ class CounterDetail(Widget):
             _delta_text(series.delta, style("counter-detail--up"), style("counter-detail--down"))
         )
         now.append("  vs. previous stats.json", style("counter-detail--muted"))
-        lines = [title, now]
         values = series.values
+        below: list[Text] = []
         if len(values) >= 2:
-            spark_height = max(1, min(12, height - 4))
-            stretch = max(1, min(4, width // len(values)))
-            lines += [
-                Text(line, style("counter-detail--spark"))
-                for line in spark_rows(values, width, spark_height, stretch=stretch)
-            ]
-            lines.append(
+            below.append(
                 Text(
                     f"first {format_value(values[0])} \u00b7 last {format_value(values[-1])} "
                     f"\u00b7 min {format_value(min(values))} \u00b7 max {format_value(max(values))}"
                 )
             )
             span = _span(series.times[0], series.times[-1])
-            lines.append(
+            below.append(
                 Text(
                     f"{len(values)} points" + (f" over {span}" if span else ""),
                     style("counter-detail--muted"),
@@ -268,12 +262,27 @@ class CounterDetail(Widget):
             )
         else:
             count = "no points" if not values else "1 point"
-            lines.append(
+            below.append(
                 Text(f"{count} of history yet: {HISTORY_NOTE}", style("counter-detail--muted"))
             )
-        for line in lines:  # one screen line each: long names and values end in an ellipsis
-            line.truncate(width, overflow="ellipsis")
-        return Text("\n").join(lines)
+        # the words wrap, none is cut: a narrow pane gives the sparkline fewer rows instead
+        above = self._wrapped([title, now], width)
+        below = self._wrapped(below, width)
+        lines = above
+        if len(values) >= 2:
+            spark_height = max(1, min(12, height - len(above) - len(below)))
+            stretch = max(1, min(4, width // len(values)))
+            lines += [
+                Text(line, style("counter-detail--spark"))
+                for line in spark_rows(values, width, spark_height, stretch=stretch)
+            ]
+        return Text("\n").join(lines + below)
+
+    def _wrapped(self, lines: list[Text], width: int) -> list[Text]:
+        """``lines`` wrapped at their spaces to ``width`` cells (a word wider than that is
+        folded, never cut short)."""
+        console = self.app.console
+        return [row for line in lines for row in line.wrap(console, width, overflow="fold")]
 
 
 def _delta_text(delta: float | None, up: Style, down: Style) -> Text:
@@ -326,6 +335,9 @@ class StatsPanel(Container):
 
     def on_mount(self) -> None:
         self.set_interval(30, self._render_summary)
+
+    def on_resize(self) -> None:
+        self._render_summary()  # as many of its words as the new width holds
 
     # ------------------------------------------------------------------ public
 
@@ -440,26 +452,32 @@ class StatsPanel(Container):
             summary.update(Content(clean(self._not_loaded)))
             return
         now = self._clock()
-        parts: list[str] = []
+        # each part's words, fullest first: at 80 columns the line takes the shorter ones
+        # (the detail below says the rest) rather than cut a word
+        parts: list[tuple[str, ...]] = []
         if stats is not None:
             raw = stats.last_updated
             when = as_utc(raw)
             # "data time": when the service wrote the file; the status bar's "updated" is when
             # roost last heard from the service
             if when is not None:
-                parts.append(f"data time {_ago(when, now)}")
+                parts.append((f"data time {_ago(when, now)}",))
             elif raw:
-                parts.append(f"data time {truncate(clean(raw), 32)}")
+                parts.append((f"data time {truncate(clean(raw), 32)}",))
             else:
-                parts.append("no data time (last_updated)")
-        parts.append(f"{len(self._series)} counters")
+                parts.append(("no data time (last_updated)", "no data time"))
+        parts.append((f"{len(self._series)} counters",))
         if len(history) >= 2:
             first = as_utc(history[0].at)
-            since = f", first fetched {_ago(first, now)}" if first else ""
-            parts.append(f"history {len(history)} points{since}")
+            points = f"history {len(history)} points"
+            parts.append(
+                (f"{points}, first fetched {_ago(first, now)}", points) if first else (points,)
+            )
         else:
-            parts.append(f"{len(history)} point{'' if len(history) == 1 else 's'}: {HISTORY_NOTE}")
-        summary.update(Content(" \u00b7 ".join(parts)))
+            points = f"{len(history)} point{'' if len(history) == 1 else 's'}"
+            parts.append((f"{points}: {HISTORY_NOTE}", points))
+        room = summary.content_region.width or 200  # before the first layout: all of it
+        summary.update(Content(fit_whole(parts, room)))
 
     def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
         event.stop()

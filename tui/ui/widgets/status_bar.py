@@ -8,6 +8,7 @@ refreshes. Everything the store reports reaches :func:`status_parts` through tha
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, ClassVar
@@ -23,9 +24,24 @@ from tui.untrusted import clean
 if TYPE_CHECKING:
     from tui.network.store import Snapshot, StoreStatus
 
-__all__ = ["StatusBar", "status_parts"]
+__all__ = ["StatusBar", "fit_status", "status_parts"]
 
 _SEP = " \u2502 "
+
+#: What a narrow bar gives up, in this order, until it fits: shorter words for a part (a
+#: pattern and its short form), or every part of a kind (the age, then what is fine, then the
+#: service's name); warnings and problems stay.
+_NARROWER: tuple[tuple[re.Pattern[str], str] | str, ...] = (
+    (re.compile(r"^updated (.+) ago$"), r"\1 ago"),
+    (re.compile(r"^paused \(p resumes\)$"), "paused"),
+    (re.compile(r" \(! lists them\)"), ""),
+    (re.compile(r"^(.+) \(o\)$"), r"\1"),
+    "muted",
+    "good",
+    (re.compile(r"^cached copy, (.+)$"), r"cached, \1"),
+    (re.compile(r"^(stale: [^,]+), last good copy .+$"), r"\1"),
+    "service",
+)
 
 
 def status_parts(
@@ -90,6 +106,40 @@ def status_parts(
     return parts
 
 
+def fit_status(parts: list[tuple[str, str]], width: int) -> list[tuple[str, str]]:
+    """``parts`` (as :func:`status_parts` gives them) in ``width`` cells, no word cut: all of
+    them when they fit; else giving up what :data:`_NARROWER` lists, in its order, until they
+    do; then the last parts; a part that alone is still too wide ends after its last whole
+    word that fits, with an ellipsis."""
+
+    def cells(shown: list[tuple[str, str]]) -> int:
+        return sum(len(text) for text, _kind in shown) + len(_SEP) * max(0, len(shown) - 1)
+
+    shown = list(parts)
+    for step in _NARROWER:
+        if cells(shown) <= width:
+            return shown
+        if isinstance(step, str):
+            shown = [part for part in shown if part[1] != step] or shown[:1]
+        else:
+            pattern, short = step
+            shown = [(pattern.sub(short, text), kind) for text, kind in shown]
+    while cells(shown) > width and len(shown) > 1:
+        shown.pop()  # the last, least pressing
+    if shown and cells(shown) > width:
+        text, kind = shown[0]
+        shown[0] = (_whole_words(text, width), kind)
+    return shown
+
+
+def _whole_words(text: str, width: int) -> str:
+    """``text`` within ``width`` cells, ending after a whole word and an ellipsis."""
+    if len(text) <= width:
+        return text
+    cut = text[: max(0, width - 1)].rsplit(" ", 1)[0].rstrip(" ,:;")
+    return f"{cut}\u2026" if cut else "\u2026"[:width]
+
+
 # a loaded copy in these states is not the service's current one (see store.Integrity)
 _STALE = frozenset({"mismatch", "invalid", "error"})
 
@@ -119,7 +169,6 @@ class StatusBar(Widget):
         background: $panel;
         color: $foreground;
         text-wrap: nowrap;
-        text-overflow: ellipsis;
         & > .status-bar--service { text-style: bold; }
         & > .status-bar--muted { color: $foreground-muted; }
         & > .status-bar--good { color: $text-success; }
@@ -154,7 +203,7 @@ class StatusBar(Widget):
             outbox=state.outbox,
         )
         pieces: list[Content] = []
-        for text, kind in parts:
+        for text, kind in fit_status(parts, max(1, self.size.width - 1)):
             pieces.append(
                 Content(text).stylize(self.get_visual_style(f"status-bar--{kind}", partial=True))
             )

@@ -27,6 +27,8 @@ __all__ = [
     "count",
     "epoch_seconds",
     "fit_parts",
+    "fit_whole",
+    "pack_texts",
     "labelled",
     "middle_cut",
     "plain",
@@ -78,6 +80,47 @@ def fit_parts(parts: list[str], room: int, separator: str = ", ") -> list[str]:
         shares[index] = min(lengths[index], share) if open_ else min(lengths[index], left)
         left -= shares[index]
     return [middle_cut(part, share) for part, share in zip(parts, shares, strict=True)]
+
+
+def fit_whole(parts: list[tuple[str, ...]], room: int, separator: str = " \u00b7 ") -> str:
+    """One line of ``parts`` within ``room`` cells, no word cut: each part is its variants,
+    the fullest first; the last parts take a shorter variant first, then give way whole (the
+    first part is always kept, in its shortest form if nothing else fits)."""
+    chosen = [0] * len(parts)
+
+    def line(count: int) -> str:
+        return separator.join(parts[i][chosen[i]] for i in range(count))
+
+    count = len(parts)
+    for index in reversed(range(len(parts))):
+        while cell_len(line(count)) > room and chosen[index] + 1 < len(parts[index]):
+            chosen[index] += 1
+        if cell_len(line(count)) <= room:
+            return line(count)
+        if index:
+            count = index  # this part gives way whole
+    return line(max(1, count))
+
+
+def pack_texts(parts: list[Text], width: int | None, separator: str = " \u00b7 ") -> Text:
+    """``parts`` joined by ``separator``, a part that would not fit where the line is starting
+    a line of its own (``width`` None: one line). A part wider than a line is left for the
+    widget to wrap at its spaces, and what follows it starts a new line."""
+    packed = Text(end="")
+    used = 0
+    for index, part in enumerate(parts):
+        if index:
+            if width is not None and used + cell_len(separator) + part.cell_len > width:
+                packed.append("\n")
+                used = 0
+            else:
+                packed.append(separator)
+                used += cell_len(separator)
+        packed.append_text(part)
+        used += part.cell_len
+        if width is not None and used > width:
+            used = width  # wrapped by the widget: the next part goes below it
+    return packed
 
 
 def short(text: Any, limit: int = 200) -> str:

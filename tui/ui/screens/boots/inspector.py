@@ -51,7 +51,7 @@ from tui.ui.stylesheets import sheets
 from tui.ui.widgets.find_text import scroll_body
 from tui.ui.widgets.key_bar import KeyBar
 from tui.ui.widgets.panes import LatestTabbedContent
-from tui.ui.widgets.text import copy
+from tui.ui.widgets.text import copy, pack_texts
 from tui.untrusted import clean_line
 
 __all__ = [
@@ -89,23 +89,25 @@ def _check_prompt(position: int, check: Check, first_failure: bool) -> Text:
     return text
 
 
-def summary_text(report: EggReport | None) -> Text:
-    """The one line over the panes: verified, or which check failed first."""
+def summary_text(report: EggReport | None, width: int | None = None) -> Text:
+    """The line over the panes: verified, or which check failed first; within ``width`` its
+    parts go to the next line whole rather than be cut (None: one line)."""
     if report is None:
         return Text("verifying…", style="dim")
-    size = f"{size_text(report.size)} · sha256 {(report.sha256 or '?')[:12]}…"
+    tail = [Text(size_text(report.size)), Text(f"sha256 {(report.sha256 or '?')[:12]}…")]
     failure = report.first_failure
     passed = sum(1 for c in report.checks if c.status == "pass")
     if failure is None and report.legacy:
-        return Text.assemble(
-            ("LEGACY", "bold yellow"),
-            f" {clean_line(report.legacy_schema or report.format)}, not verifiable under RAPP/1"
-            f" · {passed} checks pass · {size}",
-        )
-    if failure is None:
-        return Text.assemble(("VERIFIED", "bold green"), f" {passed} checks pass · {size}")
-    position, check = failure
-    return Text.assemble(("FAILED", "bold red"), f" at check {position}: {check.name} · {size}")
+        schema = clean_line(report.legacy_schema or report.format)
+        lead = Text.assemble(("LEGACY", "bold yellow"), f" {schema}, not verifiable under RAPP/1")
+        parts = [lead, Text(f"{passed} checks pass"), *tail]
+    elif failure is None:
+        parts = [Text.assemble(("VERIFIED", "bold green"), f" {passed} checks pass"), *tail]
+    else:
+        position, check = failure
+        lead = Text.assemble(("FAILED", "bold red"), f" at check {position}: {check.name}")
+        parts = [lead, *tail]
+    return pack_texts(parts, width)
 
 
 def hatch_lines(record: BootRecord | None, payload: Any) -> list[tuple[str, str]]:
@@ -307,10 +309,19 @@ class EggInspectorScreen(Screen[None]):
 
     # ------------------------------------------------------------------ filling the panes
 
+    def _show_summary(self) -> None:
+        summary = self.query_one("#inspector-summary", Static)
+        width = summary.content_region.width or (self.size.width - 2)
+        summary.update(summary_text(self.report, width if width > 0 else None))
+
+    def on_resize(self) -> None:
+        if self.report is not None:
+            self._show_summary()
+
     def _show_report(self) -> None:
         report = self.report
         assert report is not None
-        self.query_one("#inspector-summary", Static).update(summary_text(report))
+        self._show_summary()
         failure = report.first_failure
         first = failure[0] if failure is not None else 0
         options = [
