@@ -119,6 +119,23 @@ async def test_a_toast_leaves_the_status_bar_whole(size):
         assert shown == str(bar.render()).strip(), "a toast is drawn over the status bar"
 
 
+@WIDTHS
+async def test_a_toast_leaves_a_threads_status_line_whole(size):
+    rig = make_rig()
+    async with rig.app.run_test(size=size, notifications=True) as pilot:
+        await loaded(pilot)
+        await pilot.press("7")
+        await settle(pilot)
+        await pilot.press("enter")  # the newest post's thread
+        await settle(pilot)
+        assert rig.app.screen.id == "thread-screen"
+        rig.app.notify("A toast, long enough to wrap onto a few lines of its own box.")
+        await settle(pilot)
+        line = rig.app.screen.query_one("#thread-status", Static)
+        shown = region_rows(rig.app, line)[0].strip()
+        assert shown and shown == str(line.render()).strip()
+
+
 class BarHost(App[None]):
     """A status bar alone, showing ``state``."""
 
