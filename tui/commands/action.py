@@ -380,7 +380,7 @@ async def _warn_of_unknown_ids(service: Any, spec: Any, payload: dict[str, Any])
     if unread:
         _err(f"note: {', '.join(unread)} could not be read: ids were not checked against it")
     for name, said in reference_warnings(spec, payload, References(snapshot)).items():
-        _err(f"warning: {spec.name}: {name}: {said} (the state can lag: not a refusal)")
+        _err(f"warning: {spec.name}: {name}: {said}; the state can lag: not a refusal")
 
 
 def _print_wait(seconds: float, reason: str) -> None:
