@@ -299,7 +299,7 @@ def test_boots_and_the_egg_inspector_by_keys_at_80x24(pane):
     assert "manifest.json" in screen and "soul.md" in screen and "rappid.json" in screen
     pane.keys("j", "j", "j", "j", "j", "Enter")  # down to seed/record.json, open it
     screen = pane.wait_for("seed/record.json ·")
-    assert "json, indented" in screen  # the seed record, its JSON indented (r: as stored)
+    assert "json, shown indented" in screen  # the seed record, its JSON indented (r: as stored)
     pane.keys("Escape")  # back to the file list …
     pane.wait_for("hash matches the manifest")
     pane.keys("Escape")  # … and out of the inspector
@@ -314,10 +314,10 @@ BAR = "\u258c"
 
 def line_below(screen: str, label: str, *, skip: int = 0) -> str:
     """The text of the pane row ``skip + 1`` rows below the one that shows ``label``, without the
-    dialog's frame."""
+    dialog's frame and the focused field's bar (``▌``)."""
     lines = screen.splitlines()
     at = next(i for i, line in enumerate(lines) if label in line)
-    return lines[at + 1 + skip].strip("│ ")
+    return lines[at + 1 + skip].strip("│ ").removeprefix("▌").strip()
 
 
 def test_editing_keys_in_a_burst_act_in_order_at_80x24(pane):
