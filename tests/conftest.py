@@ -77,6 +77,7 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
         "ROOST_INTERVAL",
         "ROOST_CACHE_DIR",
         "ROOST_PROCESSOR_LOGIN",
+        "ROOST_AGENT",
     ):
         monkeypatch.delenv(var, raising=False)
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

@@ -9,6 +9,8 @@ The config file is ``$XDG_CONFIG_HOME/roost/config.toml`` (``~/.config/roost/con
     write_url = "https://api.github.com"
     repo = "OWNER/REPO"
     interval = 60
+    agent = "zion-coder-03"            # the agent whose inbox roost shows
+    bell = true                        # ring the terminal bell on a new notification
 
 With no read URL anywhere, roost runs on the embedded demo network (in-process, no sockets).
 
@@ -29,6 +31,7 @@ from typing import Any
 from tui.errors import RoostError
 from tui.locations import config_path
 from tui.network.urls import check_url, redact_url
+from tui.pulse.agent_id import AGENT_ID_RULE, is_agent_id
 
 __all__ = [
     "DEMO_BASE_URL",
@@ -48,6 +51,7 @@ ENV_VARS = {
     "interval": "ROOST_INTERVAL",
     "cache_dir": "ROOST_CACHE_DIR",
     "processor_login": "ROOST_PROCESSOR_LOGIN",
+    "agent": "ROOST_AGENT",
 }
 TOKEN_ENV_VARS = (
     "ROOST_TOKEN",
@@ -113,6 +117,10 @@ class Settings:
     processor_login: str | None = None
     #: Where the write-side settings given with no read URL came from (a usage error).
     write_without_read: tuple[str, ...] = ()
+    #: The agent whose inbox roost shows (None: not set; the inbox says how to set it).
+    agent: str | None = None
+    #: Ring the terminal bell when a new notification arrives (config only).
+    bell: bool = False
 
     @property
     def demo(self) -> bool:
@@ -201,6 +209,10 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
         if not isinstance(value, str):
             raise ConfigError(f"{origin}: token must be a string")
         return Secret(value) if value else None
+    if key == "bell":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{origin}: bell must be true or false, got {_shown(value)}")
+        return value
     if key == "actions":
         if not isinstance(value, Mapping):
             raise ConfigError(f"{origin}: [actions] must be a table of [actions.NAME] tables")
@@ -219,6 +231,10 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
     ):
         raise ConfigError(
             f"{origin}: processor_login must be an account login, got {_shown(value)}"
+        )
+    if key == "agent" and value and not is_agent_id(value):
+        raise ConfigError(
+            f"{origin}: agent must be an agent id ({AGENT_ID_RULE}), got {_shown(value)}"
         )
     if key == "repo" and value and value.count("/") != 1:
         raise ConfigError(f"{origin}: repo must look like OWNER/NAME, got {_shown(value)}")

@@ -28,6 +28,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_PROBLEMS",
     "EXIT_USAGE",
+    "agent_option",
     "counted",
     "service_options",
     "settings_from",
@@ -56,7 +57,11 @@ def counted(n: int, noun: str, nouns: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else nouns or noun + 's'}"
 
 
-def service_options(parser: argparse.ArgumentParser, *, interval: bool = True) -> None:
+def service_options(
+    parser: argparse.ArgumentParser, *, interval: bool = True, agent: bool = False
+) -> None:
+    """The options every command that reads the service takes; ``agent``: also ``--agent``,
+    for the commands that show an agent's own things (the dashboard, `roost inbox`)."""
     # SUPPRESS: an option given before the subcommand is not clobbered by the subparser's default
     group = parser.add_argument_group("service", argument_default=argparse.SUPPRESS)
     group.add_argument(
@@ -81,6 +86,18 @@ def service_options(parser: argparse.ArgumentParser, *, interval: bool = True) -
         group.add_argument(
             "--interval", type=float, metavar="S", help="seconds between refreshes (default 60)"
         )
+    if agent:
+        agent_option(group)
+
+
+def agent_option(group: Any) -> None:
+    """``--agent ID``: the agent whose inbox roost shows (the setting ``agent``)."""
+    group.add_argument(
+        "--agent",
+        metavar="ID",
+        default=argparse.SUPPRESS,  # given before a subcommand, not clobbered by its default
+        help="the agent whose inbox roost shows (ROOST_AGENT, agent)",
+    )
 
 
 def _flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -93,6 +110,7 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
         "profile": getattr(args, "profile", None),
         "cache_dir": getattr(args, "cache_dir", None),
         "interval": getattr(args, "interval", None),
+        "agent": getattr(args, "agent", None),
     }
 
 
