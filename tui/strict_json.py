@@ -15,6 +15,7 @@ No Textual, no pydantic: the headless core and the CLI import it.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -22,19 +23,22 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "MAX_DEPTH",
+    "NotOurs",
     "Unreadable",
     "loads",
     "nesting_depth",
     "read_json_file",
+    "read_kept",
     "read_regular",
     "unique_members",
 ]
 
 Pairs = list[tuple[str, Any]]
+T = TypeVar("T")
 
 #: How deep arrays and objects may nest in a document read back from disk or given as a
 #: payload: far more than any roost writes, far less than what exhausts the parser's stack.
@@ -168,3 +172,26 @@ def _size(limit: int) -> str:
 def read_json_file(path: Path, *, limit: int, max_depth: int = MAX_DEPTH) -> Any:
     """The JSON document in ``path``: :func:`read_regular`, then :func:`loads`."""
     return loads(read_regular(path, limit), max_depth=max_depth)
+
+
+class NotOurs(Exception):  # noqa: N818 - a verdict, not an error
+    """An intact kept entry of something else (another repository's thread, another agent's
+    page): not taken, and not damage."""
+
+
+def read_kept(path: Path, *, limit: int, parse: Callable[[Any], T], damaged: list[str]) -> T | None:
+    """What a cache of roost's own keeps in ``path``, as ``parse`` makes it of the document:
+    None when there is none, when it is another's (``parse`` raised :class:`NotOurs`), or when
+    it is damaged (unreadable, or ``parse`` raised ValueError, TypeError or KeyError): then the
+    file is removed, and ``damaged`` is told ``"<name>: <why>"``."""
+    try:
+        return parse(read_json_file(path, limit=limit))
+    except FileNotFoundError:
+        return None
+    except NotOurs:
+        return None
+    except (Unreadable, OSError, ValueError, TypeError, KeyError) as exc:
+        damaged.append(f"{path.name}: {exc}")
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None

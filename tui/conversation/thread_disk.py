@@ -28,7 +28,7 @@ from typing import Any
 from tui.conversation.rest_thread import KINDS, MAX_PAUSE_S, THREAD_CAP, Entry, Limit, Page
 from tui.network.disk_cache import atomic_write
 from tui.network.fetch import header_token
-from tui.strict_json import Unreadable, read_json_file
+from tui.strict_json import NotOurs, Unreadable, read_json_file, read_kept
 
 __all__ = ["ENTRY_LIMIT", "FORMAT", "QUICK_LIMIT", "ThreadDisk"]
 
@@ -58,20 +58,16 @@ class ThreadDisk:
         path = self._path(number)
         if path is None:
             return None
-        try:
-            if quick and path.lstat().st_size > QUICK_LIMIT:
-                return None
-            document = read_json_file(path, limit=ENTRY_LIMIT)
-            return _entry(document, api, number)
-        except FileNotFoundError:
-            return None
-        except _Other:
-            return None
-        except (Unreadable, OSError, ValueError, TypeError, KeyError) as exc:
-            self.damaged.append(f"{path.name}: {exc}")
+        if quick:
             with contextlib.suppress(OSError):
-                path.unlink()
-            return None
+                if path.lstat().st_size > QUICK_LIMIT:
+                    return None
+        return read_kept(
+            path,
+            limit=ENTRY_LIMIT,
+            parse=lambda document: _entry(document, api, number),
+            damaged=self.damaged,
+        )
 
     def store(self, entry: Entry) -> None:
         """Keep ``entry`` (replacing the last); a disk that refuses only costs the next read."""
@@ -147,7 +143,7 @@ class ThreadDisk:
             atomic_write(self.folder / _LIMIT_FILE, json.dumps(document).encode("ascii"))
 
 
-class _Other(Exception):
+class _Other(NotOurs):
     """An intact entry of another repository (the settings changed): not damage."""
 
 
