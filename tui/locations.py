@@ -5,6 +5,8 @@
   (``$XDG_CACHE_HOME/roost``), one folder per service under it;
 * the outbox of actions: ``$XDG_DATA_HOME/roost/outbox`` (the platform's user data dir), one
   folder per service under it; the demo world beside it, in ``$XDG_DATA_HOME/roost/demo``;
+* what this person has read of each service's inbox: ``$XDG_DATA_HOME/roost/read``, one file
+  per service;
 * what `roost serve-ssh` keeps (its host key): ``$XDG_STATE_HOME/roost/ssh`` (the platform's
   user state dir).
 
@@ -19,7 +21,14 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["cache_root", "config_path", "data_root", "outbox_root", "ssh_state_dir"]
+__all__ = [
+    "cache_root",
+    "config_path",
+    "data_root",
+    "outbox_root",
+    "read_state_root",
+    "ssh_state_dir",
+]
 
 _APP = "roost"
 
@@ -47,6 +56,11 @@ def data_root(env: Mapping[str, str] | None = None) -> Path:
 def outbox_root(env: Mapping[str, str] | None = None) -> Path:
     """The folder the outboxes live under."""
     return data_root(env) / "outbox"
+
+
+def read_state_root(env: Mapping[str, str] | None = None) -> Path:
+    """The folder of the inboxes' read markers (one file per service)."""
+    return data_root(env) / "read"
 
 
 def ssh_state_dir(env: Mapping[str, str] | None = None) -> Path:
