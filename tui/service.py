@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tui.conversation.reader import Threads
     from tui.eggs.boot_rows import BootsSource
     from tui.network.store import Store, StoreOptions
+    from tui.pulse.soul import SoulPages
 
 __all__ = ["DEMO_BASE_URL", "Service", "connect", "demo_epoch"]
 
@@ -65,6 +66,7 @@ class Service:
 
     _hub_client: httpx.AsyncClient | None = None
     _threads: Threads | None = None
+    _soul_pages: SoulPages | None = None
 
     @property
     def demo(self) -> bool:
@@ -93,6 +95,15 @@ class Service:
 
             self._threads = Threads.for_service(self)
         return self._threads
+
+    def soul_pages(self) -> SoulPages:
+        """The service's one soul-page reader (tui/pulse/soul.py), made on first use: the
+        profile and any command share its copies and their ETags."""
+        if self._soul_pages is None:
+            from tui.pulse.soul import SoulPages
+
+            self._soul_pages = SoulPages.for_service(self)
+        return self._soul_pages
 
     def hub_client(self) -> httpx.AsyncClient:
         """The client for boot records and eggs, of its own: it carries no token (the hub never
@@ -135,6 +146,8 @@ class Service:
     async def aclose(self) -> None:
         if self._threads is not None:
             await self._threads.aclose()
+        if self._soul_pages is not None:
+            await self._soul_pages.aclose()
         await self.store.aclose()
         if self.client is not None:
             await self.client.aclose()
