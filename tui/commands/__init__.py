@@ -44,6 +44,8 @@ COMMANDS: tuple[str, ...] = (
     "state",
     "posts",
     "thread",
+    "inbox",
+    "activity",
     "action",
     "eggs",
     "sandbox",

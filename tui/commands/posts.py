@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
 import sys
-import unicodedata
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -29,6 +27,7 @@ from tui.commands import (
     service_options,
     settings_from,
 )
+from tui.commands.columns import cells, fit, is_terminal, print_table, table_width
 from tui.untrusted import clean_cell, clean_line
 
 __all__ = ["age", "cells", "fit", "moment", "register"]
@@ -144,7 +143,7 @@ async def _posts(args: argparse.Namespace) -> int:
             "exit_code": code,
         }
         sys.stdout.write(as_json(document) + "\n")
-    elif _is_terminal(sys.stdout):
+    elif is_terminal(sys.stdout):
         _print_table(shown, len(chosen), source, now, sys.stdout)
     else:  # a pipe: every field whole, the time as the service sent it (as gh does)
         for post in shown:
@@ -191,68 +190,16 @@ def _row(post: Any, now: datetime) -> list[str]:
 
 
 def _print_table(posts: list[Any], matching: int, source: str, now: datetime, out: TextIO) -> None:
-    width = max(60, shutil.get_terminal_size().columns)
+    width = table_width()
     rows = [_row(post, now) for post in posts]
     print(
         f"Showing {len(rows):,} of {counted(matching, 'post')} ({source}), newest first\n", file=out
     )
-    if not rows:
-        return
-    # every column as wide as its widest cell (bounded); the title takes what is left
-    # at 80 columns: tag 10, channel 12, author 14 at most; wider terminals give them more
+    # at 80 columns: tag 10, channel 12, author 14 at most; wider terminals give them more;
+    # the title takes what is left
     wide = width >= 120
     caps = {1: 12 if wide else 10, 3: 18 if wide else 12, 4: 22 if wide else 14}
-    widths = [
-        min(caps.get(i, 12), max(cells(_COLUMNS[i]), *(cells(row[i]) for row in rows)))
-        for i in range(len(_COLUMNS))
-    ]
-    rest = sum(w for i, w in enumerate(widths) if i != 2) + len(widths) - 1
-    widths[2] = max(16, width - rest)
-    right = {0, 5, 6, 7}
-
-    def line(row: list[str]) -> str:
-        parts = []
-        for i, cell in enumerate(row):
-            cell = fit(cell, widths[i])
-            pad = " " * (widths[i] - cells(cell))
-            parts.append(pad + cell if i in right else cell + pad)
-        return " ".join(parts).rstrip()
-
-    print(line(list(_COLUMNS)), file=out)
-    for row in rows:
-        print(line(row), file=out)
-
-
-def _is_terminal(out: TextIO) -> bool:
-    isatty = getattr(out, "isatty", None)
-    return bool(isatty and isatty())
-
-
-def cells(text: str) -> int:
-    """How many terminal cells ``text`` (one clean line) takes: wide characters two, combining
-    marks none."""
-    if text.isascii():
-        return len(text)
-    return sum(_width(char) for char in text)
-
-
-def _width(char: str) -> int:
-    if unicodedata.combining(char):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-
-
-def fit(text: str, room: int) -> str:
-    """``text`` cut to ``room`` cells, the cut marked with an ellipsis."""
-    if cells(text) <= room:
-        return text
-    kept, used = [], 0
-    for char in text:
-        used += _width(char)
-        if used > room - 1:
-            break
-        kept.append(char)
-    return "".join(kept) + "…"
+    print_table(_COLUMNS, rows, out, width=width, flex=2, caps=caps, right={0, 5, 6, 7})
 
 
 def moment(value: str | None) -> datetime | None:
