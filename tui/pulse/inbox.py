@@ -18,9 +18,10 @@ notification for the target and a pokes entry. The inbox lists such a poke once:
 
 A key depends only on those fields, never on the file's order or on which of the two files is
 published, so what this person marked read stays read across refreshes and restarts
-(:class:`~tui.pulse.read_state.ReadState`). Each file's entries are grouped by agent once per
-file object (a refresh that leaves the file unchanged keeps the same object and its index), so
-one agent's inbox is a dictionary look-up and a sort of its own items, at any network size.
+(:class:`~tui.pulse.read_state.ReadState`). An agent's entries are found by one pass in C over
+each file the first time that agent is asked for, and held for the file object (a refresh that
+leaves the file unchanged keeps the object): 200,000 notifications and 150,000 pokes cost tens
+of milliseconds the first time, nothing after.
 
 All text is the service's: an item holds it raw; clean it to show it (:mod:`tui.untrusted`).
 
@@ -30,10 +31,12 @@ This module is part of the headless core: it must never import Textual.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
+import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from tui.network.pulse import Notification, NotificationsFile, Poke, PokesFile
 from tui.pulse.per_file import PerFile
@@ -51,6 +54,8 @@ __all__ = [
     "poke_key",
     "unread_items",
 ]
+
+T = TypeVar("T")
 
 #: The longest text an item keeps (a hostile detail can be megabytes long).
 MAX_TEXT = 2000
@@ -83,12 +88,16 @@ def inbox_for(agent: str, snapshot: Snapshot, read: ReadState) -> list[InboxItem
     found: dict[str, _Found] = {}
     notifications = snapshot.notifications
     if isinstance(notifications, NotificationsFile):
-        for order, notification in _by_agent(notifications).get(agent, ()):
+        held = _by_agent(notifications)
+        for order, notification in _entries_of(
+            notifications.notifications, "agent_id", agent, held
+        ):
             key = _notification_key(notification)
             _add(found, key, order, notification=notification)
     pokes = snapshot.pokes
     if isinstance(pokes, PokesFile):
-        for order, poke in _by_target(pokes).get(agent, ()):
+        held_pokes = _by_target(pokes)
+        for order, poke in _entries_of(pokes.pokes, "target_agent", agent, held_pokes):
             # after every notification: a pokes entry's place in the order is its own
             _add(found, poke_key(poke), (1 << 40) + order, poke=poke)
     items = [_item(key, entry, read) for key, entry in found.items()]
@@ -222,22 +231,25 @@ def _key(*fields: str | None) -> str:
     return hashlib.blake2b(data, digest_size=10).hexdigest()
 
 
-def _index_notifications(file: NotificationsFile) -> dict[str, list[tuple[int, Notification]]]:
-    index: dict[str, list[tuple[int, Notification]]] = {}
-    for order, notification in enumerate(file.notifications):
-        index.setdefault(notification.agent_id, []).append((order, notification))
-    return index
+def _entries_of(entries: tuple[T, ...], field: str, agent: str, held: dict) -> list[tuple[int, T]]:
+    """The entries (with their places in the file) whose ``field`` is ``agent``: found by one
+    pass in C over the file the first time this agent is asked for, then held for the file."""
+    found = held.get(agent)
+    if found is None:
+        wanted = map(agent.__eq__, map(operator.attrgetter(field), entries))
+        found = held[agent] = list(itertools.compress(enumerate(entries), wanted))
+    return found
 
 
-def _index_pokes(file: PokesFile) -> dict[str, list[tuple[int, Poke]]]:
-    index: dict[str, list[tuple[int, Poke]]] = {}
-    for order, poke in enumerate(file.pokes):
-        index.setdefault(poke.target_agent, []).append((order, poke))
-    return index
+def _new_held(_file: object) -> dict[str, list[tuple[int, Any]]]:
+    return {}
 
 
-_by_agent = PerFile(_index_notifications)
-_by_target = PerFile(_index_pokes)
+# One dictionary per file object: agent → its entries, filled as agents are asked for.
+_by_agent: PerFile[NotificationsFile, dict[str, list[tuple[int, Notification]]]] = PerFile(
+    _new_held
+)
+_by_target: PerFile[PokesFile, dict[str, list[tuple[int, Poke]]]] = PerFile(_new_held)
 
 
 def _text(value: Any) -> str:
