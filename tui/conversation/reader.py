@@ -60,6 +60,7 @@ from tui.network.conversation import (
     LoggedPost,
     PostedLog,
 )
+from tui.network.lazy_client import LazyClient
 from tui.network.state_files import (
     DISCUSSIONS_CACHE,
     DISCUSSIONS_INDEX,
@@ -130,8 +131,7 @@ class Threads:
         self.max_pages = max_pages
         self.max_age_s = max_age_s
         self.deadline_s = deadline_s
-        self._client = client
-        self._own_client: httpx.AsyncClient | None = None
+        self._http = LazyClient(client)
         self._find_token = find_token
         self._token_found: asyncio.Future[None] | None = None
         self._token: Secret | None = None
@@ -223,9 +223,7 @@ class Threads:
         self._use_token(token)
 
     async def aclose(self) -> None:
-        if self._own_client is not None:
-            await self._own_client.aclose()
-            self._own_client = None
+        await self._http.aclose()
 
     # ------------------------------------------------------------------ reading
 
@@ -428,15 +426,6 @@ class Threads:
         if not isinstance(owner, str) or not isinstance(name, str):
             return None
         return repo_path(f"{owner}/{name}")
-
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is not None:
-            return self._client
-        if self._own_client is None:
-            import httpx
-
-            self._own_client = httpx.AsyncClient(follow_redirects=False)
-        return self._own_client
 
     async def _token_once(self) -> None:
         """Look for the token once, in a worker thread (``gh auth token`` may run)."""

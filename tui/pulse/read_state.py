@@ -67,7 +67,8 @@ class ReadState:
     """The read markers of one service (``path`` None: kept in memory only).
 
     Keys are the items' own (short strings of letters, digits, ``-`` and ``_``); anything else
-    given to :meth:`mark_read` is ignored.
+    given to :meth:`mark_read` is ignored. Use it from one thread (the event loop): each change
+    is written at once, a small file.
     """
 
     def __init__(self, path: Path | None, *, limit: int = MAX_KEYS):

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from tui.clock import Clock, utc_now
 from tui.network.disk_cache import atomic_write
 from tui.network.fetch import FetchError, TooLarge, fetch, header_token
+from tui.network.lazy_client import LazyClient
 from tui.network.state_files import MEMORY_DIR
 from tui.pulse.agent_id import AGENT_ID_RULE, is_agent_id
 from tui.strict_json import NotOurs, read_kept
@@ -103,8 +104,7 @@ class SoulPages:
         self.max_age_s = max_age_s
         self.deadline_s = deadline_s
         self.damaged: list[str] = []  # disk copies dropped (name: why), for whoever reports them
-        self._client = client
-        self._own_client: httpx.AsyncClient | None = None
+        self._http = LazyClient(client)
         self._memory: OrderedDict[str, _Held] = OrderedDict()
         self._running: dict[tuple[str, bool], asyncio.Future[SoulPage]] = {}
 
@@ -145,9 +145,7 @@ class SoulPages:
         return await asyncio.shield(running)
 
     async def aclose(self) -> None:
-        if self._own_client is not None:
-            await self._own_client.aclose()
-            self._own_client = None
+        await self._http.aclose()
 
     # ------------------------------------------------------------------ reading
 
@@ -210,15 +208,6 @@ class SoulPages:
         if held is None:
             return SoulPage(agent, None, missing=False, fetched_at=None, problem=why)
         return replace(held.page, problem=f"not read again: {why}")
-
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is not None:
-            return self._client
-        if self._own_client is None:
-            import httpx
-
-            self._own_client = httpx.AsyncClient(follow_redirects=False)
-        return self._own_client
 
     # ------------------------------------------------------------------ the copies
 
