@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
+from pulse_rig import REAL_PULSE_DIR
 
 from tui.pulse.soul import PAGE_CAP, SoulPage, SoulPages
 
@@ -238,3 +239,18 @@ async def test_the_service_builds_one_reader_on_the_demo_network(tmp_path):
         assert page.text is not None or page.missing or page.problem
     finally:
         await service.aclose()
+
+
+async def test_the_real_soul_pages_are_read_whole(clock, tmp_path):
+    folder = REAL_PULSE_DIR / "memory"
+    if not folder.is_dir():
+        pytest.skip("../shared/real is not present beside this clone")
+    server = Server()
+    server.pages = {path.stem: path.read_bytes() for path in folder.glob("*.md")}
+    assert len(server.pages) == 3
+    pages = reader(server, clock, tmp_path / "memory")
+    for agent, body in server.pages.items():
+        page = await pages.read(agent)
+        assert page.text == body.decode("utf-8") and not page.missing and page.problem is None
+        assert reader(server, clock, tmp_path / "memory").cached(agent) == page
+    assert (await pages.read("zion-coder-01")).missing
