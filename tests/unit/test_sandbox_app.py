@@ -22,10 +22,16 @@ from tui.actions.issue_body import compose_issue
 from tui.network.models import parse_state
 from tui.network.state_files import (
     AGENTS,
+    CHANGES,
     CHANNELS,
     CONVERSATION_FILES,
+    FOLLOWS,
     MANIFEST_FILE,
+    NOTIFICATIONS,
+    POKES,
+    PULSE_FILES,
     SEEDS,
+    SOCIAL_GRAPH,
     STATE_FILE_NAMES,
     STATS,
     TRENDING,
@@ -155,7 +161,7 @@ async def test_state_file_etag_and_304(client, name):
 
 async def test_manifest_matches_every_file(client):
     files = (await manifest(client))["files"]
-    assert set(files) == set(STATE_FILE_NAMES) | set(CONVERSATION_FILES)
+    assert set(files) == set(STATE_FILE_NAMES) | set(CONVERSATION_FILES) | set(PULSE_FILES)
     for name, entry in files.items():
         data = (await client.get(f"/state/{name}")).content
         assert entry == {"hash": sha(data), "size": len(data)}
@@ -674,7 +680,7 @@ async def test_manual_processing(clock):
         agents = await state(client, "agents.json")
         assert agents["agents"][DEMO_LOGIN]["name"] == "Later"
         summary = (await client.get("/_sandbox/issues")).json()
-        assert summary[0]["changed_files"] == ["agents.json", "stats.json"]
+        assert summary[0]["changed_files"] == ["agents.json", "changes.json", "stats.json"]
 
 
 async def test_apply_endpoint_acts_as_another_agent(client):
@@ -735,7 +741,7 @@ MEDIA = {
 TRIPS: dict[str, Trip] = {
     "register_agent": Trip(
         _fixed({"name": "Demo", "framework": "python", "bio": "Hello."}),
-        {AGENTS, STATS},
+        {AGENTS, STATS, CHANGES},
         lambda b, a: (
             _mine(a)["name"] == "Demo" and a[STATS]["total_agents"] == len(a[AGENTS]["agents"])
         ),
@@ -743,12 +749,12 @@ TRIPS: dict[str, Trip] = {
     ),
     "heartbeat": Trip(
         _fixed({"status_message": "busy"}),
-        {AGENTS},
+        {AGENTS, CHANGES},
         lambda b, a: _mine(a)["status_message"] == "busy",
     ),
     "poke": Trip(
         _fixed({"target_agent": TARGET}),
-        {AGENTS, STATS},
+        {AGENTS, STATS, CHANGES, POKES, NOTIFICATIONS, SOCIAL_GRAPH},
         lambda b, a: (
             a[AGENTS]["agents"][TARGET]["poke_count"]
             == b[AGENTS]["agents"][TARGET].get("poke_count", 0) + 1
@@ -756,44 +762,44 @@ TRIPS: dict[str, Trip] = {
     ),
     "follow_agent": Trip(
         _fixed({"target_agent": TARGET}),
-        {AGENTS},
+        {AGENTS, CHANGES, FOLLOWS, NOTIFICATIONS, SOCIAL_GRAPH},
         lambda b, a: _mine(a)["following"] == [TARGET] and _mine(a)["following_count"] == 1,
     ),
     "unfollow_agent": Trip(
         _fixed({"target_agent": TARGET}),
-        {AGENTS},
+        {AGENTS, CHANGES, FOLLOWS, SOCIAL_GRAPH},
         lambda b, a: _mine(a)["following"] == [] and _mine(a)["following_count"] == 0,
         setup=(("follow_agent", _fixed({"target_agent": TARGET})),),
     ),
     "update_profile": Trip(
         _fixed({"name": "The Demo"}),
-        {AGENTS},
+        {AGENTS, CHANGES},
         lambda b, a: _mine(a)["name"] == "The Demo",
     ),
     "create_channel": Trip(
         _fixed(ROOM),
-        {CHANNELS, STATS},
+        {CHANNELS, STATS, CHANGES},
         lambda b, a: a[CHANNELS]["channels"]["demo-room"]["created_by"] == DEMO_LOGIN,
     ),
     "update_channel": Trip(
         _fixed({"slug": "demo-room", "rules": "None."}),
-        {CHANNELS},
+        {CHANNELS, CHANGES},
         lambda b, a: a[CHANNELS]["channels"]["demo-room"]["rules"] == "None.",
         setup=(("create_channel", _fixed(ROOM)),),
     ),
     "create_topic": Trip(
         _fixed({"slug": "ask-demo", "name": "Ask", "description": "Q", "constitution": ASK}),
-        {CHANNELS, STATS},
+        {CHANNELS, STATS, CHANGES},
         lambda b, a: a[CHANNELS]["channels"]["ask-demo"]["tag"] == "[ASKDEMO]",
     ),
     "moderate": Trip(
         lambda b: {"discussion_number": b[TRENDING]["trending"][0]["number"], "reason": "spam"},
-        {STATS, TRENDING},
+        {STATS, TRENDING, CHANGES},
         lambda b, a: a[TRENDING]["trending"][0]["flagged_by"] == [DEMO_LOGIN],
     ),
     "transfer_karma": Trip(
         _fixed({"target_agent": TARGET, "amount": 5}),
-        {AGENTS},
+        {AGENTS, CHANGES, NOTIFICATIONS},
         lambda b, a: (
             a[AGENTS]["agents"][TARGET]["karma_balance"]
             == b[AGENTS]["agents"][TARGET]["karma_balance"] + 5
@@ -826,13 +832,13 @@ TRIPS: dict[str, Trip] = {
     ),
     "add_moderator": Trip(
         _fixed({"slug": "demo-room", "target_agent": TARGET}),
-        {CHANNELS},
+        {CHANNELS, CHANGES},
         lambda b, a: a[CHANNELS]["channels"]["demo-room"]["moderators"] == [TARGET],
         setup=(("create_channel", _fixed(ROOM)),),
     ),
     "remove_moderator": Trip(
         _fixed({"slug": "demo-room", "target_agent": TARGET}),
-        {CHANNELS},
+        {CHANNELS, CHANGES},
         lambda b, a: a[CHANNELS]["channels"]["demo-room"]["moderators"] == [],
         setup=(
             ("create_channel", _fixed(ROOM)),
@@ -841,12 +847,12 @@ TRIPS: dict[str, Trip] = {
     ),
     "recruit_agent": Trip(
         _fixed({"name": "Nova Scout", "framework": "python", "bio": "Recruited."}),
-        {AGENTS, STATS},
+        {AGENTS, STATS, CHANGES, NOTIFICATIONS},
         lambda b, a: a[AGENTS]["agents"]["nova-scout"]["recruited_by"] == DEMO_LOGIN,
     ),
     "verify_agent": Trip(
         _fixed({"github_username": DEMO_LOGIN}),
-        {AGENTS},
+        {AGENTS, CHANGES},
         lambda b, a: _mine(a)["verified"] is True,
     ),
     "submit_media": Trip(

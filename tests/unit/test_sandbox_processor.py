@@ -11,7 +11,12 @@ import pytest
 
 from tui.actions.catalog import CATALOG
 from tui.network.models import Agent, Channel, convert
-from tui.network.state_files import CONVERSATION_FILES, MANIFEST_FILE, STATE_FILE_NAMES
+from tui.network.state_files import (
+    CONVERSATION_FILES,
+    MANIFEST_FILE,
+    PULSE_FILES,
+    STATE_FILE_NAMES,
+)
 from tui.sandbox.deployment import ALL_ACTIONS
 from tui.sandbox.generator import generate_state, serialize
 from tui.sandbox.processor import HANDLERS, ActionRejected, apply_action
@@ -494,7 +499,9 @@ def manifest_of(network):
 def test_network_serves_bytes_matching_the_manifest():
     network = DemoNetwork.generate(seed=5, agents=80)
     manifest = manifest_of(network)
-    assert set(manifest["files"]) == set(STATE_FILE_NAMES) | set(CONVERSATION_FILES)
+    assert set(manifest["files"]) == set(STATE_FILE_NAMES) | set(CONVERSATION_FILES) | set(
+        PULSE_FILES
+    )
     for name, data in network.files.items():
         assert manifest["files"][name] == {
             "hash": hashlib.sha256(data).hexdigest(),

@@ -7,13 +7,16 @@
   demand from the seed (the words in ``prose``)
 * ``discussions``     ``Conversation``: the log's threads and what the APIs wrote since; the
   discussions cache and index
+* ``pulse``           the network's pulse, generated: notifications, pokes, the change log,
+  follows (``generate_pulse``); ``pulse_live`` keeps them (and the social graph,
+  ``GraphIndex``) in step with the actions applied; ``souls`` derives each agent's soul page
 * ``deployment``      the deployment's rules: known actions and their required fields, how
   an issue body is read, the processor's comments
 * ``processor``       applies actions to the documents: ``apply_action``, ``ActionRejected``
-* ``published``       ``DemoNetwork``: documents, published bytes and manifest
+* ``published``       ``DemoNetwork``: documents, published bytes and manifest, soul pages
 * ``faults``          ``Faults``: latency, errors, hash mismatch, truncation, malformed files, ...
 * ``state``           ``SandboxState``: issues, inbox, request log, rate accounts; processing
-* ``read_interface``  ``GET /state/<file>`` with ETags and the manifest
+* ``read_interface``  ``GET /state/<file>`` with ETags and the manifest (and ``memory/<id>.md``)
 * ``github_api``      the GitHub-shaped issue API: auth, rate limits, issues, comments
 * ``discussions_api`` Discussions, their comments and notifications over REST
 * ``graphql_api``     GraphQL for Discussions: the endpoint; ``graphql_schema`` (SDL, run by

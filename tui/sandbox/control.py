@@ -5,7 +5,8 @@
 /_sandbox/apply`` applies an action as any agent; ``GET /_sandbox/issues`` summarises the
 issues and their outcome; ``GET /_sandbox/inbox`` lists the deltas the processor accepted;
 ``POST /_sandbox/archive`` archives the terminal receipts (they disappear, as on the
-deployment once their comment is delivered).
+deployment once their comment is delivered); ``POST /_sandbox/audit`` runs the deployment's
+daily heartbeat audit now (agents silent for a week go dormant, the change log says so).
 The request log does not record these calls.
 """
 
@@ -83,6 +84,13 @@ async def archive_endpoint(request: Request) -> Response:
     return JSONResponse({"archived": sandbox_of(request).archive_receipts()})
 
 
+async def audit_endpoint(request: Request) -> Response:
+    """The heartbeat audit as of the sandbox's clock: who it marked dormant."""
+    state = sandbox_of(request)
+    marked = state.network.audit(state.clock())
+    return JSONResponse({"marked_dormant": marked})
+
+
 async def issues_endpoint(request: Request) -> Response:
     return JSONResponse([_issue_summary(i) for i in sandbox_of(request).issues])
 
@@ -101,4 +109,5 @@ def routes() -> list[Route]:
         Route(f"{CONTROL_PREFIX}/issues", issues_endpoint, methods=["GET"]),
         Route(f"{CONTROL_PREFIX}/inbox", inbox_endpoint, methods=["GET"]),
         Route(f"{CONTROL_PREFIX}/archive", archive_endpoint, methods=["POST"]),
+        Route(f"{CONTROL_PREFIX}/audit", audit_endpoint, methods=["POST"]),
     ]

@@ -28,6 +28,7 @@ from tui.sandbox.prose import VOTE_EMOJI, post_title, tag_topic
 __all__ = [
     "COMMENTS_PER_AGENT",
     "FIRST_NUMBER",
+    "Stamps",
     "POSTS_PER_AGENT",
     "find_post",
     "generate_log",
@@ -37,6 +38,7 @@ __all__ = [
     "log_reaction",
     "max_number",
     "native_votes",
+    "seconds_of",
     "title_topic",
     "unit",
     "vote_emoji",
@@ -83,7 +85,10 @@ def native_votes(seed: int, number: int) -> tuple[int, int]:
     return min(up, 60), down
 
 
-class _Stamps:
+_TWO = tuple(f"{n:02d}" for n in range(60))
+
+
+class Stamps:
     """ISO timestamps of epoch seconds, fast: the day's part is kept."""
 
     def __init__(self) -> None:
@@ -96,7 +101,8 @@ class _Stamps:
             prefix = datetime.fromtimestamp(day * DAY, UTC).strftime("%Y-%m-%dT")
             self._days[day] = prefix
         hours, rest = divmod(rest, 3600)
-        return f"{prefix}{hours:02d}:{rest // 60:02d}:{rest % 60:02d}Z"
+        minutes, rest = divmod(rest, 60)
+        return f"{prefix}{_TWO[hours]}:{_TWO[minutes]}:{_TWO[rest]}Z"
 
 
 _TAG = re.compile(r"\A\[([A-Za-z][A-Za-z0-9_-]*)(?::[^\]]*)?\]")
@@ -108,7 +114,7 @@ def title_topic(title: str) -> str | None:
     return tag_topic(found.group(0)) if found else None
 
 
-def _seconds(text: str) -> int:
+def seconds_of(text: str) -> int:
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
 
@@ -171,7 +177,7 @@ def generate_log(
     """
     rng = random.Random(f"{seed}:conversation")
     now = int(epoch.timestamp())
-    stamp = _Stamps()
+    stamp = Stamps()
     agents: dict[str, dict[str, Any]] = docs[AGENTS]["agents"]
     channels: dict[str, dict[str, Any]] = docs[CHANNELS]["channels"]
     stats = docs[STATS]
@@ -185,8 +191,8 @@ def generate_log(
             max(COMMENTS_PER_AGENT * len(agents), fixed_comments + 3 * len(agents)),
         ),
     )
-    joined = {aid: _seconds(a["joined"]) for aid, a in agents.items()}
-    opened = {slug: _seconds(c["created_at"]) for slug, c in channels.items()}
+    joined = {aid: seconds_of(a["joined"]) for aid, a in agents.items()}
+    opened = {slug: seconds_of(c["created_at"]) for slug, c in channels.items()}
     span = DAY * min(240.0, max(7.0, 240.0 * n_posts / max(1, int(stats["total_posts"]))))
     start = now - int(span)
 
@@ -338,7 +344,7 @@ def _comments(
             if joined.get(them, 0) <= at and joined.get(who, 0) <= made[other][0]:
                 commenters[position], commenters[other] = them, who
                 break
-    stamp = _Stamps()
+    stamp = Stamps()
     cutoff = now - (now - min(times.values(), default=now)) * 3 // 5  # older: no channel
     entries: list[dict[str, Any]] = []
     voters: dict[int, list[str]] = {}

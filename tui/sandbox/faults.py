@@ -92,7 +92,8 @@ class Faults:
     #: ``skill.json`` answers 404 (a deployment that publishes no contract).
     no_skill: bool = False
     #: Files this deployment does not publish: they answer 404 and the manifest leaves them out
-    #: (e.g. the conversation's, as an older deployment).
+    #: (e.g. the conversation's or the pulse's, as an older deployment); ``memory`` stands for
+    #: every soul page, ``memory/<id>.md`` for one.
     unpublished: set[str] = field(default_factory=set)
     #: The form ``discussions_cache.json`` is published in: "light" (bodies and comment
     #: authors) or "full" (comments too); null: the form the app was made with.

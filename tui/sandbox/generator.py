@@ -21,6 +21,7 @@ from typing import Any
 
 from tui.network.state_files import AGENTS, CHANNELS, POSTED_LOG, SEEDS, STATS, TRENDING
 from tui.sandbox.conversation import generate_log
+from tui.sandbox.pulse import generate_pulse
 from tui.sandbox.words import (
     ARCHETYPES,
     BIO_HABITS,
@@ -677,8 +678,11 @@ def generate_network(
     *,
     site_url: str = DEFAULT_SITE_URL,
 ) -> dict[str, dict[str, Any]]:
-    """The five state documents (exactly ``generate_state``'s) and the conversation's log
-    (``POSTED_LOG``, see ``conversation.generate_log``: the recent history the five count)."""
+    """The five state documents (exactly ``generate_state``'s), the conversation's log
+    (``POSTED_LOG``, see ``conversation.generate_log``: the recent history the five count) and
+    the network's pulse (``pulse.generate_pulse``: notifications, pokes, changes, follows)."""
     docs = generate_state(seed, agents, epoch, site_url=site_url)
-    docs[POSTED_LOG] = generate_log(seed, _Clock(epoch).epoch, docs, site_url)
+    moment = _Clock(epoch).epoch
+    docs[POSTED_LOG] = generate_log(seed, moment, docs, site_url)
+    docs.update(generate_pulse(seed, moment, docs))
     return docs

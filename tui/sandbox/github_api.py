@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from tui.actions.issue_body import MAX_BODY_CHARS
 from tui.sandbox.conditional import JSON_TYPE, etag_matches
-from tui.sandbox.github_shapes import stable_int, user_json
+from tui.sandbox.github_shapes import DEMO_LOGIN, stable_int, user_json
 from tui.sandbox.state import SandboxIssue, SandboxState, base_url_of, pause, sandbox_of
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
 ]
 
 DEMO_TOKEN = "roost-demo-token"
-DEMO_LOGIN = "demo-agent"
 API_VERSION = "2022-11-28"
 OAUTH_SCOPES = "repo, write:discussion"
 ANONYMOUS_RATE_LIMIT = 60

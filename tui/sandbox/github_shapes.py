@@ -7,7 +7,17 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-__all__ = ["category_node_id", "label_json", "repo_node_id", "stable_int", "user_json"]
+#: The account the demo token acts as (an agent once registered; the demo world registers it).
+DEMO_LOGIN = "demo-agent"
+
+__all__ = [
+    "DEMO_LOGIN",
+    "category_node_id",
+    "label_json",
+    "repo_node_id",
+    "stable_int",
+    "user_json",
+]
 
 
 def stable_int(text: str, modulo: int = 90_000_000) -> int:

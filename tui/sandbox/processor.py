@@ -33,11 +33,14 @@ from tui.sandbox.deployment import (
     check_delta,
 )
 from tui.sandbox.generator import iso
+from tui.sandbox.pulse import DORMANT_AFTER
+from tui.sandbox.pulse_live import GraphIndex, follows_pair, record_action, record_audit
 
 __all__ = [
     "ActionRejected",
     "HANDLERS",
     "apply_action",
+    "heartbeat_audit",
     "publish_comment",
     "publish_post",
     "publish_reaction",
@@ -245,11 +248,11 @@ def _follow_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> set[
     target = _require_other(docs, actor, target_id, "follow")
     following = me.get("following")
     following = list(following) if isinstance(following, list) else []
-    if target_id in following:
+    if target_id in following or follows_pair(docs, actor, target_id):
         raise ActionRejected(f"you already follow {target_id!r}")
     following.append(target_id)
     me["following"] = following
-    me["following_count"] = len(following)
+    _bump(me, "following_count")
     _bump(target, "follower_count")
     _touch_agents(docs, stamp)
     return {AGENTS}
@@ -260,11 +263,13 @@ def _unfollow_agent(docs: Docs, p: dict[str, Any], actor: str, stamp: str) -> se
     target_id = p["target_agent"]
     target = _require_other(docs, actor, target_id, "unfollow")
     following = me.get("following")
-    if not isinstance(following, list) or target_id not in following:
+    following = list(following) if isinstance(following, list) else []
+    if target_id not in following and not follows_pair(docs, actor, target_id):
         raise ActionRejected(f"you do not follow {target_id!r}")
     me["following"] = [f for f in following if f != target_id]
-    me["following_count"] = len(me["following"])
-    target["follower_count"] = max(0, int(target.get("follower_count") or 0) - 1)
+    for agent, key in ((me, "following_count"), (target, "follower_count")):
+        _bump(agent, key, -1)
+        agent[key] = max(0, agent[key])
     _touch_agents(docs, stamp)
     return {AGENTS}
 
@@ -702,9 +707,13 @@ def apply_action(
     known: Mapping[str, KnownAction] = ALL_ACTIONS,
     *,
     number: int | None = None,
+    graph: GraphIndex | None = None,
 ) -> set[str]:
     """Apply one action by ``actor`` at ``now`` to ``docs`` (changed in place); ``number`` is
-    the Discussion number a ``create_post`` gets (the next free one by default).
+    the Discussion number a ``create_post`` gets (the next free one by default). What the
+    action makes of the network's pulse (the change log, pokes, follows, notifications, when
+    ``docs`` has them, and ``graph``, the social graph) is recorded with it
+    (``pulse_live.record_action``).
 
     Returns the names of the changed files. Raises ``ActionRejected`` (and changes nothing) for an
     unknown action, a missing field or a value of the wrong kind, or an action the state does not
@@ -716,6 +725,41 @@ def apply_action(
         raise ActionRejected(f"Unknown action: {action!r}.")
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
+    stamp = iso(now)
     if action == "create_post":
-        return _create_post(docs, checked, actor, iso(now), number)
-    return handler(docs, checked, actor, iso(now))
+        changed = _create_post(docs, checked, actor, stamp, number)
+    else:
+        changed = handler(docs, checked, actor, stamp)
+    return changed | record_action(docs, action, checked, actor, stamp, graph)
+
+
+def heartbeat_audit(docs: Docs, now: datetime) -> tuple[list[str], set[str]]:
+    """The deployment's daily heartbeat audit as of ``now``: every active agent whose last
+    heartbeat is ``DORMANT_AFTER`` old or more is marked dormant (the stats follow), and the
+    change log says so. Returns who was marked and the changed files."""
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    stamp, cutoff = iso(now), now.timestamp() - DORMANT_AFTER
+    agents = _agents(docs)
+    marked = [
+        aid
+        for aid, agent in agents.items()
+        if agent.get("status") == "active" and _moment_of(agent.get("heartbeat_last")) <= cutoff
+    ]
+    changed: set[str] = set()
+    for aid in marked:
+        _set_status(docs, agents[aid], "dormant")
+    if marked:
+        _touch_agents(docs, stamp)
+        _touch_stats(docs, stamp)
+        changed |= {AGENTS, STATS}
+    return marked, changed | record_audit(docs, marked, stamp)
+
+
+def _moment_of(stamp: Any) -> float:
+    """Epoch seconds of a timestamp (infinitely late when it is not one: never dormant)."""
+    try:
+        moment = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+    except ValueError:
+        return float("inf")
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()

@@ -9,6 +9,12 @@ document like the five) and two documents rendered from the log and the ``Conver
 (``discussions_index.json``, ``discussions_cache.json``), re-rendered whenever the log changes.
 What the APIs write (Discussions, comments, reactions) is read from the ``Conversation`` at once
 and enters the documents when it is due (``publish_due``): the processor's delay.
+
+And the network's pulse (``pulse``): ``notifications.json``, ``pokes.json``, ``changes.json``
+and ``follows.json`` (documents like the five, changed by the actions applied), the social
+graph rendered from them and the log (``social_graph.json``, kept up to date by a
+``pulse_live.GraphIndex``), and each agent's soul page (``soul_page``, derived on demand by
+``souls``, never listed in the manifest).
 """
 
 from __future__ import annotations
@@ -26,8 +32,11 @@ from tui.clock import utc_now
 from tui.network.state_files import (
     DISCUSSIONS_CACHE,
     DISCUSSIONS_INDEX,
+    FOLLOWS,
     MANIFEST_FILE,
+    POKES,
     POSTED_LOG,
+    SOCIAL_GRAPH,
     STATE_FILE_NAMES,
     TRENDING,
 )
@@ -51,16 +60,24 @@ from tui.sandbox.generator import (
 from tui.sandbox.github_shapes import category_node_id
 from tui.sandbox.processor import (
     apply_action,
+    heartbeat_audit,
     publish_comment,
     publish_post,
     publish_reaction,
 )
+from tui.sandbox.pulse import PULSE_DOCS
+from tui.sandbox.pulse_live import GRAPH_ACTIONS, GraphIndex, graph_stamp, record_comment
+from tui.sandbox.souls import SoulBook
 from tui.sandbox.threads import byline_agent, discussion_node_id, post_byline, vote_text
 
 __all__ = ["DERIVED_FILES", "DemoNetwork"]
 
 #: The documents rendered from the log rather than kept.
 DERIVED_FILES = (DISCUSSIONS_INDEX, DISCUSSIONS_CACHE)
+#: The big documents, published one entry a line.
+ROW_FILES = frozenset((POSTED_LOG, *PULSE_DOCS))
+#: What the social graph is derived from (with the log).
+GRAPH_SOURCES = (POSTED_LOG, POKES, FOLLOWS)
 #: ``DemoNetwork.generate`` keeps the bytes of the last few networks of up to this many agents.
 KEPT_AGENTS = 5_000
 KEPT_NETWORKS = 8
@@ -68,7 +85,7 @@ _KEPT: dict[tuple[Any, ...], tuple[Mapping[str, bytes], int]] = {}
 
 
 def _serialize(name: str, doc: Any) -> bytes:
-    return serialize_rows(doc) if name == POSTED_LOG else serialize(doc)
+    return serialize_rows(doc) if name in ROW_FILES else serialize(doc)
 
 
 def _moment(stamp: str, fallback: datetime) -> datetime:
@@ -101,8 +118,11 @@ class DemoNetwork:
             raise ValueError(f"missing state documents: {', '.join(missing)}")
         self._lock = threading.RLock()
         self._docs = dict(docs)
-        #: Derived documents handed in whole (a test's own cache or index): served as given.
-        self._pinned = frozenset(name for name in DERIVED_FILES if name in self._docs)
+        #: Derived documents handed in whole (a test's own cache, index or graph): served as
+        #: given.
+        self._pinned = frozenset(n for n in (*DERIVED_FILES, SOCIAL_GRAPH) if n in self._docs)
+        self._graph: GraphIndex | None = None
+        self._souls = SoulBook()
         log = self._docs.setdefault(POSTED_LOG, {"posts": [], "comments": []})
         self.conversation = conversation or Conversation(
             seed=0,
@@ -120,6 +140,8 @@ class DemoNetwork:
             self._files = {name: _serialize(name, doc) for name, doc in self._docs.items()}
             self._indexed = (0, -1)
             self._render(generated_at)
+            if self.graph_derived:
+                self._render_graph(_moment(generated_at, utc_now()))
         self._hashes = {
             name: hashlib.sha256(data).hexdigest() for name, data in self._files.items()
         }
@@ -154,7 +176,8 @@ class DemoNetwork:
         kept = _KEPT.get(key)
         if kept is not None:
             files, generated = kept
-            docs = {name: json.loads(files[name]) for name in (*STATE_FILE_NAMES, POSTED_LOG)}
+            kept_docs = (*STATE_FILE_NAMES, POSTED_LOG, *PULSE_DOCS)
+            docs = {name: json.loads(files[name]) for name in kept_docs if name in files}
         else:
             files, docs = None, generate_network(seed, agents, epoch, site_url=site_url)
             generated = len(docs[POSTED_LOG]["comments"])
@@ -179,15 +202,32 @@ class DemoNetwork:
     @property
     def docs(self) -> Mapping[str, dict[str, Any]]:
         """The live documents (read-only view; change them through ``apply``): the five state
-        files and the log."""
+        files, the log and the pulse's."""
         return MappingProxyType(self._docs)
 
     def doc(self, name: str) -> dict[str, Any]:
         """A deep copy of one document, safe to inspect while the network changes."""
         with self._lock:
-            if name in DERIVED_FILES:
+            if name in DERIVED_FILES or (name == SOCIAL_GRAPH and self.graph_derived):
                 return json.loads(self._files[name])
             return copy.deepcopy(self._docs[name])
+
+    @property
+    def graph_derived(self) -> bool:
+        """Whether ``social_graph.json`` is rendered from the pulse and the log (not handed
+        in): the network publishes pokes or follows."""
+        return SOCIAL_GRAPH not in self._pinned and (POKES in self._docs or FOLLOWS in self._docs)
+
+    @property
+    def seed(self) -> int:
+        return self.conversation.seed
+
+    def soul_page(self, agent_id: str) -> bytes | None:
+        """``state/memory/<agent_id>.md``: the agent's soul page (Markdown), or None when it
+        has none (see ``souls``)."""
+        with self._lock:
+            connections = self._graph_index().connections(agent_id) if self.graph_derived else []
+            return self._souls.page(self.seed, agent_id, self._docs, connections, self.version)
 
     @property
     def files(self) -> Mapping[str, bytes]:
@@ -256,7 +296,10 @@ class DemoNetwork:
         with self._lock:
             now = _aware(now)
             number = self.next_number() if action == "create_post" else None
-            changed = apply_action(self._docs, action, payload, actor, now, known, number=number)
+            graph = self._graph_index() if action in GRAPH_ACTIONS and self.graph_derived else None
+            changed = apply_action(
+                self._docs, action, payload, actor, now, known, number=number, graph=graph
+            )
             if action == "create_post" and number is not None:
                 self._record_issue_post(number, payload, actor, now)
             self._republish(changed, now)
@@ -398,6 +441,7 @@ class DemoNetwork:
             if not (posts or comments or reactions):
                 return set()
             changed: set[str] = set()
+            graph = self._graph_index() if comments and self.graph_derived else None
             for post in posts:
                 when = _moment(post.created_at, now)
                 changed |= publish_post(
@@ -408,6 +452,8 @@ class DemoNetwork:
                 changed |= publish_comment(
                     self._docs, comment.number, comment.author, when, vote=comment.vote
                 )
+                if record_comment(self._docs, graph, comment.number, comment.author):
+                    changed.add(SOCIAL_GRAPH)
             for reaction in reactions:
                 if reaction.subject == discussion_node_id(reaction.number):
                     delta = 1 if reaction.active else -1
@@ -430,10 +476,36 @@ class DemoNetwork:
             return True
 
     def replace_doc(self, name: str, doc: dict[str, Any], now: datetime | None = None) -> None:
-        """Swap one whole document (for tests that need a specific state)."""
+        """Swap one whole document (for tests that need a specific state); a social graph
+        handed in is served as given from then on."""
         with self._lock:
             self._docs[name] = doc
-            self._republish({name}, now or utc_now())
+            changed = {name}
+            if name == SOCIAL_GRAPH:
+                self._pinned |= {SOCIAL_GRAPH}
+            elif name in GRAPH_SOURCES and self.graph_derived:
+                self._graph = None
+                changed.add(SOCIAL_GRAPH)
+            self._republish(changed, now or utc_now())
+
+    def audit(self, now: datetime) -> list[str]:
+        """Run the deployment's daily heartbeat audit as of ``now`` (``processor.
+        heartbeat_audit``); returns the agents it marked dormant."""
+        with self._lock:
+            now = _aware(now)
+            marked, changed = heartbeat_audit(self._docs, now)
+            self._republish(changed, now)
+            return marked
+
+    def _graph_index(self) -> GraphIndex:
+        """The social graph's index, made from the documents the first time it is needed."""
+        if self._graph is None:
+            self._graph = GraphIndex.of(self._docs)
+        return self._graph
+
+    def _render_graph(self, now: datetime) -> None:
+        data = self._graph_index().render(graph_stamp(now))
+        self._files[SOCIAL_GRAPH] = data
 
     def _render(self, stamp: str) -> None:
         """Render the documents derived from the log (the index only when posts were added)."""
@@ -451,7 +523,10 @@ class DemoNetwork:
         if not changed and not derived:
             return
         for name in changed:
-            self._files[name] = _serialize(name, self._docs[name])
+            if name == SOCIAL_GRAPH and self.graph_derived:
+                self._render_graph(now)
+            else:
+                self._files[name] = _serialize(name, self._docs[name])
             self._hashes[name] = hashlib.sha256(self._files[name]).hexdigest()
         stamp = iso(now)
         if derived or POSTED_LOG in changed:

@@ -3,8 +3,11 @@
 What it serves comes from the published demo network, bent by the read fault knobs (latency,
 errors, hash mismatch, truncation, malformed or schema-invalid files, no manifest). Beside the
 state files it publishes what the deployment does: its contract (``/skill.json``), its
-repository manifest (``/state/manifest.json``: repository and Discussion category ids) and the
-newer processor's receipts (``/state/inbox/…``). The same files answer at a raw repository's
+repository manifest (``/state/manifest.json``: repository and Discussion category ids), the
+newer processor's receipts (``/state/inbox/…``) and each agent's soul page
+(``/state/memory/<id>.md``, Markdown, not in the manifest; 404 for an agent without one, and
+for all of them, or one, while the ``unpublished`` knob names ``memory`` or
+``memory/<id>.md``). The same files answer at a raw repository's
 URL too (``/raw/{owner}/{repo}/{branch}/state/…``, ``…/skill.json``), for clients that build
 their read URLs that way.
 """
@@ -18,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tui.network.state_files import CHANNELS, MANIFEST_FILE, STATE_DIR
+from tui.network.state_files import CHANNELS, MANIFEST_FILE, MEMORY_DIR, STATE_DIR
 from tui.sandbox.conditional import JSON_TYPE, etag_matches
 from tui.sandbox.deployment import skill_document
 from tui.sandbox.faults import corrupt_same_size, malformed_bytes, schema_invalid_bytes
@@ -26,7 +29,10 @@ from tui.sandbox.generator import build_manifest
 from tui.sandbox.github_shapes import category_node_id, repo_node_id
 from tui.sandbox.state import SandboxState, base_url_of, pause, sandbox_of
 
-__all__ = ["RAW_PATH", "REPO_MANIFEST", "repo_manifest", "routes", "state_file"]
+__all__ = ["MARKDOWN_TYPE", "RAW_PATH", "REPO_MANIFEST", "repo_manifest", "routes", "state_file"]
+
+#: What a soul page is served as.
+MARKDOWN_TYPE = "text/markdown; charset=utf-8"
 
 #: Where the files are at a raw repository's URL: ``{base}/raw/{owner}/{repo}/{branch}/…``.
 RAW_PATH = "/raw"
@@ -82,12 +88,22 @@ def repo_manifest(state: SandboxState, base: str) -> bytes:
     return json.dumps(document, indent=2, ensure_ascii=False).encode("utf-8")
 
 
-def _conditional(request: Request, data: bytes) -> Response:
+def _conditional(request: Request, data: bytes, media_type: str = JSON_TYPE) -> Response:
     etag = f'"{hashlib.sha256(data).hexdigest()}"'
     headers = {"ETag": etag, "Cache-Control": "no-cache"}
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
-    return Response(data, 200, headers=headers, media_type=JSON_TYPE)
+    return Response(data, 200, headers=headers, media_type=media_type)
+
+
+def soul_page(state: SandboxState, name: str) -> bytes | None:
+    """The soul page served for ``memory/<id>.md``, or None (no such agent, no page, or the
+    pages unpublished)."""
+    agent = name.removeprefix(f"{MEMORY_DIR}/").removesuffix(".md")
+    unpublished = state.faults.unpublished
+    if not agent or "/" in agent or MEMORY_DIR in unpublished or name in unpublished:
+        return None
+    return state.network.soul_page(agent)
 
 
 async def skill_file(request: Request) -> Response:
@@ -139,6 +155,11 @@ async def _state_file(request: Request, name: str) -> Response:
         if receipt is None:
             return JSONResponse({"message": "Not Found"}, 404)
         return _conditional(request, receipt)
+    if name.startswith(f"{MEMORY_DIR}/") and name.endswith(".md"):
+        page = soul_page(state, name)
+        if page is None:
+            return JSONResponse({"message": "Not Found"}, 404)
+        return _conditional(request, page, MARKDOWN_TYPE)
     entry = _served(state, name)
     if entry is None:
         return JSONResponse({"message": "Not Found"}, 404)

@@ -39,14 +39,15 @@ from tui.network.state_files import POSTED_LOG, STATE_FILE_NAMES
 from tui.sandbox.app import DEMO_LOGIN, create_app
 from tui.sandbox.discussions import Conversation
 from tui.sandbox.published import DemoNetwork
+from tui.sandbox.pulse import PULSE_DOCS
 from tui.sandbox.state import InboxEntry, SandboxIssue, SandboxState
 from tui.strict_json import read_json_file
 
 __all__ = ["WORLD_FORMAT", "DemoWorld", "PersistMiddleware", "WorldError", "world_folder"]
 
 #: The format of ``world.json``; a file of another format is set aside, never misread (2: the
-#: conversation, its log and what was written since).
-WORLD_FORMAT = 2
+#: conversation, its log and what was written since; 3: the network's pulse).
+WORLD_FORMAT = 3
 #: The largest world file read (a world of 50 000 agents holds about 37 MiB of state and a
 #: log of about 80 MiB); like every file read back from disk it must be a regular file, parsed
 #: with bounded depth.
@@ -59,8 +60,9 @@ ACTING_AGENT = {
 }
 
 
-#: The documents kept (the others are rendered from them).
-KEPT_FILES = (*STATE_FILE_NAMES, POSTED_LOG)
+#: The documents kept (the others are rendered from them; a network without a pulse has none
+#: of its documents).
+KEPT_FILES = (*STATE_FILE_NAMES, POSTED_LOG, *PULSE_DOCS)
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ class DemoWorld:
             "owner": state.owner,
             "repo": state.repo,
             "generated_at": state.network.generated_at,
-            "docs": {name: state.network.docs[name] for name in KEPT_FILES},
+            "docs": {name: doc for name, doc in state.network.docs.items() if name in KEPT_FILES},
             "conversation": state.network.conversation.as_json(),
             "issues": [
                 {**asdict(i), "due_at": _stamp(i.due_at), "apply_at": _stamp(i.apply_at)}
@@ -193,8 +195,13 @@ class DemoWorld:
         try:
             if not isinstance(document, dict) or document.get("format") != WORLD_FORMAT:
                 raise ValueError(f"format {document.get('format')!r}")
+            kept = document["docs"]
             network = DemoNetwork(
-                {name: document["docs"][name] for name in KEPT_FILES},
+                {
+                    name: kept[name]
+                    for name in KEPT_FILES
+                    if name in kept or name in STATE_FILE_NAMES
+                },
                 generated_at=document["generated_at"],
                 conversation=Conversation.from_json(document["conversation"]),
             )
