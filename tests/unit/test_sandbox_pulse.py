@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tui.cli import main
 from tui.network.models import parse_state
 from tui.network.pulse import PULSE_MODELS
 from tui.network.state_files import (
@@ -661,6 +662,22 @@ async def test_any_pulse_file_can_be_unpublished():
         assert POKES in manifest
         assert (await client.get(f"/state/{NOTIFICATIONS}")).status_code == 404
         assert (await client.get(f"/state/{POKES}")).status_code == 200
+
+
+def test_sandbox_serve_can_play_a_deployment_without_the_pulse(monkeypatch):
+    import tui.sandbox.server
+
+    seen: dict[str, Any] = {}
+
+    async def fake_serve(host: str, port: int, **kwargs: Any) -> None:
+        seen.update(kwargs)
+
+    monkeypatch.setattr(tui.sandbox.server, "serve", fake_serve)
+    argv = ["sandbox", "serve", "--port", "0", "--unpublish", NOTIFICATIONS]
+    assert main([*argv, "--unpublish", "memory"]) == 0
+    assert seen["faults"].unpublished == {NOTIFICATIONS, "memory"}
+    assert main(["sandbox", "serve", "--port", "0"]) == 0
+    assert seen["faults"].unpublished == set()
 
 
 # --- the demo world --------------------------------------------------------------------------

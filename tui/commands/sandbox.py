@@ -51,6 +51,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the form state/discussions_cache.json is published in: light (post bodies and "
         "comment authors, as the deployment's; the default) or full (comment bodies too)",
     )
+    serve.add_argument(
+        "--unpublish",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="play a deployment that does not publish FILE under state/ (it answers 404 and "
+        "the manifest leaves it out), e.g. notifications.json, or memory for every soul page; "
+        "repeatable",
+    )
     serve.add_argument("--json", action="store_true", help="first line of output: the URLs as JSON")
     serve.set_defaults(handler=cmd_sandbox_serve)
 
@@ -70,6 +79,7 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def cmd_sandbox_serve(args: argparse.Namespace) -> int:
+    from tui.sandbox.faults import Faults
     from tui.sandbox.server import serve
     from tui.service import demo_epoch
 
@@ -104,6 +114,7 @@ def cmd_sandbox_serve(args: argparse.Namespace) -> int:
                 on_ready=ready,
                 processor=args.processor,
                 discussions_cache=args.discussions_cache,
+                faults=Faults(unpublished=set(args.unpublish)),
             )
         )
     except KeyboardInterrupt:
