@@ -48,6 +48,7 @@ from tui.sandbox.pulse import (
     KEEP_NOTIFICATIONS,
     NOTIFICATIONS_PER_AGENT,
 )
+from tui.sandbox.pulse_live import GraphIndex
 from tui.sandbox.server import in_process_client
 from tui.sandbox.world import DemoWorld
 
@@ -82,15 +83,26 @@ def docs(network) -> dict[str, Any]:
 
 def test_the_pulse_is_the_same_for_the_same_seed_and_another_for_another():
     one, two = generate_network(seed=4, agents=80), generate_network(seed=4, agents=80)
-    for name in PULSE_FILES[:-1]:
-        assert serialize_rows(one[name]) == serialize_rows(two[name])
+    for name in PULSE_FILES:
+        assert isinstance(one[name], bytes) and one[name] == two[name]
     other = generate_network(seed=5, agents=80)
-    assert serialize_rows(other[NOTIFICATIONS]) != serialize_rows(one[NOTIFICATIONS])
+    assert other[NOTIFICATIONS] != one[NOTIFICATIONS]
     fresh = DemoNetwork(dict(one), generated_at="2026-11-01T12:00:00Z")
     kept = DemoNetwork.generate(seed=4, agents=80)
     again = DemoNetwork.generate(seed=4, agents=80)  # read back from the kept bytes
     for name in PULSE_FILES:
         assert fresh.files[name] == kept.files[name] == again.files[name]
+
+
+def test_the_generated_graph_is_the_one_the_documents_make():
+    network = DemoNetwork.generate(seed=4, agents=80)
+    parsed = {name: json.loads(network.files[name]) for name in (POSTED_LOG, POKES, FOLLOWS)}
+    stamp = json.loads(network.files[SOCIAL_GRAPH])["_meta"]["generated_at"]
+    assert GraphIndex.of(parsed).render(stamp) == network.files[SOCIAL_GRAPH]
+    reread = DemoNetwork(
+        {**network.docs, POKES: parsed[POKES]}, generated_at="2026-11-01T12:00:00Z"
+    )
+    assert reread.files[SOCIAL_GRAPH] == network.files[SOCIAL_GRAPH]
 
 
 def test_the_five_files_and_the_log_stay_what_they_were():
@@ -692,8 +704,11 @@ async def test_the_demo_world_keeps_its_pulse(tmp_path):
     assert (joined["type"], joined["id"]) == ("new_agent", DEMO_LOGIN)
     mine = [n for n in first[NOTIFICATIONS]["notifications"] if n["agent_id"] == DEMO_LOGIN]
     assert len(mine) == 5
-    kept = json.loads((tmp_path / "world.json").read_text())["docs"]
-    assert set(PULSE_FILES[:-1]) <= set(kept) and SOCIAL_GRAPH not in kept
+    kept = json.loads((tmp_path / "world.json").read_text())
+    assert not set(PULSE_FILES) & set(kept["docs"])
+    assert {n: t.encode() for n, t in kept["published"].items()} == {
+        name: app.state.sandbox.network.files[name] for name in PULSE_FILES
+    }
     again = DemoWorld(tmp_path).open_app(agents=30)
     async with in_process_client(again) as client:
         assert await served(client) == first

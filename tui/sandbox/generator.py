@@ -677,10 +677,11 @@ def generate_network(
     epoch: datetime = DEFAULT_EPOCH,
     *,
     site_url: str = DEFAULT_SITE_URL,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, Any]:
     """The five state documents (exactly ``generate_state``'s), the conversation's log
     (``POSTED_LOG``, see ``conversation.generate_log``: the recent history the five count) and
-    the network's pulse (``pulse.generate_pulse``: notifications, pokes, changes, follows)."""
+    the network's pulse (``pulse.generate_pulse``: notifications, pokes, changes, follows and
+    the social graph), the pulse's as their published bytes."""
     docs = generate_state(seed, agents, epoch, site_url=site_url)
     moment = _Clock(epoch).epoch
     docs[POSTED_LOG] = generate_log(seed, moment, docs, site_url)

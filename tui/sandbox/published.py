@@ -23,13 +23,14 @@ import copy
 import hashlib
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
 from tui.clock import utc_now
 from tui.network.state_files import (
+    CHANGES,
     DISCUSSIONS_CACHE,
     DISCUSSIONS_INDEX,
     FOLLOWS,
@@ -66,7 +67,13 @@ from tui.sandbox.processor import (
     publish_reaction,
 )
 from tui.sandbox.pulse import PULSE_DOCS
-from tui.sandbox.pulse_live import GRAPH_ACTIONS, GraphIndex, graph_stamp, record_comment
+from tui.sandbox.pulse_live import (
+    GRAPH_ACTIONS,
+    GraphIndex,
+    graph_stamp,
+    record_comment,
+    touched_by,
+)
 from tui.sandbox.souls import SoulBook
 from tui.sandbox.threads import byline_agent, discussion_node_id, post_byline, vote_text
 
@@ -105,19 +112,24 @@ class DemoNetwork:
 
     def __init__(
         self,
-        docs: dict[str, dict[str, Any]],
+        docs: Mapping[str, dict[str, Any] | bytes],
         *,
         generated_at: str,
         conversation: Conversation | None = None,
         files: Mapping[str, bytes] | None = None,
     ):
-        """``files``: the bytes ``docs`` and ``conversation`` publish, when they are known
+        """``docs``: the documents by name; one given as its published bytes (the pulse's, as
+        ``generate_network`` makes them) is read only once something changes it or asks for
+        it. ``files``: the bytes ``docs`` and ``conversation`` publish, when they are known
         already (``generate`` knows them for a network it made before)."""
         missing = [name for name in STATE_FILE_NAMES if name not in docs]
         if missing:
             raise ValueError(f"missing state documents: {', '.join(missing)}")
         self._lock = threading.RLock()
-        self._docs = dict(docs)
+        self._docs = {name: doc for name, doc in docs.items() if not isinstance(doc, bytes)}
+        published = {name: doc for name, doc in docs.items() if isinstance(doc, bytes)}
+        #: Documents held as their bytes until they are needed (``_live``).
+        self._unread = set(published) - {SOCIAL_GRAPH}
         #: Derived documents handed in whole (a test's own cache, index or graph): served as
         #: given.
         self._pinned = frozenset(n for n in (*DERIVED_FILES, SOCIAL_GRAPH) if n in self._docs)
@@ -138,9 +150,10 @@ class DemoNetwork:
             self._indexed = (id(posts), len(posts))
         else:
             self._files = {name: _serialize(name, doc) for name, doc in self._docs.items()}
+            self._files.update(published)
             self._indexed = (0, -1)
             self._render(generated_at)
-            if self.graph_derived:
+            if self.graph_derived and SOCIAL_GRAPH not in published:
                 self._render_graph(_moment(generated_at, utc_now()))
         self._hashes = {
             name: hashlib.sha256(data).hexdigest() for name, data in self._files.items()
@@ -176,8 +189,10 @@ class DemoNetwork:
         kept = _KEPT.get(key)
         if kept is not None:
             files, generated = kept
-            kept_docs = (*STATE_FILE_NAMES, POSTED_LOG, *PULSE_DOCS)
-            docs = {name: json.loads(files[name]) for name in kept_docs if name in files}
+            docs: dict[str, Any] = {
+                n: json.loads(files[n]) for n in (*STATE_FILE_NAMES, POSTED_LOG)
+            }
+            docs.update({name: files[name] for name in PULSE_DOCS if name in files})
         else:
             files, docs = None, generate_network(seed, agents, epoch, site_url=site_url)
             generated = len(docs[POSTED_LOG]["comments"])
@@ -202,21 +217,23 @@ class DemoNetwork:
     @property
     def docs(self) -> Mapping[str, dict[str, Any]]:
         """The live documents (read-only view; change them through ``apply``): the five state
-        files, the log and the pulse's."""
-        return MappingProxyType(self._docs)
+        files, the log and the pulse's (one held as bytes is read when it is looked up)."""
+        return _Documents(self)
 
     def doc(self, name: str) -> dict[str, Any]:
         """A deep copy of one document, safe to inspect while the network changes."""
         with self._lock:
             if name in DERIVED_FILES or (name == SOCIAL_GRAPH and self.graph_derived):
                 return json.loads(self._files[name])
-            return copy.deepcopy(self._docs[name])
+            return copy.deepcopy(self._live(name)[name])
 
     @property
     def graph_derived(self) -> bool:
         """Whether ``social_graph.json`` is rendered from the pulse and the log (not handed
         in): the network publishes pokes or follows."""
-        return SOCIAL_GRAPH not in self._pinned and (POKES in self._docs or FOLLOWS in self._docs)
+        return SOCIAL_GRAPH not in self._pinned and any(
+            name in self._docs or name in self._unread for name in (POKES, FOLLOWS)
+        )
 
     @property
     def seed(self) -> int:
@@ -297,8 +314,9 @@ class DemoNetwork:
             now = _aware(now)
             number = self.next_number() if action == "create_post" else None
             graph = self._graph_index() if action in GRAPH_ACTIONS and self.graph_derived else None
+            docs = self._live(*touched_by(action))
             changed = apply_action(
-                self._docs, action, payload, actor, now, known, number=number, graph=graph
+                docs, action, payload, actor, now, known, number=number, graph=graph
             )
             if action == "create_post" and number is not None:
                 self._record_issue_post(number, payload, actor, now)
@@ -480,6 +498,7 @@ class DemoNetwork:
         handed in is served as given from then on."""
         with self._lock:
             self._docs[name] = doc
+            self._unread.discard(name)
             changed = {name}
             if name == SOCIAL_GRAPH:
                 self._pinned |= {SOCIAL_GRAPH}
@@ -493,15 +512,22 @@ class DemoNetwork:
         heartbeat_audit``); returns the agents it marked dormant."""
         with self._lock:
             now = _aware(now)
-            marked, changed = heartbeat_audit(self._docs, now)
+            marked, changed = heartbeat_audit(self._live(CHANGES), now)
             self._republish(changed, now)
             return marked
 
     def _graph_index(self) -> GraphIndex:
         """The social graph's index, made from the documents the first time it is needed."""
         if self._graph is None:
-            self._graph = GraphIndex.of(self._docs)
+            self._graph = GraphIndex.of(self._live(POKES, FOLLOWS))
         return self._graph
+
+    def _live(self, *names: str) -> dict[str, dict[str, Any]]:
+        """The documents, with those held as bytes read now (only ``names``, when given)."""
+        for name in [n for n in self._unread if not names or n in names]:
+            self._docs[name] = json.loads(self._files[name])
+            self._unread.discard(name)
+        return self._docs
 
     def _render_graph(self, now: datetime) -> None:
         data = self._graph_index().render(graph_stamp(now))
@@ -537,3 +563,24 @@ class DemoNetwork:
         self._manifest = build_manifest(self._files, self._generated_at)
         self._manifest_hash = hashlib.sha256(self._manifest).hexdigest()
         self.version += 1
+
+
+class _Documents(Mapping[str, dict[str, Any]]):
+    """A network's documents, read-only: one held as its bytes is read when it is looked up
+    (iterating the items reads them all)."""
+
+    def __init__(self, network: DemoNetwork) -> None:
+        self._network = network
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        network = self._network
+        with network._lock:
+            return network._live(name)[name]
+
+    def __iter__(self) -> Iterator[str]:
+        network = self._network
+        with network._lock:
+            return iter([*network._docs, *sorted(network._unread - set(network._docs))])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

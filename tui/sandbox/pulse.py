@@ -23,11 +23,14 @@ log stay exactly what they were.
 
 from __future__ import annotations
 
+import json
+import json.encoder
 import random
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -39,10 +42,12 @@ from tui.network.state_files import (
     NOTIFICATIONS,
     POKES,
     POSTED_LOG,
+    SOCIAL_GRAPH,
     TRENDING,
 )
 from tui.sandbox.conversation import Stamps, seconds_of
 from tui.sandbox.github_shapes import DEMO_LOGIN
+from tui.sandbox.pulse_live import GraphIndex, Rows, graph_stamp, render_rows
 from tui.sandbox.words import (
     ACTIVE_POKES,
     DORMANT_POKES,
@@ -83,6 +88,9 @@ PULSE_DOCS = (NOTIFICATIONS, POKES, CHANGES, FOLLOWS)
 #: The order of a processing run's entries.
 _RANK = {"new_agent": 0, "heartbeat": 1, "poke": 2, "follow": 3, "agent_dormant": 4}
 _QUIET = frozenset(("dormant", "hibernating"))
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+_STRING = json.encoder.encode_basestring  # what _ENCODE makes of a str
+_FIRST = itemgetter(0)
 
 
 def summons_message(venue: str, landmark: str, lat: float, lon: float, url: str) -> str:
@@ -137,13 +145,14 @@ class _Roster:
 
 @dataclass
 class _Draft:
-    """The pulse as it is drawn: times in epoch seconds, sorted and stamped at the end."""
+    """The pulse as it is drawn: each entry with its time (epoch seconds) and its row (the
+    entry encoded as JSON, as ``serialize_rows`` writes it), sorted at the end."""
 
-    notifications: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    pokes: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    notifications: list[tuple[int, str]] = field(default_factory=list)
+    pokes: list[tuple[int, str]] = field(default_factory=list)
     follows: list[tuple[int, str, str]] = field(default_factory=list)
-    #: Pokes that make a notification and a change entry (summonses do not): (time, target).
-    plain_pokes: list[tuple[int, str]] = field(default_factory=list)
+    #: Pokes that make a notification and a change entry (summonses do not): (time, from, to).
+    plain_pokes: list[tuple[int, str, str]] = field(default_factory=list)
 
 
 class _Pulse:
@@ -163,6 +172,14 @@ class _Pulse:
         welcomers = set(self.roster.welcomers)
         weights = [4 if aid in welcomers else 1 for aid in self.roster.actors]
         self._cum = _cumulative(weights)
+        self._names: dict[str, str] = {}
+
+    def name(self, text: str) -> str:
+        """``text`` encoded as a JSON string (an agent's id: kept, each is met many times)."""
+        encoded = self._names.get(text)
+        if encoded is None:
+            encoded = self._names[text] = _STRING(text)
+        return encoded
 
     # -- who acts -------------------------------------------------------------------------------
 
@@ -189,28 +206,25 @@ class _Pulse:
     def notify(
         self, at: int, agent: str, kind: str, sender: str, detail: str, stamp: str = ""
     ) -> None:
-        read = at < self.now - READ_AFTER and self.rng.random() < 0.25
-        entry = {
-            "agent_id": agent,
-            "type": kind,
-            "from_agent": sender,
-            "timestamp": stamp or self.stamp(at),
-            "read": read,
-            "detail": detail,
-        }
-        self.draft.notifications.append((at, entry))
+        """A notification (``detail`` encoded as JSON already when ``stamp`` is given)."""
+        read = "true" if at < self.now - READ_AFTER and self.rng.random() < 0.25 else "false"
+        if not stamp:
+            stamp, detail = self.stamp(at), _STRING(detail)
+        row = (
+            f'{{"agent_id": {self.name(agent)}, "type": "{kind}", "from_agent": '
+            f'{self.name(sender)}, "timestamp": "{stamp}", "read": {read}, "detail": {detail}}}'
+        )
+        self.draft.notifications.append((at, row))
 
     def poke(self, at: int, sender: str, target: str, message: str) -> None:
-        stamp = self.stamp(at)
-        entry = {
-            "from_agent": sender,
-            "target_agent": target,
-            "message": message,
-            "timestamp": stamp,
-        }
-        self.draft.pokes.append((at, entry))
-        self.draft.plain_pokes.append((at, target))
-        self.notify(at, target, "poke", sender, message, stamp)
+        stamp, text = self.stamp(at), _STRING(message)
+        row = (
+            f'{{"from_agent": {self.name(sender)}, "target_agent": {self.name(target)}, '
+            f'"message": {text}, "timestamp": "{stamp}"}}'
+        )
+        self.draft.pokes.append((at, row))
+        self.draft.plain_pokes.append((at, sender, target))
+        self.notify(at, target, "poke", sender, text, stamp)
 
     def message(self, pool: Sequence[str], target: str) -> str:
         pick = self.pick
@@ -316,18 +330,18 @@ class _Pulse:
             "location": {"lat": lat, "lon": lon, "name": name},
             "url": url,
         }
-        message = summons_message(venue, landmark, lat, lon, url)
+        message = _STRING(summons_message(venue, landmark, lat, lon, url))
+        tail = (
+            f'"timestamp": "{self.stamp(at)}", "context": {_ENCODE(context)}, '
+            + ('"resolved": false, "resolved_at": null}' if done is None else "")
+            + (f'"resolved": true, "resolved_at": "{self.stamp(done)}"}}' if done else "")
+        )
         for target in targets:
-            entry = {
-                "from_agent": "system",
-                "target_agent": target,
-                "message": message,
-                "timestamp": self.stamp(at),
-                "context": context,
-                "resolved": done is not None,
-                "resolved_at": self.stamp(done) if done is not None else None,
-            }
-            self.draft.pokes.append((at, entry))
+            row = (
+                f'{{"from_agent": "system", "target_agent": {self.name(target)}, '
+                f'"message": {message}, {tail}'
+            )
+            self.draft.pokes.append((at, row))
 
     def welcome(self, guest: str) -> None:
         """Three agents poke a newcomer (the demo's own account) within the hour."""
@@ -371,30 +385,30 @@ class _Pulse:
 
     # -- the change log -------------------------------------------------------------------------
 
-    def changes(self, total: int) -> list[dict[str, Any]]:
+    def changes(self, total: int) -> Rows:
         """The week's change log: ``total`` entries (more when every heartbeat in the week
         needs one), stamped with the processing runs, the daily audits at the end."""
-        rng, now, roster = self.rng, self.now, self.roster
+        rng, now, roster, name = self.rng, self.now, self.roster, self.name
         start = now - KEEP_CHANGES
         runs = _runs(rng, now, start)
-        made: list[tuple[int, int, str, dict[str, Any]]] = []
+        made: list[tuple[int, int, str, str]] = []  # (time, rank, agent, the entry after "ts")
 
         def at_run(moment: int) -> int:
             return runs[min(bisect_left(runs, moment), len(runs) - 1)]
 
         for aid, joined in roster.joined.items():
             if joined > start:
-                made.append((at_run(joined), 0, aid, {"type": "new_agent", "id": aid}))
+                made.append((at_run(joined), 0, aid, f'"type": "new_agent", "id": {name(aid)}}}'))
         beating = [aid for aid, beat in roster.beat.items() if beat > start]
         last_run = {aid: bisect_left(runs, roster.beat[aid]) for aid in beating}
         for aid in beating:
-            made.append((runs[last_run[aid]], 1, aid, {"type": "heartbeat", "id": aid}))
-        for at, target in self.draft.plain_pokes:
+            made.append((runs[last_run[aid]], 1, aid, f'"type": "heartbeat", "id": {name(aid)}}}'))
+        for at, _, target in self.draft.plain_pokes:
             if at > start:
-                made.append((at_run(at), 2, target, {"type": "poke", "target": target}))
+                made.append((at_run(at), 2, target, f'"type": "poke", "target": {name(target)}}}'))
         for at, taker, giver in self.draft.follows:
             if at > start:
-                entry = {"type": "follow", "id": taker, "target": giver}
+                entry = f'"type": "follow", "id": {name(taker)}, "target": {name(giver)}}}'
                 made.append((at_run(at), 3, taker, entry))
         audits = self.audits(start)
         extra = total - len(made) - len(audits)
@@ -410,18 +424,18 @@ class _Pulse:
             if (aid, index) in taken:
                 continue
             taken.add((aid, index))
-            made.append((runs[index], 1, aid, {"type": "heartbeat", "id": aid}))
+            made.append((runs[index], 1, aid, f'"type": "heartbeat", "id": {name(aid)}}}'))
             extra -= 1
         made.extend(audits)
         made.sort(key=lambda row: row[:3])
-        run_stamps: dict[int, str] = {}
-        entries = []
+        stamps: dict[int, str] = {}
+        rows = Rows()
         for at, _, _, entry in made:
-            ts = run_stamps.get(at) or run_stamps.setdefault(at, self.stamp(at))
-            entries.append({"ts": ts, **entry})
-        return entries
+            ts = stamps.get(at) or stamps.setdefault(at, self.stamp(at))
+            rows.append(f'{{"ts": "{ts}", {entry}')
+        return rows
 
-    def audits(self, start: int) -> list[tuple[int, int, str, dict[str, Any]]]:
+    def audits(self, start: int) -> list[tuple[int, int, str, str]]:
         """The daily heartbeat audits of the week (the last at ``now``): who each marked dormant
         and how many were active and dormant then."""
         roster = self.roster
@@ -434,41 +448,59 @@ class _Pulse:
             if s == "dormant"
         )
         times = [d for d, _ in dormancy]
-        rows: list[tuple[int, int, str, dict[str, Any]]] = []
+        rows: list[tuple[int, int, str, str]] = []
         for days in range(KEEP_CHANGES // DAY - 1, -1, -1):
             when = self.now - days * DAY
             first, last = bisect_right(times, when - DAY), bisect_right(times, when)
             for _, aid in dormancy[first:last]:
-                rows.append((when, 4, aid, {"type": "agent_dormant", "id": aid}))
-            dormant = last
-            audit = {
-                "type": "heartbeat_audit",
-                "agents_marked_dormant": last - first,
-                "total_active": bisect_right(eligible, when) - dormant,
-                "total_dormant": dormant,
-            }
+                entry = f'"type": "agent_dormant", "id": {self.name(aid)}}}'
+                rows.append((when, 4, aid, entry))
+            active = bisect_right(eligible, when) - last
+            audit = (
+                f'"type": "heartbeat_audit", "agents_marked_dormant": {last - first}, '
+                f'"total_active": {active}, "total_dormant": {last}}}'
+            )
             rows.append((when, 5, "", audit))
         return rows
 
     # -- the documents --------------------------------------------------------------------------
 
-    def documents(self, changes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    def documents(self, changes: Rows) -> dict[str, bytes]:
+        """The four documents' bytes (``serialize_rows``'s layout) and the social graph's."""
         stamp = self.stamp(self.now)
-        notifications = [entry for _, entry in _in_order(self.draft.notifications)]
-        pokes = [entry for _, entry in _in_order(self.draft.pokes)]
-        follows = [
-            {"follower": taker, "followed": giver, "timestamp": self.stamp(at)}
+        notifications = Rows(row for _, row in sorted(self.draft.notifications, key=_FIRST))
+        pokes = Rows(row for _, row in sorted(self.draft.pokes, key=_FIRST))
+        follows = Rows(
+            f'{{"follower": {self.name(taker)}, "followed": {self.name(giver)}, '
+            f'"timestamp": "{self.stamp(at)}"}}'
             for at, taker, giver in sorted(self.draft.follows)
-        ]
+        )
+
+        def meta(rows: Rows) -> dict[str, Any]:
+            return {"count": len(rows), "last_updated": stamp}
+
         return {
-            NOTIFICATIONS: {
-                "notifications": notifications,
-                "_meta": {"count": len(notifications), "last_updated": stamp},
-            },
-            POKES: {"pokes": pokes, "_meta": {"count": len(pokes), "last_updated": stamp}},
-            CHANGES: {"last_updated": stamp, "changes": changes},
-            FOLLOWS: {"follows": follows, "_meta": {"count": len(follows), "last_updated": stamp}},
+            NOTIFICATIONS: render_rows(
+                (("notifications", notifications), ("_meta", meta(notifications)))
+            ),
+            POKES: render_rows((("pokes", pokes), ("_meta", meta(pokes)))),
+            CHANGES: render_rows((("last_updated", stamp), ("changes", changes))),
+            FOLLOWS: render_rows((("follows", follows), ("_meta", meta(follows)))),
+            SOCIAL_GRAPH: self.graph().render(graph_stamp(datetime.fromtimestamp(self.now, UTC))),
         }
+
+    def graph(self) -> GraphIndex:
+        """The social graph of what was drawn and the log (``GraphIndex.of`` would count the
+        same from the documents)."""
+        author_of = {p.get("number"): p.get("author") for p in self.posts}
+        comments = self.docs.get(POSTED_LOG, {}).get("comments", [])
+        return GraphIndex.counting(
+            chain(
+                ((e.get("author"), author_of.get(e.get("discussion_number"))) for e in comments),
+                ((sender, target) for _, sender, target in self.draft.plain_pokes),
+                ((taker, giver) for _, taker, giver in self.draft.follows),
+            )
+        )
 
 
 def _cumulative(weights: list[int]) -> list[int]:
@@ -489,21 +521,19 @@ def _runs(rng: random.Random, now: int, start: int) -> list[int]:
     return runs
 
 
-def _in_order(rows: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
-    return sorted(rows, key=itemgetter(0))
-
-
 def generate_pulse(
     seed: int,
     epoch: datetime,
     docs: dict[str, dict[str, Any]],
     *,
     guests: Sequence[str] = (DEMO_LOGIN,),
-) -> dict[str, dict[str, Any]]:
-    """``notifications.json``, ``pokes.json``, ``changes.json`` and ``follows.json`` for the
-    generated documents ``docs`` (the five and the log) as of ``epoch``; ``guests`` (accounts
-    not among the agents, the demo token's) get a welcome. Deterministic for the same
-    arguments."""
+) -> dict[str, bytes]:
+    """The published bytes of ``notifications.json``, ``pokes.json``, ``changes.json``,
+    ``follows.json`` and ``social_graph.json`` for the generated documents ``docs`` (the five
+    and the log) as of ``epoch``; ``guests`` (accounts not among the agents, the demo token's)
+    get a welcome. Deterministic for the same arguments. Written as rows, never as objects: a
+    network reads them only when an action changes them (at 50,000 agents that is 200,000
+    notifications nobody may touch)."""
     pulse = _Pulse(seed, epoch, docs)
     guests = [g for g in guests if g not in pulse.roster.agents]
     agents = len(pulse.roster.agents)

@@ -9,8 +9,8 @@ received and of a recruit. A set of documents without a pulse document is left a
 ``record_audit`` writes the daily heartbeat audit's entries: an ``agent_dormant`` per agent it
 marked (``processor.heartbeat_audit``) and a ``heartbeat_audit`` with the counts.
 
-``GraphIndex`` is the social graph: who interacted with whom and how often, both ways (the
-deployment's edges come in pairs of equal weight, and a node's in- and out-degree are the sums
+``GraphIndex`` is the social graph: who interacted with whom and how often (the deployment's
+edges come in pairs of equal weight, one each way, and a node's in- and out-degree are the sums
 of its weights): a comment on someone's post in the log, a poke (not a summons), a follow while
 it stands. It is kept up to date as they happen and rendered as ``social_graph.json``.
 """
@@ -18,8 +18,10 @@ it stands. It is kept up to date as they happen and rendered as ``social_graph.j
 from __future__ import annotations
 
 import json
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from datetime import datetime
+from itertools import chain
 from typing import Any
 
 from tui.network.state_files import (
@@ -44,6 +46,7 @@ __all__ = [
     "record_audit",
     "record_comment",
     "render_rows",
+    "touched_by",
 ]
 
 #: The change log's type for each action the deployment logs.
@@ -66,6 +69,23 @@ ACTION_CHANGES = {
 }
 #: The actions that change the social graph.
 GRAPH_ACTIONS = frozenset(("poke", "follow_agent", "unfollow_agent"))
+#: The pulse documents an action reads or changes beyond the change log (``record_action``,
+#: and a follow's check of ``follows.json``).
+_TOUCHES = {
+    "poke": (POKES, NOTIFICATIONS),
+    "follow_agent": (FOLLOWS, NOTIFICATIONS),
+    "unfollow_agent": (FOLLOWS,),
+    "transfer_karma": (NOTIFICATIONS,),
+    "recruit_agent": (NOTIFICATIONS,),
+}
+
+
+def touched_by(action: str) -> tuple[str, ...]:
+    """The pulse documents applying ``action`` may read or change."""
+    logged = (CHANGES,) if action in ACTION_CHANGES else ()
+    return logged + _TOUCHES.get(action, ())
+
+
 #: How many agents ``social_graph.json`` names as its top connectors.
 TOP_CONNECTORS = 10
 
@@ -99,79 +119,120 @@ def render_rows(sections: Iterable[tuple[str, Any]]) -> bytes:
 # The social graph
 
 
-class GraphIndex:
-    """Interaction counts between agents, both ways: ``weights[a][b] == weights[b][a]``."""
+def _pair(one: Any, other: Any) -> tuple[str, str] | None:
+    """Two agents as a pair (in order), or None when it is not one (an agent with itself,
+    a name missing)."""
+    if not isinstance(one, str) or not isinstance(other, str) or not one or not other:
+        return None
+    if one == other:
+        return None
+    return (one, other) if one < other else (other, one)
 
-    def __init__(self) -> None:
-        self.weights: dict[str, dict[str, int]] = {}
+
+class GraphIndex:
+    """How often each pair of agents interacted (``pairs``, by the pair in order)."""
+
+    def __init__(self, pairs: dict[tuple[str, str], int] | None = None) -> None:
+        self.pairs: dict[tuple[str, str], int] = pairs or {}
+        #: Each agent's pairs, made the first time someone's connections are asked for.
+        self._rows: dict[str, dict[str, int]] | None = None
+
+    @classmethod
+    def counting(cls, interactions: Iterable[tuple[Any, Any]]) -> GraphIndex:
+        """The graph of ``interactions`` (pairs of agents, either way round)."""
+        counted = Counter(filter(None, (_pair(a, b) for a, b in interactions)))
+        return cls(dict(counted))
 
     @classmethod
     def of(cls, docs: dict[str, dict[str, Any]]) -> GraphIndex:
         """The graph of ``docs``: the log's comments on others' posts, the pokes that are not
         summonses, the follows."""
-        graph = cls()
-        add = graph.add
         log = docs.get(POSTED_LOG) or {}
         author_of = {p.get("number"): p.get("author") for p in log.get("posts", [])}
-        for entry in log.get("comments", []):
-            add(entry.get("author"), author_of.get(entry.get("discussion_number")))
-        for poke in (docs.get(POKES) or {}).get("pokes", []):
-            if not poke.get("context"):
-                add(poke.get("from_agent"), poke.get("target_agent"))
-        for follow in (docs.get(FOLLOWS) or {}).get("follows", []):
-            add(follow.get("follower"), follow.get("followed"))
-        return graph
+        pokes = (docs.get(POKES) or {}).get("pokes", [])
+        follows = (docs.get(FOLLOWS) or {}).get("follows", [])
+        return cls.counting(
+            chain(
+                (
+                    (e.get("author"), author_of.get(e.get("discussion_number")))
+                    for e in log.get("comments", [])
+                ),
+                (
+                    (p.get("from_agent"), p.get("target_agent"))
+                    for p in pokes
+                    if not p.get("context")
+                ),
+                ((f.get("follower"), f.get("followed")) for f in follows),
+            )
+        )
 
     def add(self, one: Any, other: Any, delta: int = 1) -> bool:
         """Count an interaction between two agents (``delta`` -1 takes one back); False when
-        it is not one (an agent with itself, or a name missing)."""
-        if not isinstance(one, str) or not isinstance(other, str) or not one or not other:
+        it is not one."""
+        pair = _pair(one, other)
+        if pair is None:
             return False
-        if one == other:
-            return False
-        weights = self.weights
-        for a, b in ((one, other), (other, one)):
-            row = weights.get(a)
-            if row is None:
-                row = weights[a] = {}
-            weight = row.get(b, 0) + delta
-            if weight > 0:
-                row[b] = weight
-            else:
-                row.pop(b, None)
-                if not row:
-                    del weights[a]
+        weight = self.pairs.get(pair, 0) + delta
+        if weight > 0:
+            self.pairs[pair] = weight
+        else:
+            self.pairs.pop(pair, None)
+        if self._rows is not None:
+            for a, b in (pair, pair[::-1]):
+                row = self._rows.setdefault(a, {})
+                if weight > 0:
+                    row[b] = weight
+                else:
+                    row.pop(b, None)
         return True
 
     def connections(self, agent: str, limit: int = 10) -> list[tuple[str, int]]:
         """The agents ``agent`` interacted with most, strongest first."""
-        row = self.weights.get(agent, {})
+        if self._rows is None:
+            rows: dict[str, dict[str, int]] = {}
+            for (a, b), weight in self.pairs.items():
+                rows.setdefault(a, {})[b] = weight
+                rows.setdefault(b, {})[a] = weight
+            self._rows = rows
+        row = self._rows.get(agent, {})
         return sorted(row.items(), key=lambda item: (-item[1], item[0]))[:limit]
 
     def render(self, generated_at: str) -> bytes:
         """``social_graph.json``: nodes by id, edges strongest first (each pair both ways,
-        side by side), and the deployment's ``_meta``."""
-        weights = self.weights
-        names = {name: _ENCODE(name) for name in weights}
-        pairs = sorted(
-            (-weight, a, b) for a, row in weights.items() for b, weight in row.items() if a < b
+        side by side, pairs of equal weight by name), and the deployment's ``_meta``."""
+        pairs = self.pairs
+        strength: dict[str, int] = defaultdict(int)
+        for (a, b), weight in pairs.items():
+            strength[a] += weight
+            strength[b] += weight
+        names = sorted(strength)
+        order = {name: index for index, name in enumerate(names)}
+        encoded = [_ENCODE(name) for name in names]
+        # one integer per pair that sorts as (-weight, a, b) does, and gives them back
+        width, heaviest = len(names), max(pairs.values(), default=0)
+        keys = sorted(
+            ((heaviest - weight) * width + order[a]) * width + order[b]
+            for (a, b), weight in pairs.items()
         )
-        edges = Rows()
+        edges = Rows()  # each row holds a pair's two edges, one each way
         append = edges.append
-        for negative, a, b in pairs:
-            ea, eb = names[a], names[b]
-            append(f'{{"source": {ea}, "target": {eb}, "weight": {-negative}}}')
-            append(f'{{"source": {eb}, "target": {ea}, "weight": {-negative}}}')
-        strength = {name: sum(row.values()) for name, row in weights.items()}
+        for key in keys:
+            rest, b_index = divmod(key, width)
+            lighter, a_index = divmod(rest, width)
+            ea, eb, weight = encoded[a_index], encoded[b_index], heaviest - lighter
+            append(
+                f'{{"source": {ea}, "target": {eb}, "weight": {weight}}},\n    '
+                f'{{"source": {eb}, "target": {ea}, "weight": {weight}}}'
+            )
         nodes = Rows(
-            f'{{"id": {names[name]}, "degree": {2 * s}, "in_degree": {s}, "out_degree": {s}}}'
-            for name, s in sorted(strength.items())
+            f'{{"id": {encoded[i]}, "degree": {2 * s}, "in_degree": {s}, "out_degree": {s}}}'
+            for i, s in enumerate(strength[name] for name in names)
         )
-        top = sorted(strength, key=lambda name: (-strength[name], name))[:TOP_CONNECTORS]
+        top = sorted(names, key=lambda name: (-strength[name], name))[:TOP_CONNECTORS]
         meta = {
             "generated_at": generated_at,
             "total_nodes": len(nodes),
-            "total_edges": len(edges),
+            "total_edges": 2 * len(edges),
             "top_connectors": top,
         }
         return render_rows((("nodes", nodes), ("edges", edges), ("_meta", meta)))

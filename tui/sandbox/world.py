@@ -35,7 +35,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tui.locations import data_root
 from tui.network.disk_cache import atomic_write
-from tui.network.state_files import POSTED_LOG, STATE_FILE_NAMES
+from tui.network.state_files import POSTED_LOG, SOCIAL_GRAPH, STATE_FILE_NAMES
 from tui.sandbox.app import DEMO_LOGIN, create_app
 from tui.sandbox.discussions import Conversation
 from tui.sandbox.published import DemoNetwork
@@ -48,9 +48,9 @@ __all__ = ["WORLD_FORMAT", "DemoWorld", "PersistMiddleware", "WorldError", "worl
 #: The format of ``world.json``; a file of another format is set aside, never misread (2: the
 #: conversation, its log and what was written since; 3: the network's pulse).
 WORLD_FORMAT = 3
-#: The largest world file read (a world of 50 000 agents holds about 37 MiB of state and a
-#: log of about 80 MiB); like every file read back from disk it must be a regular file, parsed
-#: with bounded depth.
+#: The largest world file read (a world of 50 000 agents holds about 37 MiB of state, a log of
+#: about 80 MiB and a pulse of about 200 MiB); like every file read back from disk it must be a
+#: regular file, parsed with bounded depth.
 WORLD_LIMIT = 512 << 20
 #: The profile the demo token's account is registered with in a new world.
 ACTING_AGENT = {
@@ -60,9 +60,11 @@ ACTING_AGENT = {
 }
 
 
-#: The documents kept (the others are rendered from them; a network without a pulse has none
-#: of its documents).
-KEPT_FILES = (*STATE_FILE_NAMES, POSTED_LOG, *PULSE_DOCS)
+#: The documents kept (the others are rendered from them).
+KEPT_FILES = (*STATE_FILE_NAMES, POSTED_LOG)
+#: The files kept as they are published (text in the world file, read back as bytes: the
+#: network reads them only when something changes them); a network without a pulse has none.
+PUBLISHED_FILES = (*PULSE_DOCS, SOCIAL_GRAPH)
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,12 @@ class DemoWorld:
             "owner": state.owner,
             "repo": state.repo,
             "generated_at": state.network.generated_at,
-            "docs": {name: doc for name, doc in state.network.docs.items() if name in KEPT_FILES},
+            "docs": {name: state.network.docs[name] for name in KEPT_FILES},
+            "published": {
+                name: data.decode("utf-8")
+                for name in PUBLISHED_FILES
+                if (data := state.network.file_bytes(name)) is not None
+            },
             "conversation": state.network.conversation.as_json(),
             "issues": [
                 {**asdict(i), "due_at": _stamp(i.due_at), "apply_at": _stamp(i.apply_at)}
@@ -195,13 +202,13 @@ class DemoWorld:
         try:
             if not isinstance(document, dict) or document.get("format") != WORLD_FORMAT:
                 raise ValueError(f"format {document.get('format')!r}")
-            kept = document["docs"]
+            docs: dict[str, Any] = {name: document["docs"][name] for name in KEPT_FILES}
+            published = document.get("published", {})
+            for name in PUBLISHED_FILES:
+                if isinstance(published.get(name), str):
+                    docs[name] = published[name].encode("utf-8")
             network = DemoNetwork(
-                {
-                    name: kept[name]
-                    for name in KEPT_FILES
-                    if name in kept or name in STATE_FILE_NAMES
-                },
+                docs,
                 generated_at=document["generated_at"],
                 conversation=Conversation.from_json(document["conversation"]),
             )
