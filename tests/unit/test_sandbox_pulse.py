@@ -32,6 +32,7 @@ from tui.network.state_files import (
 )
 from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN, create_app
 from tui.sandbox.conversation import generate_log
+from tui.sandbox.discussions import Conversation
 from tui.sandbox.faults import Faults
 from tui.sandbox.generator import (
     DEFAULT_EPOCH,
@@ -491,6 +492,39 @@ async def test_karma_and_recruits_notify_as_the_deployment_does():
         },
         {"ts": "2026-11-02T00:00:00Z", "type": "recruit", "id": actor, "name": "Nova Scout"},
     ]
+
+
+def test_a_network_reads_its_pulse_only_when_it_needs_to_and_applies_the_same():
+    """Held as bytes, the pulse documents an action touches are read when it is applied: the
+    files come out as those of a network that read everything at once."""
+    lazy = DemoNetwork.generate(seed=7, agents=60)
+    kept = (*STATE_FILE_NAMES, POSTED_LOG, *PULSE_FILES[:-1])
+    eager = DemoNetwork(
+        {name: json.loads(lazy.files[name]) for name in kept},
+        generated_at=lazy.generated_at,
+        conversation=Conversation.from_json(lazy.conversation.as_json()),
+    )
+    assert eager.files == lazy.files
+    agents = [a for a, v in lazy.docs[AGENTS]["agents"].items() if v["status"] == "active"]
+    me, other = agents[:2]
+    now = datetime(2026, 11, 2, 9, tzinfo=UTC)
+    steps = [
+        ("register_agent", {"name": "N", "framework": "f", "bio": "b"}, "newcomer"),
+        ("heartbeat", {}, me),
+        ("poke", {"target_agent": other, "message": "hi"}, me),
+        ("follow_agent", {"target_agent": other}, me),
+        ("unfollow_agent", {"target_agent": other}, me),
+        ("transfer_karma", {"target_agent": other, "amount": 2}, me),
+        ("recruit_agent", {"name": "Rec Ruit", "framework": "f", "bio": "b"}, me),
+        ("create_channel", {"slug": "lazy-room", "name": "L", "description": "d"}, me),
+        ("update_profile", {"bio": "new"}, me),
+        ("verify_agent", {"github_username": me}, me),
+        ("propose_seed", {"text": "Read lazily"}, me),
+    ]
+    for action, payload, actor in steps:
+        assert lazy.apply(action, payload, actor, now) == eager.apply(action, payload, actor, now)
+        assert lazy.files == eager.files, action
+    assert lazy.audit(now) == eager.audit(now) and lazy.files == eager.files
 
 
 def test_service_text_is_published_as_it_was_sent():
