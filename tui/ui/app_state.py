@@ -32,4 +32,6 @@ class AppState(msgspec.Struct, frozen=True, eq=False):
     refreshed: bool = False  # the first refresh cycle has been shown
     failure: str | None = None  # why the refresh worker died, if it did
     outbox: str = ""  # the outbox's summary when something needs attention ("" when not)
+    inbox: str = ""  # whose inbox and how much of it is unread ("demo-agent · 3 unread")
+    inbox_unread: bool = False  # something in it is unread (the status bar makes it stand out)
     clock: Clock = utc_now  # the app's injectable clock (frozen in tests)

@@ -53,13 +53,18 @@ def status_parts(
     files: Iterable[str] = (),
     paused: bool = False,
     outbox: str = "",
+    inbox: str = "",
+    inbox_unread: bool = False,
 ) -> list[tuple[str, str]]:
     """The bar's pieces as (text, kind); kinds: service, muted, good, warn, bad.
 
     ``files``: the tab's own state files; one whose shown copy is not the service's current one
     is named first among the problems ("stale: …, the last good copy from 9m ago").
+    ``inbox``: the agent whose inbox ``i`` shows and its unread count, next to the service.
     """
     parts: list[tuple[str, str]] = [(clean(service), "service")]
+    if inbox:
+        parts.append((clean(inbox) + " (i)", "warn" if inbox_unread else "muted"))
     if paused:
         parts.append(("paused (p resumes)", "warn"))
     if status.last_success is not None:
@@ -201,6 +206,8 @@ class StatusBar(Widget):
             files=self.files,
             paused=state.paused,
             outbox=state.outbox,
+            inbox=state.inbox,
+            inbox_unread=state.inbox_unread,
         )
         pieces: list[Content] = []
         for text, kind in fit_status(parts, max(1, self.size.width - 1)):
