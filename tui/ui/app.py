@@ -47,6 +47,7 @@ from tui.ui.conversation import ConversationController
 from tui.ui.held_keys import HeldKeys
 from tui.ui.key_pace import KeyPace
 from tui.ui.preload import prepare_tabs
+from tui.ui.pulse import PulseController
 from tui.ui.screens import TABS, StateScreen, Tab
 from tui.ui.screens.base import Place
 from tui.ui.ssh_mode import NO_BROWSER, NO_SUSPEND, SSHGuard
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
 
     from tui.config import Settings
     from tui.service import Service
+    from tui.ui.screens.inbox import InboxScreen
     from tui.ui.screens.outbox import OutboxScreen
     from tui.ui.screens.palette import PaletteIndex
     from tui.ui.screens.thread import ThreadScreen
@@ -119,6 +121,7 @@ class RoostApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *_tab_bindings(),
         Binding("r", "refresh", "Refresh", id="app.refresh"),
+        Binding("i", "inbox", "Inbox: what happened to your agent", show=False, id="app.inbox"),
         *WriteController.BINDINGS,
         Binding(
             "R", "refresh(True)", "Re-fetch everything (no ETags)", show=False, id="app.reload"
@@ -236,6 +239,8 @@ class RoostApp(App[int]):
             ),
             refresh=self.action_refresh,
         )
+        #: The pulse: whose inbox roost shows, and what is unread in it.
+        self.pulse = PulseController(self, service, self.conversation, publish=self._publish)
         self.palette_index: PaletteIndex | None = None  # the palette's candidates (per snapshot)
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
         self._cache_on_view = asyncio.Event()  # the disk cache's data has been painted
@@ -293,7 +298,7 @@ class RoostApp(App[int]):
     def _publish(self, **changes: Any) -> None:
         """Make the next state and set it on every tab screen made so far."""
         state = self.app_state = replace(self.app_state, **changes)
-        for screen in self._tab_screens.values():
+        for screen in {*self._tab_screens.values(), *self._current_state_screens()}:
             screen.app_state = state
 
     def _open_tab(self, tab: Tab) -> StateScreen:
@@ -464,6 +469,7 @@ class RoostApp(App[int]):
                 if self.ask_demo_reset:  # over the world it would set aside
                     self.writer.ask_demo_reset(then=self._refresh_fresh_world)
                 self.set_timer(PRELOAD_AFTER_S, self._preload_tabs, name="preload tabs")
+                self.pulse.start()
             self.loaded.set()
             self._tell_problems(message.report, message.status)
         else:
@@ -476,6 +482,7 @@ class RoostApp(App[int]):
         for screen in current:
             screen.deliver(message.snapshot, changed)
         self.conversation.snapshot_changed(changed)
+        self.pulse.snapshot_changed(message.snapshot, changed)
 
     @work(
         group="preload",
@@ -628,7 +635,7 @@ class RoostApp(App[int]):
         if tab_id not in self.MODES:
             self.notify(f"No {tab_id} screen in this version", severity="warning", markup=False)
             return
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, StateScreen):
+        while len(self.screen_stack) > 1:  # what is over the tab: modals, a thread, the inbox
             self.pop_screen()
         self.switch_mode(tab_id)
         screen = self.screen
@@ -657,6 +664,8 @@ class RoostApp(App[int]):
         if not self._history:
             return
         place = self._history.pop()
+        if place.tab_id not in self.MODES:  # a screen over the tabs (the inbox)
+            return self.pulse.open_inbox(place)
         self.jump_to(place.tab_id)
         screen = self.screen
         if isinstance(screen, StateScreen) and place.tab_id == screen.TAB_ID:
@@ -664,6 +673,12 @@ class RoostApp(App[int]):
 
     def action_go_back(self) -> None:
         self.go_back()
+
+    def action_inbox(self) -> None:
+        self.pulse.toggle_inbox()  # `i`: the inbox of the agent roost is set to
+
+    def on_inbox_screen_items_read(self, message: InboxScreen.ItemsRead) -> None:
+        self.pulse.read_changed()
 
     # ------------------------------------------------------------------ posting
 

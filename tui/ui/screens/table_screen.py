@@ -225,6 +225,10 @@ class TableScreen(StateScreen):
     def detail_view(self, key: str, model: Any) -> tuple[Content, list[Link]]:
         raise NotImplementedError
 
+    def raw_model(self, model: Any) -> Any:
+        """What ``J`` shows of a row's model as JSON (default: the model itself)."""
+        return model
+
     def summary_extra(self) -> Content:
         """Extra text for the summary line (e.g. the status quick-filter)."""
         return Content("")
@@ -350,6 +354,11 @@ class TableScreen(StateScreen):
     def building(self) -> bool:
         return self._built_generation < self._shown_generation
 
+    def keep_rows(self, snapshot: Snapshot) -> None:
+        """The rows on view stand for ``snapshot`` as they are: only files they do not read
+        changed (the Agents detail's profile)."""
+        self._built_generation = max(self._built_generation, snapshot.generation)
+
     def after_rows(self, built: Built) -> None:
         """After the main table got new rows (update side panels here)."""
 
@@ -447,7 +456,7 @@ class TableScreen(StateScreen):
             key,
             body,
             links,
-            raw=raw_json(model) if detail.raw else None,
+            raw=raw_json(self.raw_model(model)) if detail.raw else None,
             heading=f"{self.NOUN.rstrip('s')} {key}",
         )
 
