@@ -14,7 +14,16 @@ from typing import Any
 
 import msgspec
 
-from tui.network.state_files import AGENTS, CHANNELS, POSTED_LOG, SEEDS, STATS, TRENDING
+from tui.network.state_files import (
+    AGENTS,
+    CHANNELS,
+    POKES,
+    POSTED_LOG,
+    SEEDS,
+    SOCIAL_GRAPH,
+    STATS,
+    TRENDING,
+)
 
 __all__ = ["TABS", "TAB_IDS", "Tab", "tab"]
 
@@ -49,7 +58,14 @@ def _present(tabs: tuple[Tab, ...]) -> tuple[Tab, ...]:
 
 
 _ALL: tuple[Tab, ...] = (
-    Tab("agents", "1", "Agents", frozenset({AGENTS}), "tui.ui.screens.agents:AgentsScreen"),
+    Tab(
+        "agents",
+        "1",
+        "Agents",
+        # the detail's profile: read once a detail is opened
+        frozenset({AGENTS, POSTED_LOG, POKES, SOCIAL_GRAPH}),
+        "tui.ui.screens.agents:AgentsScreen",
+    ),
     Tab(
         "trending",
         "2",

@@ -2,24 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from operator import attrgetter
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import work
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.message import Message
 
 from tui.conversation.posts import scope_key
 from tui.network.models import Agent
 from tui.network.state_files import AGENTS
 from tui.network.store import Snapshot
+from tui.pulse.soul import SoulPage, SoulPages
 from tui.ui.widgets.detail_pane import Link
 from tui.ui.widgets.text import age_seconds, bar, count, epoch_seconds, labelled, stamp
 from tui.ui.widgets.virtual_table import Column, LazyRow
 from tui.untrusted import clean, truncate
 
+from .profile import (
+    AGENT_SCOPE,
+    PROFILE_FILES,
+    fetched_text,
+    markdown_content,
+    profile_lines,
+    soul_lines,
+    soul_source,
+)
 from .table_screen import TableScreen
+
+if TYPE_CHECKING:
+    from tui.service import Service
 
 __all__ = ["AgentRow", "AgentsScreen", "agent_detail"]
 
@@ -112,8 +128,17 @@ def _line(label: str, value: Any) -> Content:
     return labelled(label, value, 10)
 
 
-def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, list[Link]]:
-    """The detail view: identity, bio, numbers, traits as bars, optional fields, extras."""
+def agent_detail(
+    agent_id: str,
+    agent: Agent,
+    now: datetime,
+    *,
+    profile: Sequence[Content] = (),
+    soul: Sequence[Content] = (),
+    profile_links: Sequence[Link] = (),
+) -> tuple[Content, list[Link]]:
+    """The detail view: identity, bio, numbers, the ``profile`` (tui/ui/screens/profile.py),
+    traits as bars, optional fields, extras, and the ``soul`` page last."""
     lines: list[Content] = []
     title = agent.display_name or agent.name
     lines.append(Content(clean(title)).stylize("bold"))
@@ -137,6 +162,9 @@ def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, l
             f"posts {agent.post_count:,} · comments {agent.comment_count:,}",
         )
     )
+    if profile:
+        lines.append(Content(""))
+        lines.extend(profile)
     if agent.bio:
         lines.append(Content(""))
         lines.append(Content("bio").stylize("bold $text-muted"))
@@ -190,10 +218,19 @@ def agent_detail(agent_id: str, agent: Agent, now: datetime) -> tuple[Content, l
             )
             for slug in channels
         ),
+        Link(
+            Content.assemble(("activity of ", "$text-muted"), truncate(clean(agent_id), 60)),
+            "activity",
+            f"{AGENT_SCOPE}{agent_id}",
+        ),
+        *profile_links,
     ]
     lines.append(
         Content("P their posts · J raw JSON · tab then enter: go to").stylize("$text-muted")
     )
+    if soul:
+        lines.append(Content(""))
+        lines.extend(soul)
     return Content("\n").join(lines), links
 
 
@@ -218,9 +255,105 @@ class AgentsScreen(TableScreen, tab="agents"):
         if key is not None:
             self.jump_to("posts", scope_key("author", key))
 
+    @dataclass(eq=False)
+    class SoulArrived(Message):
+        """An agent's soul page as the service answered (posted by this screen's worker)."""
+
+        page: SoulPage
+
     def __init__(self) -> None:
         super().__init__()
         self.status_filter = "all"
+        self._souls: Any = None  # the service's soul pages (take_service)
+        self._soul_for: str | None = None  # the agent whose page was asked for last
+        self._soul: SoulPage | None = None  # its latest copy
+        self._soul_drawn: tuple[str, int, int, Content] | None = None  # agent, text, width
+        self._profile_asked = False
+
+    def take_service(self, service: Service) -> None:
+        """The soul pages, read when a detail opens (TEMPORARY fallback: the core's
+        ``Service.soul_pages()`` where the service has it)."""
+        made = getattr(service, "soul_pages", None)
+        self._souls = made() if callable(made) else SoulPages.for_service(service)
+
+    # ------------------------------------------------------------------ the profile
+
+    def show_snapshot(self, snapshot: Snapshot, changed: frozenset[str]) -> None:
+        """Only the profile's files changed: the rows stay, the open detail is drawn again."""
+        if AGENTS in changed or not self.ready:
+            super().show_snapshot(snapshot, changed)
+        else:
+            self.keep_rows(snapshot)
+            if self.detail_open:
+                self.open_detail(self.detail.key, read_soul=False)
+
+    def open_detail(self, key: str | None, *, read_soul: bool = True) -> None:
+        """The detail, and the agent's profile: its files asked for the first time a detail
+        opens, its soul page read each time."""
+        if key is not None and not self._profile_asked:
+            self._profile_asked = True
+            self.post_message(self.FilesWanted(PROFILE_FILES))
+        if read_soul:
+            self._soul_for = None
+        super().open_detail(key)
+
+    def _want_soul(self, agent: str) -> None:
+        if agent == self._soul_for or self._souls is None:
+            return
+        self._soul_for = agent
+        self._soul = self._souls.cached(agent)
+        self._read_soul(agent)
+
+    @work(group="soul", exclusive=True, exit_on_error=False, description="read a soul page")
+    async def _read_soul(self, agent: str) -> None:
+        try:
+            page = await self._souls.read(agent)
+        except Exception as exc:  # noqa: BLE001 - said in the detail, never a crash
+            kept = self._souls.cached(agent)
+            page = SoulPage(
+                agent,
+                kept.text if kept is not None else None,
+                kept.missing if kept is not None else False,
+                kept.fetched_at if kept is not None else None,
+                truncate(f"could not read it: {exc}", 200),
+            )
+        self.post_message(self.SoulArrived(page))
+
+    def on_agents_screen_soul_arrived(self, message: AgentsScreen.SoulArrived) -> None:
+        if message.page.agent != self._soul_for:
+            return  # the detail moved on to another agent
+        self._soul = message.page
+        if self.detail_open and self.detail.key == message.page.agent:
+            self.open_detail(message.page.agent, read_soul=False)
+
+    def _soul_width(self) -> int:
+        """The detail's text width: the pane's when laid out, else what it will be."""
+        body = self.detail.query("#detail-body")
+        width = body.first().size.width if body else 0
+        if width > 0:
+            return width
+        if self.has_class("-narrow"):
+            return max(20, self.size.width - 4)
+        return max(20, self.size.width - self.table.outer_size.width - 5)
+
+    def _soul_view(self, agent: str) -> list[Content]:
+        page = self._soul if self._soul is not None and self._soul.agent == agent else None
+        body = None
+        if page is not None and page.text is not None and not page.missing:
+            width = self._soul_width()
+            drawn = self._soul_drawn
+            if drawn is None or drawn[:3] != (agent, id(page.text), width):
+                content = markdown_content(self.app.console, soul_source(page), width)
+                drawn = self._soul_drawn = (agent, id(page.text), width, content)
+                self.call_after_refresh(self._redraw_at_width, agent, width)
+            body = drawn[3]
+        fetched = fetched_text(page, self.clock()) if page is not None else None
+        return list(soul_lines(page, body, fetched))
+
+    def _redraw_at_width(self, agent: str, width: int) -> None:
+        """The soul page was drawn before the pane was laid out: again at its real width."""
+        if self.detail_open and self.detail.key == agent and self._soul_width() != width:
+            self.open_detail(agent, read_soul=False)
 
     def models(self, snapshot: Snapshot) -> Mapping[str, Agent] | None:
         agents = snapshot.agents
@@ -233,7 +366,16 @@ class AgentsScreen(TableScreen, tab="agents"):
         return self.clock().timestamp()
 
     def detail_view(self, key: str, model: Agent) -> tuple[Content, list[Link]]:
-        return agent_detail(key, model, self.clock())
+        self._want_soul(key)
+        profile, links = profile_lines(key, self.snapshot)
+        return agent_detail(
+            key,
+            model,
+            self.clock(),
+            profile=profile,
+            soul=self._soul_view(key),
+            profile_links=links,
+        )
 
     def summary_extra(self) -> Content:
         pieces = []
