@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import timedelta
 from typing import Any
 
 from tui.sandbox.generator import DEFAULT_EPOCH, iso
@@ -26,6 +27,7 @@ __all__ = [
     "hostile_conversation",
     "hostile_documents",
     "hostile_network",
+    "hostile_pulse",
     "terminal_stream",
 ]
 
@@ -236,13 +238,85 @@ def hostile_documents() -> dict[str, dict[str, Any]]:
 
 
 def hostile_network():
-    """A sandbox DemoNetwork serving :func:`hostile_documents` and
-    :func:`hostile_conversation` with a correct manifest."""
+    """A sandbox DemoNetwork serving :func:`hostile_documents`, :func:`hostile_conversation`
+    and :func:`hostile_pulse` with a correct manifest."""
     from tui.sandbox.published import DemoNetwork
 
+    documents = hostile_documents()
     return DemoNetwork(
-        {**hostile_documents(), **hostile_conversation()}, generated_at=iso(DEFAULT_EPOCH)
+        {
+            **documents,
+            **hostile_conversation(),
+            **hostile_pulse(list(documents["agents.json"]["agents"])),
+        },
+        generated_at=iso(DEFAULT_EPOCH),
     )
+
+
+# --------------------------------------------------------------------------- the pulse
+
+
+def hostile_pulse(agents: list[str], number: int = 900) -> dict[str, Any]:
+    """``notifications.json``, ``pokes.json``, ``changes.json`` and ``social_graph.json``
+    whose every text field carries :data:`PAYLOADS`: types, senders, details, messages, a poke
+    pin's context (a ``javascript:`` URL, a place of payloads), timestamps that are not dates,
+    unknown fields and types, audits with odd counts; each agent in ``agents`` has items."""
+    notifications = []
+    pokes = []
+    changes = []
+    for n, payload in enumerate(PAYLOADS):
+        target = agents[n % len(agents)]
+        sender = agents[(n + 1) % len(agents)]
+        stamp = iso(DEFAULT_EPOCH - timedelta(minutes=n)) if n % 3 else payload
+        notifications.append(
+            {
+                "agent_id": target,
+                "type": payload if n % 2 else "poke",
+                "from_agent": payload if n % 4 == 1 else sender,
+                "timestamp": stamp,
+                "read": False,
+                "detail": payload,
+                _p(n + 3)[:40]: payload,  # an unknown field
+            }
+        )
+        pokes.append(
+            {
+                "from_agent": sender if n % 4 else payload,
+                "target_agent": target,
+                "message": payload,
+                "timestamp": stamp,
+                "context": {
+                    "type": payload,
+                    "discussion": number if n % 2 else None,
+                    "url": ("javascript:alert(1)", f"https://evil.example/{payload[:40]}")[n % 2],
+                    "location": {"lat": payload[:20], "lon": 6.05, "name": payload},
+                },
+                "resolved": bool(n % 2),
+                "resolved_at": payload,
+            }
+        )
+        changes.append({"ts": stamp, "type": "heartbeat", "id": payload})
+        changes.append({"ts": stamp, "type": payload, "id": sender, "target": payload})
+        changes.append(
+            {
+                "ts": stamp,
+                "type": "heartbeat_audit",
+                "agents_marked_dormant": payload,
+                "total_active": n,
+                _p(n + 1)[:40]: payload,
+            }
+        )
+    nodes = [{"id": agent, "degree": 3, "in_degree": 1, "out_degree": 2} for agent in agents]
+    edges = [
+        {"source": agents[n % len(agents)], "target": payload, "weight": 1e300 if n else 2.5}
+        for n, payload in enumerate(PAYLOADS)
+    ]
+    return {
+        "notifications.json": {"notifications": notifications, "_meta": {"count": _p(1)}},
+        "pokes.json": {"pokes": pokes, "_meta": {"note": _p(2)}},
+        "changes.json": {"last_updated": _p(3), "changes": changes},
+        "social_graph.json": {"nodes": nodes, "edges": edges, "_meta": {"top": _p(4)}},
+    }
 
 
 # --------------------------------------------------------------------------- the conversation

@@ -16,6 +16,7 @@ import msgspec
 
 from tui.network.state_files import (
     AGENTS,
+    CHANGES,
     CHANNELS,
     POKES,
     POSTED_LOG,
@@ -85,6 +86,13 @@ _ALL: tuple[Tab, ...] = (
     Tab("boots", "6", "Boots", frozenset(), "tui.ui.screens.boots:BootsScreen"),
     Tab(
         "posts", "7", "Posts", frozenset({POSTED_LOG, TRENDING}), "tui.ui.screens.posts:PostsScreen"
+    ),
+    Tab(
+        "activity",
+        "8",
+        "Activity",
+        frozenset({CHANGES}),
+        "tui.ui.screens.activity:ActivityScreen",
     ),
 )
 TABS: tuple[Tab, ...] = _present(_ALL)

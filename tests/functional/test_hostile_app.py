@@ -14,6 +14,7 @@ from hostile import LITERALS, assert_clean_terminal, hostile_network
 from textual.command import CommandPalette
 
 from tui.ui.screens import SCREENS
+from tui.ui.screens.activity import ActivityScreen
 from tui.ui.screens.agents import AgentsScreen
 from tui.ui.screens.posts import PostsScreen
 from tui.ui.screens.table_screen import TableScreen
@@ -32,6 +33,14 @@ async def visit_table(pilot, screen: TableScreen) -> None:
             if isinstance(app.screen, ThreadScreen):
                 assert_clean_terminal(app)
                 await pilot.press("escape")
+            screen.open_detail(key)
+        elif isinstance(screen, ActivityScreen):  # enter goes to what the row is about
+            await settle(pilot)
+            assert_clean_terminal(app)
+            if app.screen is not screen:
+                await pilot.press("backspace")
+                await settle(pilot)
+            assert app.screen is screen
             screen.open_detail(key)
         assert screen.detail.key == key
         assert_clean_terminal(app)

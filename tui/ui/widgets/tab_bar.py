@@ -71,9 +71,11 @@ class TabBar(Widget):
                 return tab_id
         return None
 
-    def render(self) -> Content:
+    def _tabs(self, compact: bool) -> tuple[Content, list[tuple[int, int, str]]]:
+        """The tabs drawn side by side, and where each is; ``compact``: one space between
+        them instead of two (eight tabs and the badge fit in 80 columns)."""
         parts: list[Content] = []
-        self._spans = []
+        spans: list[tuple[int, int, str]] = []
         x = 0
         tab_style = self.get_visual_style("tab-bar--tab", partial=True)
         key_style = self.get_visual_style("tab-bar--key", partial=True)
@@ -81,24 +83,32 @@ class TabBar(Widget):
         active_style = self.get_visual_style("tab-bar--active")
         for tab in TABS:
             active = self.active == tab.id
-            piece = Content.assemble(
-                " ",
-                (tab.key, key_style),
-                " ",
-                tab.title,
-                " ",
-            ).stylize(active_style if active else tab_style)
+            after = " " if active or not compact else ""
+            piece = Content.assemble(" ", (tab.key, key_style), " ", tab.title, after).stylize(
+                active_style if active else tab_style
+            )
             parts.append(piece)
-            self._spans.append((x, x + piece.cell_length, tab.id))
+            spans.append((x, x + piece.cell_length, tab.id))
             x += piece.cell_length
-        tabs = Content("").join(parts)
+        return Content("").join(parts), spans
+
+    def render(self) -> Content:
+        width = self.size.width
+        tabs, self._spans = self._tabs(compact=False)
+        if tabs.cell_length > width:
+            tabs, self._spans = self._tabs(compact=True)
         if not self.demo:
             return tabs
-        for badge in (self.BADGE, self.SHORT_BADGE):
-            badge_content = Content(f" {badge} ").stylize(self.get_visual_style("tab-bar--badge"))
-            gap = self.size.width - tabs.cell_length - badge_content.cell_length
-            if gap >= 1:
-                return Content.assemble(tabs, " " * gap, badge_content)
+        badge_style = self.get_visual_style("tab-bar--badge")
+        badges = (f" {self.BADGE} ", f" {self.SHORT_BADGE} ", self.SHORT_BADGE)
+        for compact in (False, True):
+            if compact:
+                tabs, self._spans = self._tabs(compact=True)
+            for badge in badges:
+                badge_content = Content(badge).stylize(badge_style)
+                gap = width - tabs.cell_length - badge_content.cell_length
+                if gap >= 1:
+                    return Content.assemble(tabs, " " * gap, badge_content)
         return tabs
 
     def on_click(self, event: events.Click) -> None:

@@ -1,0 +1,312 @@
+"""Tab 8, Activity: the network's change log (``changes.json``) as a live feed, newest first.
+
+Each row says what happened in words ("zion-coder-03 sent a heartbeat", "openclaw went
+dormant", an audit with its counts: :func:`tui.pulse.activity.activity_rows`); rows that
+arrived with the last refresh are marked for that cycle, as on the other tables. ``enter``
+follows a row to what it is about: its post's thread, its channel or its agent. ``t`` cycles
+through the types in the feed, ``A`` keeps only the selected row's agent (the Agents detail's
+"activity" link opens the tab so narrowed), ``/`` filters the text.
+
+A tab rather than a pane of Stats: the feed is a table of thousands of rows that wants the
+whole screen, its own filter and sort, and ``enter`` on its rows; Stats' counters keep theirs.
+The file is read the first time the tab is shown (``StateScreen.FilesWanted``), never at start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+
+from tui.network.state_files import CHANGES
+from tui.network.store import Snapshot
+from tui.pulse.activity import ActivityRow, activity_rows
+from tui.ui.widgets.detail_pane import Link
+from tui.ui.widgets.text import age_seconds, epoch_seconds, labelled, stamp
+from tui.ui.widgets.virtual_table import Column, LazyRow
+from tui.untrusted import clean, truncate
+
+from .base import Place
+from .post_table import post_links
+from .profile import AGENT_SCOPE
+from .table_screen import TableScreen
+
+__all__ = ["ActivityScreen", "FeedRow"]
+
+COLUMNS = (
+    Column("age", "age", 4, align="right"),
+    Column("type", "type", 9, max_width=16),
+    Column("text", "what happened", 30, flex=True),
+    Column("agent", "agent", 12, max_width=24, optional=True),
+)
+
+
+class FeedRow(LazyRow):
+    """One entry of the change log; ``context`` is "now" in POSIX seconds."""
+
+    __slots__ = ()
+    model: ActivityRow
+
+    def make_cells(self) -> tuple[str, ...]:
+        row = self.model
+        when = epoch_seconds(row.ts)
+        return (
+            age_seconds(None if when is None else self.context - when),
+            row.type,
+            row.text,
+            row.agent or "",
+        )
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        return tuple(value(self) for value in _SORT_VALUES)
+
+    def make_sort_value(self, column: int) -> Any:
+        return _SORT_VALUES[column](self) if column < len(_SORT_VALUES) else None
+
+    def make_haystack(self) -> str:
+        """What ``/`` searches: type, words, agent, channel and post."""
+        row = self.model
+        post = f"#{row.post}" if row.post is not None else ""
+        return " ".join((row.type, row.text, row.agent or "", row.channel or "", post)).lower()
+
+
+def _when_sort(row: FeedRow) -> float | None:
+    when = epoch_seconds(row.model.ts)
+    return -when if when is not None else None  # the youngest first
+
+
+_SORT_VALUES: tuple[Callable[[FeedRow], Any], ...] = (
+    _when_sort,
+    lambda row: row.model.type.lower(),
+    lambda row: row.model.text.lower(),
+    lambda row: (row.model.agent or "").lower(),
+)
+assert len(_SORT_VALUES) == len(COLUMNS)
+
+
+def _line(label: str, value: Any) -> Content:
+    return labelled(label, value, 8)
+
+
+class ActivityScreen(TableScreen, tab="activity"):
+    """Tab 8."""
+
+    COLUMNS = COLUMNS
+    NOUN = "changes"
+    SOURCE = CHANGES
+    ROW = FeedRow
+    POSTING_KIND = "agent"
+    DETAIL_ON_JUMP = False
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "follow", "Go to what it is about", show=False, id="activity.follow"),
+        Binding("t", "next_type", "Next type", id="activity.type"),
+        Binding("A", "only_agent", "Only this agent", show=False, id="activity.agent"),
+        Binding("a", "agent", "Go to the agent", show=False, id="activity.go_agent"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.type_filter: str | None = None
+        self.agent_filter: str | None = None
+        self._ordered: tuple[Any, dict[str, ActivityRow]] | None = None
+
+    def on_body_mounted(self) -> None:
+        super().on_body_mounted()
+        # the first time the tab is shown, never at roost's start
+        self.post_message(self.FilesWanted((CHANGES,)))
+
+    # ------------------------------------------------------------------ rows
+
+    def models(self, snapshot: Snapshot) -> Mapping[str, ActivityRow] | None:
+        changes = snapshot.changes
+        if changes is None:
+            return None
+        if self._ordered is None or self._ordered[0] is not changes:
+            self._ordered = (changes, {row.key: row for row in activity_rows(changes)})
+        return self._ordered[1]
+
+    def models_cost(self, snapshot: Snapshot) -> int:
+        """Wording 150,000 changes is done in the build thread."""
+        changes = snapshot.changes
+        ordered = self._ordered
+        if changes is None or (ordered is not None and ordered[0] is changes):
+            return 0
+        return len(changes.changes)
+
+    def prepare(self, snapshot: Snapshot) -> float:
+        return self.clock().timestamp()
+
+    def retimed_context(self, context: Any) -> float:
+        return self.clock().timestamp()
+
+    def raw_model(self, model: ActivityRow) -> Any:
+        return model.model
+
+    def show_empty_state(self) -> None:
+        state = self.snapshot.file(CHANGES)
+        if self.building:
+            message = "loading\u2026"
+        elif state.integrity == "absent":
+            message = f"This deployment does not publish {CHANGES}: there is no feed to show."
+        elif state.integrity == "missing" and not state.loaded:
+            message = f"loading {CHANGES}\u2026"
+        else:
+            message = self.empty_text(CHANGES, "changes")
+        self.table.set_empty_message(message)
+
+    def summary_extra(self) -> Content:
+        parts = [
+            Content.assemble(
+                "type: ",
+                (truncate(clean(self.type_filter or "all"), 24), "bold"),
+                ("  t", "$text-muted"),
+            )
+        ]
+        if self.agent_filter is not None:
+            parts.append(
+                Content.assemble(
+                    "agent: ",
+                    (truncate(clean(self.agent_filter), 40), "bold"),
+                    ("  escape clears", "$text-muted"),
+                )
+            )
+        return Content(" \u00b7 ").join(parts)
+
+    # ------------------------------------------------------------------ filters
+
+    def _apply_filters(self) -> None:
+        kind, agent = self.type_filter, self.agent_filter
+        if kind is None and agent is None:
+            self.table.set_predicate(None)
+        else:
+            # reads the models at call time: a refresh's new rows are narrowed the same way
+            def wanted(key: str) -> bool:
+                row = self._models.get(key)
+                return (
+                    row is not None
+                    and (kind is None or row.type == kind)
+                    and (agent is None or row.agent == agent)
+                )
+
+            self.table.set_predicate(wanted)
+        self.update_summary()
+
+    def types(self) -> list[str]:
+        """The types in the feed, in order of first appearance (newest first)."""
+        return list(dict.fromkeys(row.type for row in self._models.values()))
+
+    def action_next_type(self) -> None:
+        """``t``: all types, then each type in the feed in turn, then all again."""
+        cycle: list[str | None] = [None, *self.types()]
+        at = cycle.index(self.type_filter) if self.type_filter in cycle else 0
+        self.type_filter = cycle[(at + 1) % len(cycle)]
+        self._apply_filters()
+
+    def action_only_agent(self) -> None:
+        """``A``: only the selected row's agent; again: every agent."""
+        if self.agent_filter is not None:
+            self.agent_filter = None
+        else:
+            row = self.current_row()
+            if row is None or not row.agent:
+                self.notify("This row names no agent", severity="warning", markup=False)
+                return
+            self.agent_filter = row.agent
+        self._apply_filters()
+
+    def select_key(self, key: str) -> None:
+        if key.startswith(AGENT_SCOPE):
+            self.agent_filter = key.removeprefix(AGENT_SCOPE) or None
+            self.type_filter = None
+            self._apply_filters()
+            return
+        super().select_key(key)
+
+    def clear_filters(self) -> None:
+        super().clear_filters()
+        if self.type_filter is not None or self.agent_filter is not None:
+            self.type_filter = self.agent_filter = None
+            self._apply_filters()
+
+    def back_more(self) -> None:
+        if self.type_filter is not None or self.agent_filter is not None:
+            self.type_filter = self.agent_filter = None
+            self._apply_filters()
+        else:
+            super().back_more()
+
+    def place(self) -> Place:
+        where = super().place()
+        scope = f"{AGENT_SCOPE}{self.agent_filter}" if self.agent_filter is not None else None
+        return Place(where.tab_id, where.key, where.filter, where.detail_open, scope)
+
+    def return_to(self, place: Place) -> None:
+        agent = place.scope.removeprefix(AGENT_SCOPE) if place.scope else None
+        if self.ready and agent != self.agent_filter:
+            self.agent_filter = agent
+            self._apply_filters()
+        super().return_to(place)
+
+    # ------------------------------------------------------------------ the selected row
+
+    def current_row(self) -> ActivityRow | None:
+        key = self.detail.key if self.detail_open else self.table.cursor_key
+        return self._models.get(key) if key is not None else None
+
+    def row_chosen(self, key: str) -> None:
+        self._follow(self._models.get(key))
+
+    def action_follow(self) -> None:
+        self._follow(self.current_row())
+
+    def _follow(self, row: ActivityRow | None) -> None:
+        """What the row is about: its post's thread, its channel, its agent; else its detail."""
+        if row is None:
+            return
+        if row.post is not None:
+            self.open_thread(row.post)
+        elif row.channel:
+            self.jump_to("channels", row.channel)
+        elif row.agent:
+            self.jump_to("agents", row.agent)
+        else:
+            self.open_detail(row.key)
+
+    def action_agent(self) -> None:
+        row = self.current_row()
+        if row is not None and row.agent:
+            self.jump_to("agents", row.agent)
+
+    def copy_text(self) -> str | None:
+        row = self.current_row()
+        return row.text if row is not None else None
+
+    def posting_context(self) -> Any:
+        """``n`` on a row about an agent: the actions on that agent."""
+        from tui.actions.action_context import ActionContext
+
+        row = self.current_row()
+        return (
+            ActionContext("agent", row.agent) if row is not None and row.agent else ActionContext()
+        )
+
+    def detail_view(self, key: str, model: ActivityRow) -> tuple[Content, list[Link]]:
+        lines = [
+            Content(truncate(clean(model.text), 400)).stylize("bold"),
+            Content(""),
+            _line("type", model.type),
+            _line("when", stamp(model.ts, self.clock())),
+        ]
+        for name, value in model.model.extras.items():
+            lines.append(_line(truncate(clean(name), 8), truncate(clean(value), 500)))
+        lines.append(Content(""))
+        lines.append(
+            Content("enter goes to it · A only this agent · J raw JSON").stylize("$text-muted")
+        )
+        links = post_links(model.agent or "", model.channel or "")
+        if model.post is not None:
+            links.append(Link(Content(f"post #{model.post}"), "posts", f"#{model.post}"))
+        return Content("\n").join(lines), links
