@@ -124,7 +124,7 @@ def test_registry_lists_tabs_in_key_order():
     keys = [screen.TAB_KEY for screen in SCREENS]
     assert keys == sorted(keys)
     assert [s.TAB_ID for s in SCREENS][:3] == ["agents", "trending", "channels"]
-    assert SCREENS[-1].TAB_ID == "posts" and SCREENS[-1].TAB_KEY == "7"
+    assert SCREENS[-1].TAB_ID == "activity" and SCREENS[-1].TAB_KEY == "8"
 
 
 async def test_every_tab_by_number_keys_at_80x24():
@@ -710,7 +710,8 @@ async def test_palette_screens_and_actions_discoverable():
         await loaded(pilot)
         index = PaletteIndex(rig.app.snapshot)
         kinds = {c.kind for c in index.items}
-        assert kinds == {"agent", "channel", "proposal"}
+        # agents by id and name and by bio; posts by title (trending's until the log is read)
+        assert kinds == {"agent", "bio", "channel", "proposal", "trending"}
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Trending")

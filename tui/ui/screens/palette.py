@@ -1,7 +1,10 @@
-"""The command palette's roost provider: jump to any agent, channel, proposal or screen.
+"""The command palette's roost provider: jump to any agent, channel, proposal, post or screen,
+and find agents by what their bio says and posts by their title.
 
 Candidates come from the current snapshot (sanitised) and from the bindings (the same registry
-the help screen shows). Matching is our own linear fuzzy match, not ``textual.fuzzy``: that one
+the help screen shows). Each result says what it is (``agent``, ``bio``, ``post``…) on its
+left; a bio is searched for the words typed (not for scattered letters: a bio is long) and
+shown around the match. Matching is our own linear fuzzy match, not ``textual.fuzzy``: that one
 enumerates every combination of letter positions (a hostile 10 000-character name would hang
 the palette) and parses the candidate as markup when highlighting.
 """
@@ -20,18 +23,22 @@ from textual.content import Content
 
 from tui.network.store import Snapshot
 from tui.ui.screens.base import StateScreen
+from tui.ui.screens.trending import post_keys
 from tui.untrusted import clean, truncate
 
 __all__ = ["Candidate", "IndexHolder", "PaletteIndex", "RoostCommands", "fuzzy_match"]
 
 CANDIDATE_CHARS = 72  # what is matched and shown of one candidate
+BIO_CHARS = 400  # what is searched of a bio
+BIO_MIN_QUERY = 3  # a bio is searched once this many characters are typed
+BIO_WEIGHT = 0.75  # a bio's match ranks below the same match in a name or title
 MAX_HITS = 40  # per search
 CHUNK = 2000  # candidates scored between two yields to the event loop
 
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    kind: str  # screen | action | agent | channel | proposal
+    kind: str  # screen | action | agent | bio | channel | proposal | post
     text: str  # clean, short: what is matched and shown
     lower: str
     tab: str | None = None  # where to jump
@@ -79,7 +86,7 @@ def _candidate(
     key: str | None = None,
     run: Callable[[], object] | None = None,
 ) -> Candidate:
-    shown = truncate(clean(text), CANDIDATE_CHARS)
+    shown = truncate(clean(text), BIO_CHARS if kind == "bio" else CANDIDATE_CHARS)
     return Candidate(kind, shown, shown.lower(), tab=tab, key=key, run=run)
 
 
@@ -97,6 +104,9 @@ class PaletteIndex:
                         "agent", f"{agent_id} \u00b7 {agent.name}", tab="agents", key=agent_id
                     )
                 )
+            for agent_id, agent in agents.agents.items():
+                if agent.bio:
+                    self.items.append(_candidate("bio", agent.bio, tab="agents", key=agent_id))
         channels = snapshot.channels
         if channels is not None:
             for slug, channel in channels.channels.items():
@@ -123,6 +133,11 @@ class PaletteIndex:
                     key = f"#{post.number}"
                     text = f"{key} \u00b7 {post.title}"
                     self.items.append(_candidate("post", text, tab="posts", key=key))
+        elif snapshot.trending is not None:  # until then, the trending posts' titles
+            keys = post_keys(snapshot.trending.trending)
+            for key, post in zip(keys, snapshot.trending.trending, strict=True):
+                text = f"{key} \u00b7 {post.title}"
+                self.items.append(_candidate("trending", text, tab="trending", key=key))
 
 
 @runtime_checkable
@@ -136,6 +151,8 @@ _KIND_LABEL = {
     "screen": "screen  ",
     "action": "action  ",
     "agent": "agent   ",
+    "bio": "bio     ",
+    "trending": "post    ",
     "channel": "channel ",
     "proposal": "proposal",
     "post": "post    ",
@@ -144,6 +161,8 @@ _KIND_HELP = {
     "screen": "Switch to this tab",
     "action": "Run this action (see ? for its key)",
     "agent": "Open the agent on the Agents tab",
+    "bio": "An agent whose bio says this: open it on the Agents tab",
+    "trending": "Show the post on the Trending tab",
     "channel": "Open the channel on the Channels tab",
     "proposal": "Open the proposal on the Seeds tab",
     "post": "Show the post on the Posts tab (enter reads it)",
@@ -151,15 +170,22 @@ _KIND_HELP = {
 
 
 def _display(candidate: Candidate, offsets: Sequence[int], match_style: str) -> Content:
-    text = Content(candidate.text)
+    shown, lead = candidate.text, ""
+    if candidate.kind == "bio":  # the agent, then the bio around the match
+        lead = f"{truncate(clean(candidate.key or ''), 30)} \u00b7 "
+        room = CANDIDATE_CHARS - len(lead)
+        start = max(0, min(offsets, default=0) - room // 3) if len(shown) > room else 0
+        shown = ("\u2026" if start else "") + truncate(shown[start:], room - (1 if start else 0))
+        offsets = [o - start + (1 if start else 0) for o in offsets if o >= start]
+    text = Content(shown)
     for offset in offsets:
-        if offset < len(candidate.text):
+        if offset < len(shown):
             text = text.stylize(match_style, offset, offset + 1)
-    return Content.assemble((_KIND_LABEL[candidate.kind], "dim"), " ", text)
+    return Content.assemble((_KIND_LABEL[candidate.kind], "dim"), " ", lead, text)
 
 
 class RoostCommands(Provider):
-    """Screens, actions, agents, channels and proposals by fuzzy name."""
+    """Screens, actions, agents, channels, proposals and posts by fuzzy name; agents by bio."""
 
     def _tab_screen(self) -> StateScreen | None:
         """The tab screen under the palette."""
@@ -220,10 +246,17 @@ class RoostCommands(Provider):
 
         def consider(candidate: Candidate) -> None:
             nonlocal counter
-            score, offsets = fuzzy_match(needle, candidate.lower)
+            if candidate.kind == "bio":  # the words typed, never scattered letters
+                at = candidate.lower.find(needle) if len(needle) >= BIO_MIN_QUERY else -1
+                if at < 0:
+                    return
+                score, offsets = fuzzy_match(needle, candidate.lower)
+                score *= BIO_WEIGHT
+            else:
+                score, offsets = fuzzy_match(needle, candidate.lower)
             if score <= 0:
                 return
-            if candidate.key is not None and candidate.key.lower() == needle:
+            if candidate.kind != "bio" and (candidate.key or "").lower() == needle:
                 score += 0.3  # the exact id or slug first
             counter += 1
             item = (score, -counter, candidate, offsets)
