@@ -256,21 +256,24 @@ def hostile_network():
 # --------------------------------------------------------------------------- the pulse
 
 
-def hostile_pulse(agents: list[str], number: int = 900) -> dict[str, Any]:
+def hostile_pulse(
+    agents: list[str], number: int = 900, *, target: str | None = None
+) -> dict[str, Any]:
     """``notifications.json``, ``pokes.json``, ``changes.json`` and ``social_graph.json``
     whose every text field carries :data:`PAYLOADS`: types, senders, details, messages, a poke
     pin's context (a ``javascript:`` URL, a place of payloads), timestamps that are not dates,
-    unknown fields and types, audits with odd counts; each agent in ``agents`` has items."""
+    unknown fields and types, audits with odd counts; each agent in ``agents`` has items (with
+    ``target``, every item is that agent's)."""
     notifications = []
     pokes = []
     changes = []
     for n, payload in enumerate(PAYLOADS):
-        target = agents[n % len(agents)]
+        aimed = target or agents[n % len(agents)]
         sender = agents[(n + 1) % len(agents)]
         stamp = iso(DEFAULT_EPOCH - timedelta(minutes=n)) if n % 3 else payload
         notifications.append(
             {
-                "agent_id": target,
+                "agent_id": aimed,
                 "type": payload if n % 2 else "poke",
                 "from_agent": payload if n % 4 == 1 else sender,
                 "timestamp": stamp,
@@ -282,7 +285,7 @@ def hostile_pulse(agents: list[str], number: int = 900) -> dict[str, Any]:
         pokes.append(
             {
                 "from_agent": sender if n % 4 else payload,
-                "target_agent": target,
+                "target_agent": aimed,
                 "message": payload,
                 "timestamp": stamp,
                 "context": {

@@ -107,6 +107,11 @@ class PulseController:
     def publish_status(self) -> None:
         text, unread = self.status(self.app.snapshot)
         self._publish(inbox=text, inbox_unread=unread)
+        # what the read state has to say once (its file was damaged, the disk refused it)
+        note = getattr(self._read, "note", None)
+        if note:
+            self._read.note = None  # type: ignore[union-attr]
+            self.app.notify(short(note, 300), title="Inbox", severity="warning", markup=False)
 
     def start(self) -> None:
         """The first refresh has been shown: read the inbox's files from now on (agent set)."""

@@ -38,8 +38,7 @@ __all__ = ["ActivityScreen", "FeedRow"]
 COLUMNS = (
     Column("age", "age", 4, align="right"),
     Column("type", "type", 9, max_width=16),
-    Column("text", "what happened", 30, flex=True),
-    Column("agent", "agent", 12, max_width=24, optional=True),
+    Column("text", "what happened", 30, flex=True),  # names the agent: no column of its own
 )
 
 
@@ -56,7 +55,6 @@ class FeedRow(LazyRow):
             age_seconds(None if when is None else self.context - when),
             row.type,
             row.text,
-            row.agent or "",
         )
 
     def make_sort_values(self) -> tuple[Any, ...]:
@@ -81,13 +79,13 @@ _SORT_VALUES: tuple[Callable[[FeedRow], Any], ...] = (
     _when_sort,
     lambda row: row.model.type.lower(),
     lambda row: row.model.text.lower(),
-    lambda row: (row.model.agent or "").lower(),
 )
 assert len(_SORT_VALUES) == len(COLUMNS)
 
 
-def _line(label: str, value: Any) -> Content:
-    return labelled(label, value, 8)
+def _named(row: ActivityRow) -> tuple[str, ...]:
+    """Every agent the row names (the core's ``agents``; else the one it leads to)."""
+    return getattr(row, "agents", ()) or ((row.agent,) if row.agent else ())
 
 
 class ActivityScreen(TableScreen, tab="activity"):
@@ -188,7 +186,7 @@ class ActivityScreen(TableScreen, tab="activity"):
                 return (
                     row is not None
                     and (kind is None or row.type == kind)
-                    and (agent is None or row.agent == agent)
+                    and (agent is None or agent in _named(row))
                 )
 
             self.table.set_predicate(wanted)
@@ -294,14 +292,16 @@ class ActivityScreen(TableScreen, tab="activity"):
         )
 
     def detail_view(self, key: str, model: ActivityRow) -> tuple[Content, list[Link]]:
+        extras = {truncate(clean(k), 24): v for k, v in model.model.extras.items()}
+        width = max([8, *(len(name) + 1 for name in extras)])  # an audit's counts named whole
         lines = [
             Content(truncate(clean(model.text), 400)).stylize("bold"),
             Content(""),
-            _line("type", model.type),
-            _line("when", stamp(model.ts, self.clock())),
+            labelled("type", model.type, width),
+            labelled("when", stamp(model.ts, self.clock()), width),
         ]
-        for name, value in model.model.extras.items():
-            lines.append(_line(truncate(clean(name), 8), truncate(clean(value), 500)))
+        for name, value in extras.items():
+            lines.append(labelled(name, truncate(clean(value), 500), width))
         lines.append(Content(""))
         lines.append(
             Content("enter goes to it · A only this agent · J raw JSON").stylize("$text-muted")

@@ -58,7 +58,7 @@ NOTHING_PUBLISHED = (
 # 80 columns: the text is the free column and yields first; "re" (the Discussion a poke pin
 # names) is dropped before the text is cut short
 COLUMNS = (
-    Column("unread", UNREAD_MARK, 1),
+    Column("unread", "", 1),  # ● on what is unread
     Column("age", "age", 4, align="right"),
     Column("type", "type", 6, max_width=16),
     Column("from", "from", 12, max_width=22),
