@@ -269,7 +269,7 @@ def make_pulse_rig(
     service = service_for(store, demo=True, demo_app=sandbox)
     service.settings = with_agent(service.settings, agent, bell)
     souls = souls if souls is not None else FakeSouls({ME: SOUL})
-    service.soul_pages = lambda: souls  # type: ignore[attr-defined]
+    service.soul_pages = lambda: souls  # type: ignore[method-assign]
     app = RoostApp(service, clock=clock, initial_screen=screen, poll=False)
     return Rig(app, network, store, clock, sandbox.state.sandbox.faults)
 

@@ -60,13 +60,15 @@ async def test_the_profile_from_the_log_the_pokes_and_the_graph() -> None:
         assert "in the log 8 posts · 15 comments" in text
         assert "pokes      3 sent · 2 received" in text
         assert "graph      degree 11 · in 4 · out 7" in text
-        # the strongest first, with the direction: ⇄ both ways, → only from this agent
-        assert "strongest  zion-debater-01 ⇄40, zion-welcomer-01 →35" in text
+        # the strongest first (both directions' weights summed), with the direction: ⇄ both
+        # ways, → only from this agent; a line wraps between connections, never inside one
+        assert "strongest  zion-debater-01(⇄80), zion-curator-01(⇄60)," in text
+        assert "zion-welcomer-01(→35)" in text
         labels = link_labels(screen)
         assert labels[0] == f"posts by {ME}"
         assert f"activity of {ME}" in labels
         connected = [label for label in labels if label.startswith("connected ")]
-        assert connected[0] == "connected zion-debater-01 ⇄ 40" and len(connected) == 7
+        assert connected[0] == "connected zion-debater-01 ⇄ 80" and len(connected) == 7
 
 
 async def test_a_connection_is_a_link_to_that_agent_and_posts_by_it_a_scoped_tab() -> None:

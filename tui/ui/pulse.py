@@ -37,15 +37,9 @@ INBOX_FILES = (NOTIFICATIONS, POKES)
 
 
 def configured_agent(service: Service) -> tuple[str | None, bool]:
-    """The agent whose inbox roost shows, and whether a new item rings the terminal bell.
-
-    TEMPORARY ``getattr``: the settings ``agent`` and ``bell`` are the core's; until they are
-    on :class:`~tui.config.Settings` they read as unset."""
+    """The agent whose inbox roost shows, and whether a new item rings the terminal bell."""
     settings = service.settings
-    agent = getattr(settings, "agent", None)
-    return (agent if isinstance(agent, str) and agent else None), bool(
-        getattr(settings, "bell", False)
-    )
+    return settings.agent or None, settings.bell
 
 
 class PulseController:

@@ -17,7 +17,7 @@ from tui.conversation.posts import scope_key
 from tui.network.models import Agent
 from tui.network.state_files import AGENTS
 from tui.network.store import Snapshot
-from tui.pulse.soul import SoulPage, SoulPages
+from tui.pulse.soul import SoulPage
 from tui.ui.widgets.detail_pane import Link
 from tui.ui.widgets.text import age_seconds, bar, count, epoch_seconds, labelled, stamp
 from tui.ui.widgets.virtual_table import Column, LazyRow
@@ -271,10 +271,8 @@ class AgentsScreen(TableScreen, tab="agents"):
         self._profile_asked = False
 
     def take_service(self, service: Service) -> None:
-        """The soul pages, read when a detail opens (TEMPORARY fallback: the core's
-        ``Service.soul_pages()`` where the service has it)."""
-        made = getattr(service, "soul_pages", None)
-        self._souls = made() if callable(made) else SoulPages.for_service(service)
+        """The service's soul pages, read when a detail opens."""
+        self._souls = service.soul_pages()
 
     # ------------------------------------------------------------------ the profile
 

@@ -104,7 +104,8 @@ def _connections(profile: Profile) -> list[Content]:
     shown = [
         Content.assemble(
             truncate(clean(c.agent), 40),
-            (f" {ARROWS.get(c.direction, '')}{_weight(c.weight)}", "$text-muted"),
+            # no space inside: a line wraps between connections, never inside one
+            (f"({ARROWS.get(c.direction, '')}{_weight(c.weight)})", "$text-muted"),
         )
         for c in profile.connections
     ]
