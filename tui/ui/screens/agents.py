@@ -137,7 +137,7 @@ def agent_detail(
     soul: Sequence[Content] = (),
     profile_links: Sequence[Link] = (),
 ) -> tuple[Content, list[Link]]:
-    """The detail view: identity, bio, numbers, the ``profile`` (tui/ui/screens/profile.py),
+    """The detail view: identity, numbers, bio, the ``profile`` (tui/ui/screens/profile.py),
     traits as bars, optional fields, extras, and the ``soul`` page last."""
     lines: list[Content] = []
     title = agent.display_name or agent.name
@@ -162,13 +162,13 @@ def agent_detail(
             f"posts {agent.post_count:,} · comments {agent.comment_count:,}",
         )
     )
-    if profile:
-        lines.append(Content(""))
-        lines.extend(profile)
     if agent.bio:
         lines.append(Content(""))
         lines.append(Content("bio").stylize("bold $text-muted"))
         lines.append(Content(clean(agent.bio, multiline=True)))
+    if profile:
+        lines.append(Content(""))
+        lines.extend(profile)
     if agent.traits:
         lines.append(Content(""))
         lines.append(Content("traits").stylize("bold $text-muted"))
