@@ -39,6 +39,7 @@ from tui.actions.connection import write_side  # noqa: E402
 from tui.actions.tracking import follow_queued  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.sandbox.generator import DEFAULT_EPOCH  # noqa: E402
+from tui.sandbox.github_shapes import DEMO_LOGIN  # noqa: E402
 from tui.sandbox.hub import hub_state  # noqa: E402
 from tui.sandbox.processor import ActionRejected  # noqa: E402
 from tui.service import Service, connect  # noqa: E402
@@ -67,6 +68,8 @@ class Shot:
     title: str = ""
     #: Done to the demo network (through roost's own APIs) before the app starts.
     prepare: Prepare | None = None
+    #: The agent roost is set to (its inbox, in the status bar).
+    agent: str | None = None
 
 
 # n, pick register_agent, fill its three required fields
@@ -187,6 +190,17 @@ SHOTS: tuple[Shot, ...] = (
         size=(80, 24),
         title="A thread at 80×24",
     ),
+    # the demo's own agent: poked, followed and mentioned by the demo's world
+    Shot("inbox", "agents", ("i",), title="Inbox", agent=DEMO_LOGIN),
+    Shot("inbox-80x24", "agents", ("i",), (80, 24), "Inbox at 80×24", agent=DEMO_LOGIN),
+    Shot("activity", "activity", title="Activity: the change log"),
+    Shot(
+        "profile-80x24",
+        "agents",
+        ("down", "down", "enter", "ctrl+d"),
+        size=(80, 24),
+        title="An agent's profile at 80×24",
+    ),
     Shot("stats", "stats", title="Stats"),
     Shot("stats-counter", "stats", ("down", "down", "down", "enter"), title="Stats, one counter"),
     Shot("seeds", "seeds", title="Seeds: the active seed"),
@@ -294,7 +308,7 @@ async def take(shot: Shot) -> str:
 
 async def _take(shot: Shot, clock: FrozenClock) -> str:
     # the demo service as `roost demo` builds it (store, issue API, hub), on a frozen clock
-    service = connect(Settings(), use_cache=False, epoch=DEFAULT_EPOCH, clock=clock)
+    service = connect(Settings(agent=shot.agent), use_cache=False, epoch=DEFAULT_EPOCH, clock=clock)
     service.demo_app.state.sandbox.clock = clock  # issues and comments stamped on it too
     network = service.demo_app.state.sandbox.network
     store = service.store

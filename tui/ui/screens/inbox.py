@@ -55,7 +55,7 @@ NOTHING_PUBLISHED = (
     "read here."
 )
 
-# 80 columns: the text is the free column and yields first; "re" (the Discussion a poke pin
+# 80 columns: the text is the free column and yields first; "post" (the Discussion a poke pin
 # names) is dropped before the text is cut short
 COLUMNS = (
     Column("unread", "", 1),  # ● on what is unread
@@ -63,7 +63,7 @@ COLUMNS = (
     Column("type", "type", 6, max_width=16),
     Column("from", "from", 12, max_width=22),
     Column("text", "text", 24, flex=True),
-    Column("re", "re", 6, optional=True),
+    Column("re", "post", 6, optional=True),  # the post it names
 )
 
 
