@@ -12,19 +12,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from tui.eggs.zip_reader import RULES
+from tui.eggs.zip_reader import PACKAGING_RULES, RULES, PackagingNote
 from tui.untrusted import clean_line
 
 __all__ = [
     "CHECKS",
     "CHECK_NAMES",
     "CONTAINER_CHECKS",
+    "NOT_REPRODUCIBLE",
     "Check",
     "EggReport",
-    "RAPP1",
     "EntryResult",
+    "PackagingNote",
+    "RAPP1",
     "Results",
     "Status",
+    "packaging_summary",
 ]
 
 _DETAIL_LIMIT = 400
@@ -159,6 +162,29 @@ class Results:
 
 
 RAPP1 = "rapp/1"
+NOT_REPRODUCIBLE = "not byte-reproducible"
+_NAMES_SHOWN = 3
+
+
+def packaging_summary(notes: tuple[PackagingNote, ...] | list[PackagingNote]) -> list[str]:
+    """One line per packaging rule broken: the rule, what it asks, how many entries and which
+    (the first few), and what the first of them carries. Plain text, safe to print."""
+    lines = []
+    by_rule: dict[str, list[PackagingNote]] = {}
+    for note in notes:
+        by_rule.setdefault(note.rule, []).append(note)
+    for rule, found in by_rule.items():
+        names = ", ".join(n.entry for n in found[:_NAMES_SHOWN])
+        more = f" and {len(found) - _NAMES_SHOWN} more" if len(found) > _NAMES_SHOWN else ""
+        count = "1 entry" if len(found) == 1 else f"{len(found)} entries"
+        lines.append(
+            clean_line(
+                f"{rule} ({PACKAGING_RULES.get(rule, rule)}): {count}, {names}{more} "
+                f"({found[0].detail})",
+                _DETAIL_LIMIT,
+            )
+        )
+    return lines
 
 
 @dataclass
@@ -173,6 +199,14 @@ class EggReport:
     address: str | None = None
     entries: list[EntryResult] = field(default_factory=list)
     format: str = RAPP1
+    #: where the container departs from the byte-reproducible packing: findings, not failures
+    #: (a verified egg may carry them; it is then "verified, not byte-reproducible")
+    reproducibility: tuple[PackagingNote, ...] = ()
+
+    @property
+    def reproducible(self) -> bool:
+        """No packaging note: two packings of this manifest would be these bytes."""
+        return not self.reproducibility
 
     @property
     def legacy(self) -> bool:
@@ -226,5 +260,7 @@ class EggReport:
             "ok": self.ok,
             "verified": self.verified,
             "format": self.format,
+            "byte_reproducible": self.reproducible,
             "checks": [c.as_json() for c in self.checks],
+            "reproducibility": [note.as_json() for note in self.reproducibility],
         }

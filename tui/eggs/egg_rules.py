@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,7 +26,7 @@ from tui.eggs.boot_record import (
 )
 from tui.eggs.canonical_json import CanonicalJsonError, strict_loads
 from tui.eggs.egg_report import EggReport, Results
-from tui.eggs.zip_reader import ZipEntry
+from tui.eggs.zip_reader import PackagingNote, ZipEntry
 
 __all__ = [
     "MANIFEST_RULES",
@@ -78,6 +78,8 @@ class EggFacts:
     plain_sha256: dict[str, str] = field(default_factory=dict)
     #: verifies a member entry as an egg of its own, one level deeper
     verify_member: Callable[[ZipEntry], EggReport] | None = None
+    #: the packaging notes of the member eggs, each entry named ``member.egg:entry``
+    member_notes: list[PackagingNote] = field(default_factory=list)
 
     @property
     def files(self) -> set[str]:
@@ -300,6 +302,9 @@ def _members(facts: EggFacts, payload: dict[str, Any], key: str, child: str) -> 
     by_name = {e.name: e for e in facts.entries}
     for name, member in names.items():
         report = facts.verify_member(by_name[name])
+        facts.member_notes.extend(
+            replace(note, entry=f"{name}:{note.entry}") for note in report.reproducibility
+        )
         failure = report.first_failure
         if failure is not None:
             return f"member {name!r} fails {failure[1].id}: {failure[1].detail}"

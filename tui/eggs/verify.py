@@ -32,7 +32,14 @@ from tui.eggs.egg_rules import (
     signature,
     viability,
 )
-from tui.eggs.zip_reader import RULES, EggSource, StrictZipReader, ZipEntry, ZipFormatError
+from tui.eggs.zip_reader import (
+    RULES,
+    EggSource,
+    PackagingNote,
+    StrictZipReader,
+    ZipEntry,
+    ZipFormatError,
+)
 
 __all__ = ["MAX_NESTING", "verify_egg"]
 
@@ -93,6 +100,7 @@ class _Verifier:
         self.entries: list[ZipEntry] = []
         self.hashes: dict[str, EntryHashes] = {}
         self.manifest: Any = None
+        self.packaging: list[PackagingNote] = []
         self._parsed: tuple[Any, bytes] | CanonicalJsonError | None = None  # the manifest's
 
     def run(self) -> EggReport:
@@ -118,6 +126,7 @@ class _Verifier:
         report.manifest = self.manifest
         report.address = facts.address
         report.entries = self._entry_results()
+        report.reproducibility = (*self.packaging, *facts.member_notes)
         return report
 
     def _judge(self, facts: EggFacts) -> None:
@@ -160,6 +169,7 @@ class _Verifier:
         whole = None
         try:
             self.entries = reader.read_directory()
+            self.packaging = reader.packaging
             for rule in rules[: rules.index("zip.local")]:
                 r.ok(rule)
             r.ok("zip.directory", f"{len(self.entries)} entries")

@@ -9,7 +9,16 @@ plus one read buffer, and refuses by construction:
   contiguously, so no entry can claim more bytes than the archive has;
 * traversal, absolute names, backslashes, drive prefixes and links: every name must satisfy the
   packed-path grammar and no entry may carry the Unix symlink mode;
-* duplicate names, ZIP64, comments, extra fields, trailing or prepended bytes.
+* duplicate names, names that look alike (equal once case and Unicode form are set aside, a file
+  that is also a folder, letters of confusable scripts mixed in one segment), ZIP64, comments,
+  extra fields, encryption, data descriptors, trailing or prepended bytes.
+
+Those rules decide which bytes a reader sees: breaking one fails the egg. The fields that only
+make two packings of one manifest byte-identical (the UTF-8 flag on an ASCII name, the DOS time
+and date, the version fields, the attributes) are not failures: each departure is a
+:class:`PackagingNote` ("not byte-reproducible") in :attr:`StrictZipReader.packaging`. A name
+that is not ASCII must carry the UTF-8 flag all the same, since readers decode it differently
+without it.
 
 The directory's rules are checked in phases, each over every entry before the next phase
 starts, so a failure names one rule and every rule before it has been fully checked (the
@@ -24,11 +33,13 @@ import hashlib
 import os
 import struct
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from tui.eggs import rapp
+from tui.eggs import lookalike, rapp
 from tui.errors import RoostError
+from tui.untrusted import clean_line
 
 try:
     # zlib-ng's CRC-32: the same polynomial and values as zlib's, several times faster
@@ -39,9 +50,11 @@ except ImportError:  # pragma: no cover - a platform without its wheel keeps zli
 __all__ = [
     "CHUNK",
     "MAX_DIRECTORY_BYTES",
+    "PACKAGING_RULES",
     "RULES",
     "EggSource",
     "EntrySink",
+    "PackagingNote",
     "StrictZipReader",
     "ZipEntry",
     "ZipFormatError",
@@ -54,6 +67,7 @@ CHUNK = 1 << 20
 MAX_DIRECTORY_BYTES = 16 << 20
 MAX_ENTRIES = 65_534
 MAX_SIZE = 0xFFFFFFFE
+_NAME_LIMIT = 200  # characters of an entry's name kept in a packaging note
 
 _LOCAL = struct.Struct("<IHHHHHIIIHH")
 _CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
@@ -62,20 +76,49 @@ _LOCAL_SIG, _CENTRAL_SIG, _END_SIG = 0x04034B50, 0x02014B50, 0x06054B50
 _ZIP64_LOCATOR = b"PK\x06\x07"
 _ZIP64_END = b"PK\x06\x06"
 _UTF8_FLAG = 0x0800
+_ENCRYPTED = 0x0001 | 0x0040 | 0x2000  # traditional, strong, masked directory
+_DESCRIPTOR = 0x0008
 _DOS_TIME, _DOS_DATE = 0x0000, 0x0021
-_PLAIN_FIELDS = (_UTF8_FLAG, _DOS_TIME, _DOS_DATE, 0, 0)  # flags, time, date, extra, comment
+_VERSION = 20
+# version made by: spec 2.0 from MS-DOS (0x0014, RAPP/1's writer) or Unix (0x0314, CPython's)
+_MADE_BY = frozenset({0x0014, 0x0314})
+# external attributes: none (RAPP/1's writer) or a regular file rw------- (CPython's, the hub's)
+_EXTERNAL = frozenset({0, 0o100600 << 16, 0o600 << 16})
 _S_IFMT, _S_IFLNK = 0o170000, 0o120000
 
 RULES: dict[str, str] = {
     "zip.end": "end record is the last 22 bytes: no comment, no trailing bytes, one disk",
     "zip.zip64": "no ZIP64 records or markers",
     "zip.directory": "central directory is well formed and entries tile the file from byte 0",
-    "zip.fields": "every entry: flags 0x0800, time 0, date 0x0021, no extra field or comment",
+    "zip.fields": "every entry: not encrypted, no data descriptor, extra field or comment",
     "zip.stored": "every entry stored (method 0), compressed size = size",
-    "zip.names": "entry names are UTF-8 packed paths, unique, no links",
+    "zip.names": "entry names: packed paths, UTF-8 (flagged when not ASCII), none alike, no links",
     "zip.local": "local headers match the central directory",
     "zip.crc": "every entry's CRC-32 matches its bytes",
 }
+
+
+#: The packaging rules: a departure makes the egg "not byte-reproducible", never failed.
+PACKAGING_RULES: dict[str, str] = {
+    "zip.utf8-flag": "an ASCII name carries the UTF-8 name flag 0x0800",
+    "zip.dos-time": "time 0x0000 and date 0x0021 (1980-01-01 00:00)",
+    "zip.versions": "version needed 20; version made by 2.0 (0x0014 or 0x0314)",
+    "zip.attributes": "internal attributes 0; external attributes 0 or a plain file (0o600)",
+}
+
+
+@dataclass(frozen=True)
+class PackagingNote:
+    """One departure from the byte-reproducible packing: the ``entry`` (its name, already through
+    :func:`tui.untrusted.clean_line`: one line, no control characters, bounded), the ``rule`` (a
+    key of :data:`PACKAGING_RULES`) and what the entry carries (numbers only)."""
+
+    entry: str
+    rule: str
+    detail: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"entry": self.entry, "rule": self.rule, "detail": self.detail}
 
 
 class ZipFormatError(RoostError, ValueError):
@@ -108,6 +151,7 @@ class ZipEntry(NamedTuple):
     comment_length: int
     disk: int
     external_attr: int
+    internal_attr: int = 0
 
 
 class EntrySink(Protocol):
@@ -212,6 +256,8 @@ class StrictZipReader:
         self.cd_offset = 0
         self._directory_bytes = b""
         self._end_bytes = b""
+        #: what the directory departs from the byte-reproducible packing in (never a failure)
+        self.packaging: list[PackagingNote] = []
 
     # ---------------------------------------------------------------- directory phases
 
@@ -316,7 +362,7 @@ class StrictZipReader:
                 raise ZipFormatError("zip.directory", f"central header {index + 1} is cut short")
             fields = _CENTRAL.unpack_from(directory, pos)
             (sig, made_by, needed, flags, method, time, date, crc, csize, usize,
-             name_len, extra_len, comment_len, disk, _internal, external, offset) = fields  # fmt: skip
+             name_len, extra_len, comment_len, disk, internal, external, offset) = fields  # fmt: skip
             if sig != _CENTRAL_SIG:
                 raise ZipFormatError(
                     "zip.directory", f"central header {index + 1} has signature {sig:#010x}"
@@ -358,7 +404,7 @@ class StrictZipReader:
             entries.append(
                 ZipEntry(index + 1, name, raw_name, offset, data_offset, usize, crc, made_by,
                          needed, flags, method, time, date, csize, extra_len, comment_len,
-                         disk, external)
+                         disk, external, internal)
             )  # fmt: skip
             pos = end
         if pos != cd_size:
@@ -373,25 +419,18 @@ class StrictZipReader:
         return entries
 
     def _fields(self, entries: list[ZipEntry]) -> None:
+        """The fields that change what a reader sees fail; the others are noted."""
         for e in entries:
-            if (e.flags, e.time, e.date, e.extra_length, e.comment_length) == _PLAIN_FIELDS:
-                continue
             where = f"entry {e.index} ({_show(e.raw_name)})"
-            if e.flags != _UTF8_FLAG:
-                why = (
-                    "data descriptor"
-                    if e.flags & 0x8
-                    else "encrypted"
-                    if e.flags & 0x1
-                    else "flags"
-                )
+            if e.flags & _ENCRYPTED:
+                raise ZipFormatError("zip.fields", f"{where} is encrypted (flags {e.flags:#06x})")
+            if e.flags & _DESCRIPTOR:
                 raise ZipFormatError(
-                    "zip.fields", f"{where} has flags {e.flags:#06x} ({why}), expected 0x0800"
+                    "zip.fields", f"{where} has a data descriptor (flags {e.flags:#06x})"
                 )
-            if e.time != _DOS_TIME or e.date != _DOS_DATE:
+            if e.flags & ~_UTF8_FLAG:
                 raise ZipFormatError(
-                    "zip.fields",
-                    f"{where} has time/date {e.time:#06x}/{e.date:#06x}, expected 0x0000/0x0021",
+                    "zip.fields", f"{where} has flags {e.flags:#06x}: only 0x0800 may be set"
                 )
             if e.extra_length:
                 raise ZipFormatError(
@@ -401,6 +440,7 @@ class StrictZipReader:
                 raise ZipFormatError(
                     "zip.fields", f"{where} has a {e.comment_length}-byte file comment"
                 )
+        self.packaging = [note for e in entries for note in _packaging_notes(e)]
 
     def _stored(self, entries: list[ZipEntry]) -> None:
         for e in entries:
@@ -423,7 +463,13 @@ class StrictZipReader:
                 raise ZipFormatError(
                     "zip.names", f"entry {e.index} name {_show(e.raw_name)} is not UTF-8"
                 )
-            problem = rapp.path_problem(name)
+            if not e.flags & _UTF8_FLAG and not e.raw_name.isascii():
+                raise ZipFormatError(
+                    "zip.names",
+                    f"entry {e.index} name {name!r} is not ASCII and lacks the UTF-8 flag "
+                    "(readers would decode it differently)",
+                )
+            problem = rapp.path_problem(name) or lookalike.name_problem(name)
             if problem is not None:
                 raise ZipFormatError("zip.names", f"entry {e.index} name {name!r}: {problem}")
             if e.raw_name in seen:
@@ -431,6 +477,10 @@ class StrictZipReader:
             if (e.external_attr >> 16) & _S_IFMT == _S_IFLNK:
                 raise ZipFormatError("zip.names", f"entry {e.index} {name!r} is a symbolic link")
             seen.add(e.raw_name)
+        clash = next(iter(lookalike.collisions(e.name for e in entries)), None)
+        if clash is not None:
+            name, other, how = clash
+            raise ZipFormatError("zip.names", f"name {name!r} and {other!r}: {how}")
 
     @staticmethod
     def _local_header(e: ZipEntry, raw: bytes) -> None:
@@ -510,6 +560,27 @@ class StrictZipReader:
                 update(self._end_bytes)
         if bad_crc is not None:
             raise bad_crc
+
+
+def _packaging_notes(e: ZipEntry) -> Iterator[PackagingNote]:
+    """Where entry ``e`` departs from the byte-reproducible packing (its name is shown safely)."""
+    name = clean_line(e.name or e.raw_name.decode("utf-8", "backslashreplace"), _NAME_LIMIT)
+    if not e.flags & _UTF8_FLAG:
+        yield PackagingNote(name, "zip.utf8-flag", f"flags {e.flags:#06x}: the UTF-8 flag is unset")
+    if (e.time, e.date) != (_DOS_TIME, _DOS_DATE):
+        yield PackagingNote(name, "zip.dos-time", f"time/date {e.time:#06x}/{e.date:#06x}")
+    if e.version_needed != _VERSION or e.version_made_by not in _MADE_BY:
+        yield PackagingNote(
+            name,
+            "zip.versions",
+            f"version needed {e.version_needed}, made by {e.version_made_by:#06x}",
+        )
+    if e.internal_attr or e.external_attr not in _EXTERNAL:
+        yield PackagingNote(
+            name,
+            "zip.attributes",
+            f"internal {e.internal_attr:#x}, external {e.external_attr:#010x}",
+        )
 
 
 def _where(entry: ZipEntry) -> str:
