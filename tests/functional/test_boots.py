@@ -540,12 +540,14 @@ async def test_a_stores_rapplications_are_listed_beside_the_boot_records():
         inspector = pilot.app.screen
         assert isinstance(inspector, EggInspectorScreen)
         summary = str(inspector.query_one("#inspector-summary", Static).render())
-        assert summary.startswith("LEGACY brainstem-egg/2.2-rapplication, not verifiable")
+        assert summary.startswith(
+            "legacy egg (brainstem-egg/2.2-rapplication): read safely, cannot be verified · "
+        )
         assert inspector.report.legacy and not inspector.report.verified
         await pilot.press("escape")
         await settle(pilot)
         assert cells(screen, "state")[-4] == "legacy"
-        assert "not verifiable under RAPP/1" in detail(screen)[0]
+        assert "read safely, cannot be verified" in detail(screen)[0]
 
 
 async def test_a_store_egg_on_another_origin_is_refused_and_never_fetched():

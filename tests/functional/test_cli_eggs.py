@@ -448,14 +448,13 @@ def test_a_legacy_egg_exits_5_and_says_what_it_is(capsys, legacy_path):
     code, out, _ = run(capsys, "egg", "verify", str(legacy_path))
     lines = out.splitlines()
     assert code == 5
-    assert (
-        lines[0]
-        == "a legacy egg, legacy (brainstem-egg/2.2-rapplication): read safely, never verified"
-    )
-    assert lines[-1].startswith(
-        "legacy (brainstem-egg/2.2-rapplication): not verifiable under RAPP/1"
-    )
-    assert "verified:" not in out
+    phrase = "legacy egg (brainstem-egg/2.2-rapplication): read safely, cannot be verified"
+    assert lines[0].startswith("✓  1. legacy.container")
+    assert lines[-1].startswith(phrase + "; the ")
+    assert out.count(phrase) == 1  # the verdict says it once: never doubled
+    assert "legacy (" not in out and "legacy egg, legacy" not in out
+    assert "Cannot be verified: it has no per-file hashes" in out and "Checked instead: " in out
+    assert not any(line.startswith("verified") for line in lines)
     code, out, _ = run(capsys, "egg", "verify", str(legacy_path), "--json")
     document = json.loads(out)
     assert code == 5 and document["format"] == "legacy (brainstem-egg/2.2-rapplication)"
@@ -476,7 +475,10 @@ def test_ls_json_and_cat_of_a_legacy_egg_read_its_inflated_files(capsysbinary, l
     assert document["format"].startswith("legacy") and document["verified"] is False
     assert [e["name"] for e in document["entries"]][1] == "agents/field_notes_agent.py"
     assert document["entries"][1]["size"] == len(AGENT)
-    assert b"not verifiable under RAPP/1" in captured.err
+    assert (
+        b"legacy egg (brainstem-egg/2.2-rapplication): read safely, cannot be verified"
+        in captured.err
+    )
     assert main(["egg", "cat", str(legacy_path), "agents/field_notes_agent.py"]) == 0
     assert capsysbinary.readouterr().out == AGENT
 

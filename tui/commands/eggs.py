@@ -499,6 +499,8 @@ def _wrapped(text: str, width: int | None, indent: str = "") -> str:
 
 def _summary(report: EggReport) -> str:
     """The report's last line: verified, legacy, or the first failure in full."""
+    from tui.eggs.egg_report import NOT_REPRODUCIBLE
+
     failure = report.first_failure
     if failure is not None:
         position, check = failure
@@ -508,21 +510,23 @@ def _summary(report: EggReport) -> str:
     apart = f"{skipped} {'does' if skipped == 1 else 'do'} not apply"
     if report.legacy:
         apply = "applies passes" if passed == 1 else "apply pass"
-        return (
-            f"{report.format}: not verifiable under RAPP/1; the {counted(passed, 'check')} that "
-            f"{apply}, {apart}"
-        )
-    return f"verified: {counted(passed, 'check')} {'passes' if passed == 1 else 'pass'}, {apart}"
+        return f"{report.kind}; the {counted(passed, 'check')} that {apply}, {apart}"
+    packaging = f"; {NOT_REPRODUCIBLE} (see above)" if report.reproducibility else ""
+    return f"verified: {counted(passed, 'check')} {'passes' if passed == 1 else 'pass'}, {apart}{packaging}"  # fmt: skip
 
 
 def _print_report(report: EggReport, out: TextIO) -> None:
+    from tui.eggs.report_notes import report_notes
+
     width = _width(out)
-    if report.legacy:
-        print(_wrapped(f"a legacy egg, {report.format}: read safely, never verified", width), file=out)  # fmt: skip
     for position, check in enumerate(report.checks, start=1):
         print(_wrapped(f"{_MARKS[check.status]} {position:>2}. {check.id:<20} {check.name}", width), file=out)  # fmt: skip
         if check.detail:
             print(_wrapped(check.detail, width, _INDENT), file=out)
+    listing = False  # the lines after a header ending in ':' are its items, indented
+    for line in report_notes(report):
+        print(_wrapped(line, width, _INDENT if listing else ""), file=out)
+        listing = listing or line.endswith(":")
     print(_wrapped(_summary(report), width), file=out)
 
 
@@ -550,11 +554,7 @@ async def _shown(args: argparse.Namespace, service: Service) -> _Egg:
         _print_report(egg.report, sys.stderr)
         raise _Stop(EXIT_PROBLEMS, "the egg did not verify: nothing is shown from it")
     if egg.report.legacy:
-        print(
-            f"roost: note: a legacy egg ({clean_line(egg.report.format)}): not verifiable "
-            "under RAPP/1; its files are shown as they are",
-            file=sys.stderr,
-        )
+        print(f"roost: note: {egg.report.kind}; its files are shown as they are", file=sys.stderr)
     return egg
 
 
@@ -563,7 +563,13 @@ async def _ls(args: argparse.Namespace, service: Service, out: TextIO) -> int:
     report = egg.report
     if args.json:
         entries = [
-            {"name": e.name, "size": e.size, "hash_ok": e.hash_ok, "egg_hash": e.egg_hash}
+            {
+                "name": e.name,
+                "size": e.size,
+                "hash_ok": e.hash_ok,
+                "egg_hash": e.egg_hash,
+                "lookalike": e.lookalike,
+            }
             for e in report.entries
         ]
         document = {"format": report.format, "verified": report.verified, "entries": entries}
@@ -574,7 +580,8 @@ async def _ls(args: argparse.Namespace, service: Service, out: TextIO) -> int:
         status = {True: "hash ok", False: "HASH BAD", None: "manifest"}[entry.hash_ok]
         if report.legacy:
             status = "crc ok"
-        print(f"{entry.size:>12,}  {status:<8}  {clean_line(entry.name)}", file=out)
+        alike = f"  LOOK-ALIKE NAME: {clean_line(entry.lookalike)}" if entry.lookalike else ""
+        print(f"{entry.size:>12,}  {status:<8}  {clean_line(entry.name)}{alike}", file=out)
     return EXIT_OK
 
 
@@ -634,8 +641,7 @@ async def _inspect(args: argparse.Namespace, service: Service, out: TextIO) -> i
     from tui.eggs.store import StoreApp
     from tui.ui.screens.boots.inspector_app import InspectorApp
 
-    record = None if isinstance(egg.record, StoreApp) else egg.record
     title = egg.record.name if isinstance(egg.record, StoreApp) else None
-    app = InspectorApp(egg.path, record, report=egg.report, title=title)
+    app = InspectorApp(egg.path, egg.record, report=egg.report, title=title)
     await app.run_async()
     return _exit(egg.report)

@@ -99,7 +99,7 @@ class EggState:
             position, check = failure
             return cls("failed", f"failed at check {position}: {check.name}")
         if report.legacy:
-            return cls("legacy", f"{report.format}: not verifiable under RAPP/1 · {passed} checks pass")  # fmt: skip
+            return cls("legacy", f"{report.kind} · {passed} checks pass")
         return cls("verified", f"{passed} checks pass")
 
     @property

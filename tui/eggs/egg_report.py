@@ -20,6 +20,8 @@ __all__ = [
     "CHECK_NAMES",
     "CONTAINER_CHECKS",
     "NOT_REPRODUCIBLE",
+    "NO_MANIFEST",
+    "UNVERIFIABLE",
     "Check",
     "EggReport",
     "EntryResult",
@@ -93,7 +95,9 @@ class Check(NamedTuple):
 
 
 class EntryResult(NamedTuple):
-    """One archive entry as the inspector lists it; ``hash_ok`` is None when not checked."""
+    """One archive entry as the inspector lists it; ``hash_ok`` is None when not checked;
+    ``lookalike``: why its name passes for another one (a legacy egg's names are flagged, a
+    RAPP/1 egg with such a name fails ``zip.names``), plain text, not yet cleaned."""
 
     name: str
     size: int
@@ -101,6 +105,7 @@ class EntryResult(NamedTuple):
     egg_hash: str | None
     expected_hash: str | None
     hash_ok: bool | None
+    lookalike: str | None = None
 
 
 class Results:
@@ -163,6 +168,10 @@ class Results:
 
 RAPP1 = "rapp/1"
 NOT_REPRODUCIBLE = "not byte-reproducible"
+#: The ``format`` of a ZIP with no ``manifest.json`` at all, read safely like a legacy egg.
+NO_MANIFEST = "no manifest"
+#: What roost says of an egg it can read but not verify, after what the egg is.
+UNVERIFIABLE = "read safely, cannot be verified"
 _NAMES_SHOWN = 3
 
 
@@ -219,6 +228,18 @@ class EggReport:
         if self.format.startswith("legacy (") and self.format.endswith(")"):
             return self.format[len("legacy (") : -1]
         return None
+
+    @property
+    def kind(self) -> str:
+        """What the egg is, in the one phrase every view uses: ``rapp/1``, ``legacy egg
+        (brainstem-egg/2.2-rapplication): read safely, cannot be verified``, ``no manifest: read
+        safely, cannot be verified``, or why it was not read (``store egg (refused …)``)."""
+        schema = self.legacy_schema
+        if schema is not None:
+            return f"legacy egg ({clean_line(schema, 80)}): {UNVERIFIABLE}"
+        if self.format == NO_MANIFEST:
+            return f"{NO_MANIFEST}: {UNVERIFIABLE}"
+        return clean_line(self.format, 120)
 
     @property
     def verified(self) -> bool:

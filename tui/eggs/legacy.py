@@ -1,7 +1,8 @@
 """Eggs from before RAPP/1: recognised, read safely, shown, never called verified.
 
 A ZIP that fails RAPP/1's container rules and whose ``manifest.json`` names a ``brainstem-egg/…``
-or ``rapp-egg/…`` schema is such an egg. It lists no hashes of its files, so nothing proves
+or ``rapp-egg/…`` schema is such an egg; one with no ``manifest.json`` at all is read the same way
+and called "no manifest". It lists no hashes of its files, so nothing proves
 what it holds; :func:`legacy_report` runs the checks that do apply, in order — the container
 read safely (:mod:`tui.eggs.legacy_zip`), ``manifest.json`` and ``rappid.json`` parsed strictly
 with their ``rappid`` in agreement, and the promises of the store record it came with (its
@@ -18,7 +19,7 @@ from typing import Any
 
 from tui.eggs.canonical_json import MAX_CANONICAL_BYTES, CanonicalJsonError, strict_loads
 from tui.eggs.egg_hashing import file_hasher
-from tui.eggs.egg_report import EggReport, EntryResult, Results
+from tui.eggs.egg_report import NO_MANIFEST, EggReport, EntryResult, Results
 from tui.eggs.egg_rules import short
 from tui.eggs.legacy_zip import (
     LEGACY_RULES,
@@ -27,13 +28,16 @@ from tui.eggs.legacy_zip import (
     LegacyFormatError,
     LegacyZipReader,
 )
+from tui.eggs.lookalike import lookalikes
 from tui.eggs.store import StoreApp
 from tui.eggs.zip_reader import EggSource
 
 __all__ = [
     "LEGACY_CHECKS",
+    "LEGACY_LACKS",
     "LEGACY_PREFIXES",
     "agent_path",
+    "checked_instead",
     "legacy_report",
     "read_entry",
     "recognise",
@@ -52,12 +56,19 @@ LEGACY_CHECKS: tuple[tuple[str, str], ...] = (
     ("store.rappid", "the store record's rappid is the egg's"),
 )
 _CONTAINER = frozenset(LEGACY_RULES)
+#: What an egg from before RAPP/1 does not have, so nothing can verify it (the inspector's words).
+LEGACY_LACKS = (
+    "no per-file hashes (nothing proves which bytes each file should hold)",
+    "no signature (nothing says who packed it)",
+    "no canonical manifest (no address to compare two copies by)",
+)
 _SMALL = MAX_CANONICAL_BYTES  # manifest.json and rappid.json are read whole up to this
 
 
 def recognise(source: EggSource) -> str | None:
-    """The legacy schema ``source``'s ``manifest.json`` names, or None (not a ZIP, no manifest,
-    another schema, or a manifest that cannot be inflated within the caps). Only the central
+    """The legacy schema ``source``'s ``manifest.json`` names, :data:`NO_MANIFEST` when the
+    archive's directory reads and has no ``manifest.json``, or None (not a ZIP, another schema,
+    or a manifest that cannot be inflated within the caps). Only the central
     directory and that one entry are read; the report's checks come after."""
     if source.read(0, 2) != b"PK":
         return None
@@ -65,7 +76,9 @@ def recognise(source: EggSource) -> str | None:
         reader = LegacyZipReader(source)
         entries = reader.structure()
         manifest = next((e for e in entries if e.raw_name == b"manifest.json"), None)
-        if manifest is None or manifest.size > _SMALL or manifest.method not in (0, 8):
+        if manifest is None:
+            return NO_MANIFEST
+        if manifest.size > _SMALL or manifest.method not in (0, 8):
             return None
         data = _inflate_alone(source, manifest)
         schema = json.loads(data).get("schema") if data is not None else None
@@ -126,7 +139,8 @@ def legacy_report(
         entries = reader.read_directory()
         for rule in rules[: rules.index("legacy.inflate")]:
             r.ok(rule)
-        r.ok("legacy.names", f"{len(entries)} entries")
+        alike = lookalikes(e.name for e in entries if not e.is_folder)
+        r.ok("legacy.names", _names_detail(len(entries), alike))
         whole = file_hasher()
 
         def sink_for(entry: LegacyEntry) -> _Capture:
@@ -144,20 +158,43 @@ def legacy_report(
         r.fail(exc.rule, exc.detail)
     sha256 = whole.hexdigest() if whole is not None else source.sha256()
     manifest = None
-    if r.container_failure is None:
+    if schema == NO_MANIFEST:
+        _no_manifest(r)
+    elif r.container_failure is None:
         manifest = _manifest(r, captures, schema)
         _identity(r, captures, manifest)
     _store(r, store, came_from, source.size, captures, manifest)
-    report = EggReport(
-        checks=r.checks(), size=source.size, sha256=sha256, format=f"legacy ({schema})"
-    )
+    kind = NO_MANIFEST if schema == NO_MANIFEST else f"legacy ({schema})"
+    report = EggReport(checks=r.checks(), size=source.size, sha256=sha256, format=kind)
     report.manifest = manifest
+    alike = lookalikes(e.name for e in reader.entries if not e.is_folder)
     report.entries = [
-        EntryResult(e.name, e.size, e.data_offset, None, None, None)
+        EntryResult(e.name, e.size, e.data_offset, None, None, None, alike.get(e.name))
         for e in reader.entries
         if not e.is_folder
     ]
     return report
+
+
+def _names_detail(count: int, alike: dict[str, str]) -> str:
+    """``legacy.names``' detail: the entries, and the names that pass for others, flagged."""
+    if not alike:
+        return f"{count} entries"
+    shown = "; ".join(f"{name!r}: {why}" for name, why in list(alike.items())[:3])
+    more = f"; and {len(alike) - 3} more" if len(alike) > 3 else ""
+    return f"{count} entries; LOOK-ALIKE NAMES, {len(alike)}: {shown}{more}"
+
+
+def _no_manifest(r: Results) -> None:
+    why = "the egg has no manifest.json: nothing in it says what it is"
+    for check_id in ("legacy.manifest", "legacy.identity", "legacy.rappid"):
+        r.skip(check_id, why)
+
+
+def checked_instead(report: EggReport) -> list[str]:
+    """What was checked of a legacy (or manifest-less) egg in place of what it lacks, one line
+    each, from its report: the checks that passed, by their names."""
+    return [check.name for check in report.checks if check.status == "pass"]
 
 
 def _strict(capture: _Capture | None, name: str) -> tuple[Any, str | None]:

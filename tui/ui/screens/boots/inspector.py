@@ -44,6 +44,8 @@ from tui.eggs.egg_report import CONTAINER_CHECKS, Check, EggReport
 from tui.eggs.entry_pages import EntryPages
 from tui.eggs.legacy import read_entry
 from tui.eggs.legacy_zip import LEGACY_RULES, LegacyFormatError
+from tui.eggs.report_notes import report_notes, store_hatch_lines
+from tui.eggs.store import StoreApp
 from tui.eggs.zip_reader import EggSource
 from tui.ui.screens.boots.entry_viewer import EntryViewer
 from tui.ui.screens.boots.json_text import pretty_json, size_text
@@ -98,11 +100,11 @@ def summary_text(report: EggReport | None, width: int | None = None) -> Text:
     failure = report.first_failure
     passed = sum(1 for c in report.checks if c.status == "pass")
     if failure is None and report.legacy:
-        schema = clean_line(report.legacy_schema or report.format)
-        lead = Text.assemble(("LEGACY", "bold yellow"), f" {schema}, not verifiable under RAPP/1")
-        parts = [lead, Text(f"{passed} checks pass"), *tail]
+        parts = [Text(report.kind, style="bold yellow"), Text(f"{passed} checks pass"), *tail]
     elif failure is None:
-        parts = [Text.assemble(("VERIFIED", "bold green"), f" {passed} checks pass"), *tail]
+        packaging = [Text("not byte-reproducible")] if report.reproducibility else []
+        parts = [Text.assemble(("VERIFIED", "bold green"), f" {passed} checks pass"), *packaging]
+        parts += tail
     else:
         position, check = failure
         lead = Text.assemble(("FAILED", "bold red"), f" at check {position}: {check.name}")
@@ -110,13 +112,16 @@ def summary_text(report: EggReport | None, width: int | None = None) -> Text:
     return pack_texts(parts, width)
 
 
-def hatch_lines(record: BootRecord | None, payload: Any) -> list[tuple[str, str]]:
-    """``(label, value)`` pairs of what hatching would do, from the record and the payload.
+def hatch_lines(record: BootRecord | StoreApp | None, payload: Any) -> list[tuple[str, str]]:
+    """``(label, value)`` pairs of what hatching would do, from the record (a boot record, or a
+    store's rapplication: what the store says installing it does) and the payload.
 
     Values are raw (copied as they are by ``y``); the screen cleans them for drawing.
     """
     lines: list[tuple[str, str]] = []
-    if record is not None:
+    if isinstance(record, StoreApp):
+        lines.extend(store_hatch_lines(record))
+    elif record is not None:
         for number, effect in enumerate(record.hatch.effects, start=1):
             lines.append((f"effect {number}", effect))
         lines.append(("grantsAuthority", str(record.hatch.grantsAuthority).lower()))
@@ -254,7 +259,7 @@ class EggInspectorScreen(Screen[None]):
     def __init__(
         self,
         egg: bytes | bytearray | memoryview | str | Path | None,
-        record: BootRecord | None = None,
+        record: BootRecord | StoreApp | None = None,
         *,
         report: EggReport,
         title: str | None = None,
@@ -402,6 +407,10 @@ class EggInspectorScreen(Screen[None]):
         detail = Text.assemble(
             (f"{check.id}", "bold"), f" · {check.status}\n", clean_line(check.detail or "—")
         )
+        listing = False  # the lines after a header ending in ':' are its items, indented
+        for line in report_notes(self.report):
+            detail.append(("\n  " if listing else "\n") + clean_line(line))
+            listing = listing or line.endswith(":")
         self.query_one("#report-detail", Static).update(detail)
 
     def _build_files(self) -> None:

@@ -408,7 +408,7 @@ class BootsScreen(StateScreen, tab="boots"):
         screen was chosen while the egg came): then a toast says it is ready, and nothing
         takes the screen from under the keys typed there."""
         assert outcome.report is not None
-        record = row.record
+        record = row if isinstance(row, StoreApp) else row.record  # a store's: the Hatch pane's
         title = row.name if isinstance(row, StoreApp) else record.name
         if self.app.screen is self:
             self.app.push_screen(

@@ -1,0 +1,47 @@
+"""What a report says beyond its checks, in plain lines for every view: what a legacy (or
+manifest-less) egg lacks and what was checked instead, and where a container is not
+byte-reproducible. The CLI prints these lines; the inspector shows them under a check's detail.
+"""
+
+from __future__ import annotations
+
+from tui.eggs.egg_report import NO_MANIFEST, NOT_REPRODUCIBLE, EggReport, packaging_summary
+from tui.eggs.legacy import LEGACY_LACKS, checked_instead
+from tui.eggs.store import StoreApp
+
+__all__ = ["report_notes", "store_hatch_lines"]
+
+
+def report_notes(report: EggReport) -> list[str]:
+    """Plain lines, each a paragraph: why a legacy (or manifest-less) egg cannot be verified
+    and what was checked instead; then, when the container is not byte-reproducible, a header
+    line ending in ':' and one line per packaging rule broken."""
+    lines: list[str] = []
+    if report.legacy_schema is not None or report.format == NO_MANIFEST:
+        lines.append(f"Cannot be verified: it has {', '.join(LEGACY_LACKS)}.")
+        passed = checked_instead(report)
+        lines.append(f"Checked instead: {'; '.join(passed) if passed else 'nothing passed'}.")
+    if report.reproducibility:
+        lines.append(
+            f"{NOT_REPRODUCIBLE.capitalize()} (packaging only; what a reader sees of each file"
+            " is proven):"
+        )
+        lines.extend(packaging_summary(report.reproducibility))
+    return lines
+
+
+def store_hatch_lines(app: StoreApp) -> list[tuple[str, str]]:
+    """``(label, value)`` pairs of what a store says installing its rapplication does (raw
+    values; roost runs none of it)."""
+    fields = dict(app.fields)
+    lines = [("store", app.store), ("rapplication", f"{app.name} ({app.id})")]
+    for label, key in (("install", "install_one_liner"), ("default port", "default_port"),
+                       ("agent file", "singleton_url"), ("ui", "ui_url")):  # fmt: skip
+        value = fields.get(f"record.{key}") or fields.get(f"index.{key}")
+        if value:
+            lines.append((label, value))
+    if app.singleton_sha256:
+        lines.append(("agent file sha256", app.singleton_sha256))
+    if app.rappid:
+        lines.append(("rappid", app.rappid))
+    return lines
