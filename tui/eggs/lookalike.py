@@ -13,6 +13,7 @@ Japanese kana, with Han and Bopomofo, or with Han and Hangul.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable
 
@@ -29,6 +30,7 @@ _ALLOWED_MIXES = (
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def _script(char: str) -> str:
     words = unicodedata.name(char, "UNKNOWN").split()
     return next((w for w in words if w in _SCRIPTS), words[0])
@@ -36,17 +38,25 @@ def _script(char: str) -> str:
 
 def scripts_of(segment: str) -> set[str]:
     """The scripts of the letters of ``segment`` (digits and punctuation belong to none)."""
-    return {_script(c) for c in segment if unicodedata.category(c).startswith("L")}
+    return {
+        "LATIN" if c.isascii() else _script(c)
+        for c in segment
+        if c.isalpha() and unicodedata.category(c).startswith("L")
+    }
 
 
 def name_problem(name: str) -> str | None:
     """Why ``name`` on its own could pass for another name, or None."""
+    if name.isascii():  # one script, and already its own compatibility form
+        return None
     for segment in name.split("/"):
         scripts = scripts_of(segment)
         if len(scripts) > 1 and not any(scripts <= allowed for allowed in _ALLOWED_MIXES):
             return f"segment {segment!r} mixes {' and '.join(sorted(scripts)).lower()} letters"
+        if segment.isascii() or unicodedata.is_normalized("NFKC", segment):
+            continue
         compat = unicodedata.normalize("NFKC", segment)
-        if compat != segment and compat.isascii() and not segment.isascii():
+        if compat.isascii():
             return f"segment {segment!r} is written in look-alikes of {compat!r}"
     return None
 
