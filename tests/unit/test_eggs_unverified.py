@@ -84,7 +84,7 @@ def test_a_container_that_cannot_be_read_safely_shows_the_report_only():
     _, failed = looked(egg)
     assert failed.files == () and failed.manifest is None
     assert failed.unreadable.startswith("legacy.names")
-    assert "cannot be read safely" in failed.banner
+    assert "cannot be read safely" in failed.banner and "\n" in failed.banner
     assert "only the report is shown" in banner(3, failed.unreadable)
 
 
@@ -92,3 +92,15 @@ def test_a_failed_json_egg_shows_its_manifest():
     value = manifest({}, variant="session", contents=[], payload={"runtime": 1, "transcript": []})
     _, failed = looked(canonical(value))
     assert failed.files == () and failed.manifest["variant"] == "session"
+
+
+def test_a_file_whose_crc_differs_is_still_read_as_it_is():
+    value = manifest(FILES)
+    egg = bytearray(packed(value, FILES))
+    at = bytes(egg).index(b"# s")
+    egg[at + 2] = ord("X")
+    report, failed = looked(bytes(egg))
+    assert report.first_failure[1].id == "zip.crc"
+    assert failed.file("soul.md").status == "differs" and "CRC-32" in failed.note
+    with EggSource.of(bytes(egg)) as source:
+        assert read_file(source, "soul.md") == b"# X"

@@ -16,6 +16,7 @@ when it is not its canonical form), and each file with its hash status against t
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,7 +25,7 @@ from tui.eggs.canonical_json import MAX_CANONICAL_BYTES, CanonicalJsonError, str
 from tui.eggs.egg_hashing import EntryHashes
 from tui.eggs.egg_report import EggReport
 from tui.eggs.legacy import read_entry
-from tui.eggs.legacy_zip import LEGACY_RULES, LegacyFormatError, LegacyZipReader
+from tui.eggs.legacy_zip import LegacyFormatError, LegacyZipReader
 from tui.eggs.zip_reader import EggSource
 
 __all__ = [
@@ -94,7 +95,7 @@ def banner(position: int, unreadable: str | None = None) -> str:
     """The one line over a failed egg: the inspector's banner, ``--unverified``'s stderr."""
     line = f"FAILED at check {position} — nothing in it is vouched for"
     if unreadable is not None:
-        line += f"; its container cannot be read safely ({unreadable}): only the report is shown"
+        line += f"\nits container cannot be read safely ({unreadable}): only the report is shown"
     return line
 
 
@@ -136,12 +137,25 @@ def look_at(source: EggSource, report: EggReport) -> FailedEgg:
 
 def read_file(source: EggSource, name: str) -> bytes:
     """The bytes of file ``name`` of a failed egg, through the same safe reader and caps
-    (raises :class:`LegacyFormatError`, ``KeyError``)."""
-    return read_entry(source, name)
+    (raises :class:`LegacyFormatError`, ``KeyError``). A CRC-32 that differs does not stop
+    it: the bytes are those every reader sees; their hash status says what they are worth."""
+    try:
+        return read_entry(source, name)
+    except LegacyFormatError as exc:
+        if exc.rule != "legacy.crc":
+            raise
+    reader = LegacyZipReader(source)
+    wanted = next(e for e in reader.read_directory() if e.name == name)
+    reader.entries = [wanted]
+    kept = EntryHashes(capture=True)
+    with contextlib.suppress(LegacyFormatError):
+        reader.stream(lambda entry: kept)
+    assert kept.data is not None
+    return kept.data
 
 
 def _why(exc: LegacyFormatError) -> str:
-    return f"{exc.rule}: {LEGACY_RULES.get(exc.rule, exc.rule)}; {exc.detail}"
+    return f"{exc.rule}: {exc.detail}"
 
 
 def _json_egg(source: EggSource, position: int, check: str) -> FailedEgg:

@@ -127,7 +127,7 @@ class EntryViewer(Vertical):
         status = Text()
         if self.hash_ok is False:
             status.append("✗ HASH MISMATCH · ", "bold red")
-        elif self.note:
+        if self.note:
             status.append(f"· {self.note} · ", "yellow")
         elif self.hash_ok is None:
             status.append("· hash not checked · ", "yellow")

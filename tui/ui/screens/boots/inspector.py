@@ -25,9 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import (
-    DataTable,
     Input,
     OptionList,
     Static,
@@ -44,13 +42,21 @@ from tui.eggs.egg_report import CONTAINER_CHECKS, Check, EggReport
 from tui.eggs.entry_pages import EntryPages
 from tui.eggs.legacy import read_entry
 from tui.eggs.legacy_zip import LEGACY_RULES, LegacyFormatError
+from tui.eggs.nested import MEMBER_KEYS, Member, SubEgg, can_enter, members, open_egg, within
 from tui.eggs.report_notes import report_notes, store_hatch_lines
 from tui.eggs.store import StoreApp
-from tui.eggs.zip_reader import EggSource
+from tui.eggs.unverified import FailedEgg, banner, look_at, read_file
 from tui.ui.screens.boots.entry_viewer import EntryViewer
 from tui.ui.screens.boots.json_text import pretty_json, size_text
+from tui.ui.screens.boots.motions import VIM_JUMPS, jump_cursor, move_cursor
+from tui.ui.screens.boots.payload_view import (
+    STATUS_MARKS,
+    failed_files_note,
+    member_prompt,
+    payload_renderable,
+    reproducibility_text,
+)
 from tui.ui.stylesheets import sheets
-from tui.ui.widgets.find_text import scroll_body
 from tui.ui.widgets.key_bar import KeyBar
 from tui.ui.widgets.panes import LatestTabbedContent
 from tui.ui.widgets.text import copy, pack_texts
@@ -78,6 +84,7 @@ _OPEN_FOLDER_UP_TO = 64  # entries under a folder shown open at first
 _CONTENTS_SHOWN = 200  # a manifest's contents (path and hash) are listed up to this many items
 LEGACY_CONTAINER = frozenset(LEGACY_RULES)
 _HASH_MARK = {True: ("✓", "green"), False: ("✗", "bold red"), None: ("·", "dim")}
+_STATUS_OK = {"matches": True, "differs": False}
 _MARK = {"pass": ("✓", "green"), "fail": ("✗", "bold red"), "skip": ("–", "dim")}
 
 
@@ -144,57 +151,8 @@ def hatch_lines(record: BootRecord | StoreApp | None, payload: Any) -> list[tupl
     return lines
 
 
-def move_cursor(focused: Widget | None, delta: int) -> None:
-    """``j``/``k``: move the cursor of the focused list, table or tree, or scroll a pane."""
-    if isinstance(focused, OptionList | Tree | DataTable):
-        (focused.action_cursor_down if delta > 0 else focused.action_cursor_up)()
-    elif isinstance(focused, VerticalScroll):
-        scroll_body(focused, "down" if delta > 0 else "up")
-
-
-_SCROLL_FOR_JUMP = {"top": "home", "bottom": "end", "down": "half_down", "up": "half_up"}
-
-
-def jump_cursor(focused: Widget | None, where: str) -> None:
-    """``g``/``G`` (``where`` "top"/"bottom") and ``ctrl+d``/``ctrl+u`` ("down"/"up": half a
-    page) in the focused list, table or tree, or the focused pane's text."""
-    if isinstance(focused, VerticalScroll):
-        scroll_body(focused, _SCROLL_FOR_JUMP[where])
-        return
-    if isinstance(focused, OptionList):
-        count, current = focused.option_count, focused.highlighted
-    elif isinstance(focused, DataTable):
-        count, current = focused.row_count, focused.cursor_row
-    elif isinstance(focused, Tree):
-        count, current = focused.last_line + 1, focused.cursor_line
-    else:
-        return
-    if count <= 0:
-        return
-    half = max(1, focused.scrollable_content_region.height // 2)
-    target = {
-        "top": 0,
-        "bottom": count - 1,
-        "down": (current or 0) + half,
-        "up": (current or 0) - half,
-    }[where]
-    target = max(0, min(count - 1, target))
-    if isinstance(focused, OptionList):
-        focused.highlighted = target
-    elif isinstance(focused, DataTable):
-        focused.move_cursor(row=target)
-    else:
-        focused.cursor_line = target
-
-
-#: ``g``/``G``/``ctrl+d``/``ctrl+u`` on the Boots tab and in the inspector (README: vim motion in
-#: every table and text)
-VIM_JUMPS: list[BindingType] = [
-    Binding("g", "jump('top')", "Top", show=False, id="eggs.jump-top"),
-    Binding("G", "jump('bottom')", "Bottom", show=False, id="eggs.jump-bottom"),
-    Binding("ctrl+d", "jump('down')", "Half page down", show=False, id="eggs.jump-down"),
-    Binding("ctrl+u", "jump('up')", "Half page up", show=False, id="eggs.jump-up"),
-]
+def _variant(manifest: Any) -> Any:
+    return manifest.get("variant") if isinstance(manifest, dict) else None
 
 
 @dataclass
@@ -203,6 +161,7 @@ class _Entry:
     size: int
     data_offset: int
     hash_ok: bool | None
+    status: str | None = None  # a failed egg's file: matches, differs, missing, extra, …
 
 
 @dataclass
@@ -258,34 +217,48 @@ class EggInspectorScreen(Screen[None]):
 
     def __init__(
         self,
-        egg: bytes | bytearray | memoryview | str | Path | None,
+        egg: bytes | bytearray | memoryview | str | Path | SubEgg | None,
         record: BootRecord | StoreApp | None = None,
         *,
         report: EggReport,
         title: str | None = None,
+        depth: int = 0,
+        trail: tuple[str, ...] = (),
     ) -> None:
-        super().__init__(id="egg-inspector")
+        super().__init__(id="egg-inspector" if depth == 0 else f"egg-inspector-{depth}")
         self.egg = egg  # None: refused before a byte was kept (``report`` says why)
-        self.source = EggSource.of(egg) if egg is not None else None
+        self.source = open_egg(egg) if egg is not None else None
         self.record = record
         self.report: EggReport = report
         named = Path(egg).name if isinstance(egg, str | Path) else "egg"
         self.egg_title = title or (record.name if record is not None else named)
+        #: how deep this egg is nested (0: the egg opened) and the eggs it is inside, outermost
+        #: first: the breadcrumb back
+        self.depth = depth
+        self.trail = trail
         self._files_built = False
         self._entries: list[_Entry] = []
+        #: a failed egg is shown unverified: what could be read of it (None while it is read)
+        self.unverified = report.first_failure is not None and not report.legacy
+        self.failed: FailedEgg | None = None
+        self.members: list[Member] | None = None
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            Text.assemble(("Egg inspector", "bold"), " · ", clean_line(self.egg_title, 60)),
-            id="inspector-title",
-        )
+        title = Text.assemble(("Egg inspector", "bold"), " · ")
+        for outer in self.trail:
+            title.append(f"{clean_line(outer, 24)} › ", style="dim")
+        title.append(clean_line(self.egg_title, 60))
+        yield Static(title, id="inspector-title")
+        failure = self.report.first_failure
+        yield Static(Text(banner(failure[0]) if failure is not None else ""), id="inspector-banner")
         yield Static(summary_text(self.report), id="inspector-summary")
         with LatestTabbedContent(initial="report", id="inspector-panes"):
             with TabPane("Report", id="report"):
                 yield OptionList(id="report-list")
                 yield Static("", id="report-detail", markup=False)
+                yield Static("", id="report-notes", markup=False)
             with TabPane("Manifest", id="manifest"), VerticalScroll(id="manifest-scroll"):
                 yield Static("", id="manifest-body", markup=False)
             with TabPane("Files", id="files"):
@@ -293,8 +266,10 @@ class EggInspectorScreen(Screen[None]):
                 yield Tree(Text("egg"), id="files-tree")
             with TabPane("Viewer", id="viewer"):
                 yield EntryViewer(id="entry-viewer")
-            with TabPane("Payload", id="payload"), VerticalScroll(id="payload-scroll"):
-                yield Static("", id="payload-body", markup=False)
+            with TabPane("Payload", id="payload"):
+                yield OptionList(id="members-list")
+                with VerticalScroll(id="payload-scroll"):
+                    yield Static("", id="payload-body", markup=False)
             with TabPane("Hatch", id="hatch"):
                 yield Static(
                     Text("Shown as text; y copies the highlighted line. roost never runs it."),
@@ -305,8 +280,17 @@ class EggInspectorScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(Tree).show_root = False
+        self.query_one("#inspector-banner").display = self.report.first_failure is not None
+        notes = reproducibility_text(self.report)
+        self.query_one("#report-notes", Static).update(notes or "")
+        self.query_one("#report-notes").display = notes is not None
+        self.query_one("#members-list").display = False
         self._show_report()
         self.query_one("#report-list", OptionList).focus()
+        if self.unverified and self.egg is not None:
+            self._look()
+        elif self.report.entries and _variant(self.report.manifest) in MEMBER_KEYS:
+            self._read_members()
 
     def on_unmount(self) -> None:
         if self.source is not None:
@@ -345,11 +329,7 @@ class EggInspectorScreen(Screen[None]):
             no_payload = "no payload: a legacy egg's manifest has none (see Manifest)"
         else:
             no_payload = "no payload: the manifest did not parse as an object"
-        self.query_one("#payload-body", Static).update(
-            Syntax(pretty_json(payload), "json", theme="ansi_dark", word_wrap=True)
-            if payload is not None
-            else Text(no_payload)
-        )
+        self.query_one("#payload-body", Static).update(payload_renderable(manifest, no_payload))
         self._entries = [_Entry(e.name, e.size, e.data_offset, e.hash_ok) for e in report.entries]
         hatch = self.query_one("#hatch-list", OptionList)
         hatch.clear_options()
@@ -363,6 +343,8 @@ class EggInspectorScreen(Screen[None]):
     def _not_read(self) -> str | None:
         """Why nothing of the egg's content is shown: refused, or a container check failed."""
         report = self.report
+        if self.failed is not None and self.failed.unreadable is not None:
+            return f"the container cannot be read safely ({self.failed.unreadable})"
         if self.source is None:
             failure = report.first_failure if report is not None else None
             check = f" ({failure[1].id} failed)" if failure is not None else ""
@@ -378,6 +360,8 @@ class EggInspectorScreen(Screen[None]):
         return None
 
     def _manifest_text(self, manifest: Any) -> Syntax | Text:
+        if self.unverified and self.source is not None:
+            return self._unverified_manifest()
         if manifest is None:
             why = self._not_read() or "the manifest did not parse (see the report)"
             return Text(f"no manifest shown: {why}")
@@ -398,6 +382,101 @@ class EggInspectorScreen(Screen[None]):
                 f"// {self.report.format}: not verifiable under RAPP/1 (no hashes, no address)\n"
             )
         return Syntax(header + pretty_json(shown), "json", theme="ansi_dark", word_wrap=True)
+
+    def _unverified_manifest(self) -> Syntax | Text:
+        """A failed egg's manifest: what the safe reader could parse, said to be unverified."""
+        failed = self.failed
+        if failed is None:
+            return Text("reading what can be read of a failed egg…", style="dim")
+        if failed.unreadable is not None or failed.manifest is None:
+            why = self._not_read() or clean_line(failed.manifest_note)
+            return Text(f"no manifest shown: {why}")
+        header = (
+            f"// UNVERIFIED: read from an egg that FAILED at check {failed.position}; "
+            f"{failed.manifest_note}\n// file sha256: {self.report.sha256}\n"
+        )
+        return Syntax(header + pretty_json(failed.manifest), "json", theme="ansi_dark",
+                      word_wrap=True)  # fmt: skip
+
+    # ------------------------------------------------------------------ a failed egg, nested eggs
+
+    @work(thread=True, exclusive=True, group="inspector-look")
+    def _look(self) -> None:
+        """What can be read of a failed egg, through the safe reader, off the event loop."""
+        assert self.egg is not None
+        with open_egg(self.egg) as source:
+            failed = look_at(source, self.report)
+        self.app.call_from_thread(self._show_failed, failed)
+
+    def _show_failed(self, failed: FailedEgg) -> None:
+        self.failed = failed
+        self.query_one("#inspector-banner", Static).update(Text(failed.banner))
+        self.query_one("#manifest-body", Static).update(self._unverified_manifest())
+        tabbed = self.query_one(TabbedContent)
+        if failed.unreadable is not None:  # the report only
+            for pane in ("manifest", "files", "viewer", "payload", "hatch"):
+                tabbed.disable_tab(pane)
+            self._entries = []
+        else:
+            self._entries = [
+                _Entry(f.name, f.size or 0, 0, _STATUS_OK.get(f.status), f.status)
+                for f in failed.files
+            ]
+            no_payload = "no payload: the manifest did not parse as an object"
+            self.query_one("#payload-body", Static).update(
+                payload_renderable(failed.manifest, no_payload)
+            )
+        self._files_built = False
+        self.query_one(Tree).clear()
+        if tabbed.active == "files":
+            self._build_files()
+
+    @work(thread=True, exclusive=True, group="inspector-members")
+    def _read_members(self) -> None:
+        """A neighborhood's or estate's members, each verified one level deeper."""
+        assert self.egg is not None
+        with open_egg(self.egg) as source:
+            found = members(source, self.report, self.depth)
+        self.app.call_from_thread(self._show_members, found or [])
+
+    def _show_members(self, found: list[Member]) -> None:
+        self.members = found
+        listing = self.query_one("#members-list", OptionList)
+        listing.clear_options()
+        enter = can_enter(self.depth)
+        for index, member in enumerate(found):
+            listing.add_option(Option(member_prompt(member, enter), id=f"member-{index}"))
+        listing.display = bool(found)
+        if found:
+            listing.highlighted = 0
+
+    @on(OptionList.OptionSelected, "#members-list")
+    def _member_chosen(self, event: OptionList.OptionSelected) -> None:
+        self.open_member(event.option_index)
+
+    def open_member(self, index: int) -> bool:
+        """Open member ``index`` as an egg of its own (its report and inspector, a breadcrumb
+        back); False when it is not in the archive or deeper than the nesting limit."""
+        if self.members is None or not 0 <= index < len(self.members) or self.egg is None:
+            return False
+        member = self.members[index]
+        if member.report is None or member.data_offset is None or member.size is None:
+            self.notify(f"{clean_line(member.name, 80)} is not in the archive",
+                        severity="warning", markup=False)  # fmt: skip
+            return False
+        if not can_enter(self.depth):
+            self.notify("deeper than the nesting limit: not opened", severity="warning",
+                        markup=False)  # fmt: skip
+            return False
+        inner = EggInspectorScreen(
+            within(self.egg, member.data_offset, member.size),
+            report=member.report,
+            title=member.name,
+            depth=self.depth + 1,
+            trail=(*self.trail, self.egg_title),
+        )
+        self.app.push_screen(inner)
+        return True
 
     def _show_check(self, index: int) -> None:
         if self.report is None or not self.report.checks:
@@ -435,7 +514,10 @@ class EggInspectorScreen(Screen[None]):
         tree.cursor_line = 0
         why = self._not_read()
         note = Text("✓ hash matches the manifest · ✗ does not · · not checked", style="dim")
-        if self.report.legacy:
+        if self.unverified and self.source is not None:
+            note = failed_files_note(self.failed)
+            why = None
+        elif self.report.legacy:
             note = Text("a legacy egg: each entry's CRC-32 checked; it promises no hashes",
                         style="yellow")  # fmt: skip
         if why is not None:
@@ -458,13 +540,16 @@ class EggInspectorScreen(Screen[None]):
                     self._fill_folder(sub, child)
                 continue
             mark, style = _HASH_MARK[item.hash_ok]
-            if self.report.legacy:
+            if item.status is not None:
+                mark, style = STATUS_MARKS[item.status]
+            elif self.report.legacy:
                 if self.report.status_of("legacy.crc") == "pass":
                     mark, style = "crc ✓", "green"
             elif item is self._entries[0] and item.name == "manifest.json":
                 mark = "manifest (hashed by the address)"
             label = Text(clean_line(item.name.rsplit("/", 1)[-1]))
-            label.append(f"  {size_text(item.size)} ", style="dim")
+            shown = "" if item.status == "missing" else size_text(item.size)
+            label.append(f"  {shown} ", style="dim")
             label.append(mark, style=style)
             node.add_leaf(label, data=item)
         folder.filled = True
@@ -501,6 +586,19 @@ class EggInspectorScreen(Screen[None]):
         entry = next((e for e in self._entries if e.name == name), None)
         if entry is None or self.source is None or self.egg is None:
             return False
+        if entry.status == "missing":
+            self.notify(f"{clean_line(name, 80)}: listed in the manifest, not in the archive",
+                        severity="warning", markup=False)  # fmt: skip
+            return False
+        if entry.status is not None:  # a failed egg's file: the safe reader, in a worker
+            position = self.failed.position if self.failed is not None else "?"
+            self._inflate(
+                self.egg,
+                entry.name,
+                f"UNVERIFIED: the egg FAILED at check {position}; hash {entry.status}",
+                entry.hash_ok,
+            )
+            return True
         if self.report.legacy:  # inflated in a worker, under the caps
             self._inflate(self.egg, entry.name)
             return True
@@ -513,19 +611,25 @@ class EggInspectorScreen(Screen[None]):
         self.show_pane("viewer")
 
     @work(thread=True, exclusive=True, group="inspector-entry")
-    def _inflate(self, egg: bytes | bytearray | memoryview | str | Path, name: str) -> None:
-        """A legacy egg's entry, read and inflated under the caps, off the event loop."""
+    def _inflate(
+        self,
+        egg: bytes | bytearray | memoryview | str | Path | SubEgg,
+        name: str,
+        note: str = "legacy egg: its CRC-32 checked, no hash promised",
+        hash_ok: bool | None = None,
+    ) -> None:
+        """A legacy (or failed) egg's entry, read and inflated under the caps, off the event
+        loop, by the one safe reader."""
         try:
-            with EggSource.of(egg) as source:
-                data = read_entry(source, name)
+            with open_egg(egg) as source:
+                data = read_file(source, name) if self.unverified else read_entry(source, name)
         except (LegacyFormatError, KeyError, OSError) as exc:
             self.app.call_from_thread(
                 self.notify, clean_line(f"{name}: {exc}", 300), severity="error", markup=False
             )
             return
         pages = EntryPages.of_bytes(name, data)
-        note = "legacy egg: its CRC-32 checked, no hash promised"
-        self.app.call_from_thread(self._view, pages, None, note)
+        self.app.call_from_thread(self._view, pages, hash_ok, note)
 
     @on(Input.Submitted, "#viewer-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
@@ -543,7 +647,7 @@ class EggInspectorScreen(Screen[None]):
             "manifest": "#manifest-scroll",
             "files": "#files-tree",
             "viewer": "#viewer-scroll",
-            "payload": "#payload-scroll",
+            "payload": "#members-list" if self.members else "#payload-scroll",
             "hatch": "#hatch-list",
         }.get(pane or "")
         if target:
@@ -564,8 +668,14 @@ class EggInspectorScreen(Screen[None]):
     def action_pane(self, delta: int) -> None:
         if self.query_one("#viewer-search", Input).has_focus:
             return
+        tabbed = self.query_one(TabbedContent)
         ids = [pane for pane, _ in PANES]
-        self.show_pane(ids[(ids.index(self.current_pane()) + delta) % len(ids)])
+        at = ids.index(self.current_pane())
+        for step in range(1, len(ids)):
+            pane = ids[(at + delta * step) % len(ids)]
+            if not tabbed.get_tab(pane).disabled:
+                self.show_pane(pane)
+                return
 
     def action_cursor(self, delta: int) -> None:
         move_cursor(self.focused, delta)
