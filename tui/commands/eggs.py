@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from tui.eggs.pipeline import Downloads
     from tui.eggs.sources import BootSet
     from tui.eggs.store import StoreApp
+    from tui.eggs.unverified import FailedEgg
     from tui.service import Service
 
 __all__ = ["EXIT_LEGACY", "register"]
@@ -103,6 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     _target_options(listing)
     listing.add_argument("--json", action="store_true", help='print {"format", "entries": [...]}')
+    _unverified_option(listing)
     listing.set_defaults(handler=_run(_ls), parser=listing)
     cat = actions.add_parser(
         "cat",
@@ -114,6 +116,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "only the second names an egg).",
     )
     cat.add_argument("items", nargs="+", metavar="EGG PATH-IN-EGG", help=argparse.SUPPRESS)
+    _unverified_option(cat)
     _target_options(cat, target=False)
     cat.set_defaults(handler=_run(_cat), parser=cat)
     inspect = actions.add_parser(
@@ -136,6 +139,15 @@ def _target_options(parser: argparse.ArgumentParser, *, target: bool = True) -> 
         "--record",
         metavar="PATH|URL",
         help="the boot record (or a store's rapplication record, a file) promising the egg",
+    )
+
+
+def _unverified_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--unverified",
+        action="store_true",
+        help="also an egg that failed a check: read by the safe reader, each file's hash "
+        "status shown, said on stderr (exit 1: nothing in it is vouched for)",
     )
 
 
@@ -330,6 +342,8 @@ class _Egg:
     path: Path | None
     record: BootRecord | StoreApp | None
     report: EggReport
+    #: a failed egg looked at with ``--unverified``: what the safe reader found
+    failed: FailedEgg | None = None
 
 
 async def _record_from(
@@ -548,18 +562,67 @@ async def _verify(args: argparse.Namespace, service: Service, out: TextIO) -> in
 
 async def _shown(args: argparse.Namespace, service: Service) -> _Egg:
     """The egg, or a stop with the report on stderr: `ls` and `cat` show only an egg in which
-    no check failed (a legacy one is said to be so)."""
+    no check failed (a legacy one is said to be so), unless ``--unverified`` asks for what can
+    be read of a failed one (said on stderr, the files looked at by the safe reader)."""
     egg = await _obtain(args, service)
-    if not egg.report.ok or egg.path is None:
+    if egg.path is None:
         _print_report(egg.report, sys.stderr)
-        raise _Stop(EXIT_PROBLEMS, "the egg did not verify: nothing is shown from it")
+        raise _Stop(EXIT_PROBLEMS, "the egg was refused before it was kept: nothing to show")
+    if not egg.report.ok and args.unverified and not egg.report.legacy:
+        return await _looked_at(egg)
+    if not egg.report.ok:
+        _print_report(egg.report, sys.stderr)
+        hint = " (--unverified shows what can be read of it)" if not egg.report.legacy else ""
+        raise _Stop(EXIT_PROBLEMS, f"the egg did not verify: nothing is shown from it{hint}")
     if egg.report.legacy:
         print(f"roost: note: {egg.report.kind}; its files are shown as they are", file=sys.stderr)
     return egg
 
 
+async def _looked_at(egg: _Egg) -> _Egg:
+    """A failed egg, looked at: the report and the banner on stderr, what the safe reader
+    found kept on the egg (``failed``); a container it cannot read stops here."""
+    from tui.eggs.unverified import look_at
+    from tui.eggs.zip_reader import EggSource
+
+    assert egg.path is not None
+    with EggSource.of(egg.path) as source:
+        failed = await asyncio.to_thread(look_at, source, egg.report)
+    print(_wrapped(_summary(egg.report), _width(sys.stderr)), file=sys.stderr)
+    print(f"roost: UNVERIFIED: {clean(failed.banner, multiline=True)}", file=sys.stderr)
+    if failed.unreadable is not None:
+        raise _Stop(EXIT_PROBLEMS, "nothing is shown from an egg that cannot be read safely")
+    if failed.note:
+        print(f"roost: note: {clean_line(failed.note)}", file=sys.stderr)
+    egg.failed = failed
+    return egg
+
+
+def _ls_unverified(egg: _Egg, as_json: bool, out: TextIO) -> int:
+    failed = egg.failed
+    assert failed is not None
+    if as_json:
+        entries = [
+            {"name": f.name, "size": f.size, "status": f.status, "egg_hash": f.egg_hash,
+             "expected_hash": f.expected}
+            for f in failed.files
+        ]  # fmt: skip
+        document = {"format": egg.report.format, "verified": False, "unverified": True,
+                    "failed_at": failed.position, "check": failed.check,
+                    "manifest": failed.manifest_note, "entries": entries}  # fmt: skip
+        json.dump(document, out, ensure_ascii=True, indent=1)
+        out.write("\n")
+        return EXIT_PROBLEMS
+    for f in failed.files:
+        size = f"{f.size:>12,}" if f.size is not None else " " * 12
+        print(f"{size}  {f.status:<8}  {clean_line(f.name)}", file=out)
+    return EXIT_PROBLEMS
+
+
 async def _ls(args: argparse.Namespace, service: Service, out: TextIO) -> int:
     egg = await _shown(args, service)
+    if egg.failed is not None:
+        return _ls_unverified(egg, args.json, out)
     report = egg.report
     if args.json:
         entries = [
@@ -590,6 +653,8 @@ async def _cat(args: argparse.Namespace, service: Service, out: TextIO) -> int:
     from tui.eggs.zip_reader import EggSource
 
     egg = await _shown(args, service)
+    if egg.failed is not None:
+        return await _cat_unverified(egg, args.entry, out)
     entry = next((e for e in egg.report.entries if e.name == args.entry), None)
     if entry is None:
         names = ", ".join(clean_line(e.name) for e in egg.report.entries[:20])
@@ -601,6 +666,27 @@ async def _cat(args: argparse.Namespace, service: Service, out: TextIO) -> int:
         else:
             data = source.read(entry.data_offset, entry.size)
     return _write_entry(data, args.entry, out)
+
+
+async def _cat_unverified(egg: _Egg, name: str, out: Any) -> int:
+    from tui.eggs.legacy_zip import LegacyFormatError
+    from tui.eggs.unverified import read_file
+    from tui.eggs.zip_reader import EggSource
+
+    assert egg.failed is not None and egg.path is not None
+    found = egg.failed.file(name)
+    if found is None or found.status == "missing":
+        names = ", ".join(clean_line(f.name) for f in egg.failed.files[:20] if f.size is not None)
+        why = "is listed in the manifest but not in the archive" if found else "is not in the egg"
+        raise _Stop(EXIT_USAGE, f"{name!r} {why} (it has: {names})")
+    print(f"roost: UNVERIFIED: {clean_line(name)}: hash {found.status}", file=sys.stderr)
+    try:
+        with EggSource.of(egg.path) as source:
+            data = await asyncio.to_thread(read_file, source, name)
+    except LegacyFormatError as exc:
+        raise _Stop(EXIT_PROBLEMS, f"{name}: {exc.detail}") from None
+    _write_entry(data, name, out)
+    return EXIT_PROBLEMS
 
 
 def _write_entry(data: bytes, name: str, out: Any) -> int:
