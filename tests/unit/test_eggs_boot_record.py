@@ -143,7 +143,8 @@ def test_egg_manifest_model():
         ("https://kody-w.github.io/rapp-hive-hub/P", True),
         ("https://127.0.0.1:8765/P", True),
         ("https://[::1]:8765/P", True),
-        ("http://127.0.0.1:8765/P", False),  # no hub known: https only
+        ("http://127.0.0.1:8765/P", True),  # a hub on loopback may be http://
+        ("http://hub.example/P", False),  # no hub known: https only, but on loopback
         ("http://kody-w.github.io/rapp-hive-hub/P", False),
         ("https://user:pw@host/P", False),
         ("https://user@host/P", False),

@@ -413,6 +413,7 @@ async def _by_slug(args: argparse.Namespace, service: Service) -> tuple[Any, str
                     f"good copy from the cache ({clean_line(why)})",
                     file=sys.stderr,
                 )
+            args.mirror = entry.mirror
             return entry.record, entry.hub_url
         app = boots.find_app(args.slug)
         if app is not None:
@@ -451,6 +452,7 @@ async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
         downloads=_downloads(service, origin),
         progress=progress,
         record_refused=refused,
+        mirror=getattr(args, "mirror", None),
     )
     if progress is not None:
         progress.end()

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from tui.eggs import rapp
+from tui.eggs.hub_paths import is_loopback
 
 __all__ = [
     "BOOT_SCHEMA",
@@ -240,8 +241,11 @@ def egg_url_problems(url: str, path: str, hub_url: str | None = None) -> list[st
         port_ok = parts.port is None or parts.port > 0
     except ValueError:
         return [f"egg.url {url!r} is not a URL"]
-    if parts.scheme != "https":
-        return [f"egg.url {url!r} is not an https URL (no hub is configured to hold it to)"]
+    if parts.scheme != "https" and not (parts.scheme == "http" and is_loopback(url)):
+        return [
+            f"egg.url {url!r} is not an https URL (http:// only for a hub on loopback; no hub "
+            "is configured to hold it to)"
+        ]
     if not _HOST.fullmatch(parts.netloc) or not port_ok or parts.query or parts.fragment:
         return [f"egg.url {url!r} is not an https URL of a plain host, without query or fragment"]
     if not url.endswith("/" + path):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tui.eggs.boot_record import BootRecord
 from tui.eggs.egg_report import EggReport
+from tui.eggs.hub_paths import OFFLINE
 from tui.eggs.store import StoreApp
 
 if TYPE_CHECKING:
@@ -114,6 +115,8 @@ class EggState:
             return self.detail.split(":", 1)[0]
         if self.kind == "none":
             return "no egg"
+        if self.detail.startswith(OFFLINE):
+            return OFFLINE
         return "download failed"
 
 

@@ -42,6 +42,7 @@ from tui.eggs.boot_record import (
     egg_url_problems,
 )
 from tui.eggs.egg_report import CHECKS, Check, EggReport
+from tui.eggs.hub_paths import OFFLINE, scheme_problem
 from tui.errors import RoostError
 from tui.network.disk_cache import default_cache_root, service_folder_name
 from tui.network.urls import redact_url
@@ -247,8 +248,12 @@ async def download_egg(
     cache: EggCache,
     progress: Progress | None = None,
     options: DownloadOptions | None = None,
+    mirror: str | None = None,
 ) -> EggFile:
     """The egg of ``egg`` (a record's descriptor) from the cache, or downloaded from the hub.
+
+    ``mirror``: a copy of the hub to download it from, at ``{mirror}/{egg.path}`` (``egg.url``
+    is still held to ``hub_url``, the record's own hub); https, or http:// on loopback.
 
     Raises :class:`DownloadRefused` (URL, size or sha256 rule broken) or
     :class:`HubUnreachable`; never keeps bytes that are not exactly the promised egg.
@@ -262,6 +267,11 @@ async def download_egg(
             f"egg.path {egg.path!r} is not the content-addressed {expected_path!r}: not downloaded",
         )
     url = check_url(egg, hub_url)
+    if mirror is not None:
+        problem = scheme_problem(mirror)
+        if problem is not None:
+            raise DownloadRefused("record.url", f"the hub's copy {problem}: not downloaded")
+        url = egg_url_for(mirror, egg.path)
     check_client(client)
     cache.path_for(egg.sha256)  # refuses a malformed sha256 before anything else
     cached = await asyncio.to_thread(cache.lookup, egg.sha256, egg.bytes)
@@ -374,7 +384,7 @@ async def _receive(
     progress: Progress | None,
     options: DownloadOptions,
 ) -> tuple[Path, str, int]:
-    from tui.network.fetch import FetchError, TooLarge, fetch
+    from tui.network.fetch import FetchError, TooLarge, Unreachable, fetch
 
     limit = promise.limit
     shown = redact_url(url)
@@ -413,6 +423,8 @@ async def _receive(
                 f"({exc.reason})",
                 retryable=True,
             ) from None
+        if isinstance(exc, Unreachable):
+            raise HubUnreachable(f"{OFFLINE} ({exc.url})") from None
         raise HubUnreachable(f"{exc.url}: {exc.reason}") from None
     except OSError as exc:  # the partial file could not be written (disk full, …)
         raise CacheUnwritable.of(partial.cache.folder, exc) from None

@@ -83,6 +83,7 @@ class HubBoots:
             None,
             row.record,
             hub_url=row.hub_url,
+            mirror=getattr(row, "mirror", None),
             downloads=Downloads(client, self.eggs),
             download=download,
             progress=progress,

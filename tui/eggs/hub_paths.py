@@ -18,7 +18,11 @@ __all__ = [
     "index_url",
     "is_url",
     "records_hub",
+    "OFFLINE",
     "split_sources",
+    "hub_for_record",
+    "is_loopback",
+    "scheme_problem",
 ]
 
 #: The hub that publishes the real boot records; eggs come from here unless a hub is configured.
@@ -26,6 +30,8 @@ PUBLIC_HUB_URL = "https://kody-w.github.io/rapp-hive-hub"
 INDEX_PATH = "api/hive-hub/v1/organization-seeds.json"
 RECORD_PREFIX = "api/hive-hub/v1/seed-boots/sha256/"
 EGG_PREFIX = "api/hive-hub/v1/seed-boots/downloads/sha256/"
+#: What a row says when the hub (or store) could not be reached at all.
+OFFLINE = "offline: the hub could not be reached"
 #: Where the demo hub also serves a small store of rapplications (legacy eggs).
 DEMO_STORE_PATH = "store/api/v1/index.json"
 
@@ -64,6 +70,47 @@ def records_hub(source: str, *, configured: str | None, demo_hub: str | None = N
         return demo_hub.rstrip("/")
     root = hub_root(source)
     return root if root is not None and is_url(root) else None
+
+
+def is_loopback(url: str) -> bool:
+    """``url``'s host is this machine (localhost, 127.0.0.0/8, ::1)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def scheme_problem(url: str) -> str | None:
+    """Why ``url`` may not name a hub: an https URL, or http:// on loopback only."""
+    if url.startswith("https://") or (url.startswith("http://") and is_loopback(url)):
+        return None
+    return f"{url!r} is not an https URL (http:// only on loopback)"
+
+
+def hub_for_record(own_hub: str | None, configured: str | None) -> tuple[str | None, str | None]:
+    """``(the hub egg.url is held to, the copy eggs are downloaded from)`` for a record whose
+    ``egg.url`` names ``own_hub``. A configured hub holds the record, except a record naming the
+    public hub while another hub is configured: that hub is a copy of the public one, so the
+    record stays held to its own (public) hub and its egg is downloaded from the copy."""
+    if configured is None:
+        return None, None
+    configured = configured.rstrip("/")
+    if (
+        own_hub is not None
+        and own_hub.rstrip("/") == PUBLIC_HUB_URL
+        and configured != PUBLIC_HUB_URL
+    ):
+        return PUBLIC_HUB_URL, configured
+    return configured, None
 
 
 def hub_root(source: str) -> str | None:

@@ -158,12 +158,13 @@ async def check_egg(
     download: bool = True,
     progress: Progress | None = None,
     record_refused: str | None = None,
+    mirror: str | None = None,
 ) -> EggOutcome:
     """Judge one egg: ``source`` is the egg at hand (a path or bytes), a URL to download it
     from (no record: capped at :data:`URL_CAP`), or None for ``record``'s egg (from the cache,
     else downloaded from the URL the record names when it is the hub's). ``download=False``:
     a cached copy only. ``hub_url``: where the record's ``egg.url`` must point (None: the
-    record's own hub)."""
+    record's own hub); ``mirror``: a copy of that hub the egg is downloaded from."""
     if isinstance(source, (Path, bytes)):
         return await asyncio.to_thread(
             check_local, source, record, hub_url=hub_url, record_refused=record_refused
@@ -183,7 +184,7 @@ async def check_egg(
             assert isinstance(record, BootRecord)
             found = await download_egg(
                 record.egg, hub_url, client=downloads.client, cache=downloads.cache,
-                progress=progress, options=downloads.options,
+                progress=progress, options=downloads.options, mirror=mirror,
             )  # fmt: skip
         else:
             found = await download_url(

@@ -28,8 +28,14 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from tui.eggs.boot_record import BootRecord, boundary_problems, parse_boot_record, record_bytes
-from tui.eggs.hub_paths import INDEX_PATH, hub_root, index_url, is_url
+from tui.eggs.boot_record import (
+    BootRecord,
+    boundary_problems,
+    implied_hub,
+    parse_boot_record,
+    record_bytes,
+)
+from tui.eggs.hub_paths import INDEX_PATH, OFFLINE, hub_for_record, hub_root, index_url, is_url
 from tui.eggs.record_cache import LastGood, RecordCache
 from tui.eggs.store import StoreApp, is_store_index, read_store
 from tui.errors import RoostError
@@ -80,6 +86,8 @@ class BootEntry:
     raw: bytes | None = field(default=None, repr=False, compare=False)  # the document's bytes
     #: the hub its ``egg.url`` was held to (None: its own hub)
     hub_url: str | None = None
+    #: the copy of that hub its egg is downloaded from (None: the hub itself)
+    mirror: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -223,7 +231,7 @@ class _Reader:
             except TooLarge as exc:
                 raise SourceError(str(exc)) from None
             except FetchError as exc:
-                problem = SourceError(f"{exc.url}: unreachable ({exc.reason})", reachable=False)
+                problem = SourceError(_unreachable(exc), reachable=False)
             else:
                 if result.status == 200:
                     return result.body
@@ -235,6 +243,15 @@ class _Reader:
             if attempt == 0:
                 await asyncio.sleep(self.options.retry_delay_s)
         raise problem
+
+
+def _unreachable(exc: Any) -> str:
+    """A source that could not be read, in words: offline when no connection could be made."""
+    from tui.network.fetch import Unreachable
+
+    if isinstance(exc, Unreachable):
+        return f"{OFFLINE} ({exc.url})"
+    return f"{exc.url}: unreachable ({exc.reason})"
 
 
 def _resolve(base: str, reference: str) -> str:
@@ -544,7 +561,8 @@ def _finish(boots: BootSet, hub_url: str | None) -> BootSet:
             entries.append(entry)
             continue
         warnings = list(entry.warnings)
-        warnings.extend(boundary_problems(record, hub_url))
+        held, mirror = hub_for_record(implied_hub(record.egg.url, record.egg.path), hub_url)
+        warnings.extend(boundary_problems(record, held))
         if record.slug in seen:
             warnings.append(f"slug {record.slug!r} is used by an earlier record too")
         seen.add(record.slug)
@@ -554,7 +572,7 @@ def _finish(boots: BootSet, hub_url: str | None) -> BootSet:
                     f"its {block} block differs from {count} of its {len(with_records) - 1} "
                     f"sibling records (a hub publishes one {block} block for all)"
                 )
-        entries.append(replace(entry, warnings=tuple(warnings), hub_url=hub_url))
+        entries.append(replace(entry, warnings=tuple(warnings), hub_url=held, mirror=mirror))
     return replace(boots, entries=tuple(entries), hub_url=hub_url)
 
 
