@@ -15,6 +15,7 @@ from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 
+from tui.eggs.egg_report import NOT_REPRODUCIBLE, EggReport, packaging_summary
 from tui.eggs.json_eggs import invite, transcript
 from tui.eggs.nested import Member
 from tui.eggs.unverified import FailedEgg
@@ -134,18 +135,10 @@ def failed_files_note(failed: FailedEgg | None) -> Text:
     return text
 
 
-def reproducibility_text(report: Any) -> Text | None:
-    """The report's "not byte-reproducible" packaging notes (entry, rule, detail), or None."""
-    notes = tuple(getattr(report, "reproducibility", ()) or ())
-    if not notes:
+def reproducibility_text(report: EggReport) -> Text | None:
+    """The report's "not byte-reproducible" packaging notes, one rule a line, or None."""
+    if not report.reproducibility:
         return None
-    text = Text(f"not byte-reproducible ({len(notes)}): ", style="yellow")
-    shown = [
-        f"{clean_line(getattr(n, 'entry', ''), 60)} — {clean_line(getattr(n, 'rule', ''), 40)}"
-        f": {clean_line(getattr(n, 'detail', ''), 120)}"
-        for n in notes[:3]
-    ]
-    text.append("; ".join(shown))
-    if len(notes) > 3:
-        text.append(f"; and {len(notes) - 3} more")
+    text = Text(f"{NOT_REPRODUCIBLE} (packaging only): ", style="yellow")
+    text.append("; ".join(packaging_summary(report.reproducibility)))
     return text
