@@ -540,8 +540,8 @@ async def test_a_stores_rapplications_are_listed_beside_the_boot_records():
         inspector = pilot.app.screen
         assert isinstance(inspector, EggInspectorScreen)
         summary = str(inspector.query_one("#inspector-summary", Static).render())
-        assert summary.startswith(
-            "legacy egg (brainstem-egg/2.2-rapplication): read safely, cannot be verified · "
+        assert summary.startswith(  # the phrase whole, then the rest on the next line
+            "legacy egg (brainstem-egg/2.2-rapplication): read safely, cannot be verified\n"
         )
         assert inspector.report.legacy and not inspector.report.verified
         await pilot.press("escape")

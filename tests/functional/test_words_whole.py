@@ -98,7 +98,7 @@ async def test_a_legacy_eggs_summary_cuts_no_words(size):
     from tests.legacy_eggs import legacy_egg
 
     shown, meant = await _inspector_summary(legacy_egg(), None, size)
-    assert meant.startswith("LEGACY")
+    assert meant.startswith("legacy egg (")
     assert_whole(shown, meant)
 
 
