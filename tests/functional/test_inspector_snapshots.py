@@ -100,3 +100,14 @@ def test_inspector_legacy_files(snap_compare):
 
     app = InspectorApp(legacy_egg())
     assert snap_compare(app, terminal_size=(80, 24), run_before=steps("tab", "tab"))
+
+
+@SIZES
+def test_inspector_reference_packed_egg(snap_compare, size):
+    """Beside test_inspector_report_verified (a hub-packed egg): an egg packed as the RAPP/1
+    reference's pack_egg packs it (ASCII names without the UTF-8 flag) verifies, and says it
+    is not byte-reproducible."""
+    from reference_eggs import organism
+
+    app = InspectorApp(organism(), None)
+    assert snap_compare(app, terminal_size=size, run_before=steps())

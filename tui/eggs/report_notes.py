@@ -12,16 +12,17 @@ from tui.eggs.store import StoreApp
 __all__ = ["report_notes", "store_hatch_lines"]
 
 
-def report_notes(report: EggReport) -> list[str]:
+def report_notes(report: EggReport, *, packaging: bool = True) -> list[str]:
     """Plain lines, each a paragraph: why a legacy (or manifest-less) egg cannot be verified
-    and what was checked instead; then, when the container is not byte-reproducible, a header
-    line ending in ':' and one line per packaging rule broken."""
+    and what was checked instead; then, when the container is not byte-reproducible (and
+    ``packaging``: a view that shows them elsewhere passes False), a header line ending in ':'
+    and one line per packaging rule broken."""
     lines: list[str] = []
     if report.legacy_schema is not None or report.format == NO_MANIFEST:
         lines.append(f"Cannot be verified: it has {', '.join(LEGACY_LACKS)}.")
         passed = checked_instead(report)
         lines.append(f"Checked instead: {'; '.join(passed) if passed else 'nothing passed'}.")
-    if report.reproducibility:
+    if packaging and report.reproducibility:
         lines.append(
             f"{NOT_REPRODUCIBLE.capitalize()} (packaging only; what a reader sees of each file"
             " is proven):"

@@ -487,7 +487,7 @@ class EggInspectorScreen(Screen[None]):
             (f"{check.id}", "bold"), f" · {check.status}\n", clean_line(check.detail or "—")
         )
         listing = False  # the lines after a header ending in ':' are its items, indented
-        for line in report_notes(self.report):
+        for line in report_notes(self.report, packaging=False):  # those: #report-notes
             detail.append(("\n  " if listing else "\n") + clean_line(line))
             listing = listing or line.endswith(":")
         self.query_one("#report-detail", Static).update(detail)
