@@ -25,7 +25,7 @@ def load_bench():
 def test_bench_smoke_runs_and_reports_every_section(capsys):
     bench = load_bench()
     sections = ["refresh", "validation", "store_paths", "cli", "memory", "table", "cold_start"]
-    sections += ["refresh_stall", "keys", "thread", "posts"]
+    sections += ["refresh_stall", "keys", "thread", "posts", "pulse"]
     result = bench.main(["--smoke", "--only", ",".join(sections)])
     refresh = result["refresh"]
     # structural facts, not timings: a no-change cycle is one conditional request
@@ -45,6 +45,7 @@ def test_bench_smoke_runs_and_reports_every_section(capsys):
     thread = result["thread"]
     assert thread["comments"] == 200 and thread["j_held"]["presses"] == 200
     assert_posts(result["posts"])
+    assert_pulse(result["pulse"])
     for kind in ("process", "in_process"):
         cold = result["cold_start"][kind]
         assert cold["agents"] == 2000 and cold["roost_s"] > 0 and cold["bare_s"] > 0
@@ -86,6 +87,27 @@ def assert_posts(posts):
     assert posts["parse"]["bytes"] == posts["log_bytes"] and posts["parse"]["ratio"] > 0
     assert posts["memory"]["parse_held_mib"] > 0 and posts["memory"]["json_loads_held_mib"] > 0
     assert [f["goal"] is not None for f in posts["figures"]].count(True) == 7
+
+
+def assert_pulse(pulse):
+    """The pulse section's structural facts: the world it ran on and what was measured."""
+    assert pulse["agents"] == 2000
+    # the demo world's pulse: four notifications and three change entries per agent
+    assert pulse["notifications"] == 8000 and pulse["changes"] == pulse["feed_rows"] == 6000
+    assert pulse["inbox_items"] > 0 and pulse["other_items"] > 0
+    assert pulse["status_bar"].startswith(pulse["agent"])
+    assert pulse["inbox"]["n"] == pulse["help"]["n"] >= 2
+    # the same script on both tabs, and Activity's agent filter on top
+    agents, activity = pulse["agents_tab"], pulse["activity_tab"]
+    assert {"filter letter", "quick filter"} <= set(agents["per_key"])
+    assert activity["presses"] == agents["presses"] + 2 * pulse["rounds"]
+    visit = pulse["first_visit_ms"]
+    assert 0 < visit["next_frame_s"] <= visit["populated_s"] <= visit["warmed_s"]
+    # a no-change refresh: the manifest's 304, and one 304 per pulse file it does not list
+    refresh = pulse["refresh"]
+    assert refresh["listed"]["requests"] == refresh["none_wanted"]["requests"] == 1
+    assert refresh["unlisted"]["requests"] == 6 and refresh["unlisted"]["body_bytes"] == 0
+    assert [f["goal"] is not None for f in pulse["figures"]].count(True) == 6
 
 
 def assert_figures_and_page(result, sections):

@@ -52,6 +52,12 @@ posts        the Posts tab and its log in a 50 000-agent demo world (100 000 pos
              a no-change refresh of the log (no request when the manifest lists it, one 304
              when not); its parse beside json.loads of the same bytes; what the parsed log
              holds beside what json.loads' document holds (tests/perf/bench_posts.py).
+pulse        the inbox and Activity in a 50 000-agent demo world (200 000 notifications, 150 000
+             change entries): `i` to the inbox's rows from a warm store beside `?` to the help
+             screen, and the first open of an agent never asked for; Activity's first visit
+             and its filter keys, next frame and settled, beside the same keys on Agents; a
+             no-change refresh wanting every pulse file (the manifest's 304 and one 304 per file
+             it does not list) beside one wanting none (tests/perf/bench_pulse.py).
 """
 
 from __future__ import annotations
@@ -99,6 +105,7 @@ SECTIONS = (
     "inspector",
     "thread",
     "posts",
+    "pulse",
 )
 
 
@@ -340,6 +347,15 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             rounds=1 if smoke else 5,
             runs=2 if smoke else 5,
             aligned=not smoke,  # its waits (a second a key) would double the smoke run's time
+        )
+    if "pulse" in only:
+        from bench_pulse import measure_pulse
+
+        out["pulse"] = await measure_pulse(
+            2000 if smoke else 50_000,
+            rounds=1 if smoke else 5,
+            runs=2 if smoke else 5,
+            aligned=not smoke,
         )
     if "cold_start" in only:
         import tempfile

@@ -175,13 +175,18 @@ async def _handled(app: App) -> None:
 
 @contextlib.asynccontextmanager
 async def _painted(
-    agents: int, cache: DiskCache, message_hook: Callable[[Message], None] | None = None
+    agents: int,
+    cache: DiskCache,
+    message_hook: Callable[[Message], None] | None = None,
+    *,
+    agent: str | None = None,
 ) -> AsyncIterator[tuple[RoostApp, Pilot, _Frames]]:
     """The real app from ``cache`` at 80×24, from its first frame showing all ``agents`` rows
-    (``message_hook``: called with each message as it arrives anywhere in the app)."""
+    (``message_hook``: called with each message as it arrives anywhere in the app; ``agent``:
+    the agent whose inbox it shows)."""
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
     store = Store(BASE, client=client, cache=cache, building=gc_policy.building)
-    app = RoostApp(Service(Settings(read_url=BASE), store), poll=False)
+    app = RoostApp(Service(Settings(read_url=BASE, agent=agent), store), poll=False)
     frames = _Frames()
     app.post_display_hook = frames.hook  # type: ignore[method-assign]
     try:

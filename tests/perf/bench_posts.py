@@ -259,13 +259,13 @@ def _tab_figures(presses: list[tuple[str, float, float]]) -> dict[str, Any]:
 
 
 class _Unlisted(httpx.AsyncBaseTransport):
-    """The sandbox with a manifest that leaves ``name`` out (a deployment that publishes the
-    file but does not list it): the manifest's body is rewritten, with an ETag of its own that
-    answers ``If-None-Match`` as the sandbox does."""
+    """The sandbox with a manifest that leaves ``names`` out (a deployment that publishes the
+    files but does not list them): the manifest's body is rewritten, with an ETag of its own
+    that answers ``If-None-Match`` as the sandbox does."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport, name: str) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport, *names: str) -> None:
         self.inner = inner
-        self.name = name
+        self.names = names
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if not request.url.path.endswith("/" + MANIFEST_FILE):
@@ -274,7 +274,8 @@ class _Unlisted(httpx.AsyncBaseTransport):
         response = await self.inner.handle_async_request(plain)
         await response.aread()
         manifest = json.loads(response.content)
-        manifest["files"].pop(self.name, None)
+        for name in self.names:
+            manifest["files"].pop(name, None)
         body = serialize(manifest)
         etag = f'"unlisted-{len(body)}-{hash(body) & 0xFFFFFFFF:x}"'
         if request.headers.get("if-none-match") == etag:
@@ -386,17 +387,20 @@ def measure_memory(data: bytes) -> dict[str, Any]:
     }
 
 
-def measure_visit_floor(cache: DiskCache, runs: int) -> dict[str, float]:
-    """What the first visit reads, without the app: the store wanting the conversation's files
-    from the disk cache (read, checked, parsed in the memory policy connect() gives it) beside
-    reading the same files and ``json.loads`` of each; best of ``runs``, taking turns."""
+def measure_visit_floor(
+    cache: DiskCache, runs: int, names: tuple[str, ...] = CONVERSATION_FILES
+) -> dict[str, float]:
+    """What the first visit reads, without the app: the store wanting ``names`` (the
+    conversation's files) from the disk cache (read, checked, parsed in the memory policy
+    connect() gives it) beside reading the same files and ``json.loads`` of each; best of
+    ``runs``, taking turns."""
 
     def store_reads() -> None:
         store = Store(BASE, cache=cache, building=gc_policy.building)
-        assert asyncio.run(store.want(*CONVERSATION_FILES)) == set(CONVERSATION_FILES)
+        assert asyncio.run(store.want(*names)) == set(names)
 
     def floor() -> None:
-        for name in CONVERSATION_FILES:
+        for name in names:
             json.loads((cache.folder / name).read_bytes())
 
     best = _interleaved({"store_want_s": store_reads, "read_and_json_loads_s": floor}, runs)
@@ -537,15 +541,17 @@ async def measure_posts(
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_section(measure: Callable[..., Any], doc: str) -> None:
+    """A section measured on its own, as its module's ``main``: ``measure(agents, rounds=,
+    runs=, aligned=)`` at 50 000 agents, or at 2 000 with ``--smoke``; prints its JSON."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="2 000 agents, one round")
     args = parser.parse_args()
     agents, rounds, runs = (2000, 1, 2) if args.smoke else (50_000, 5, 5)
-    out = asyncio.run(measure_posts(agents, rounds=rounds, runs=runs, aligned=not args.smoke))
+    out = asyncio.run(measure(agents, rounds=rounds, runs=runs, aligned=not args.smoke))
     out["cpus"] = os.cpu_count()
     print(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":
-    main()
+    run_section(measure_posts, __doc__)
