@@ -154,6 +154,27 @@ async def test_rows_that_arrived_with_a_refresh_are_marked_for_that_cycle() -> N
         assert not screen.table.marked
 
 
+async def test_a_refresh_narrows_its_new_rows_by_the_type_filter_on() -> None:
+    rig = make_pulse_rig(agent=None)
+    async with rig.app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        screen = await open_activity(pilot)
+        await pilot.press("t")  # heartbeats only
+        await settle(pilot)
+        before = screen.table.row_count
+        changes = rig.network.doc(CHANGES)
+        changes["changes"] += [
+            {"ts": iso(DEFAULT_EPOCH), "type": "new_agent", "id": "night-owl"},
+            {"ts": iso(DEFAULT_EPOCH), "type": "heartbeat", "id": "night-owl"},
+        ]
+        rig.network.replace_doc(CHANGES, changes)
+        await rig.publish(pilot)
+        await wait_for(pilot, lambda: screen.table.total_count == 33)
+        assert screen.table.row_count == before + 1
+        assert texts(screen)[0] == "night-owl sent a heartbeat"
+        assert all(t.endswith("sent a heartbeat") for t in texts(screen))
+
+
 async def test_where_the_log_is_not_published_it_says_so() -> None:
     rig = make_pulse_rig(agent=None)
     rig.faults.unpublished = {CHANGES}

@@ -168,8 +168,13 @@ async def test_predicate_filters_by_key_and_combines_with_the_text_filter() -> N
     app = TableApp(make_rows(30))
     async with app.run_test(size=(80, 24)):
         table = app.query_one(VirtualTable)
+        assert table.move_cursor_to("a6")
         table.set_predicate(lambda key: int(key[1:]) % 2 == 0)
         assert table.row_count == 15
+        assert table.cursor_key == "a6"  # still shown: the cursor stays on it
+        table.set_predicate(lambda key: int(key[1:]) % 3 == 0)
+        assert table.cursor_key == "a6"
+        table.set_predicate(lambda key: int(key[1:]) % 2 == 0)
         table.set_filter("agent 1")
         assert table.visible_keys() == ["a10", "a12", "a14", "a16", "a18"]
         table.set_predicate(None)

@@ -83,11 +83,6 @@ _SORT_VALUES: tuple[Callable[[FeedRow], Any], ...] = (
 assert len(_SORT_VALUES) == len(COLUMNS)
 
 
-def _named(row: ActivityRow) -> tuple[str, ...]:
-    """Every agent the row names (the core's ``agents``; else the one it leads to)."""
-    return getattr(row, "agents", ()) or ((row.agent,) if row.agent else ())
-
-
 class ActivityScreen(TableScreen, tab="activity"):
     """Tab 8."""
 
@@ -110,6 +105,7 @@ class ActivityScreen(TableScreen, tab="activity"):
         self.type_filter: str | None = None
         self.agent_filter: str | None = None
         self._ordered: tuple[Any, dict[str, ActivityRow]] | None = None
+        self._types: tuple[Mapping[str, ActivityRow], list[str]] | None = None
 
     def on_body_mounted(self) -> None:
         super().on_body_mounted()
@@ -180,21 +176,27 @@ class ActivityScreen(TableScreen, tab="activity"):
         if kind is None and agent is None:
             self.table.set_predicate(None)
         else:
-            # reads the models at call time: a refresh's new rows are narrowed the same way
-            def wanted(key: str) -> bool:
-                row = self._models.get(key)
-                return (
-                    row is not None
-                    and (kind is None or row.type == kind)
-                    and (agent is None or agent in _named(row))
-                )
-
-            self.table.set_predicate(wanted)
+            # the keys of the rows wanted, found once: the table asks for each of its rows
+            wanted = frozenset(
+                key
+                for key, row in self._models.items()
+                if (kind is None or row.type == kind) and (agent is None or agent in row.agents)
+            )
+            self.table.set_predicate(wanted.__contains__)
         self.update_summary()
 
+    def after_rows(self, built: Any) -> None:
+        """New rows (a refresh): narrowed by the type and agent filters as the rows before."""
+        if self.type_filter is not None or self.agent_filter is not None:
+            self._apply_filters()
+
     def types(self) -> list[str]:
-        """The types in the feed, in order of first appearance (newest first)."""
-        return list(dict.fromkeys(row.type for row in self._models.values()))
+        """The types in the feed, in order of first appearance (newest first): found once per
+        build of the rows."""
+        models = self._models
+        if self._types is None or self._types[0] is not models:
+            self._types = (models, list(dict.fromkeys(row.type for row in models.values())))
+        return list(self._types[1])
 
     def action_next_type(self) -> None:
         """``t``: all types, then each type in the feed in turn, then all again."""

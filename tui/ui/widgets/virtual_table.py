@@ -415,10 +415,11 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def set_predicate(self, predicate: Callable[[str], bool] | None) -> None:
         """An extra filter on row keys (status quick-filters); ``None`` removes it."""
-        old_key, old_cursor = self.cursor_key, self._cursor
+        old_cursor = self._cursor
+        old_index = self._visible[old_cursor] if self._visible else None  # no key index needed
         self._predicate = predicate
         self._filter(narrowing=False)
-        self._restore_cursor(old_key, iter(()), old_cursor)
+        self._restore_cursor(None, iter(()), old_cursor, old_index)
         self._changed()
 
     def sort_by(self, column_key: str | None, reverse: bool = False) -> None:
@@ -493,12 +494,12 @@ class VirtualTable(ScrollView, can_focus=True):
         haystacks = self._haystack_list() if needle else []
         if predicate is not None:
             rows = self._rows
+            # a lazy table's keys as they are: no row made to read its key
+            keys = rows.keys if isinstance(rows, LazyRows) else [row.key for row in rows]
             if needle:
-                self._visible = [
-                    i for i in source if needle in haystacks[i] and predicate(rows[i].key)
-                ]
+                self._visible = [i for i in source if needle in haystacks[i] and predicate(keys[i])]
             else:
-                self._visible = [i for i in source if predicate(rows[i].key)]
+                self._visible = [i for i in source if predicate(keys[i])]
         elif needle:
             self._visible = [i for i in source if needle in haystacks[i]]
         else:
