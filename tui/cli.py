@@ -21,6 +21,7 @@ from tui.commands import (
 )
 from tui.commands.dashboard import run_dashboard
 from tui.config import ConfigError
+from tui.suggest import did_you_mean
 from tui.tabs import TAB_IDS
 from tui.untrusted import clean_line
 
@@ -55,7 +56,8 @@ class CommandParser(argparse.ArgumentParser):
     An argument a subcommand does not know is refused by that subcommand, with its own usage
     line (argparse would hand it up to `roost`, which prints the top-level usage instead).
     A command without subcommands takes its options and positionals in any order: `roost
-    outbox show --json ID` is `roost outbox show ID --json`.
+    outbox show --json ID` is `roost outbox show ID --json`. A word that is not one of the
+    choices (a subcommand, a tab) is refused with the closest one: ``did you mean 'state'?``.
     """
 
     _intermixing = False
@@ -72,6 +74,19 @@ class CommandParser(argparse.ArgumentParser):
         if extras and not self._intermixing:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:  # argparse's hook
+        choices = action.choices
+        if choices is None or isinstance(choices, str) or value in choices:
+            return
+        known = [str(choice) for choice in choices]
+        guess = did_you_mean(str(value), known)
+        raise argparse.ArgumentError(
+            action,
+            f"invalid choice: {clean_line(repr(value), 60)}"
+            + (f", {guess}" if guess else "")
+            + f" (choose from {', '.join(map(repr, known))})",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:

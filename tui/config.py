@@ -32,6 +32,7 @@ from tui.errors import RoostError
 from tui.locations import config_path
 from tui.network.urls import check_url, redact_url
 from tui.pulse.agent_id import AGENT_ID_RULE, is_agent_id
+from tui.suggest import did_you_mean
 
 __all__ = [
     "DEMO_BASE_URL",
@@ -287,9 +288,8 @@ def load_settings(
                 sources[key] = where
 
     top = {k: v for k, v in document.items() if k not in ("profiles", "profile")}
-    unknown = set(top) - _KEYS
-    if unknown:
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}")
+    if unknown := set(top) - _KEYS:
+        raise ConfigError(f"{path}: {_unknown_settings(unknown)}")
     layer(top, str(path))
 
     profiles = document.get("profiles", {})
@@ -301,13 +301,18 @@ def load_settings(
     if profile:
         if profile not in profiles:
             known = ", ".join(sorted(map(str, profiles))) or "none defined"
-            raise ConfigError(f"profile {_shown(profile)} is not in {path} (profiles: {known})")
+            guess = did_you_mean(profile, map(str, profiles))
+            raise ConfigError(
+                f"profile {_shown(profile)} is not in {path}"
+                + (f"; {guess}" if guess else "")
+                + f" (profiles: {known})"
+            )
         chosen = profiles[profile]
         where = f"{path} [profiles.{profile}]"
         if not isinstance(chosen, dict):
             raise ConfigError(f"{where}: must be a table of settings")
         if unknown := set(chosen) - _KEYS:
-            raise ConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))}")
+            raise ConfigError(f"{where}: {_unknown_settings(unknown)}")
         layer(chosen, where)
 
     layer(
@@ -342,6 +347,15 @@ def load_settings(
     if settings.write_without_read and not demo:
         raise ConfigError(no_read_url_message(settings.write_without_read))
     return settings
+
+
+def _unknown_settings(unknown: set[str]) -> str:
+    """``unknown setting(s) reed_url (did you mean 'read_url'?)``."""
+    names = []
+    for name in sorted(map(str, unknown)):
+        guess = did_you_mean(name, _KEYS)
+        names.append(f"{name} ({guess})" if guess else name)
+    return f"unknown setting(s) {', '.join(names)}"
 
 
 def no_read_url_message(given: tuple[str, ...]) -> str:

@@ -47,6 +47,7 @@ from tui.actions.builtin_actions import (
     REPLY_ACTION,
 )
 from tui.actions.patterns import matches
+from tui.suggest import did_you_mean
 
 
 def get_action(name: str, catalog: Mapping[str, ActionSpec] | None = None) -> ActionSpec:
@@ -57,7 +58,10 @@ def get_action(name: str, catalog: Mapping[str, ActionSpec] | None = None) -> Ac
         spec = next((s for s in table.values() if s.label == name), None)
     if spec is None:
         known = ", ".join(sorted(table))
-        raise KeyError(f"unknown action {name!r}; known actions: {known}")
+        guess = did_you_mean(name, [*table, *(s.label for s in table.values())])
+        raise KeyError(
+            f"unknown action {name!r}; {guess + ' ' if guess else ''}known actions: {known}"
+        )
     return spec
 
 
