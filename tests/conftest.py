@@ -78,6 +78,7 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
         "ROOST_CACHE_DIR",
         "ROOST_PROCESSOR_LOGIN",
         "ROOST_AGENT",
+        "ROOST_READONLY",
     ):
         monkeypatch.delenv(var, raising=False)
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

@@ -30,6 +30,7 @@ examples:
   roost                                   open the dashboard (the demo network if no service is set)
   roost demo                              open the dashboard on the embedded demo network
   roost --screen seeds                    open on the Seeds tab
+  roost --readonly                        read only: post nothing, look for no token
   roost state                             refresh once and print a summary (demo network)
   roost state --read-url https://raw.githubusercontent.com/OWNER/REPO/main --json --cycles 2
   roost state --cycles 3 --pause-between 10   three refreshes, ten seconds apart
@@ -42,10 +43,11 @@ examples:
   ROOST_READ_URL=http://127.0.0.1:8765 roost
 
 settings: flags > environment (ROOST_READ_URL, ROOST_WRITE_URL, ROOST_REPO, ROOST_HUB_URL,
-ROOST_BOOTS, ROOST_INTERVAL, ROOST_CACHE_DIR, ROOST_PROCESSOR_LOGIN, ROOST_AGENT; the token from
-ROOST_TOKEN / RAPPTERBOOK_TOKEN / DISCUSSIONS_TOKEN / GH_TOKEN / GITHUB_TOKEN) > config file
-($XDG_CONFIG_HOME/roost/config.toml, with [profiles.NAME]) > defaults. In the config only:
-bell = true rings the terminal bell when a new notification arrives for the agent.
+ROOST_BOOTS, ROOST_INTERVAL, ROOST_CACHE_DIR, ROOST_PROCESSOR_LOGIN, ROOST_AGENT, ROOST_READONLY;
+the token from ROOST_TOKEN / RAPPTERBOOK_TOKEN / DISCUSSIONS_TOKEN / GH_TOKEN / GITHUB_TOKEN, none
+when read-only) > config file ($XDG_CONFIG_HOME/roost/config.toml, with [profiles.NAME]) >
+defaults. In the config only: bell = true rings the terminal bell when a new notification arrives
+for the agent.
 """
 
 

@@ -11,6 +11,7 @@ The config file is ``$XDG_CONFIG_HOME/roost/config.toml`` (``~/.config/roost/con
     interval = 60
     agent = "zion-coder-03"            # the agent whose inbox roost shows
     bell = true                        # ring the terminal bell on a new notification
+    readonly = true                    # post nothing, look for no token (also --readonly)
 
 With no read URL anywhere, roost runs on the embedded demo network (in-process, no sockets).
 
@@ -53,6 +54,7 @@ ENV_VARS = {
     "cache_dir": "ROOST_CACHE_DIR",
     "processor_login": "ROOST_PROCESSOR_LOGIN",
     "agent": "ROOST_AGENT",
+    "readonly": "ROOST_READONLY",
 }
 TOKEN_ENV_VARS = (
     "ROOST_TOKEN",
@@ -122,6 +124,10 @@ class Settings:
     agent: str | None = None
     #: Ring the terminal bell when a new notification arrives (config only).
     bell: bool = False
+    #: Read-only: no token is looked for and no write side is built (tui/read_only.py).
+    readonly: bool = False
+    #: Where read-only was asked for: "--readonly", "environment ROOST_READONLY", the file.
+    readonly_source: str | None = None
 
     @property
     def demo(self) -> bool:
@@ -184,6 +190,7 @@ _KEYS = {f.name for f in fields(Settings)} - {
     "config_file",
     "ssh_role",
     "write_without_read",
+    "readonly_source",
 }
 _URL_KEYS = ("read_url", "write_url", "hub_url")
 
@@ -210,9 +217,11 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
         if not isinstance(value, str):
             raise ConfigError(f"{origin}: token must be a string")
         return Secret(value) if value else None
-    if key == "bell":
+    if key in ("bell", "readonly"):
+        if isinstance(value, str) and origin.startswith("environment "):  # ROOST_READONLY=1
+            value = _ENV_BOOLS.get(value.strip().lower(), value)
         if not isinstance(value, bool):
-            raise ConfigError(f"{origin}: bell must be true or false, got {_shown(value)}")
+            raise ConfigError(f"{origin}: {key} must be true or false, got {_shown(value)}")
         return value
     if key == "actions":
         if not isinstance(value, Mapping):
@@ -242,6 +251,9 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
     if key in _URL_KEYS and value and (why := check_url(value)):
         raise ConfigError(f"{origin}: {key} {why}: {redact_url(value)}")
     return value or None
+
+
+_ENV_BOOLS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 
 
 def _shown(value: Any) -> str:
@@ -319,14 +331,17 @@ def load_settings(
         {key: env[var] for key, var in ENV_VARS.items() if env.get(var)},
         {key: f"environment {var}" for key, var in ENV_VARS.items()},
     )
-    token_var = next((var for var in TOKEN_ENV_VARS if env.get(var)), None)
-    if token_var:
-        values["token"] = Secret(env[token_var])
-        sources["token"] = token_var
     layer(
         {k: v for k, v in flags.items() if k in _KEYS},
         {key: "--" + key.replace("_", "-") for key in _KEYS},
     )
+    if values.get("readonly"):  # read-only: no token is looked for, the config's is set aside
+        values.pop("token", None)
+        sources.pop("token", None)
+        values["readonly_source"] = sources["readonly"]
+    elif token_var := next((var for var in TOKEN_ENV_VARS if env.get(var)), None):
+        values["token"] = Secret(env[token_var])  # flags carry no token: the order is kept
+        sources["token"] = token_var
 
     token_source = sources.get("token")
     if token_source and token_source not in TOKEN_ENV_VARS:

@@ -213,9 +213,10 @@ def connect(
         hub_url=hub_url,
         boots=settings.boots or demo_sources(hub_url),
         repo=f"{sandbox.owner}/{sandbox.repo}",
-        # served over SSH, a session holds only a token its user types (tui/ssh/mode.py)
-        token=None if settings.ssh_role else Secret(DEMO_TOKEN),
-        token_source=None if settings.ssh_role else "demo",
+        # served over SSH, a session holds only a token its user types (tui/ssh/mode.py);
+        # read-only holds none (tui/read_only.py)
+        token=None if settings.ssh_role or settings.readonly else Secret(DEMO_TOKEN),
+        token_source=None if settings.ssh_role or settings.readonly else "demo",
     )
     store = Store(DEMO_BASE_URL, client=client, cache=cache, **kwargs)
     return Service(

@@ -23,9 +23,10 @@ from tui.actions.token import TokenError, find_token
 from tui.actions.tracking import DEFAULT_PROCESSOR
 from tui.config import DEFAULT_WRITE_URL, ConfigError, Settings
 from tui.network.disk_cache import DiskCache
+from tui.read_only import read_only_error
 from tui.ssh.mode import GUEST, GUEST_CANNOT_POST
 
-__all__ = ["WriteSide", "catalog_for", "deployment_docs", "write_side"]
+__all__ = ["WriteSide", "catalog_for", "deployment_docs", "outbox_for", "write_side"]
 
 
 @dataclass
@@ -86,11 +87,14 @@ def write_side(
 ) -> WriteSide:
     """The issue client, outbox and deployment documents of ``service``.
 
-    Raises ``TokenError`` for a write URL the token must not go to, no repository, or a guest's
+    Raises :class:`~tui.read_only.ReadOnly` when roost is read-only (before any token is looked
+    for), ``TokenError`` for a write URL the token must not go to, no repository, or a guest's
     session of `roost serve-ssh` (guests never post).
     ``client_options`` go to :class:`IssueClient` (tests give a fake clock and sleep).
     """
     settings: Settings = service.settings  # type: ignore[attr-defined]
+    if settings.readonly:
+        raise read_only_error(settings)
     if settings.ssh_role == GUEST:
         raise TokenError(GUEST_CANNOT_POST)
     demo = bool(getattr(service, "demo", False))
@@ -107,14 +111,26 @@ def write_side(
         in_process=demo,
         **client_options,
     )
-    run_id = getattr(service, "run_id", None) if demo else None
-    outbox = Outbox.for_service(
-        write_url, settings.repo, run_id, root=outbox_root, label=settings.service_label()
-    )
     return WriteSide(
         client,
-        outbox,
+        outbox_for(service, outbox_root),
         source,
         docs=docs if docs is not None else deployment_docs(service),
         processor=settings.processor_login or DEFAULT_PROCESSOR,
+    )
+
+
+def outbox_for(service: object, root: Path | None = None) -> Outbox:
+    """The outbox of ``service``'s deployment (the demo world's own on the demo network), to
+    read or to post through; it sends nothing itself."""
+    settings: Settings = service.settings  # type: ignore[attr-defined]
+    if not settings.repo:
+        raise TokenError("no repository, so no outbox: set --repo OWNER/NAME or ROOST_REPO")
+    demo = bool(getattr(service, "demo", False))
+    return Outbox.for_service(
+        settings.write_url or DEFAULT_WRITE_URL,
+        settings.repo,
+        getattr(service, "run_id", None) if demo else None,
+        root=root,
+        label=settings.service_label(),
     )

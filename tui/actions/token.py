@@ -114,6 +114,8 @@ def find_token(
     read again here so its order is the one documented whatever the settings merged.
     """
     env = os.environ if env is None else env
+    if settings.readonly:  # read-only: no token is looked for anywhere (tui/read_only.py)
+        return None, None
     if settings.ssh_role:  # served over SSH: only a token typed into the session (tui/ssh/mode.py)
         return None, None
     if settings.token_source == "demo" and settings.token:

@@ -30,6 +30,7 @@ __all__ = [
     "EXIT_USAGE",
     "agent_option",
     "counted",
+    "readonly_option",
     "service_options",
     "settings_from",
 ]
@@ -84,6 +85,7 @@ def service_options(
     group.add_argument(
         "--cache-dir", metavar="DIR", help="disk cache root (default: platform cache dir)"
     )
+    readonly_option(group)
     if interval:
         group.add_argument(
             "--interval", type=float, metavar="S", help="seconds between refreshes (default 60)"
@@ -102,6 +104,16 @@ def agent_option(group: Any) -> None:
     )
 
 
+def readonly_option(group: Any) -> None:
+    """``--readonly``: post nothing and look for no token (the setting ``readonly``)."""
+    group.add_argument(
+        "--readonly",
+        action="store_true",
+        default=argparse.SUPPRESS,  # given before a subcommand, not clobbered by its default
+        help="read only: post nothing, look for no token (ROOST_READONLY=1, readonly)",
+    )
+
+
 def _flags(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "read_url": getattr(args, "read_url", None),
@@ -113,6 +125,7 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
         "cache_dir": getattr(args, "cache_dir", None),
         "interval": getattr(args, "interval", None),
         "agent": getattr(args, "agent", None),
+        "readonly": getattr(args, "readonly", None),
     }
 
 

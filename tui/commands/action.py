@@ -334,12 +334,17 @@ async def _connected(
     args: argparse.Namespace, on_wait: Any = None
 ) -> AsyncIterator[tuple[Any, Any]]:
     """(the service, its write side) for one command, closed afterwards; ``TokenError`` when
-    the settings do not allow posting. The service's store reads no state file until asked
+    the settings do not allow posting, ``ReadOnly`` (before anything is built) when roost is
+    read-only. The service's store reads no state file until asked
     (:func:`_warn_of_unknown_ids`), through the dashboard's disk cache."""
     from tui.actions.connection import write_side
+    from tui.read_only import read_only_error
     from tui.service import connect
 
-    service = connect(settings_from(args), files=())
+    settings = settings_from(args)
+    if settings.readonly:
+        raise read_only_error(settings)
+    service = connect(settings, files=())
     try:
         side = write_side(service, on_wait=on_wait)
         try:
@@ -446,6 +451,7 @@ async def _submit(args: argparse.Namespace) -> int:
     from tui.actions.catalog import get_action
     from tui.actions.connection import catalog_for
     from tui.actions.token import TokenError
+    from tui.read_only import ReadOnly
 
     try:
         async with _connected(args, _print_wait) as (service, side):
@@ -468,8 +474,8 @@ async def _submit(args: argparse.Namespace) -> int:
                 return EXIT_USAGE
             await _warn_of_unknown_ids(service, spec, payload)
             return await _send(args, side, spec, payload, kind, request, nonce)
-    except TokenError as exc:
-        _err(str(exc))
+    except (TokenError, ReadOnly) as exc:
+        _err(exc.describe())
         return EXIT_USAGE
 
 
@@ -644,6 +650,7 @@ async def _whoami(args: argparse.Namespace) -> int:
     that do not allow posting; 3 the platform was unreachable."""
     from tui.actions.issue_client import NO_TOKEN, LookupFailed, PlatformUnreachable
     from tui.actions.token import TokenError
+    from tui.read_only import ReadOnly
 
     try:
         async with _write_side(args) as side:
@@ -651,8 +658,8 @@ async def _whoami(args: argparse.Namespace) -> int:
                 _err(NO_TOKEN)
                 return EXIT_USAGE
             who = await side.client.whoami()
-    except TokenError as exc:
-        _err(str(exc))
+    except (TokenError, ReadOnly) as exc:
+        _err(exc.describe())
         return EXIT_USAGE
     except PlatformUnreachable as exc:
         _err(str(exc))

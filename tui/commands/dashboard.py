@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tui.commands import EXIT_USAGE, agent_option, settings_from
+from tui.commands import EXIT_USAGE, agent_option, readonly_option, settings_from
 from tui.ssh.mode import for_session, session_role
 from tui.startup import begin, resume_gc
 from tui.tabs import TAB_IDS
@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="start a fresh demo world (and outbox); the dashboard asks first",
     )
     agent_option(demo)
+    readonly_option(demo)
     demo.set_defaults(handler=run_dashboard, demo=True)
 
 

@@ -107,6 +107,7 @@ def run_outbox(args: argparse.Namespace) -> int:
 
 async def _outbox(args: argparse.Namespace) -> int:
     from tui.actions.token import TokenError
+    from tui.read_only import ReadOnly
 
     command = args.outbox_command
     if command not in ("list", "follow") and not args.id:
@@ -116,11 +117,30 @@ async def _outbox(args: argparse.Namespace) -> int:
         if given:
             args.parser.error(f"{', '.join(given)}: only with `outbox resend ID`")
     try:
+        if command in ("list", "show") and settings_from(args).readonly:
+            return await _read_only_outbox(args)
         async with _connected(args, _print_wait) as (service, side):
             return await _outbox_command(args, service, side)
-    except TokenError as exc:
-        _err(str(exc))
+    except (TokenError, ReadOnly) as exc:
+        _err(exc.describe())
         return EXIT_USAGE
+
+
+async def _read_only_outbox(args: argparse.Namespace) -> int:
+    """`roost outbox [show ID]` when read-only: the entries as kept, no platform asked, no
+    token looked for (follow, retry, resend and drop change something: refused)."""
+    from types import SimpleNamespace
+
+    from tui.actions.connection import outbox_for
+    from tui.service import connect
+
+    service = connect(settings_from(args), files=())
+    try:
+        args.no_follow = True
+        side = SimpleNamespace(outbox=outbox_for(service), client=None)
+        return await _outbox_command(args, service, side)
+    finally:
+        await service.aclose()
 
 
 # -- an entry a killed roost left "sending" -----------------------------------------------------

@@ -166,7 +166,8 @@ class Threads:
             client=service.client if service.demo else None,
             in_process=service.demo,
             folder=cache.folder / "threads" if cache is not None else None,
-            find_token=lambda: find_token(settings)[0],
+            # read-only: threads are read without a token, and none is looked for
+            find_token=None if settings.readonly else lambda: find_token(settings)[0],
         )
 
     # ------------------------------------------------------------------ the protocol

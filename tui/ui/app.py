@@ -11,8 +11,7 @@ Wiring (attributes down, messages up):
   status bars are bound to it. Each tab screen takes what else it needs from the service
   (:meth:`~tui.ui.screens.base.StateScreen.take_service`) when it is made.
 * posting is a :class:`~tui.ui.write_controller.WriteController` the app holds.
-* a screen updates only when one of its ``FILES`` changed; a screen that is not on view is
-  updated when it is next shown.
+* a screen updates only when one of its ``FILES`` changed (one not on view: when next shown).
 * screens and widgets ask by message: :class:`~tui.ui.widgets.tab_bar.TabBar.TabChosen`,
   :class:`~tui.ui.screens.base.StateScreen.JumpRequested`,
   :class:`~tui.ui.screens.base.StateScreen.SnapshotShown`.
@@ -218,6 +217,7 @@ class RoostApp(App[int]):
             status=self.store.status,
             service=service.settings.service_label(),
             demo=service.settings.demo,
+            readonly=service.settings.readonly,
             clock=clock,
             interval_s=self.store.options.interval_s if poll else 0.0,
         )

@@ -25,6 +25,7 @@ class AppState(msgspec.Struct, frozen=True, eq=False):
     status: StoreStatus = msgspec.field(default_factory=StoreStatus)
     service: str = ""  # what the status bar calls the service (plain text)
     demo: bool = False  # on the built-in demo network (the tab bar's badge)
+    readonly: bool = False  # read-only: nothing is posted (the status bar says so)
     refreshing: bool = False  # a refresh cycle is under way (asked for or polled)
     paused: bool = False  # automatic refreshes are paused (`p`)
     interval_s: float = 0.0  # seconds between automatic refreshes (0: not polling)

@@ -26,7 +26,7 @@ from textual.message import Message
 from tui.conversation.reading import ThreadRead, ThreadReader
 from tui.conversation.thread import from_log
 from tui.network.state_files import CONVERSATION_FILES, DISCUSSIONS_CACHE, DISCUSSIONS_INDEX
-from tui.ssh.mode import GUEST, GUEST_CANNOT_POST
+from tui.read_only import posting_refused
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -121,13 +121,12 @@ class ConversationController:
         self.want(THREAD_FILES)
         first = self.reader.first(number)
         stand_in = from_log(post, self._log_comments()) if post is not None else None
-        guest = self.service.settings.ssh_role == GUEST
         screen = ThreadScreen(
             number,
             first,
             stand_in=stand_in,
             clock=clock,
-            no_answers=GUEST_CANNOT_POST if guest else None,
+            no_answers=posting_refused(self.service.settings),  # read-only, a guest
         )
         self.app.push_screen(screen)
         self.pending_changed()

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from tui.ssh.mode import GUEST, GUEST_CANNOT_POST, TYPE_A_TOKEN
+from tui.read_only import posting_refused
+from tui.ssh.mode import TYPE_A_TOKEN
 from tui.ui.textual_compat import hide_bindings
 from tui.untrusted import clean_line
 
@@ -85,12 +86,14 @@ class WriteController:
         self.service = service
         self._snapshot = snapshot
         self._show_outbox = show_outbox
-        if service.settings.ssh_role == GUEST:
-            # a guest posts nothing: the footer offers no n (the key still says why)
+        #: Why nothing is posted from here at all (read-only, a guest over SSH), or None: then
+        #: the write side is never built and no token is looked for.
+        self.refused = posting_refused(service.settings)
+        if self.refused is not None:  # the footer offers no n (the key still says why)
             hide_bindings(app, ("app.compose",))
         self._write: WriteSide | None = None
-        #: Why posting is impossible here (no repository, a refused URL), once that is known.
-        self.problem: str | None = None
+        #: Why posting is impossible here (no repository, a refused URL, read-only), once known.
+        self.problem: str | None = self.refused
         self._drafts: DraftKeeper | None = None
         self.outbox_counts: dict[str, int] = {}
 
@@ -136,8 +139,8 @@ class WriteController:
         """What every form needs first: a person who may post, a token, the deployment's
         contract; then ``open_form``. False: nothing opens."""
         ssh_role = self.service.settings.ssh_role
-        if ssh_role == GUEST:  # served over SSH to a guest: no form, no outbox, no token
-            self.app.notify(GUEST_CANNOT_POST, severity="warning", markup=False)
+        if self.refused is not None:  # read-only, or a guest: no form, no outbox, no token
+            self.app.notify(self.refused, severity="warning", markup=False)
             return False
         write = self.write_side()
         if write is not None and not write.client.has_token:
@@ -426,7 +429,7 @@ class WriteController:
         self.app.workers.cancel_group(self.app, "track")
         if self._write is not None:
             await self._write.aclose()
-        self._write, self._drafts, self.problem = None, None, None
+        self._write, self._drafts, self.problem = None, None, self.refused
         self.service.reset_demo()
         write = self.write_side()
         self.outbox_changed(write.outbox.counts() if write is not None else {})

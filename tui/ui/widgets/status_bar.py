@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from tui.read_only import READ_ONLY
 from tui.ui.app_state import AppState
 from tui.ui.widgets.text import age
 from tui.untrusted import clean
@@ -55,14 +56,18 @@ def status_parts(
     outbox: str = "",
     inbox: str = "",
     inbox_unread: bool = False,
+    readonly: bool = False,
 ) -> list[tuple[str, str]]:
     """The bar's pieces as (text, kind); kinds: service, muted, good, warn, bad.
 
     ``files``: the tab's own state files; one whose shown copy is not the service's current one
     is named first among the problems ("stale: …, the last good copy from 9m ago").
     ``inbox``: the agent whose inbox ``i`` shows and its unread count, next to the service.
+    ``readonly``: "read-only" after the service, kept however narrow the bar.
     """
     parts: list[tuple[str, str]] = [(clean(service), "service")]
+    if readonly:
+        parts.append((READ_ONLY, "warn"))
     if inbox:
         parts.append((clean(inbox) + " (i)", "warn" if inbox_unread else "muted"))
     if paused:
@@ -208,6 +213,7 @@ class StatusBar(Widget):
             outbox=state.outbox,
             inbox=state.inbox,
             inbox_unread=state.inbox_unread,
+            readonly=state.readonly,
         )
         pieces: list[Content] = []
         for text, kind in fit_status(parts, max(1, self.size.width - 1)):

@@ -149,7 +149,7 @@ class ThreadScreen(Screen[None]):
         self.read: ThreadRead | None = read if read is not None and read.thread else None
         self._problem = read.problem if read is not None else None
         self.reading = reading  # the reader's answer is on its way
-        #: Why c, R and + post nothing here (a guest over SSH), or None.
+        #: Why c, R and + post nothing here (read-only, a guest over SSH), or None.
         self.no_answers = no_answers
         if no_answers is not None:  # not offered in the footer; pressed, they say why
             hide_bindings(self, ("thread.comment", "thread.reply", "thread.react"))
