@@ -407,6 +407,8 @@ def test_service_settings_reach_the_child_but_never_a_token(tmp_path):
     }
     demo = service_environment(Settings(config_file=tmp_path / "absent.toml"))
     assert demo["ROOST_CONFIG"] == os.devnull and "ROOST_READ_URL" not in demo
+    read_only = service_environment(Settings(readonly=True, config_file=tmp_path / "absent.toml"))
+    assert read_only["ROOST_READONLY"] == "1"  # keyed users' sessions too
     assert "secret-token" not in repr(env) + repr(demo)
 
 

@@ -87,11 +87,14 @@ def terminal_environment(term_type: str | None) -> dict[str, str]:
 def service_environment(settings: Settings) -> dict[str, str]:
     """The service settings as the server resolved them, for its dashboards to read the same
     service, cache and config file (never a token: that is not passed, and a session looks for
-    none)."""
+    none). A read-only server (`roost serve-ssh --readonly`) serves read-only sessions only."""
     env: dict[str, str] = {}
     for key, var in ENV_VARS.items():
         value = getattr(settings, key)
-        if value is not None and key != "cache_dir":
+        if key == "readonly":
+            if value:
+                env[var] = "1"
+        elif value is not None and key != "cache_dir":
             env[var] = str(value)
     env["ROOST_CACHE_DIR"] = str(settings.cache_dir or default_cache_root())
     config = settings.config_file
