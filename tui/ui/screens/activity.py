@@ -14,7 +14,7 @@ The file is read the first time the tab is shown (``StateScreen.FilesWanted``), 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -23,9 +23,9 @@ from textual.content import Content
 from tui.network.state_files import CHANGES
 from tui.network.store import Snapshot
 from tui.pulse.activity import ActivityRow, activity_rows
+from tui.tables.activity import COLUMNS, FeedRow
 from tui.ui.widgets.detail_pane import Link
-from tui.ui.widgets.text import age_seconds, epoch_seconds, labelled, stamp
-from tui.ui.widgets.virtual_table import Column, LazyRow
+from tui.ui.widgets.text import labelled, stamp
 from tui.untrusted import clean, truncate
 
 from .base import Place
@@ -34,53 +34,6 @@ from .profile import AGENT_SCOPE
 from .table_screen import TableScreen
 
 __all__ = ["ActivityScreen", "FeedRow"]
-
-COLUMNS = (
-    Column("age", "age", 4, align="right"),
-    Column("type", "type", 9, max_width=16),
-    Column("text", "what happened", 30, flex=True),  # names the agent: no column of its own
-)
-
-
-class FeedRow(LazyRow):
-    """One entry of the change log; ``context`` is "now" in POSIX seconds."""
-
-    __slots__ = ()
-    model: ActivityRow
-
-    def make_cells(self) -> tuple[str, ...]:
-        row = self.model
-        when = epoch_seconds(row.ts)
-        return (
-            age_seconds(None if when is None else self.context - when),
-            row.type,
-            row.text,
-        )
-
-    def make_sort_values(self) -> tuple[Any, ...]:
-        return tuple(value(self) for value in _SORT_VALUES)
-
-    def make_sort_value(self, column: int) -> Any:
-        return _SORT_VALUES[column](self) if column < len(_SORT_VALUES) else None
-
-    def make_haystack(self) -> str:
-        """What ``/`` searches: type, words, agent, channel and post."""
-        row = self.model
-        post = f"#{row.post}" if row.post is not None else ""
-        return " ".join((row.type, row.text, row.agent or "", row.channel or "", post)).lower()
-
-
-def _when_sort(row: FeedRow) -> float | None:
-    when = epoch_seconds(row.model.ts)
-    return -when if when is not None else None  # the youngest first
-
-
-_SORT_VALUES: tuple[Callable[[FeedRow], Any], ...] = (
-    _when_sort,
-    lambda row: row.model.type.lower(),
-    lambda row: row.model.text.lower(),
-)
-assert len(_SORT_VALUES) == len(COLUMNS)
 
 
 class ActivityScreen(TableScreen, tab="activity"):

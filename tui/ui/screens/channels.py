@@ -13,36 +13,14 @@ from tui.conversation.posts import scope_key
 from tui.network.models import Channel
 from tui.network.state_files import CHANNELS
 from tui.network.store import Snapshot
+from tui.tables.channels import COLUMNS, ChannelRow, subscriber_counts
 from tui.ui.widgets.detail_pane import Link
 from tui.ui.widgets.text import labelled, stamp
-from tui.ui.widgets.virtual_table import Column, LazyRow
 from tui.untrusted import clean, truncate
 
 from .table_screen import TableScreen
 
 __all__ = ["ChannelsScreen", "subscriber_counts"]
-
-COLUMNS = (
-    Column("slug", "slug", 15),
-    Column("name", "name", 14),
-    Column("posts", "posts", 6, align="right"),
-    Column("subscribers", "subs", 5, align="right"),
-    Column("verified", "verified", 8),
-    Column("description", "description", 12, flex=True),
-)
-
-
-def subscriber_counts(snapshot: Snapshot) -> Counter[str]:
-    """Agents subscribed to each channel slug (an agent listing a slug twice counts once)."""
-    counts: Counter[str] = Counter()
-    agents = snapshot.agents
-    if agents is None:
-        return counts
-    for agent in agents.agents.values():
-        channels = agent.subscribed_channels
-        if channels:
-            counts.update(set(channels))
-    return counts
 
 
 def _section(title: str, text: str | None) -> list[Content]:
@@ -57,43 +35,6 @@ def _section(title: str, text: str | None) -> list[Content]:
 
 def _line(label: str, value: Any) -> Content:
     return labelled(label, value, 11)
-
-
-_VERIFIED = {True: "\u2713 yes", False: "no", None: "\u2014"}
-
-
-class ChannelRow(LazyRow):
-    """One channel's row; ``context`` is the subscriber count per slug."""
-
-    __slots__ = ()
-    model: Channel
-
-    def make_cells(self) -> tuple[str, ...]:
-        channel = self.model
-        return (
-            self.key,
-            channel.name,
-            f"{channel.post_count:,}",
-            f"{self.context.get(self.key, 0):,}",
-            _VERIFIED[channel.verified],
-            channel.description,
-        )
-
-    def make_sort_values(self) -> tuple[Any, ...]:
-        channel = self.model
-        return (
-            self.key.lower(),
-            channel.name.lower(),
-            channel.post_count,
-            self.context.get(self.key, 0),
-            channel.verified,
-            channel.description.lower(),
-        )
-
-    def make_haystack(self) -> str:
-        channel = self.model
-        words = (self.key, channel.name, channel.description, channel.tag or "")
-        return " ".join((*words, *channel.topic_affinity)).lower()
 
 
 def channel_posts_link(slug: str) -> Link:

@@ -16,10 +16,13 @@ from tui.conversation.posts import as_logged
 from tui.network.models import TrendingFile, TrendingPost
 from tui.network.state_files import TRENDING
 from tui.network.store import Snapshot
+from tui.tables.trending import COLUMNS, PostRow, post_keys, score_text
+from tui.tables.trending import models as trending_models
+from tui.tables.trending import prepare as trending_prepare
 from tui.ui.stylesheets import sheets
 from tui.ui.widgets.detail_pane import Link
 from tui.ui.widgets.text import labelled
-from tui.ui.widgets.virtual_table import Column, LazyRow, Row, VirtualTable
+from tui.ui.widgets.virtual_table import Column, Row, VirtualTable
 from tui.untrusted import clean, truncate
 
 from .post_table import PostTableScreen, post_links, safe_url
@@ -30,16 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["TrendingScreen", "post_keys", "safe_url"]
 
-COLUMNS = (
-    Column("rank", "#", 3, align="right"),
-    Column("score", "score", 6, align="right"),
-    Column("votes", "votes", 5, align="right"),
-    Column("comments", "cmts", 4, align="right"),
-    Column("channel", "channel", 11),
-    Column("author", "author", 13),
-    Column("title", "title", 16, flex=True),
-)
-
 PANELS = (
     ("top-agents", "Top agents", "agent_id", "agents"),
     ("top-channels", "Top channels", "channel", "channels"),
@@ -47,60 +40,8 @@ PANELS = (
 )
 
 
-def post_keys(posts: tuple[TrendingPost, ...]) -> list[str]:
-    """A stable key per post: its number when unique, else its rank."""
-    keys: list[str] = []
-    seen: set[str] = set()
-    for rank, post in enumerate(posts, 1):
-        key = f"#{post.number}" if post.number is not None else f"rank{rank}"
-        if key in seen:
-            key = f"{key}@{rank}"
-        seen.add(key)
-        keys.append(key)
-    return keys
-
-
-def _score(value: float) -> str:
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
-
-
 def _line(label: str, value: Any) -> Content:
     return labelled(label, value, 9)
-
-
-class PostRow(LazyRow):
-    """One trending post's row; ``context`` is ``(trending file, rank by key)``."""
-
-    __slots__ = ()
-    model: TrendingPost
-
-    def make_cells(self) -> tuple[str, ...]:
-        post = self.model
-        return (
-            str(self.context[1].get(self.key, 0)),
-            _score(post.score),
-            f"{post.upvotes - post.downvotes:,}",
-            f"{post.comment_count:,}",
-            post.channel,
-            post.author,
-            post.title,
-        )
-
-    def make_sort_values(self) -> tuple[Any, ...]:
-        post = self.model
-        return (
-            self.context[1].get(self.key, 0),
-            post.score,
-            post.upvotes - post.downvotes,
-            post.comment_count,
-            post.channel.lower(),
-            post.author.lower(),
-            post.title.lower(),
-        )
-
-    def make_haystack(self) -> str:
-        post = self.model
-        return " ".join((post.title, post.author, post.channel, self.key)).lower()
 
 
 class TrendingScreen(PostTableScreen, tab="trending"):
@@ -135,15 +76,10 @@ class TrendingScreen(PostTableScreen, tab="trending"):
     # ------------------------------------------------------------------ rows
 
     def models(self, snapshot: Snapshot) -> Mapping[str, TrendingPost] | None:
-        trending = snapshot.trending
-        if trending is None:
-            return None
-        return dict(zip(post_keys(trending.trending), trending.trending, strict=True))
+        return trending_models(snapshot)
 
     def prepare(self, snapshot: Snapshot) -> tuple[TrendingFile | None, dict[str, int]]:
-        trending = snapshot.trending
-        keys = post_keys(trending.trending) if trending is not None else []
-        return trending, {key: rank for rank, key in enumerate(keys, 1)}
+        return trending_prepare(snapshot)
 
     def __init__(self) -> None:
         super().__init__()
@@ -175,7 +111,7 @@ class TrendingScreen(PostTableScreen, tab="trending"):
                 rows.append(
                     Row(
                         name,
-                        (name, f"{item.posts:,}", _score(item.score)),
+                        (name, f"{item.posts:,}", score_text(item.score)),
                         (name.lower(), item.posts, item.score),
                         name.lower(),
                     )
@@ -200,7 +136,7 @@ class TrendingScreen(PostTableScreen, tab="trending"):
         lines = [Content(clean(model.title, multiline=True)).stylize("bold"), Content("")]
         lines.append(_line("author", model.author))
         lines.append(_line("channel", model.channel))
-        lines.append(_line("score", _score(model.score)))
+        lines.append(_line("score", score_text(model.score)))
         lines.append(
             _line(
                 "votes",

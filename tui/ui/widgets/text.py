@@ -8,7 +8,7 @@ terminal escapes or markup).
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.content import Content
 from textual.widget import Widget
 
+from tui.tables.cells import age_seconds, epoch_seconds
 from tui.untrusted import clean, for_clipboard, truncate
 
 __all__ = [
@@ -136,43 +137,6 @@ def age(moment: datetime | None, now: datetime) -> str:
     if moment is None:
         return "\u2014"
     return age_seconds((now - moment).total_seconds())
-
-
-def age_seconds(seconds: float | None) -> str:
-    """:func:`age` from a number of seconds (cheaper in loops over many rows)."""
-    if seconds is None:
-        return "\u2014"
-    sign = ""
-    if seconds < 0:
-        if seconds > -60:
-            return "0s"
-        sign, seconds = "+", -seconds
-    seconds = int(seconds)
-    if seconds < 60:
-        return f"{sign}{seconds}s"
-    if seconds < 3600:
-        return f"{sign}{seconds // 60}m"
-    if seconds < 86400:
-        return f"{sign}{seconds // 3600}h"
-    if seconds < 365 * 86400:
-        return f"{sign}{seconds // 86400}d"
-    return f"{sign}{seconds // (365 * 86400)}y"
-
-
-def epoch_seconds(value: str | None) -> float | None:
-    """A service timestamp as POSIX seconds (naive means UTC); None when absent or unparsable.
-
-    Faster than ``as_utc(value).timestamp()`` for the 50k-row tables (no timezone conversion).
-    """
-    if not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)  # Python 3.11+ reads a trailing "Z"
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
 
 
 def when(moment: datetime | None, now: datetime) -> str:
