@@ -106,6 +106,7 @@ SECTIONS = (
     "thread",
     "posts",
     "pulse",
+    "export",
 )
 
 
@@ -357,6 +358,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             runs=2 if smoke else 5,
             aligned=not smoke,
         )
+    if "export" in only:
+        from bench_export import measure_export
+
+        out["export"] = measure_export(2000 if smoke else 50_000, 2 if smoke else 7)
     if "cold_start" in only:
         import tempfile
 

@@ -47,6 +47,7 @@ COMMANDS: tuple[str, ...] = (
     "thread",
     "inbox",
     "activity",
+    "export",
     "action",
     "eggs",
     "sandbox",

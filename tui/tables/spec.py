@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from tui.tables.rows import Column, LazyRow, TableRow, sort_order
+from tui.tables.rows import Column, LazyRow, TableRow, default_haystack, sort_order
 
 if TYPE_CHECKING:
     from tui.network.store import Snapshot
@@ -66,4 +66,6 @@ def shown(
     needle = query.lower().strip() and query.lower()
     if not needle:
         return [rows[i] for i in order]
-    return [row for row in (rows[i] for i in order) if needle in row.haystack]
+    return [
+        row for row in (rows[i] for i in order) if needle in (row.haystack or default_haystack(row))
+    ]
