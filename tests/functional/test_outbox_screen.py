@@ -692,18 +692,18 @@ def test_a_reaction_says_what_it_is_in_the_preview_and_the_outbox():
     assert "labels" not in detail
 
 
-async def test_e_edits_a_copy_of_a_rejected_entry_and_refuses_one_still_on_its_way(outbox):
+async def test_shift_e_edits_a_copy_of_a_rejected_entry_and_refuses_one_still_on_its_way(outbox):
     made = fill(outbox)
     rejected, queued = made[4], made[2]
     app = Host(outbox)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await select(pilot, app, queued)
-        await pilot.press("e")
+        await pilot.press("E")
         await pilot.pause()
         assert "No copy: it is on the platform as #41" in notes(app)
         await select(pilot, app, rejected)
-        await pilot.press("e")
+        await pilot.press("E")
         await pilot.pause()
         assert app.copies == [("poke", {"target_agent": "[bold]nobody"})]
         assert outbox.load(rejected.id).as_json() == rejected.as_json()  # left as it was

@@ -109,3 +109,24 @@ def test_shown_filters_and_sorts_as_the_table_does():
     assert [r.key for r in shown(rows, columns, sort="n", reverse=True)] == ["a", "b", "c"]
     assert [r.key for r in shown(rows, columns, sort="id")] == ["a", "b", "c"]
     assert [r.key for r in shown(rows, columns, query="B")] == ["b"]
+
+
+def test_over_ssh_a_guest_cannot_export_and_a_keyed_user_writes_in_their_own_folder(tmp_path):
+    from tui.ssh.mode import GUEST_CANNOT_EXPORT, GuestCannotExport, export_place
+
+    for role in ("guest", "anything-else"):
+        with pytest.raises(GuestCannotExport) as refused:
+            export_place(role, {"HOME": str(tmp_path)})
+        assert refused.value.message == GUEST_CANNOT_EXPORT
+    home = tmp_path / "users" / "SHA256-abc"
+    home.mkdir(parents=True, mode=0o700)
+    place = export_place("user", {"HOME": str(home)})
+    assert place.on_server and place.folder == home / "exports"
+    assert (place.folder.stat().st_mode & 0o777) == 0o700
+    (home / "elsewhere").mkdir()
+    (home / "exports").rmdir()
+    (home / "exports").symlink_to(home / "elsewhere")  # a planted link is refused
+    with pytest.raises(Exception, match="symbolic link"):
+        export_place("user", {"HOME": str(home)})
+    local = export_place(None)
+    assert not local.on_server and local.folder == type(tmp_path).cwd()

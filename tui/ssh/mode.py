@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from tui.config import Settings
+from tui.errors import RoostError
 
 __all__ = [
     "GUEST",
+    "GUEST_CANNOT_EXPORT",
     "GUEST_CANNOT_POST",
     "KEYED",
     "NO_BROWSER",
@@ -29,6 +32,8 @@ __all__ = [
     "ROLE_VAR",
     "TYPE_A_TOKEN",
     "WARN_VAR",
+    "ExportPlace",
+    "export_place",
     "for_session",
     "session_role",
     "warning_lead_s",
@@ -48,6 +53,10 @@ GUEST_CANNOT_POST = (
     "posting is off for guests: this session is read-only. Log in with a key listed in the "
     "server's --authorized-keys to post"
 )
+
+GUEST_CANNOT_EXPORT = "export is not available to guests"
+#: Where a keyed user's exports go, in their own folder on the server (their HOME there).
+EXPORTS = "exports"
 
 
 def session_role(environ: Mapping[str, str] | None = None) -> str | None:
@@ -75,3 +84,35 @@ def for_session(settings: Settings, environ: Mapping[str, str] | None = None) ->
     if role is None:
         return settings
     return replace(settings, ssh_role=role, token=None, token_source=None)
+
+
+class GuestCannotExport(RoostError):
+    """A guest asked to export a table over SSH."""
+
+
+@dataclass(frozen=True)
+class ExportPlace:
+    """Where an export goes: ``folder``; ``on_server``: a keyed user's own folder on the SSH
+    server (only a file name is taken there, never a path)."""
+
+    folder: Path
+    on_server: bool = False
+
+
+def export_place(role: str | None, environ: Mapping[str, str] | None = None) -> ExportPlace:
+    """Where this dashboard writes an export: the current folder when not served over SSH; a
+    keyed user's own ``exports`` folder on the server (below the home the server made for
+    them, 0700, never reached through a link); a guest, nowhere (:class:`GuestCannotExport`)."""
+    if role is None:
+        return ExportPlace(Path.cwd())
+    if role != KEYED:
+        raise GuestCannotExport(
+            GUEST_CANNOT_EXPORT, hint="log in with a key listed in the server's --authorized-keys"
+        )
+    from tui.ssh.folders import private_subfolder
+
+    environ = os.environ if environ is None else environ
+    home = environ.get("HOME", "")
+    if not home:
+        raise GuestCannotExport("export: this session has no folder of its own on the server")
+    return ExportPlace(private_subfolder(Path(home), EXPORTS), on_server=True)

@@ -117,6 +117,7 @@ class StateScreen(Screen):
             "y", "copy", "Copy", show=False, id="screen.copy"
         ),  # in help; the bar keeps n and q
         Binding("O", "open_link", "Open link in a browser", show=False, id="screen.open"),
+        Binding("e", "export", "Export the table", show=False, id="screen.export"),
         Binding("escape", "back", "Back", show=False, id="screen.back"),
         Binding(
             "backspace", "app.go_back", "Back to before the jump", show=False, id="screen.go_back"
@@ -286,6 +287,18 @@ class StateScreen(Screen):
     def take_service(self, service: Service) -> None:
         """Take what this tab needs from the service; the app calls it on every tab screen it
         makes, before the screen mounts. Most tabs need nothing but the snapshot."""
+
+    #: What an export of this screen's table is named after (default: the tab's id).
+    EXPORT_NAME: ClassVar[str] = ""
+
+    def action_export(self) -> None:
+        """``e``: the table on view, as shown, to CSV or JSON Lines (screens/export_dialog.py)."""
+        from tui.ui.screens.export_dialog import export_table
+
+        export_table(self, self.EXPORT_NAME or self.TAB_ID or "table", clock=self._local_now)
+
+    def _local_now(self) -> datetime:
+        return self.app_state.clock().astimezone()
 
     def link_url(self) -> str | None:
         """The http(s) URL ``O`` opens (the selected post's), or None."""

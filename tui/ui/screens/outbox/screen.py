@@ -39,9 +39,9 @@ __all__ = ["OutboxScreen"]
 POLL_S = 1.0
 
 _HINTS = {
-    "list": "enter detail · r retry · e edit a copy · d discard · o open · y copy URL · j/k g/G"
-    " · esc close",
-    "detail": "r retry · e edit a copy · d discard · o open · y copy URL · j/k g/G scroll"
+    "list": "enter detail · r retry · E edit a copy · d discard · o open · y copy URL · e export"
+    " · j/k g/G · esc close",
+    "detail": "r retry · E edit a copy · d discard · o open · y copy URL · j/k g/G scroll"
     " · esc back",
 }
 
@@ -82,7 +82,7 @@ class OutboxScreen(Screen):
 
     @dataclass(eq=False)
     class EditCopyRequested(Message):
-        """``e``: the form of ``action``, filled from a copy of an entry's ``payload`` (a new
+        """``E``: the form of ``action``, filled from a copy of an entry's ``payload`` (a new
         action with a new nonce; the entry stays as it is). Handled by the app."""
 
         action: str
@@ -93,7 +93,8 @@ class OutboxScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "detail", "Detail", show=False),
         Binding("r", "retry", "Retry"),
-        Binding("e", "edit_copy", "Edit a copy"),
+        Binding("E", "edit_copy", "Edit a copy"),
+        Binding("e", "export", "Export", show=False),
         Binding("d", "discard", "Discard"),
         Binding("o", "open_url", "Open"),
         Binding("y", "copy_url", "Copy URL"),
@@ -262,6 +263,12 @@ class OutboxScreen(Screen):
         self.notify(f"Sending {clean_line(entry.action, 40)}…", markup=False)
         self.sending_id = entry.id
         self._send(entry.id)
+
+    def action_export(self) -> None:
+        """``e``: the entries as listed, to CSV or JSON Lines (screens/export_dialog.py)."""
+        from tui.ui.screens.export_dialog import export_table
+
+        export_table(self, "outbox")
 
     def action_edit_copy(self) -> None:
         """A rejected (or failed, or settled) action, sent again as a new one once its cause
