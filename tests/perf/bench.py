@@ -58,6 +58,9 @@ pulse        the inbox and Activity in a 50 000-agent demo world (200 000 notifi
              and its filter keys, next frame and settled, beside the same keys on Agents; a
              no-change refresh wanting every pulse file (the manifest's 304 and one 304 per file
              it does not list) beside one wanting none (tests/perf/bench_pulse.py).
+export       50 000 Agents rows as shown written to CSV by roost's export (formula cells
+             neutralised, control characters cleaned) beside csv.writer over the same cells, and
+             to JSON Lines (tests/perf/bench_export.py).
 """
 
 from __future__ import annotations
