@@ -297,12 +297,12 @@ async def test_the_search_thread_of_a_waiting_filter_starts_after_the_frame_of_i
     the time while that frame is made."""
     from textual import events
 
-    from tui.ui.widgets import table_warmup
-    from tui.ui.widgets.table_warmup import Warmup
-    from tui.ui.widgets.virtual_table import VirtualTable
+    from tui.ui.table import warmup
+    from tui.ui.table.virtual_table import VirtualTable
+    from tui.ui.table.warmup import Warmup
 
     # 300 agents count as big for the filter, and are never warmed (below WARM_FROM)
-    monkeypatch.setattr(table_warmup, "SEARCH_IN_THREAD_FROM", 100)
+    monkeypatch.setattr(warmup, "SEARCH_IN_THREAD_FROM", 100)
     order: list[str] = []
     render_lines = VirtualTable.render_lines
 
@@ -349,10 +349,10 @@ async def test_a_filter_typed_before_the_search_texts_waits_for_them_in_a_thread
     from textual import events
 
     from tui.ui.screens.agents import AgentRow
-    from tui.ui.widgets import table_warmup
+    from tui.ui.table import warmup
 
     # 300 agents count as big for the filter, and are never warmed (below WARM_FROM)
-    monkeypatch.setattr(table_warmup, "SEARCH_IN_THREAD_FROM", 100)
+    monkeypatch.setattr(warmup, "SEARCH_IN_THREAD_FROM", 100)
     gate = threading.Event()
     computed_by: set[str] = set()
     make_haystack = AgentRow.make_haystack
@@ -653,8 +653,8 @@ async def test_help_lists_the_keys_from_the_bindings():
 def test_every_binding_has_a_stable_id():
     from textual.binding import Binding
 
+    from tui.ui.table.virtual_table import VirtualTable
     from tui.ui.widgets.detail_pane import DetailPane
-    from tui.ui.widgets.virtual_table import VirtualTable
 
     classes = {RoostApp, HelpScreen, DetailPane, VirtualTable}
     for screen in SCREENS:
@@ -881,7 +881,7 @@ async def test_big_table_builds_in_a_thread_and_keeps_place(monkeypatch):
     import threading
 
     from tui import gc_policy
-    from tui.ui.widgets.virtual_table import VirtualTable
+    from tui.ui.table.virtual_table import VirtualTable
 
     builds: list[tuple[int | None, bool]] = []  # (size, in a thread)
     building = gc_policy.building

@@ -21,7 +21,7 @@ from tui.ui.screens.channels import ChannelsScreen
 from tui.ui.screens.seeds import SeedsScreen
 from tui.ui.screens.stats import StatsScreen
 from tui.ui.screens.trending import TrendingScreen
-from tui.ui.widgets.virtual_table import VirtualTable
+from tui.ui.table.virtual_table import VirtualTable
 
 SIZE = (80, 24)
 FAST = StoreOptions(retry_delay_s=0)

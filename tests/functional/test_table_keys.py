@@ -122,7 +122,7 @@ async def test_columns_fit_their_content_ids_whole_free_text_yields_first() -> N
 
 
 async def test_vim_keys_on_the_shared_table_have_stable_ids() -> None:
-    from tui.ui.widgets.virtual_table import VirtualTable
+    from tui.ui.table.virtual_table import VirtualTable
 
     keys = {binding.key: binding.id for binding in VirtualTable.BINDINGS}
     assert keys["j"] == "virtual_table.vim_down" and keys["ctrl+d"] == "virtual_table.half_down"

@@ -7,8 +7,8 @@ import pytest
 from app_rig import loaded, make_rig, settle
 from rich.text import Text
 
-from tui.ui.widgets.table_rows import Column, content_widths, fit_widths, line_length
-from tui.ui.widgets.virtual_table import Row, VirtualTable
+from tui.ui.table.rows import Column, content_widths, fit_widths, line_length
+from tui.ui.table.virtual_table import Row, VirtualTable
 from tui.untrusted import clean_cell
 
 SMALL_SIZES = ((60, 20), (80, 24))

@@ -84,7 +84,7 @@ from tui.ui.app import RoostApp  # noqa: E402
 from tui.ui.screens.agents import AgentsScreen  # noqa: E402
 from tui.ui.screens.posts import PostsScreen  # noqa: E402
 from tui.ui.screens.table_screen import TableScreen  # noqa: E402
-from tui.ui.widgets.virtual_table import VirtualTable  # noqa: E402
+from tui.ui.table.virtual_table import VirtualTable  # noqa: E402
 
 __all__ = ["measure_posts"]
 

@@ -46,7 +46,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from tui.ui.widgets.virtual_table import Column, Row, VirtualTable
+from tui.ui.table.virtual_table import Column, Row, VirtualTable
 
 SIZE = (120, 40)
 PREFIX = "a"  # already typed: matches every row ("agent-" is in every haystack)

@@ -1,7 +1,7 @@
 """The rows and columns of roost's tables, headless: what a table shows (:class:`Column`), its
 rows (:class:`Row`, :class:`LazyRow`), what ``/`` searches and how a sort orders them.
 
-The dashboard's table (``tui.ui.widgets.table_rows``, ``VirtualTable``) draws these; the
+The dashboard's table (``tui.ui.table.rows``, ``VirtualTable``) draws these; the
 headless commands (`roost export`) read the same rows, so a column, a cell, a filter and a sort
 are defined once. A cell is a ``str`` (service text, cleaned when drawn or written) or a styled
 text our own code built (``rich.text.Text``: read here only through its ``plain``).

@@ -44,18 +44,18 @@ from tui.startup import resume_gc
 from tui.ui.app_state import AppState, Clock, utc_now
 from tui.ui.conversation import ConversationController
 from tui.ui.held_keys import HeldKeys
-from tui.ui.key_pace import KeyPace
 from tui.ui.preload import prepare_tabs
 from tui.ui.pulse import PulseController
 from tui.ui.screens import TABS, StateScreen, Tab
 from tui.ui.screens.base import Place
 from tui.ui.ssh_mode import NO_BROWSER, NO_SUSPEND, SSHGuard
 from tui.ui.stylesheets import no_color, sheets, styles_dir
+from tui.ui.table.key_pace import KeyPace
+from tui.ui.table.virtual_table import VirtualTable
 from tui.ui.textual_compat import ParseOnceStylesheet, default_css_sources, mark_styles_current
 from tui.ui.widgets.editors import OrderedInput
 from tui.ui.widgets.tab_bar import TabBar
 from tui.ui.widgets.text import short
-from tui.ui.widgets.virtual_table import VirtualTable
 from tui.ui.write_controller import WriteController
 from tui.untrusted import for_clipboard
 

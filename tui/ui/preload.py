@@ -19,8 +19,8 @@ from collections.abc import Container
 from pathlib import PurePath
 from typing import Any
 
-from tui.ui.key_pace import KeyPace
 from tui.ui.screens import TABS
+from tui.ui.table.key_pace import KeyPace
 from tui.ui.textual_compat import (
     CssSourceKey,
     ParseOnceStylesheet,

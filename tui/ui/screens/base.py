@@ -34,7 +34,7 @@ from tui import tabs
 from tui.network.empty_state import not_loaded_text
 from tui.network.store import Snapshot
 from tui.ui.app_state import AppState
-from tui.ui.key_pace import KeyPace
+from tui.ui.table.key_pace import KeyPace
 from tui.ui.textual_compat import focus_as_shown
 from tui.ui.widgets.key_bar import KeyBar
 from tui.ui.widgets.status_bar import StatusBar

@@ -29,7 +29,7 @@ from tui.export import FORMATS, default_name, export_file
 from tui.ssh.mode import ExportPlace, export_place, session_role
 from tui.ui.screens.dialog import ClosingModal, Dialog
 from tui.ui.stylesheets import sheets
-from tui.ui.widgets.virtual_table import VirtualTable
+from tui.ui.table.virtual_table import VirtualTable
 from tui.untrusted import clean_line
 
 __all__ = ["ExportDialog", "ReplaceConfirm", "Shown", "export_table", "shown_table"]

@@ -27,9 +27,9 @@ from textual.message import Message
 from tui.network.state_files import NOTIFICATIONS, POKES
 from tui.network.store import Snapshot
 from tui.pulse.inbox import InboxItem, ReadState, inbox_for
+from tui.ui.table.virtual_table import Column, LazyRow
 from tui.ui.widgets.detail_pane import Link
 from tui.ui.widgets.text import age_seconds, epoch_seconds, labelled, stamp
-from tui.ui.widgets.virtual_table import Column, LazyRow
 from tui.untrusted import clean, truncate
 
 from .base import Place

@@ -23,8 +23,8 @@ from textual.widgets.option_list import Option
 
 from tui.ui.screens.dialog import ClosingModal
 from tui.ui.stylesheets import sheets
+from tui.ui.table.virtual_table import Column, VirtualTable
 from tui.ui.widgets.vim import vim_bindings
-from tui.ui.widgets.virtual_table import Column, VirtualTable
 
 __all__ = ["SortChoice", "SortPicker", "column_keys"]
 

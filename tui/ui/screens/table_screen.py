@@ -7,13 +7,13 @@ owns the flow that keeps the user's place:
 * rows are rebuilt from the new snapshot and handed to ``VirtualTable.set_rows`` by key, so the
   cursor, scroll, filter and sort survive a refresh; rows whose model is new or changed since the
   previous snapshot are marked until the next refresh cycle;
-* rows are lazy (:class:`~tui.ui.widgets.virtual_table.LazyRows`): a build lists the keys and
+* rows are lazy (:class:`~tui.ui.table.virtual_table.LazyRows`): a build lists the keys and
   models, the table makes a row object when it first reads it and computes its cells, sort
   values and search text when it first needs them, so 50 000 agents reach the screen without
   making or formatting 50 000 rows first;
 * big tables (thousands of rows) are built in a thread worker, which posts the rows back; only
   the message handler touches the widgets. The table warms its rows (search texts, sort values)
-  after their first frame and holds a filter typed before that (tui/ui/widgets/table_warmup.py);
+  after their first frame and holds a filter typed before that (tui/ui/table/warmup.py);
   a refresh's build warms them before posting (its rows may replace filtered or sorted ones).
 """
 
@@ -36,10 +36,10 @@ from textual.widgets import Input, OptionList, Static
 from textual.worker import get_current_worker
 
 from tui.network.store import Snapshot
+from tui.ui.table.virtual_table import Column, LazyRow, LazyRows, VirtualTable
+from tui.ui.table.warmup import warm_rows
 from tui.ui.widgets.detail_pane import DetailPane, Link, raw_json
 from tui.ui.widgets.editors import OrderedInput, act_on_own_binding
-from tui.ui.widgets.table_warmup import warm_rows
-from tui.ui.widgets.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 
 from .base import Place, StateScreen
 

@@ -31,8 +31,8 @@ from textual.widgets import Static
 from tui.clock import utc_now
 from tui.network.models import StatsFile, as_utc
 from tui.network.store import StatsPoint
+from tui.ui.table.virtual_table import Column, Row, VirtualTable
 from tui.ui.widgets.text import age, count, fit_whole
-from tui.ui.widgets.virtual_table import Column, Row, VirtualTable
 from tui.untrusted import clean, truncate
 
 __all__ = [

@@ -35,7 +35,7 @@ from tui.ui.screens.boots.inspector import (
 )
 from tui.ui.screens.boots.json_text import size_text
 from tui.ui.stylesheets import sheets
-from tui.ui.widgets.table_rows import Column, fit_widths
+from tui.ui.table.rows import Column, fit_widths
 from tui.ui.widgets.text import fit_parts
 from tui.untrusted import clean, clean_line
 
@@ -67,7 +67,7 @@ def column_widths(screen_width: int, content: Sequence[int] = (0, 0, 0)) -> dict
     """Each column's width at ``screen_width``, from the widest ``content`` of the name, slug
     and size columns: the Verified column keeps its width and the size is never cut; the
     name and slug get what their content asks for when it fits and share any room left over
-    (:func:`~tui.ui.widgets.table_rows.fit_widths`); below 80 columns they give way first,
+    (:func:`~tui.ui.table.rows.fit_widths`); below 80 columns they give way first,
     and on a narrow terminal the slug (also in the detail) makes room for the name."""
     # each column has one cell of padding on either side; the scrollbar and a margin take 4
     room = screen_width - 4 - (STATE.width + 2)

@@ -21,7 +21,7 @@ from tui.actions.outbox import Entry
 from tui.actions.outbox_report import created_short, reason_line, retry_refusal
 from tui.actions.thread_answers import request_headline
 from tui.ui.screens.dialog import ClosingModal
-from tui.ui.widgets.table_rows import Column, fit_plain, fit_widths
+from tui.ui.table.rows import Column, fit_plain, fit_widths
 from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean, clean_line
 
@@ -76,7 +76,7 @@ def row_texts(entry: Entry) -> tuple[str, ...]:
 def column_widths(entries: list[Entry], width: int) -> list[int]:
     """The columns' widths in a list ``width`` cells wide (its scrollbar included): each
     column as wide as its content when that fits, the reason the rest; the number is never
-    cut (:func:`~tui.ui.widgets.table_rows.fit_widths`)."""
+    cut (:func:`~tui.ui.table.rows.fit_widths`)."""
     content = [
         max((cell_len(text) for text in column), default=0)
         for column in zip(*(row_texts(entry) for entry in entries), strict=False)

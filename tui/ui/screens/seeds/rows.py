@@ -1,4 +1,4 @@
-"""The rows of the Seeds tables: lazy rows (:class:`~tui.ui.widgets.virtual_table.LazyRow`), like
+"""The rows of the Seeds tables: lazy rows (:class:`~tui.ui.table.virtual_table.LazyRow`), like
 every other table's, so a row's cells and sort values are computed when first drawn or sorted.
 
 Each table's ``context`` is the clock reading of its build (the ages); the queue's also holds
@@ -15,7 +15,7 @@ from rich.text import Text
 
 from tui.network.models import Proposal, Seed
 from tui.ui.screens.seeds.details import ago, percent, vote_total
-from tui.ui.widgets.virtual_table import Column, LazyRow
+from tui.ui.table.virtual_table import Column, LazyRow
 
 __all__ = [
     "AGENT_COLUMNS",

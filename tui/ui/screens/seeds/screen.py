@@ -48,9 +48,9 @@ from tui.ui.screens.seeds.views import (
     SeedSections,
     SeedTable,
 )
+from tui.ui.table.filter_line import FilterLine, run_binding
+from tui.ui.table.virtual_table import LazyRows
 from tui.ui.textual_compat import ContentTabs
-from tui.ui.widgets.filter_line import FilterLine, run_binding
-from tui.ui.widgets.virtual_table import LazyRows
 
 if TYPE_CHECKING:
     from tui.actions.action_context import ActionContext

@@ -33,10 +33,10 @@ from tui.ui.screens.seeds.details import (
     unique_keys,
 )
 from tui.ui.screens.seeds.rows import AGENT_COLUMNS, AgentRow
+from tui.ui.table.virtual_table import Column, LazyRows, VirtualTable
 from tui.ui.widgets.detail_pane import Link
 from tui.ui.widgets.find_text import FindScroll
 from tui.ui.widgets.panes import LatestTabbedContent
-from tui.ui.widgets.virtual_table import Column, LazyRows, VirtualTable
 from tui.untrusted import clean
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The rows and columns a :class:`~tui.ui.widgets.virtual_table.VirtualTable` shows, and how a
+"""The rows and columns a :class:`~tui.ui.table.virtual_table.VirtualTable` shows, and how a
 cell is fitted to its column's width.
 
 Rows are :class:`Row` (every field given) or :class:`LazyRow` (fields computed from a model the

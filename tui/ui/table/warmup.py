@@ -1,7 +1,7 @@
 """A big table's warm-up, and a filter typed before the warm-up is done.
 
-A key never waits for work a thread can do. A :class:`~tui.ui.widgets.virtual_table.VirtualTable`
-made with ``warm_up`` and given thousands of lazy rows (:class:`~tui.ui.widgets.table_rows.LazyRows`)
+A key never waits for work a thread can do. A :class:`~tui.ui.table.virtual_table.VirtualTable`
+made with ``warm_up`` and given thousands of lazy rows (:class:`~tui.ui.table.rows.LazyRows`)
 computes what filtering and sorting read (each row's search text and sort values) in a thread,
 once the frame showing the rows has been written (started earlier, the thread would hold the
 interpreter half the time while that frame is made); rows a build already warmed in its own
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.worker import Worker, get_current_worker
 
-from tui.ui.widgets.table_rows import LazyRows, TableRow
+from tui.ui.table.rows import LazyRows, TableRow
 
 if TYPE_CHECKING:
-    from tui.ui.widgets.virtual_table import VirtualTable
+    from tui.ui.table.virtual_table import VirtualTable
 
 __all__ = ["SEARCH_IN_THREAD_FROM", "WARM_FROM", "Warmup", "warm_rows"]
 

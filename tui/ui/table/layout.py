@@ -1,8 +1,8 @@
 """The widths of a table's columns: measured from the rows first drawn, widened by a wider cell
-drawn later, fitted to the view's width (:func:`tui.ui.widgets.table_rows.fit_widths`: a number is
+drawn later, fitted to the view's width (:func:`tui.ui.table.rows.fit_widths`: a number is
 never cut, text gives way first).
 
-:class:`ColumnLayout` is the state :class:`tui.ui.widgets.virtual_table.VirtualTable` keeps for
+:class:`ColumnLayout` is the state :class:`tui.ui.table.virtual_table.VirtualTable` keeps for
 this, per set of rows; it reads no widget and draws nothing.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 
-from tui.ui.widgets.table_rows import (
+from tui.ui.table.rows import (
     Column,
     TableRow,
     cell_width,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.ui.widgets.table_rows import Ranks, Row, position_of, sort_order
+from tui.ui.table.rows import Ranks, Row, position_of, sort_order
 
 
 def rows(*values: object) -> list[Row]:

@@ -1,4 +1,4 @@
-"""tui/ui/key_pace.py: background work stands aside while keys are handled, and is never starved;
+"""tui/ui/table/key_pace.py: background work stands aside while keys are handled, and is never starved;
 each app has a pace of its own."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from tui.ui.key_pace import KeyPace
+from tui.ui.table.key_pace import KeyPace
 
 
 def test_work_waits_while_keys_are_held_and_goes_on_after():

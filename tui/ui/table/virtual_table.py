@@ -11,7 +11,7 @@ Layout: line 0 is a fixed header; the row at visible index ``i`` is virtual line
 Every ``str`` cell is service text: it goes through :func:`tui.untrusted.clean` and is drawn as a
 plain segment, never parsed as markup. A ``rich.text.Text`` cell is trusted styling built by our
 own code. The rows themselves (:class:`Row`, :class:`LazyRow`, :class:`LazyRows`) are in
-:mod:`tui.ui.widgets.table_rows`; this module's names include them.
+:mod:`tui.ui.table.rows`; this module's names include them.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.ui.key_pace import KeyPace
-from tui.ui.widgets.table_layout import ColumnLayout
-from tui.ui.widgets.table_rows import (
+from tui.ui.table.key_pace import KeyPace
+from tui.ui.table.layout import ColumnLayout
+from tui.ui.table.rows import (
     EDGE,
     GAP,
     Column,
@@ -54,7 +54,7 @@ from tui.ui.widgets.table_rows import (
     position_of,
     sort_order,
 )
-from tui.ui.widgets.table_warmup import Warmup
+from tui.ui.table.warmup import Warmup
 from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean, clean_cell
 
@@ -199,7 +199,7 @@ class VirtualTable(ScrollView, can_focus=True):
         warm_up: bool = False,
     ) -> None:
         """``warm_up``: thousands of lazy rows are warmed in a thread after their first frame
-        (tui/ui/widgets/table_warmup.py); else every field is computed when first read."""
+        (tui/ui/table/warmup.py); else every field is computed when first read."""
         super().__init__(name=name, id=id, classes=classes)
         if not columns:
             raise ValueError("a VirtualTable needs at least one column")
@@ -355,7 +355,7 @@ class VirtualTable(ScrollView, can_focus=True):
         the next call. Only the keys are read here (plus the sort values or haystacks when a sort
         or filter is active); cells are read when a row is drawn. :class:`LazyRows` are kept as
         they are: a row is made when it is first read. Thousands of rows are warmed in a thread
-        after their first frame, unless a build has ``warmed`` them (tui/ui/widgets/table_warmup.py).
+        after their first frame, unless a build has ``warmed`` them (tui/ui/table/warmup.py).
         """
         old_rows, old_visible, old_cursor = self._rows, self._visible, self._cursor
         old_key = self.cursor_key

@@ -12,7 +12,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
 
-from tui.ui.widgets.virtual_table import Column, LazyRow, LazyRows, Row, VirtualTable
+from tui.ui.table.virtual_table import Column, LazyRow, LazyRows, Row, VirtualTable
 
 COLUMNS = (
     Column("id", "ID", 6),
@@ -681,8 +681,8 @@ async def test_joined_emoji_do_not_move_the_columns() -> None:
 def test_the_warm_up_computes_what_filters_and_sorts_read_unless_cancelled() -> None:
     """The warm-up computes every row's search text and sort values (what freezes them is the
     app's memory policy, told by VirtualTable.Warmed); a cancelled one stops on the way."""
-    from tui.ui.key_pace import KeyPace
-    from tui.ui.widgets.table_warmup import warm_rows
+    from tui.ui.table.key_pace import KeyPace
+    from tui.ui.table.warmup import warm_rows
 
     class Running:
         is_cancelled = False
@@ -705,7 +705,7 @@ def test_the_warm_up_makes_its_row_objects_a_piece_at_a_time(monkeypatch) -> Non
     """Making 50 000 row objects in one go held the interpreter for ~100 ms with no chance to
     stand aside: a key typed at the first paint (when the warm-up starts) waited through it.
     The warm-up makes them in pieces, standing aside for keys between two pieces."""
-    from tui.ui.widgets.table_warmup import warm_rows
+    from tui.ui.table.warmup import warm_rows
 
     class Running:
         is_cancelled = False
@@ -741,7 +741,7 @@ async def test_a_big_table_warms_its_rows_after_their_first_frame_and_says_so() 
     """The table layer owns the warm-up: thousands of rows are warmed in a thread once their
     first frame is out, and the table posts Warmed; the same rows set again (new marks) are not
     warmed again, and rows a build warmed already are taken as they are."""
-    from tui.ui.widgets.table_warmup import WARM_FROM
+    from tui.ui.table.warmup import WARM_FROM
 
     rows, _ = counting_lazy_rows(WARM_FROM)
     app = TableApp(rows, warm_up=True)
@@ -774,9 +774,9 @@ async def test_a_big_table_warms_its_rows_after_their_first_frame_and_says_so() 
 async def test_a_filter_typed_before_the_search_texts_waits_then_applies_and_says_so(
     monkeypatch,
 ) -> None:
-    from tui.ui.widgets import table_warmup
+    from tui.ui.table import warmup
 
-    monkeypatch.setattr(table_warmup, "SEARCH_IN_THREAD_FROM", 100)
+    monkeypatch.setattr(warmup, "SEARCH_IN_THREAD_FROM", 100)
     rows, _ = counting_lazy_rows(300)  # below WARM_FROM: never warmed, searched on demand
     app = TableApp(rows)
     filtered: list[str] = []
