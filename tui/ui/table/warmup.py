@@ -29,9 +29,9 @@ from textual.worker import Worker, get_current_worker
 from tui.ui.table.rows import LazyRows, TableRow
 
 if TYPE_CHECKING:
-    from tui.ui.table.virtual_table import VirtualTable
+    from textual.app import App
 
-__all__ = ["SEARCH_IN_THREAD_FROM", "WARM_FROM", "Warmup", "warm_rows"]
+__all__ = ["SEARCH_IN_THREAD_FROM", "WARM_FROM", "WarmedTable", "Warmup", "warm_rows"]
 
 #: Rows: a table this big warms its rows in a thread after their first frame.
 WARM_FROM = 2_000
@@ -75,6 +75,43 @@ def warm_rows(rows: Sequence[TableRow], worker: _Cancellable, pace: _Pace) -> bo
     return True
 
 
+class _Workers(Protocol):
+    def cancel_group(self, node: Any, group: str) -> object: ...
+
+
+class WarmedTable(Protocol):
+    """What a warm-up reads and calls on its table (a ``VirtualTable``; named by shape, so this
+    module does not import the table that imports it)."""
+
+    @property
+    def rows(self) -> Sequence[TableRow]: ...
+
+    @property
+    def filter_query(self) -> str: ...
+
+    @property
+    def key_pace(self) -> _Pace: ...
+
+    @property
+    def app(self) -> App[Any]: ...
+
+    @property
+    def workers(self) -> _Workers: ...
+
+    def call_after_paint(self, callback: Callable[[], object]) -> None: ...
+
+    def run_worker(
+        self,
+        work: Callable[[], None],
+        *,
+        group: str,
+        description: str,
+        exit_on_error: bool,
+        exclusive: bool,
+        thread: bool,
+    ) -> Worker[None]: ...
+
+
 class Warmup:
     """The warm-up and the waiting filter of one table (the table holds one).
 
@@ -83,7 +120,7 @@ class Warmup:
 
     def __init__(
         self,
-        table: VirtualTable,
+        table: WarmedTable,
         *,
         warm_up: bool,
         warmed: Callable[[Sequence[TableRow]], None],
