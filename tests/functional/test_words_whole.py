@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from tui.ui.app_state import AppState
 from tui.ui.screens.boots.inspector import EggInspectorScreen, summary_text
+from tui.ui.stylesheets import sheets
 from tui.ui.widgets.stats_panel import HISTORY_NOTE
 from tui.ui.widgets.status_bar import StatusBar
 
@@ -137,7 +138,9 @@ async def test_a_toast_leaves_a_threads_status_line_whole(size):
 
 
 class BarHost(App[None]):
-    """A status bar alone, showing ``state``."""
+    """A status bar alone, showing ``state``, styled as in the app."""
+
+    CSS_PATH = sheets("widgets")
 
     def __init__(self, state: AppState) -> None:
         super().__init__()

@@ -111,9 +111,9 @@ class RoostApp(App[int]):
     ``n`` and ``o``."""
 
     TITLE = "roost"
-    # the chrome and the three table tabs; other screens bring their own sheets, parsed when
-    # first shown (each stylesheet change re-parses all CSS)
-    CSS_PATH = sheets("app", "tables")
+    # the chrome, its widgets and the three table tabs; other screens bring their own sheets, parsed
+    # when first shown (each stylesheet change re-parses all CSS)
+    CSS_PATH = sheets("app", "widgets", "tables")
     COMMANDS = App.COMMANDS | {_roost_commands}
     # a tab's screen (and its module) is made when the tab is first shown
     MODES: ClassVar[dict[str, Any]] = {tab.id: tab for tab in TABS}

@@ -1,8 +1,10 @@
 """Where roost's ``.tcss`` files are, installed (inside the wheel) or in a checkout.
 
-The app loads ``app.tcss`` and ``tables.tcss`` (the chrome and the table tabs, the first one shown);
-the other screens name their own sheets in ``CSS_PATH``, so Textual parses a screen's CSS when that
-screen is first shown, not at start-up.
+Every sheet is in the top-level ``styles/`` folder, and no widget but the table engine's
+(tui/ui/table) carries ``DEFAULT_CSS``. The app loads ``app.tcss``, ``widgets.tcss`` and
+``tables.tcss`` (the chrome, the shared widgets and the table tabs, the first one shown); the other
+screens name their own sheets in ``CSS_PATH``, so Textual parses a screen's CSS when that screen is
+first shown, not at start-up.
 """
 
 from __future__ import annotations

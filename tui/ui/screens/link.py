@@ -42,14 +42,6 @@ def link_content(url: str, width: int | None = None) -> Content:
 class LinkLine(Widget):
     """One line holding the link: whole when it fits, else cut in the middle."""
 
-    DEFAULT_CSS = """
-    LinkLine {
-        height: 1;
-        width: auto;
-        max-width: 100%;
-    }
-    """
-
     def __init__(self, url: str, *, id: str | None = None) -> None:  # noqa: A002 - Textual's
         super().__init__(id=id)
         self.url = url

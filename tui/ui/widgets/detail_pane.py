@@ -55,20 +55,6 @@ class DetailPane(FindScroll):
     class Found(FindScroll.Found):
         """The find moved to another match (the screen shows "3/7")."""
 
-    DEFAULT_CSS = """
-    DetailPane {
-        height: 1fr;
-        padding: 0 1;
-        background: $surface;
-        border-left: vkey $panel-lighten-2;
-        & > #detail-body { width: 1fr; }
-        & > #detail-links-title { margin-top: 1; color: $text-muted; text-style: bold; }
-        & > OptionList { height: auto; max-height: 12; border: none; padding: 0; }
-        & > OptionList:focus { background-tint: $foreground 5%; }
-        &:focus { background-tint: $foreground 3%; }
-    }
-    """
-
     @dataclass(eq=False)
     class LinkChosen(Message):
         """A "Go to" entry was chosen."""

@@ -43,28 +43,6 @@ class KeyBar(Widget, can_focus=False):
 
     ALLOW_SELECT = False
     COMPONENT_CLASSES = {"key-bar--key", "key-bar--description", "key-bar--hover"}
-    DEFAULT_CSS = """
-    KeyBar {
-        dock: bottom;
-        height: 1;
-        width: 1fr;
-        color: $footer-foreground;
-        background: $footer-background;
-        text-wrap: nowrap;
-        & > .key-bar--key {
-            color: $footer-key-foreground;
-            background: $footer-key-background;
-            text-style: bold;
-        }
-        & > .key-bar--description {
-            color: $footer-description-foreground;
-            background: $footer-description-background;
-        }
-        & > .key-bar--hover {
-            background: $block-hover-background;
-        }
-    }
-    """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)

@@ -201,18 +201,6 @@ class CounterDetail(Widget):
         "counter-detail--down",
     }
 
-    DEFAULT_CSS = """
-    CounterDetail {
-        height: 1fr;
-        padding: 0 1;
-        & > .counter-detail--title { text-style: bold; color: $text; }
-        & > .counter-detail--spark { color: $accent; }
-        & > .counter-detail--muted { color: $text-muted; }
-        & > .counter-detail--up { color: $text-success; }
-        & > .counter-detail--down { color: $text-error; }
-    }
-    """
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id, classes=classes)
         self._series: CounterSeries | None = None
@@ -429,14 +417,6 @@ class StatsPanel(Container):
         "stats-panel--down",
         "stats-panel--spark",
     }
-
-    DEFAULT_CSS = """
-    StatsPanel {
-        & > .stats-panel--up { color: $text-success; }
-        & > .stats-panel--down { color: $text-error; }
-        & > .stats-panel--spark { color: $accent; }
-    }
-    """
 
     def _show_detail(self, name: str | None) -> None:
         if self._stats is None and not self._history:

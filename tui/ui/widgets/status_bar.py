@@ -172,22 +172,6 @@ class StatusBar(Widget):
         "status-bar--bad",
     }
 
-    DEFAULT_CSS = """
-    StatusBar {
-        height: 1;
-        width: 1fr;
-        background: $panel;
-        color: $foreground;
-        text-wrap: nowrap;
-        & > .status-bar--service { text-style: bold; }
-        & > .status-bar--muted { color: $foreground-muted; }
-        & > .status-bar--good { color: $text-success; }
-        & > .status-bar--warn { color: $text-warning; text-style: bold; }
-        & > .status-bar--bad { color: $text-error; text-style: bold; }
-        &:nocolor > .status-bar--bad { text-style: reverse bold; }
-    }
-    """
-
     app_state: reactive[AppState] = reactive(AppState)
     """What is shown (the screen binds it to the app's state)."""
 

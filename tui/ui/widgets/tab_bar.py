@@ -30,22 +30,6 @@ class TabBar(Widget):
         "tab-bar--badge",
     }
 
-    DEFAULT_CSS = """
-    TabBar {
-        height: 1;
-        width: 1fr;
-        background: $panel;
-        color: $foreground;
-        & > .tab-bar--tab { color: $foreground-muted; }
-        & > .tab-bar--key { text-style: bold; }
-        & > .tab-bar--active { background: $accent; color: $text; text-style: bold; }
-        & > .tab-bar--badge { background: $warning; color: $text; text-style: bold; }
-        /* visual styles carry no "reverse": mark the active tab by underline without colour */
-        &:nocolor > .tab-bar--active { text-style: bold underline; }
-        &:nocolor > .tab-bar--badge { text-style: bold underline; }
-    }
-    """
-
     BADGE = "DEMO NETWORK"
     SHORT_BADGE = "DEMO"  # where the whole badge does not fit beside the tabs
 

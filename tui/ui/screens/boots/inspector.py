@@ -178,7 +178,7 @@ class EggInspectorScreen(Screen[None]):
     """Inspect one egg and its report (judged by :func:`tui.eggs.pipeline.check_egg` before
     the inspector opens). ``escape`` returns to the screen that pushed this one."""
 
-    CSS_PATH = sheets("boots")
+    CSS_PATH = sheets("widgets", "boots")
     AUTO_FOCUS = None
     TAB_TITLE = "Egg inspector"  # help's first section
     SHOWS_IN_HELP = True  # help lists this screen's keys, not those of the tab under it

@@ -3,7 +3,6 @@ kept, or ``ctrl+r``: the kept draft too)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -13,6 +12,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.ui.screens.dialog import ClosingModal
+from tui.ui.stylesheets import sheets
 
 __all__ = ["DiscardConfirm"]
 
@@ -24,7 +24,7 @@ NOTHING_KEPT = "No draft can be kept here: closing loses it."
 class DiscardConfirm(ClosingModal[bool]):
     """``y`` discards, ``n`` or ``escape`` goes back to the form."""
 
-    CSS_PATH = Path(__file__).with_name("forms.tcss")
+    CSS_PATH = sheets("forms")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Discard", id="form.discard.yes"),

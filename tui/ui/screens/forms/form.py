@@ -44,6 +44,7 @@ from tui.ui.screens.forms.confirm import DiscardConfirm
 from tui.ui.screens.forms.external_editor import NO_EDITOR_FOUND, editor_command
 from tui.ui.screens.forms.fields import CompletingRow, FieldRow, field_row
 from tui.ui.screens.forms.preview import Composed, IssuePreview
+from tui.ui.stylesheets import styles_dir
 from tui.ui.textual_compat import withdraw_notification
 from tui.ui.widgets.editors import KeyHold
 from tui.ui.widgets.text import short
@@ -51,11 +52,11 @@ from tui.untrusted import clean, clean_line
 
 __all__ = ["FORM_CSS", "WIDE_COLUMNS", "ActionForm", "WhoAmI"]
 
-FORM_CSS = Path(__file__).with_name("forms.tcss")
+FORM_CSS = styles_dir() / "forms.tcss"
 #: From this many columns the preview fits beside the fields and is shown at once.
 WIDE_COLUMNS = 110
 
-#: The form's widest (forms.tcss: #form-dialog's max-width), border and padding included.
+#: The form's widest (styles/forms.tcss: #form-dialog's max-width), border and padding included.
 DIALOG_COLUMNS = 160
 
 #: The form's keys, as its last lines show them (key, what it does).

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from textual import on
@@ -25,6 +24,7 @@ from tui.actions.catalog import CATALOG, ActionSpec
 from tui.actions.drafts import DraftKeeper
 from tui.ui.screens.dialog import ClosingModal
 from tui.ui.screens.palette import fuzzy_match
+from tui.ui.stylesheets import sheets
 from tui.ui.widgets.editors import OrderedInput
 from tui.untrusted import clean, truncate
 
@@ -103,7 +103,7 @@ def _context_line(context: ActionContext) -> Content:
 class ActionPicker(ClosingModal[Suggestion | None]):
     """A filter field over the catalog's actions; ``enter`` picks, ``escape`` cancels."""
 
-    CSS_PATH = Path(__file__).with_name("forms.tcss")
+    CSS_PATH = sheets("forms")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="picker.cancel"),

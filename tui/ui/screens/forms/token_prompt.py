@@ -7,7 +7,6 @@ or a log, never drawn (the field masks it), never sent to any origin but the wri
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from textual import on
@@ -18,6 +17,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tui.ui.screens.dialog import ClosingModal
+from tui.ui.stylesheets import sheets
 from tui.ui.widgets.editors import OrderedInput
 from tui.untrusted import clean_line
 
@@ -27,7 +27,7 @@ __all__ = ["TokenPrompt"]
 class TokenPrompt(ClosingModal[str | None]):
     """Dismissed with the typed token, or ``None`` (``escape``)."""
 
-    CSS_PATH = Path(__file__).with_name("forms.tcss")
+    CSS_PATH = sheets("forms")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="token.cancel"),

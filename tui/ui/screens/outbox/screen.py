@@ -30,6 +30,7 @@ from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox
 from tui.actions.outbox_report import retry_refusal, status_summary
 from tui.browser import browser_unavailable, open_in_browser
 from tui.ui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList, entry_name
+from tui.ui.stylesheets import sheets
 from tui.ui.widgets.text import copy, wrap_parts
 from tui.untrusted import clean_line
 
@@ -88,7 +89,7 @@ class OutboxScreen(Screen):
         action: str
         payload: dict[str, Any]
 
-    CSS_PATH = Path(__file__).with_name("outbox.tcss")
+    CSS_PATH = sheets("outbox")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "detail", "Detail", show=False),

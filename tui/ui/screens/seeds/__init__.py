@@ -1,5 +1,6 @@
 """The Seeds tab as one feature folder: the screen (:mod:`.screen`), its views (:mod:`.views`),
-their rows (:mod:`.rows`), what they say (:mod:`.details`) and their stylesheet (``seeds.tcss``).
+their rows (:mod:`.rows`) and what they say (:mod:`.details`); their stylesheet is
+``styles/seeds.tcss``.
 
 The tab registry names ``tui.ui.screens.seeds:SeedsScreen``.
 """

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
@@ -48,6 +47,7 @@ from tui.ui.screens.seeds.views import (
     SeedSections,
     SeedTable,
 )
+from tui.ui.stylesheets import sheets
 from tui.ui.table.filter_line import FilterLine, run_binding
 from tui.ui.table.virtual_table import LazyRows
 from tui.ui.textual_compat import ContentTabs
@@ -78,7 +78,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
     raw JSON as on the other tables (``/`` in a text finds in it, ``n`` / ``N`` go on); ``a`` goes to a proposal's author. Lists and texts move
     with vim keys too (:class:`~tui.ui.screens.seeds.views.SeedTable`, ``SeedPane``)."""
 
-    CSS_PATH = [Path(__file__).with_name("seeds.tcss")]
+    CSS_PATH = sheets("seeds")
 
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
         (0, "-narrow"),

@@ -23,10 +23,7 @@ __all__ = ["ReactionPicker"]
 class ReactionPicker(ClosingModal[str | None]):
     """Pick one of GitHub's reactions for ``what`` ("the post", "this comment")."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = [
-        *sheets("help"),
-        Path(__file__).with_name("thread.tcss"),
-    ]
+    CSS_PATH: ClassVar[list[str | Path]] = sheets("help", "thread")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "pick('')", "Close", id="reactions.close"),

@@ -28,6 +28,7 @@ from textual.widgets import Input, Static
 from tui.conversation.reading import ThreadRead
 from tui.conversation.thread import Thread
 from tui.network.models import as_utc
+from tui.ui.stylesheets import sheets
 from tui.ui.textual_compat import hide_bindings
 from tui.ui.widgets.editors import OrderedInput
 from tui.ui.widgets.key_bar import KeyBar
@@ -74,7 +75,7 @@ class ThreadScreen(Screen[None]):
     """Post ``number``'s thread. ``read``: what the reader had at once (None: nothing yet);
     ``stand_in``: what the tab's row knew, shown until the reader gives more."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = [Path(__file__).with_name("thread.tcss")]
+    CSS_PATH: ClassVar[list[str | Path]] = sheets("thread")
     AUTO_FOCUS = "#thread-view"
     TAB_TITLE = "Thread"  # help's first section
     SHOWS_IN_HELP = True  # help lists this screen's keys, not those of the tab under it

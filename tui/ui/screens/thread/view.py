@@ -86,24 +86,6 @@ class ThreadView(ScrollView, can_focus=True):
         "thread-view--empty",
     }
 
-    DEFAULT_CSS = """
-    ThreadView {
-        height: 1fr;
-        background: $surface;
-        color: $foreground;
-        overflow-x: hidden;
-        overflow-y: auto;
-        & > .thread-view--author { text-style: bold; color: $text-accent; }
-        & > .thread-view--muted { color: $text-muted; }
-        & > .thread-view--pending { color: $text-warning; text-style: bold italic; }
-        & > .thread-view--selected { color: $accent; text-style: bold; }
-        & > .thread-view--guide { color: $panel-lighten-2; }
-        & > .thread-view--match { text-style: underline bold; }
-        & > .thread-view--current { text-style: reverse bold; }
-        & > .thread-view--empty { color: $text-muted; text-style: italic; }
-    }
-    """
-
     @dataclass(eq=False)
     class Selected(Message):
         """The selection moved to owner ``index`` (-1: the post)."""
