@@ -69,7 +69,7 @@ def _textual_privates(path: Path) -> list[str]:
                 found.append(f"{path.name}:{node.lineno} imports {node.module}")
         elif isinstance(node, ast.Attribute) and node.attr in private:
             found.append(f"{path.name}:{node.lineno} uses .{node.attr}")
-        elif isinstance(node, ast.FunctionDef) and node.name in private:
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in private:
             found.append(f"{path.name}:{node.lineno} overrides {node.name}")
     return found
 
@@ -93,5 +93,7 @@ def test_the_check_sees_what_it_looks_for(tmp_path):
         "screen._css_update_count = 1\n"
         "class S(Stylesheet):\n"
         "    def _parse_rules(self): ...\n"
+        "class F(Input):\n"
+        "    async def _on_key(self, event): ...\n"
     )
-    assert len(_textual_privates(sample)) == 3
+    assert len(_textual_privates(sample)) == 4

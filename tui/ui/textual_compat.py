@@ -33,6 +33,9 @@ What is here, and why:
   form's "fix the marked fields" once they are fixed. ``notify`` returns nothing to remove.
 * :func:`composited_update` - what the terminal shows now (``Screen._compositor``,
   ``App._background_screens``), for the tests.
+* :class:`KeyGate` - a text field sees each key before it reads it (``Widget._on_key``, where a
+  widget reads its keys): the in-order text fields (tui/ui/widgets/editors.py) hold or pass on
+  keys that are not theirs to type.
 """
 
 from __future__ import annotations
@@ -51,16 +54,23 @@ from textual.screen import Screen
 from textual.widgets._tabbed_content import ContentTab, ContentTabs
 
 if TYPE_CHECKING:
+    from textual import events
     from textual._compositor import LayoutUpdate
     from textual.app import App
     from textual.binding import Binding
     from textual.notifications import Notification
+    from textual.widget import Widget
+
+    _Field = Widget  # what the mixin below is mixed into, as a type checker reads it
+else:
+    _Field = object
 
 __all__ = [
     "PRIVATE_NAMES",
     "ContentTab",
     "ContentTabs",
     "CssSourceKey",
+    "KeyGate",
     "ParseOnceStylesheet",
     "composited_update",
     "default_css_sources",
@@ -87,6 +97,7 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("textual.app.App", "_css_update_count"),
     ("textual.app.App", "_background_screens"),
     ("textual.app.App", "_unnotify"),
+    ("textual.widget.Widget", "_on_key"),
     ("textual.screen.Screen", "_css_update_count"),
     ("textual.screen.Screen", "_update_auto_focus"),
     ("textual.screen.Screen", "_compositor"),
@@ -250,3 +261,18 @@ def composited_update(app: App[Any]) -> LayoutUpdate:
     """What the terminal shows now: the screen's composited update, every row as the driver
     writes it (a widget that missed a refresh still shows its old state here)."""
     return app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+
+
+class KeyGate(_Field):
+    """A mixin for a text field, before ``Input`` or ``TextArea`` in its bases: each key goes
+    by :meth:`diverts_key` before the field reads it, and a key diverted there is neither typed
+    nor acted on by the field. (A field reads its keys in Textual's ``Widget._on_key``: this is
+    roost's one override of it.)"""
+
+    def diverts_key(self, event: events.Key) -> bool:
+        """Whether ``event`` is taken away from the field (the subclass decides)."""
+        return False
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not self.diverts_key(event):
+            await super()._on_key(event)

@@ -18,9 +18,9 @@ from textual import events
 from textual.widget import Widget
 from textual.widgets import Input
 
-from tui.ui.textual_compat import own_bindings
+from tui.ui.textual_compat import KeyGate, own_bindings
 
-__all__ = ["KeyHold", "OrderedInput", "act_on_own_binding"]
+__all__ = ["KeyHold", "OrderedInput", "OrderedKeys", "act_on_own_binding"]
 
 
 async def act_on_own_binding(widget: Widget, event: events.Key) -> bool:
@@ -76,16 +76,21 @@ class KeyHold:
             self._widget.app.post_message(events.Key(key, character))
 
 
-class OrderedInput(Input):
-    """An ``Input`` whose editing keys act in the order they were typed."""
+class OrderedKeys(KeyGate):
+    """A mixin for a text field, before ``Input`` or ``TextArea`` in its bases: its editing keys
+    act in the order they were typed (its own bindings as it reads the key), and a key that is
+    not its to type goes where its :class:`KeyHold` sends it."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.key_hold = KeyHold(self)
 
-    async def _on_key(self, event: events.Key) -> None:
-        if not self.key_hold.diverts(event):
-            await super()._on_key(event)
+    def diverts_key(self, event: events.Key) -> bool:
+        return self.key_hold.diverts(event)
 
     async def handle_key(self, event: events.Key) -> bool:
         return await super().handle_key(event) or await act_on_own_binding(self, event)
+
+
+class OrderedInput(OrderedKeys, Input):
+    """An ``Input`` whose editing keys act in the order they were typed."""

@@ -10,9 +10,9 @@ form: they post :class:`FieldRow.Edited` and the form re-validates and re-draws 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -26,7 +26,7 @@ from tui.actions.catalog import FieldSpec
 from tui.actions.completion import CHECKED_KINDS, Completion, References
 from tui.actions.drafts import FormValue
 from tui.actions.form_values import NULL_WORD, field_messages, parse_value, widget_kind
-from tui.ui.widgets.editors import KeyHold, OrderedInput, act_on_own_binding
+from tui.ui.widgets.editors import OrderedInput, OrderedKeys
 from tui.untrusted import clean
 
 __all__ = ["COMPLETIONS_SHOWN", "FieldRow", "field_row"]
@@ -53,20 +53,9 @@ def _heading(spec: FieldSpec) -> Content:
     return Content.assemble((clean(spec.label), "bold"), mark, (help_text, "$text-muted"))
 
 
-class OrderedTextArea(TextArea):
+class OrderedTextArea(OrderedKeys, TextArea):
     """A ``TextArea`` whose editing keys act in the order they were typed (see
     :mod:`tui.ui.widgets.editors`)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.key_hold = KeyHold(self)
-
-    async def _on_key(self, event: events.Key) -> None:
-        if not self.key_hold.diverts(event):
-            await super()._on_key(event)
-
-    async def handle_key(self, event: events.Key) -> bool:
-        return await super().handle_key(event) or await act_on_own_binding(self, event)
 
 
 class FieldRow(Vertical):
