@@ -2,8 +2,8 @@
 to know about each screen without importing it (a screen's module is imported when its tab is
 first opened). No Textual import here: the CLI reads it on every start.
 
-One line per tab. A tab whose module is not written yet is left out, so the app runs without
-it; an error *inside* a screen module is not hidden (it is raised when the tab opens).
+One line per tab. A tab whose module is missing stops every start at once, naming it (a tab is
+never left out without a word); an error *inside* a screen module is raised when the tab opens.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from tui.errors import RoostError
 from tui.network.state_files import (
     AGENTS,
     CHANGES,
@@ -26,7 +27,7 @@ from tui.network.state_files import (
     TRENDING,
 )
 
-__all__ = ["TABS", "TAB_IDS", "Tab", "tab"]
+__all__ = ["TABS", "TAB_IDS", "MissingTabModule", "Tab", "tab"]
 
 
 class Tab(msgspec.Struct, frozen=True):
@@ -42,7 +43,7 @@ class Tab(msgspec.Struct, frozen=True):
         return getattr(importlib.import_module(module), name)
 
     def __call__(self) -> Any:
-        """A new screen for this tab (the app's MODES call it when the tab is first shown)."""
+        """A new screen for this tab (the app makes one when the tab is first shown)."""
         return self.screen_class()()
 
 
@@ -53,9 +54,19 @@ def _module_exists(module: str) -> bool:
     return where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()
 
 
-def _present(tabs: tuple[Tab, ...]) -> tuple[Tab, ...]:
-    found = [t for t in tabs if _module_exists(t.target.partition(":")[0])]
-    return tuple(sorted(found, key=lambda t: t.key))
+class MissingTabModule(RoostError):
+    """A tab names a screen module that is not there: a broken install or checkout."""
+
+    hint = "reinstall roost, or restore the file in the checkout"
+
+
+def _checked(tabs: tuple[Tab, ...]) -> tuple[Tab, ...]:
+    """``tabs`` in key order, once every one's module is found; else :class:`MissingTabModule`."""
+    missing = [t for t in tabs if not _module_exists(t.target.partition(":")[0])]
+    if missing:
+        named = ", ".join(f"{t.id} ({t.target.partition(':')[0]})" for t in missing)
+        raise MissingTabModule(f"the module of a tab is missing: {named}")
+    return tuple(sorted(tabs, key=lambda t: t.key))
 
 
 _ALL: tuple[Tab, ...] = (
@@ -95,7 +106,7 @@ _ALL: tuple[Tab, ...] = (
         "tui.ui.screens.activity:ActivityScreen",
     ),
 )
-TABS: tuple[Tab, ...] = _present(_ALL)
+TABS: tuple[Tab, ...] = _checked(_ALL)
 TAB_IDS: tuple[str, ...] = tuple(t.id for t in TABS)
 
 

@@ -489,7 +489,7 @@ def test_tabs_are_in_key_order_and_are_the_apps_modes():
     keys = [t.key for t in TABS]
     assert keys == sorted(keys)
     assert len(set(keys)) == len(keys)
-    assert list(RoostApp.MODES) == [t.id for t in TABS]
+    assert list(make_rig().app.MODES) == [t.id for t in TABS]
     # each tab's number key switches to it
     switches = {
         b.key: b.action
@@ -497,6 +497,18 @@ def test_tabs_are_in_key_order_and_are_the_apps_modes():
         if not isinstance(b, tuple) and b.action.startswith("switch_tab")
     }
     assert switches == {t.key: f"switch_tab('{t.id}')" for t in TABS}
+
+
+def test_a_tab_whose_module_is_missing_stops_the_start_naming_it():
+    """A tab is never left out without a word: a missing screen module is an error that names
+    the tab and the module."""
+    from tui import tabs
+
+    gone = tabs.Tab("gone", "9", "Gone", frozenset(), "tui.ui.screens.gone:GoneScreen")
+    with pytest.raises(tabs.MissingTabModule, match=r"gone \(tui\.ui\.screens\.gone\)") as raised:
+        tabs._checked((*tabs.TABS, gone))
+    assert raised.value.hint
+    assert tabs._checked(tuple(reversed(tabs.TABS))) == tabs.TABS  # all there: in key order
 
 
 def test_a_screen_for_an_unknown_tab_is_refused():

@@ -115,8 +115,6 @@ class RoostApp(App[int]):
     # when first shown (each stylesheet change re-parses all CSS)
     CSS_PATH = sheets("app", "widgets", "tables")
     COMMANDS = App.COMMANDS | {_roost_commands}
-    # a tab's screen (and its module) is made when the tab is first shown
-    MODES: ClassVar[dict[str, Any]] = {tab.id: tab for tab in TABS}
     BINDINGS: ClassVar[list[BindingType]] = [
         *_tab_bindings(),
         Binding("r", "refresh", "Refresh", id="app.refresh"),
@@ -184,14 +182,15 @@ class RoostApp(App[int]):
         poll: bool = True,
         ask_demo_reset: bool = False,
     ) -> None:
+        # one mode per tab: its screen (and its module) is made by _open_tab when the tab is
+        # first shown, given the app's state before it mounts
+        self.MODES = {tab.id: partial(self._open_tab, tab) for tab in TABS}
         if initial_screen not in self.MODES:
             known = ", ".join(self.MODES)
             raise ValueError(f"no screen {initial_screen!r}: use one of {known}")
         # start in the tab's mode itself: no throwaway default screen, no mode switch (and its
         # second full CSS reparse) in on_mount
         self.DEFAULT_MODE = initial_screen
-        # each tab's screen is made by _open_tab, which hands it the app's state before it mounts
-        self.MODES = {tab.id: partial(self._open_tab, tab) for tab in TABS}
         super().__init__(ansi_color=no_color())
         # each CSS source parsed once, not again on every re-parse (a tab's first visit makes
         # three): see tui/ui/textual_compat.py. No source has been added yet.

@@ -1,8 +1,9 @@
 """Action forms generated from the catalog: the picker ``n`` opens, one generic form, its
 field widgets, the live issue preview, completion from the snapshot.
 
-The app calls :func:`open_action_flow`; everything else here is its parts. ``draft``,
-``form_values``, ``completion`` and ``context`` hold no Textual code.
+The app's write side calls :func:`open_action_flow` (``n``) and :func:`open_action_form` (an
+answer from a thread); everything else here is its parts. Drafts, form values, completion and
+the action context hold no Textual code: they are in the headless core (tui/actions/).
 """
 
 from __future__ import annotations

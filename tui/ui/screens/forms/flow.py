@@ -1,12 +1,10 @@
-"""``n`` → picker → form → ``on_submit(draft)``: the one entry point the app calls.
+"""``n`` → picker → form → ``on_submit(draft)`` (:func:`open_action_flow`), and an answer from
+a thread straight to its form (:func:`open_action_form`).
 
-The app passes what it owns (attributes down): the current snapshot (completion), the context
-under the cursor, where drafts are kept, the login, and what to do with a submitted draft (the
-outbox). Wiring ``n`` is then a few lines::
-
-    def action_compose(self) -> None:
-        open_action_flow(self, context, self.snapshot, self.outbox_drafts,
-                         login=self.login, on_submit=self.outbox_submit)
+The app's write side (tui/ui/write_controller.py) calls both and passes what it owns
+(attributes down): the current snapshot (completion), the context under the cursor, where drafts
+are kept, the login, the deployment's catalog, how a request is composed, and what to do with a
+submitted draft (the outbox).
 """
 
 from __future__ import annotations
