@@ -181,7 +181,9 @@ def test_members_no_published_record_has_are_shown_not_failed(capsys, demo_egg, 
 
 def test_unreachable_exits_3(capsys, tmp_path):
     code, out, _ = run(capsys, "boots", "--read-url", CLOSED, "--boots", index_url(CLOSED))
-    assert code == 3 and "offline: the hub could not be reached (" in out and "ConnectError" not in out
+    assert (
+        code == 3 and "offline: the hub could not be reached (" in out and "ConnectError" not in out
+    )
     code, _, err = run(
         capsys, "egg", "verify", "--slug", SLUG, "--read-url", CLOSED, "--boots", CLOSED + "/i"
     )

@@ -17,11 +17,18 @@ import tui
 ROOT = Path(tui.__file__).resolve().parent
 ENGINE = ROOT / "ui" / "table"
 ENGINE_MODULES = sorted(ENGINE.glob("*.py"))
-#: What of roost the engine may import (besides itself): untrusted-text cleaning, vim's motion
-#: keys, the in-order text field and the one home of Textual's private names it relies on.
-SHARED = {"tui.untrusted", "tui.ui.widgets.vim", "tui.ui.widgets.editors", "tui.ui.textual_compat"}
+#: What of roost the engine may import (besides itself): the headless row model it shares with
+#: `roost export` (tui/tables/rows.py), untrusted-text cleaning, vim's motion keys, the in-order
+#: text field and the one home of Textual's private names it relies on.
+SHARED = {
+    "tui.tables.rows",
+    "tui.untrusted",
+    "tui.ui.widgets.vim",
+    "tui.ui.widgets.editors",
+    "tui.ui.textual_compat",
+}
 #: Packages whose ``__init__`` a Python import runs on the way (docstrings only).
-PARENTS = {"tui", "tui.ui", "tui.ui.widgets", "tui.ui.table"}
+PARENTS = {"tui", "tui.ui", "tui.ui.widgets", "tui.ui.table", "tui.tables"}
 
 
 def module_name(path: Path) -> str:

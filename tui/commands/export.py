@@ -95,7 +95,7 @@ def _column(name: str, columns: Sequence[Any]) -> int | str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.tables import EXPORTABLE, table_spec
+    from tui.tables.registry import EXPORTABLE, table_spec
 
     tab = args.tab.lower()
     if tab not in EXPORTABLE:

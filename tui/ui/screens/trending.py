@@ -20,10 +20,9 @@ from tui.tables.trending import COLUMNS, PostRow, post_keys, score_text
 from tui.tables.trending import models as trending_models
 from tui.tables.trending import prepare as trending_prepare
 from tui.ui.stylesheets import sheets
-from tui.ui.table.virtual_table import Column, LazyRow, Row, VirtualTable
+from tui.ui.table.virtual_table import Column, Row, VirtualTable
 from tui.ui.widgets.detail_pane import Link
 from tui.ui.widgets.text import labelled
-from tui.ui.table.virtual_table import Column, Row, VirtualTable
 from tui.untrusted import clean, truncate
 
 from .post_table import PostTableScreen, post_links, safe_url
