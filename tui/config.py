@@ -12,6 +12,14 @@ The config file is ``$XDG_CONFIG_HOME/roost/config.toml`` (``~/.config/roost/con
     agent = "zion-coder-03"            # the agent whose inbox roost shows
     bell = true                        # ring the terminal bell on a new notification
     readonly = true                    # post nothing, look for no token (also --readonly)
+    theme = "nord"                     # one of Textual's themes, or one under [themes.NAME]
+
+    [profiles.rappterbook.keymap]      # binding id = keys (`roost keys` lists the ids)
+    "app.refresh" = "f5,r"
+
+``[keymap]`` and ``[themes.NAME]`` may be at the top level and in a profile; the profile's
+choice of an id (or a theme's name) wins. Their shape is checked here (tui/keymap.py); the ids,
+keys and colours against the dashboard's own bindings and themes (tui/ui/keymap.py).
 
 With no read URL anywhere, roost runs on the embedded demo network (in-process, no sockets).
 
@@ -30,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.errors import RoostError
+from tui.keymap import KeyChoice, KeymapError, ThemeChoice, parse_keymap, parse_themes
 from tui.locations import config_path
 from tui.network.urls import check_url, redact_url
 from tui.pulse.agent_id import AGENT_ID_RULE, is_agent_id
@@ -55,6 +64,7 @@ ENV_VARS = {
     "processor_login": "ROOST_PROCESSOR_LOGIN",
     "agent": "ROOST_AGENT",
     "readonly": "ROOST_READONLY",
+    "theme": "ROOST_THEME",
 }
 TOKEN_ENV_VARS = (
     "ROOST_TOKEN",
@@ -128,6 +138,15 @@ class Settings:
     readonly: bool = False
     #: Where read-only was asked for: "--readonly", "environment ROOST_READONLY", the file.
     readonly_source: str | None = None
+    #: ``[keymap]``: binding id -> the keys chosen and where (tui/keymap.py).
+    keymap: Mapping[str, KeyChoice] = field(default_factory=dict, repr=False)
+    #: The theme's name: one of Textual's, or one of :attr:`themes`.
+    theme: str | None = None
+    #: ``[themes.NAME]``: themes of the person's own.
+    themes: Mapping[str, ThemeChoice] = field(default_factory=dict, repr=False)
+    #: Where each setting given was set (the file and profile, a variable, a flag): a setting
+    #: given wins over one the dashboard remembered (tui/preferences.py).
+    given: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def demo(self) -> bool:
@@ -191,7 +210,9 @@ _KEYS = {f.name for f in fields(Settings)} - {
     "ssh_role",
     "write_without_read",
     "readonly_source",
+    "given",
 }
+_MERGED = ("keymap", "themes")  # tables a profile adds to, id by id, rather than replaces
 _URL_KEYS = ("read_url", "write_url", "hub_url")
 
 
@@ -223,6 +244,11 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
         if not isinstance(value, bool):
             raise ConfigError(f"{origin}: {key} must be true or false, got {_shown(value)}")
         return value
+    if key in _MERGED:
+        try:
+            return (parse_keymap if key == "keymap" else parse_themes)(value, origin)
+        except KeymapError as exc:
+            raise ConfigError(str(exc)) from None
     if key == "actions":
         if not isinstance(value, Mapping):
             raise ConfigError(f"{origin}: [actions] must be a table of [actions.NAME] tables")
@@ -296,7 +322,8 @@ def load_settings(
         for key, raw in mapping.items():
             if key in _KEYS:
                 where = origin if isinstance(origin, str) else origin[key]
-                values[key] = _coerce(key, raw, where)
+                value = _coerce(key, raw, where)
+                values[key] = {**values.get(key, {}), **value} if key in _MERGED else value
                 sources[key] = where
 
     top = {k: v for k, v in document.items() if k not in ("profiles", "profile")}
@@ -352,6 +379,7 @@ def load_settings(
         explicit.append(origin if origin in TOKEN_ENV_VARS else f"the token in {origin}")
     settings = Settings(
         **values,
+        given=dict(sources),
         profile=profile,
         token_source=token_source,
         config_file=path,

@@ -7,6 +7,8 @@
   folder per service under it; the demo world beside it, in ``$XDG_DATA_HOME/roost/demo``;
 * what this person has read of each service's inbox: ``$XDG_DATA_HOME/roost/read``, one file
   per service;
+* what the dashboard remembers (theme, interval, sorts, last tab):
+  ``$XDG_STATE_HOME/roost/preferences.json``;
 * what `roost serve-ssh` keeps (its host key): ``$XDG_STATE_HOME/roost/ssh`` (the platform's
   user state dir).
 
@@ -28,6 +30,7 @@ __all__ = [
     "outbox_root",
     "read_state_root",
     "ssh_state_dir",
+    "state_root",
 ]
 
 _APP = "roost"
@@ -63,9 +66,13 @@ def read_state_root(env: Mapping[str, str] | None = None) -> Path:
     return data_root(env) / "read"
 
 
-def ssh_state_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where `roost serve-ssh` keeps its state (its host key)."""
+def state_root(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME/roost`` (or the platform's user state dir)."""
     env = os.environ if env is None else env
     base = env.get("XDG_STATE_HOME")
-    root = Path(base) / _APP if base else Path(platformdirs.user_state_dir(_APP, False))
-    return root / "ssh"
+    return Path(base) / _APP if base else Path(platformdirs.user_state_dir(_APP, False))
+
+
+def ssh_state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where `roost serve-ssh` keeps its state (its host key)."""
+    return state_root(env) / "ssh"

@@ -31,6 +31,8 @@ What is here, and why:
   switching it off.
 * :func:`withdraw_notification` - take one toast away before its time (``App._unnotify``): a
   form's "fix the marked fields" once they are fixed. ``notify`` returns nothing to remove.
+* :func:`character_to_key` - the key name of a character (``textual.keys._character_to_key``),
+  to write a keymap's keys as Textual's bindings name them.
 * :func:`composited_update` - what the terminal shows now (``Screen._compositor``,
   ``App._background_screens``), for the tests.
 * :class:`KeyGate` - a text field sees each key before it reads it (``Widget._on_key``, where a
@@ -79,6 +81,7 @@ __all__ = [
     "hide_bindings",
     "mark_styles_current",
     "own_bindings",
+    "character_to_key",
     "withdraw_notification",
 ]
 
@@ -103,6 +106,7 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("textual.screen.Screen", "_compositor"),
     ("textual.widgets._tabbed_content", "ContentTab"),
     ("textual.widgets._tabbed_content", "ContentTabs"),
+    ("textual.keys", "_character_to_key"),
 )
 
 #: (css, read_from, is_default_rules, tie_breaker, scope): what a parse depends on, besides the
@@ -276,3 +280,11 @@ class KeyGate(_Field):
     async def _on_key(self, event: events.Key) -> None:
         if not self.diverts_key(event):
             await super()._on_key(event)
+
+
+def character_to_key(character: str) -> str:
+    """The key name Textual gives a character (``"?"`` → ``"question_mark"``), as its keymap
+    and bindings use it (``textual.keys._character_to_key``)."""
+    from textual.keys import _character_to_key
+
+    return _character_to_key(character)
