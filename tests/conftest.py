@@ -61,11 +61,13 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))  # the outbox lives there
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))  # remembered preferences
     for var in (
         "ROOST_READ_URL",
         "ROOST_WRITE_URL",
         "ROOST_REPO",
         "ROOST_HUB_URL",
+        "ROOST_THEME",
         "ROOST_BOOTS",
         "ROOST_TOKEN",
         "RAPPTERBOOK_TOKEN",

@@ -61,7 +61,7 @@ def _shown(value: Any) -> str:
 def parse_keymap(value: Any, origin: str) -> dict[str, KeyChoice]:
     """``[keymap]`` of one layer (the top level or a profile), its shape checked."""
     if not isinstance(value, Mapping):
-        raise KeymapError(f"{origin}: [keymap] must be a table of binding id = \"keys\"")
+        raise KeymapError(f'{origin}: [keymap] must be a table of binding id = "keys"')
     choices: dict[str, KeyChoice] = {}
     for binding_id, raw in value.items():
         where = f"{origin} [keymap] {_shown(binding_id)}"
@@ -70,7 +70,7 @@ def parse_keymap(value: Any, origin: str) -> dict[str, KeyChoice]:
         elif isinstance(raw, list) and all(isinstance(item, str) for item in raw):
             parts = list(raw)
         else:
-            raise KeymapError(f"{where}: keys must be a string such as \"j,down\", got {_shown(raw)}")
+            raise KeymapError(f'{where}: keys must be a string such as "j,down", got {_shown(raw)}')
         keys = tuple(part.strip() for part in parts)
         if not keys or not all(keys):
             raise KeymapError(f"{where}: an empty key in {_shown(raw)}; separate keys with commas")
@@ -91,6 +91,6 @@ def parse_themes(value: Any, origin: str) -> dict[str, ThemeChoice]:
         if not isinstance(name, str) or not _NAME_SHAPE.fullmatch(name):
             raise KeymapError(f"{where}: a theme name is letters, digits, '-', '_' or '.'")
         if not isinstance(table, Mapping):
-            raise KeymapError(f"{where}: must be a table of colours (primary = \"#88c0d0\", …)")
+            raise KeymapError(f'{where}: must be a table of colours (primary = "#88c0d0", …)')
         themes[name] = ThemeChoice(name, dict(table), f"{origin} [themes.{name}]")
     return themes

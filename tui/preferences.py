@@ -36,7 +36,15 @@ from tui.network.disk_cache import atomic_write
 from tui.strict_json import Unreadable, read_json_file
 from tui.untrusted import clean_line
 
-__all__ = ["FILE_LIMIT", "FORMAT", "Preferences", "Remembered", "preferences_path"]
+__all__ = [
+    "FILE_LIMIT",
+    "FORMAT",
+    "Preferences",
+    "Remembered",
+    "preferences_path",
+    "reset_preferences",
+    "sort_key",
+]
 
 FORMAT = "roost-preferences/1"
 FILE_LIMIT = 256 << 10
@@ -211,3 +219,8 @@ def reset_preferences(env: Mapping[str, str] | None = None) -> Path | None:
     except FileNotFoundError:
         return None
     return path
+
+
+def sort_key(tab_id: str, table_id: str | None) -> str:
+    """How a table's sort is remembered: its tab (the main table), or ``tab:table-id``."""
+    return f"{tab_id}:{table_id}" if table_id else tab_id

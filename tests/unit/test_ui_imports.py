@@ -22,6 +22,12 @@ CORE_MODULES = sorted(p for p in ROOT.rglob("*.py") if UI not in p.parents)
 #: The UI entry points a command imports when it runs (never at import time).
 DOORS = {
     "commands/dashboard.py": {"tui.ui.app", "tui.ui.app.run_tui"},
+    "commands/keys.py": {
+        "tui.ui.keymap",
+        "tui.ui.keymap.key_label",
+        "tui.ui.keymap.binding_catalog",
+        "tui.ui.keymap.checked_keymap",
+    },
     "commands/eggs.py": {
         "tui.ui.screens.boots.inspector_app",
         "tui.ui.screens.boots.inspector_app.InspectorApp",

@@ -48,6 +48,7 @@ COMMANDS: tuple[str, ...] = (
     "inbox",
     "activity",
     "export",
+    "keys",
     "action",
     "eggs",
     "sandbox",

@@ -44,6 +44,7 @@ from tui.startup import resume_gc
 from tui.ui.app_state import AppState, Clock, utc_now
 from tui.ui.conversation import ConversationController
 from tui.ui.held_keys import HeldKeys
+from tui.ui.preferences import PreferencesController
 from tui.ui.preload import prepare_tabs
 from tui.ui.pulse import PulseController
 from tui.ui.screens import TABS, StateScreen, Tab
@@ -107,8 +108,7 @@ def _tab_bindings() -> list[BindingType]:
 
 
 class RoostApp(App[int]):
-    """The dashboard of ``service``: its store's snapshots on the tabs, its write side behind
-    ``n`` and ``o``."""
+    """The dashboard of ``service``: its snapshots on the tabs, its write side behind ``n``."""
 
     TITLE = "roost"
     # the chrome, its widgets and the three table tabs; other screens bring their own sheets, parsed
@@ -178,13 +178,15 @@ class RoostApp(App[int]):
         service: Service,
         *,
         clock: Clock = utc_now,
-        initial_screen: str = "agents",
+        initial_screen: str | None = "agents",
         poll: bool = True,
         ask_demo_reset: bool = False,
     ) -> None:
         # one mode per tab: its screen (and its module) is made by _open_tab when the tab is
         # first shown, given the app's state before it mounts
         self.MODES = {tab.id: partial(self._open_tab, tab) for tab in TABS}
+        self.preferences = PreferencesController(self, service.settings)
+        initial_screen = initial_screen or self.preferences.first_tab(self.MODES)
         if initial_screen not in self.MODES:
             known = ", ".join(self.MODES)
             raise ValueError(f"no screen {initial_screen!r}: use one of {known}")
@@ -207,6 +209,7 @@ class RoostApp(App[int]):
         self.ask_demo_reset = ask_demo_reset and service.settings.demo
         self.store: Store = service.store
         self.poll = poll
+        self.preferences.install(self.store if poll else None)
         #: When keys come: background work (table warm-ups, preloads) stands aside meanwhile.
         self.key_pace = KeyPace()
         #: Served over SSH: the server's signals, and no suspend, no browser (tui/ui/ssh_mode.py).
@@ -258,9 +261,8 @@ class RoostApp(App[int]):
         super().exit(*args, **kwargs)
 
     def update_styles(self, node: Any, animate: bool = True) -> None:
-        """No restyling once the app is leaving: closing each tab's screen blurs its focused
-        widget, and each blur restyled that widget's whole subtree for a frame never drawn
-        (a visible part of a big network's quit)."""
+        """No restyling once leaving: each tab's blur restyled its subtree for a frame never
+        drawn (a visible part of a big network's quit)."""
         if self._leaving:
             return
         super().update_styles(node, animate)
@@ -310,6 +312,7 @@ class RoostApp(App[int]):
         screen.key_pace = self.key_pace
         screen.build_policy = gc_policy.building  # big builds: the collector's policy for them
         screen.take_service(self.service)
+        screen.remembered_sorts = self.preferences.sorts(tab.id)
         self._tab_screens[tab.id] = screen
         # A new screen's styles are computed when it mounts, from the stylesheet as it is then:
         # mark them current, or Textual restyles the app and the new screen twice more
@@ -319,8 +322,7 @@ class RoostApp(App[int]):
         return screen
 
     def _follow_store_status(self) -> None:
-        """The store also updates its status between cycles (the next retry's delay) and
-        starts polled cycles on its own: "refreshing…" follows it."""
+        """The store's status between cycles (a retry's delay, a polled cycle) is shown too."""
         changes: dict[str, Any] = {}
         if self.store.status is not self.app_state.status:
             changes["status"] = self.store.status
@@ -362,7 +364,7 @@ class RoostApp(App[int]):
     # ------------------------------------------------------------------ store plumbing
 
     def _on_store_cycle(self, snapshot: Snapshot, report: RefreshReport) -> None:
-        """The store's listener (runs in the refresh worker): post, never touch widgets."""
+        """The store's listener (in the refresh worker): post, never touch widgets."""
         self.post_message(self.StateRefreshed(snapshot, report, self.store.status))
 
     def on_mount(self) -> None:
@@ -372,15 +374,14 @@ class RoostApp(App[int]):
         # full collections at quiet moments only, never started by a key's allocations
         self._full_collections = gc_policy.defer_full()
         self.ssh.install()
+        self.preferences.started()
         self._run_store()
         self.set_interval(0.5, self._follow_store_status, name="store status")
         self.set_interval(IDLE_CHECK_S, self._collect_when_idle, name="idle collection")
 
     def _collect_when_idle(self) -> None:
-        """The full collection the collector would have started by itself, once no key has
-        been handled for a while (or, while keys keep coming, after many more young ones);
-        every few minutes of quiet, one that includes what was frozen (garbage frozen with a
-        refresh's models or rows is freed then, not kept until roost exits)."""
+        """The collector's full collection once no key has come for a while (or after many more
+        young ones); every few minutes of quiet, one that includes what was frozen."""
         now = time.monotonic()
         idle = self.key_pace.idle_for(IDLE_BEFORE_COLLECT_S)
         if idle and now - self._thorough_at >= THOROUGH_COLLECT_S:
@@ -423,6 +424,7 @@ class RoostApp(App[int]):
         await (self.store.refresh(force=True) if force else self.store.refresh())
 
     async def on_unmount(self) -> None:
+        self.preferences.tab_shown(self.current_mode)
         self.ssh.remove()
         resume_gc()
         if self._full_collections is not None:
@@ -491,8 +493,7 @@ class RoostApp(App[int]):
         description="import the other tabs' screens and parse their CSS",
     )
     async def _preload_tabs(self) -> None:
-        """Between keys, import the other tabs' modules and parse their CSS: their first
-        visit then finds both done (tui/ui/preload.py)."""
+        """Between keys, import the other tabs' modules and parse their CSS (preload.py)."""
         await prepare_tabs(self.stylesheet, self.key_pace, opened=set(self._tab_screens))
 
     def _current_state_screens(self) -> list[StateScreen]:
@@ -572,8 +573,7 @@ class RoostApp(App[int]):
             yield
 
     def copy_to_clipboard(self, text: str) -> None:
-        """Every copy (OSC 52) goes through the one rule of what may reach a clipboard:
-        :func:`tui.untrusted.for_clipboard` (``tui.ui.widgets.text.copy`` also says so)."""
+        """Every copy (OSC 52) goes through :func:`tui.untrusted.for_clipboard`."""
         super().copy_to_clipboard(for_clipboard(text)[0])
 
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
@@ -591,6 +591,10 @@ class RoostApp(App[int]):
     def on_virtual_table_warmed(self, message: VirtualTable.Warmed) -> None:
         """A table's rows are warmed: they live until its next rows (tui/gc_policy.py)."""
         gc_policy.after_warm_up(message.rows)
+
+    def on_virtual_table_sorted(self, message: VirtualTable.Sorted) -> None:
+        if tab_id := getattr(message.table.screen, "TAB_ID", ""):  # remembered per table
+            self.preferences.sorted(tab_id, message.table.id, message.column_key, message.reverse)
 
     def on_tab_bar_tab_chosen(self, message: TabBar.TabChosen) -> None:
         self.jump_to(message.tab_id)
@@ -682,8 +686,7 @@ class RoostApp(App[int]):
     # ------------------------------------------------------------------ posting
 
     def action_compose(self) -> None:
-        """`n`: the action picker for what is selected (``n heart``: "heart" is its filter,
-        even when the picker waits for the deployment's contract first)."""
+        """`n`: the action picker for what is selected (``n heart``: "heart" is its filter)."""
         self.held_keys.until_ready()
         if not self.writer.compose():
             self.held_keys.release()  # nothing opens: the keys act where they are
@@ -752,6 +755,7 @@ class RoostApp(App[int]):
             wanted = next((s for s in reversed(INTERVAL_STEPS) if s < current), INTERVAL_STEPS[0])
         self.store.set_interval(wanted)
         interval = self.store.options.interval_s
+        self.preferences.interval_changed(interval)
         self._publish(interval_s=interval if self.poll else 0.0)
         self.notify(f"Refreshing every {_interval(interval)}", markup=False)
 
@@ -764,8 +768,7 @@ class RoostApp(App[int]):
         self.push_screen(ProblemsScreen(self.app_state, redact_url(self.store.base_url)))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Of Textual's own palette commands, only the theme picker is one a user of roost
-        wants (its keys are in help and in roost's palette entries)."""
+        """Of Textual's own palette commands, only the theme picker (the others are roost's)."""
         for command in super().get_system_commands(screen):
             if command.title == "Theme":
                 yield command
@@ -787,13 +790,10 @@ def _interval(seconds: float) -> str:
 
 
 def run_tui(service: Service, *, screen: str | None = None, ask_demo_reset: bool = False) -> int:
-    """Run the dashboard of ``service`` until the user quits; the process exit code.
-    ``ask_demo_reset``: `roost demo --reset` (the dashboard asks first)."""
-    app = RoostApp(service, initial_screen=screen or "agents", ask_demo_reset=ask_demo_reset)
+    """Run the dashboard until the user quits; ``ask_demo_reset``: `roost demo --reset`."""
+    app = RoostApp(service, initial_screen=screen, ask_demo_reset=ask_demo_reset)
     result = app.run()
-    # The process ends now. The app gave what it froze back to the collector when it closed
-    # (tests run many apps in one process); left so, the interpreter's final collections
-    # rescan all of it on the way out, long after the screen is gone on a big network;
-    # frozen, they skip it. Nothing frozen is leaked: the process exits.
+    # The process ends: frozen, what the app gave back to the collector is not rescanned by
+    # the interpreter's final collections long after the screen is gone (nothing leaks).
     gc_policy.freeze()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,6 +33,7 @@ __all__ = [
     "binding_catalog",
     "checked_keymap",
     "class_bindings",
+    "key_label",
     "normal_key",
     "place_of",
     "rebound",
@@ -40,7 +42,7 @@ __all__ = [
 MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 _KEY_NAMES = frozenset(
     key.value.rpartition("+")[2] for key in Keys if not key.value.startswith("<")
-) | {"comma"}
+) | {character_to_key(character) for character in string.punctuation}
 
 #: What a class is called where its keys apply, when it says nothing itself.
 _PLACES = {
@@ -66,6 +68,15 @@ def normal_key(key: str) -> str | None:
     elif name not in _KEY_NAMES and key_to_character(name) is None:
         return None
     return "+".join([*modifiers, name])
+
+
+_PUNCTUATION = {character_to_key(character): character for character in string.punctuation}
+
+
+def key_label(key: str) -> str:
+    """A key as a person types it: ``question_mark`` → ``?``, ``ctrl+slash`` → ``ctrl+/``."""
+    *modifiers, name = key.split("+") if key != "+" else ("+",)
+    return "+".join([*modifiers, _PUNCTUATION.get(name, name)])
 
 
 def place_of(cls: type) -> str:
@@ -185,7 +196,9 @@ def checked_keymap(keymap: Mapping[str, KeyChoice]) -> dict[str, str]:
             raise _refuse(
                 choice,
                 binding_id,
-                "no binding has this id" + (f"; {guess}" if guess else "") + " (roost keys lists them)",
+                "no binding has this id"
+                + (f"; {guess}" if guess else "")
+                + " (roost keys lists them)",
             )
         keys = []
         for key in choice.keys:
@@ -199,7 +212,7 @@ def checked_keymap(keymap: Mapping[str, KeyChoice]) -> dict[str, str]:
                 )
             keys.append(normal)
         chosen[binding_id] = tuple(dict.fromkeys(keys))
-    for cls in _binding_classes():
+    for cls in sorted(_binding_classes(), key=lambda cls: len(cls.__mro__)):  # bases first
         _check_place(cls, chosen, keymap)
     return {binding_id: ",".join(keys) for binding_id, keys in chosen.items()}
 

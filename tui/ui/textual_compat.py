@@ -31,6 +31,8 @@ What is here, and why:
   switching it off.
 * :func:`withdraw_notification` - take one toast away before its time (``App._unnotify``): a
   form's "fix the marked fields" once they are fixed. ``notify`` returns nothing to remove.
+* :func:`app_keymap` - the keymap the app was given (``App._keymap``), for help and the
+  palette, which list bindings as their classes declare them.
 * :func:`character_to_key` - the key name of a character (``textual.keys._character_to_key``),
   to write a keymap's keys as Textual's bindings name them.
 * :func:`composited_update` - what the terminal shows now (``Screen._compositor``,
@@ -81,6 +83,7 @@ __all__ = [
     "hide_bindings",
     "mark_styles_current",
     "own_bindings",
+    "app_keymap",
     "character_to_key",
     "withdraw_notification",
 ]
@@ -107,6 +110,7 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("textual.widgets._tabbed_content", "ContentTab"),
     ("textual.widgets._tabbed_content", "ContentTabs"),
     ("textual.keys", "_character_to_key"),
+    ("textual.app.App", "_keymap"),
 )
 
 #: (css, read_from, is_default_rules, tie_breaker, scope): what a parse depends on, besides the
@@ -288,3 +292,8 @@ def character_to_key(character: str) -> str:
     from textual.keys import _character_to_key
 
     return _character_to_key(character)
+
+
+def app_keymap(app: App[Any]) -> dict[str, str]:
+    """The keymap ``app`` was given with ``set_keymap`` (binding id -> keys), normalised."""
+    return dict(app._keymap)

@@ -15,8 +15,8 @@ calls the app.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -133,6 +133,9 @@ class StateScreen(Screen):
     key's path. Keys typed in between wait for the body (the app holds them)."""
     body_filled = False
     """The body's widgets are mounted (:meth:`on_body_mounted` has run)."""
+    remembered_sorts: Mapping[str, tuple[str | None, bool]] = {}
+    """Set by the app: the sorts remembered for this tab's tables, by table id ("" the main
+    table); put back when the body is mounted, before the first rows."""
 
     app_state: var[AppState] = var(AppState)
     """What the app says about itself; set by the app (the tab and status bars are bound to it)."""
@@ -411,6 +414,7 @@ class StateScreen(Screen):
     def _body_mounted(self) -> None:
         self.body_filled = True
         self.on_body_mounted()
+        self._restore_sorts()
         self._pending = None
         self.deliver(self.snapshot, self.FILES)
         key, self._select_when_ready = self._select_when_ready, None
@@ -419,6 +423,15 @@ class StateScreen(Screen):
         # keys the app held meanwhile are typed again when this is handled (after the focus
         # is set: the message waits in the queue)
         self.post_message(self.ReadyForKeys(self))
+
+    def _restore_sorts(self) -> None:
+        from tui.ui.widgets.virtual_table import VirtualTable
+
+        for table in self.query(VirtualTable) if self.remembered_sorts else ():
+            sort = self.remembered_sorts.get(table.id or "")
+            if sort is not None and sort != (table.sort_column, table.sort_reverse):
+                with suppress(ValueError):  # a column this version no longer has
+                    table.sort_by(*sort)
 
     def on_body_mounted(self) -> None:
         """The body's widgets are mounted (on mount, or after the first frame when the body

@@ -18,8 +18,10 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.ui.keymap import rebound
 from tui.ui.screens.dialog import ClosingModal
 from tui.ui.stylesheets import sheets
+from tui.ui.textual_compat import app_keymap
 from tui.ui.widgets.find_text import scroll_body
 from tui.ui.widgets.vim import vim_bindings
 
@@ -54,7 +56,7 @@ def declared_bindings(node_type: type[DOMNode]) -> list[Binding]:
 
 def _entries(app: App, node: DOMNode | None, bindings: Iterable[Binding]) -> list[KeyEntry]:
     entries: dict[str, KeyEntry] = {}
-    for binding in bindings:
+    for binding in rebound(list(bindings), app_keymap(app)):  # the keys chosen in [keymap]
         if not binding.description or binding.system:
             continue
         name = binding.action
