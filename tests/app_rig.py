@@ -69,6 +69,7 @@ def make_rig(
     agents: int = 300,
     network: DemoNetwork | None = None,
     demo: bool = True,
+    settings: Settings | None = None,
 ) -> Rig:
     """The app on a demo network of its own (at ``BASE``, in-process), on a frozen clock.
 
@@ -81,7 +82,7 @@ def make_rig(
     client = in_process_client(sandbox, BASE)
     # the memory policy connect() gives a real store (tui/gc_policy.py)
     store = Store(BASE, client=client, clock=clock, building=gc_policy.building)
-    service = service_for(store, demo=demo, demo_app=sandbox)
+    service = service_for(store, demo=demo, demo_app=sandbox, settings=settings)
     app = RoostApp(service, clock=clock, initial_screen=screen, poll=False)
     return Rig(app, network, store, clock, sandbox.state.sandbox.faults)
 
@@ -92,11 +93,14 @@ def service_for(
     demo: bool = True,
     demo_app: object | None = None,
     boots: BootsSource | None = None,
+    settings: Settings | None = None,
 ) -> Service:
     """A service around ``store``: the demo network (seed boots packed in memory, no hub
     request, unless ``boots`` is given) or the service at the store's address."""
     if demo:
-        return Service(Settings(), store, demo_app=demo_app, boots_source=boots or DemoBoots())
+        return Service(
+            settings or Settings(), store, demo_app=demo_app, boots_source=boots or DemoBoots()
+        )
     return Service(Settings(read_url=store.read_url), store, boots_source=boots)
 
 

@@ -31,6 +31,7 @@ examples:
   roost demo                              open the dashboard on the embedded demo network
   roost --screen seeds                    open on the Seeds tab
   roost --readonly                        read only: post nothing, look for no token
+  roost keys                              every key binding by id, for [keymap] in the config
   roost state                             refresh once and print a summary (demo network)
   roost state --read-url https://raw.githubusercontent.com/OWNER/REPO/main --json --cycles 2
   roost state --cycles 3 --pause-between 10   three refreshes, ten seconds apart
@@ -47,7 +48,7 @@ ROOST_BOOTS, ROOST_INTERVAL, ROOST_CACHE_DIR, ROOST_PROCESSOR_LOGIN, ROOST_AGENT
 the token from ROOST_TOKEN / RAPPTERBOOK_TOKEN / DISCUSSIONS_TOKEN / GH_TOKEN / GITHUB_TOKEN, none
 when read-only) > config file ($XDG_CONFIG_HOME/roost/config.toml, with [profiles.NAME]) >
 defaults. In the config only: bell = true rings the terminal bell when a new notification arrives
-for the agent.
+for the agent; [keymap] rebinds keys, theme = "nord" or [themes.NAME] colours it (docs/keys.md).
 """
 
 
@@ -100,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"roost {__version__}")
     parser.add_argument("--screen", choices=TAB_IDS, help="open on this tab")
+    parser.add_argument(
+        "--reset-preferences",
+        action="store_true",
+        help="forget the remembered theme, interval, sorts and last tab, then exit",
+    )
     service_options(parser, agent=True)
     parser.set_defaults(handler=run_dashboard)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -64,7 +64,7 @@ def parse_keymap(value: Any, origin: str) -> dict[str, KeyChoice]:
         raise KeymapError(f'{origin}: [keymap] must be a table of binding id = "keys"')
     choices: dict[str, KeyChoice] = {}
     for binding_id, raw in value.items():
-        where = f"{origin} [keymap] {_shown(binding_id)}"
+        where = f"{origin} [keymap] {ascii(str(binding_id))[1:-1][:80]}"
         if isinstance(raw, str):
             parts = raw.split(",")
         elif isinstance(raw, list) and all(isinstance(item, str) for item in raw):

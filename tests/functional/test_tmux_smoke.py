@@ -154,6 +154,35 @@ def test_roost_demo_by_keys_at_80x24(pane):
     quit_cleanly(pane)
 
 
+def test_a_rebound_key_in_a_real_terminal(pane):
+    """[keymap] in the config file: F1 opens help (which lists it), 7's tab is on F7, the key
+    bar says f1."""
+    config = pane.tmp / "config" / "roost"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text(
+        '[keymap]\n"app.help" = "f1"\n"app.tab.posts" = "f7,7"\n', encoding="utf-8"
+    )
+    pane.start(ROOST_DEMO)
+    screen = pane.wait_for("all verified")
+    assert " f1 Help" in screen
+    pane.keys("F7")
+    pane.wait_for("# tag ")  # the Posts table's header
+    pane.keys("F1")
+    pane.wait_for("roost · keys")
+    pane.keys("G")  # help's end: the app's keys
+    screen = pane.wait_for("Quit")
+    assert re.search(r"f1 +Help", screen), screen
+    pane.keys("g")  # the tabs' keys, under the table's
+    deadline = time.monotonic() + 10
+    while not re.search(r"f7 / 7 +Posts", screen) and time.monotonic() < deadline:
+        pane.keys("j")
+        screen = pane.screen()
+    assert re.search(r"f7 / 7 +Posts", screen), screen
+    pane.keys("Escape")
+    pane.wait_for("600 posts")  # help closed, the Posts tab under it
+    quit_cleanly(pane)
+
+
 def test_a_first_visit_burst_lands_in_the_list_it_opens(pane):
     """``5]]jj`` in one write: the Seeds tab is made, two sections on, and both ``j`` move down
     the queue (the list is built after the tab's first frame: its keys wait for it)."""

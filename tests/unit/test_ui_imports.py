@@ -21,7 +21,14 @@ SCREENS_AND_WIDGETS = sorted([*(UI / "widgets").rglob("*.py"), *(UI / "screens")
 CORE_MODULES = sorted(p for p in ROOT.rglob("*.py") if UI not in p.parents)
 #: The UI entry points a command imports when it runs (never at import time).
 DOORS = {
-    "commands/dashboard.py": {"tui.ui.app", "tui.ui.app.run_tui"},
+    "commands/dashboard.py": {
+        "tui.ui.app",
+        "tui.ui.app.run_tui",
+        "tui.ui.keymap",
+        "tui.ui.keymap.checked_keymap",
+        "tui.ui.themes",
+        "tui.ui.themes.checked_themes",
+    },
     "commands/keys.py": {
         "tui.ui.keymap",
         "tui.ui.keymap.key_label",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tui.commands import EXIT_USAGE, agent_option, readonly_option, settings_from
+from tui.commands import EXIT_OK, EXIT_USAGE, agent_option, readonly_option, settings_from
 from tui.ssh.mode import for_session, session_role
 from tui.startup import begin, resume_gc
 from tui.tabs import TAB_IDS
@@ -35,6 +35,16 @@ def on_a_terminal() -> bool:
 
 
 def run_dashboard(args: argparse.Namespace) -> int:
+    if getattr(args, "reset_preferences", False):
+        from tui.preferences import reset_preferences
+
+        forgotten = reset_preferences()
+        print(
+            f"roost: forgot the remembered preferences ({forgotten} removed)"
+            if forgotten
+            else "roost: no preferences were remembered"
+        )
+        return EXIT_OK
     # a session of `roost serve-ssh` reads no token at all
     settings = for_session(settings_from(args, looks_for_token=session_role() is None))
     if not on_a_terminal():
@@ -43,6 +53,12 @@ def run_dashboard(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if settings.keymap or settings.theme or settings.themes:  # refused before anything starts
+        from tui.ui.keymap import checked_keymap
+        from tui.ui.themes import checked_themes
+
+        checked_keymap(settings.keymap)
+        checked_themes(settings)
     screen = getattr(args, "demo_screen", None) or args.screen
     if getattr(args, "demo", False):
         settings = settings.as_demo()
