@@ -213,3 +213,16 @@ def test_over_ssh_a_guest_remembers_nothing_and_a_keyed_user_in_their_own_folder
     assert path == home / "state" / "preferences.json"
     assert (home / "state").stat().st_mode & 0o077 == 0
     assert preferences_path(KEYED, {}) is None
+
+
+def test_the_examples_in_docs_keys_md_are_accepted(tmp_path):
+    import re
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "keys.md"
+    blocks = re.findall(r"```toml\n(.*?)```", docs.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) == 4
+    for block in blocks:
+        loaded = settings(tmp_path, block)
+        checked_keymap(loaded.keymap)
+        checked_themes(loaded)
