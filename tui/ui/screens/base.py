@@ -425,7 +425,8 @@ class StateScreen(Screen):
         self.post_message(self.ReadyForKeys(self))
 
     def _restore_sorts(self) -> None:
-        from tui.ui.widgets.virtual_table import VirtualTable
+        # here, not at the top: a tab with no table (Stats) never loads the table engine
+        from tui.ui.table.virtual_table import VirtualTable
 
         for table in self.query(VirtualTable) if self.remembered_sorts else ():
             sort = self.remembered_sorts.get(table.id or "")
