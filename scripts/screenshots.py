@@ -70,6 +70,8 @@ class Shot:
     prepare: Prepare | None = None
     #: The agent roost is set to (its inbox, in the status bar).
     agent: str | None = None
+    #: The theme (one of Textual's, by name), as ``theme = "…"`` in the config sets it.
+    theme: str | None = None
 
 
 # n, pick register_agent, fill its three required fields
@@ -201,6 +203,14 @@ SHOTS: tuple[Shot, ...] = (
         size=(80, 24),
         title="An agent's profile at 80×24",
     ),
+    Shot("theme-nord", "trending", ("enter",), title="Trending in the nord theme", theme="nord"),
+    Shot(
+        "theme-light-80x24",
+        "agents",
+        size=(80, 24),
+        title="Agents at 80×24 in textual-light",
+        theme="textual-light",
+    ),
     Shot("stats", "stats", title="Stats"),
     Shot("stats-counter", "stats", ("down", "down", "down", "enter"), title="Stats, one counter"),
     Shot("seeds", "seeds", title="Seeds: the active seed"),
@@ -308,7 +318,12 @@ async def take(shot: Shot) -> str:
 
 async def _take(shot: Shot, clock: FrozenClock) -> str:
     # the demo service as `roost demo` builds it (store, issue API, hub), on a frozen clock
-    service = connect(Settings(agent=shot.agent), use_cache=False, epoch=DEFAULT_EPOCH, clock=clock)
+    service = connect(
+        Settings(agent=shot.agent, theme=shot.theme),
+        use_cache=False,
+        epoch=DEFAULT_EPOCH,
+        clock=clock,
+    )
     service.demo_app.state.sandbox.clock = clock  # issues and comments stamped on it too
     network = service.demo_app.state.sandbox.network
     store = service.store
