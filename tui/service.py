@@ -166,13 +166,16 @@ def connect(
     agents: int | None = None,
     clock: Callable[[], datetime] | None = None,
     files: Iterable[str] | None = None,
+    follow: int | None = None,
 ) -> Service:
     """Build the service for ``settings``; demo settings get an in-process sandbox.
 
     ``cache``: the disk cache to use (default: the service's own folder, unless ``use_cache``
     is False). ``prefetch``: start reading it in a background thread at once (`roost` does, so
     that the read overlaps the dashboard's imports). ``files``: the state files its store
-    reads (default the five; `roost posts` reads only the log and trending).
+    reads (default the five; `roost posts` reads only the log and trending). ``follow``: the
+    descriptor of a refresher's feed (a session of `roost serve-ssh`): the store follows it
+    and makes no request for state files (tui/network/feed.py).
     """
     if not use_cache:
         cache = None
@@ -190,8 +193,13 @@ def connect(
         kwargs["clock"] = clock  # screenshots freeze the store's
     if files is not None:
         kwargs["files"] = tuple(files)
+    kind: type[Store] = Store
+    if follow is not None and cache is not None:
+        from tui.network.feed import FollowerStore
+
+        kind, kwargs["feed"] = FollowerStore, follow
     if not settings.demo:
-        store = Store(settings.state_url, cache=cache, **kwargs)
+        store = kind(settings.state_url, cache=cache, **kwargs)
         return Service(settings, store, configured_hub_url=settings.hub_url)
 
     from tui.sandbox.app import DEMO_TOKEN
@@ -218,7 +226,7 @@ def connect(
         token=None if settings.ssh_role or settings.readonly else Secret(DEMO_TOKEN),
         token_source=None if settings.ssh_role or settings.readonly else "demo",
     )
-    store = Store(DEMO_BASE_URL, client=client, cache=cache, **kwargs)
+    store = kind(DEMO_BASE_URL, client=client, cache=cache, **kwargs)
     return Service(
         demo_settings,
         store,

@@ -70,7 +70,9 @@ def begin(settings: Settings) -> Service:
     """Pause the collector, share one malloc arena and connect ``settings``' service, its disk
     cache already being read; hand the service to the app (``run_tui(service)``)."""
     from tui.service import connect
+    from tui.ssh.mode import feed_fd
 
     pause_gc()
     one_malloc_arena()  # before the prefetch and the app start any thread
-    return connect(settings, prefetch=True)
+    # a session of `roost serve-ssh` follows the server's refresher (tui/ssh/refresher.py)
+    return connect(settings, prefetch=True, follow=feed_fd())

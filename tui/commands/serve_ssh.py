@@ -21,6 +21,7 @@ from tui.ssh.log import ServerLog
 from tui.untrusted import clean_line
 
 if TYPE_CHECKING:
+    from tui.ssh.refresher import Refresher
     from tui.ssh.server import ServerLimits, SSHServe
 
 __all__ = ["register", "run_serve_ssh"]
@@ -157,6 +158,7 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
         log.error(f"roost: {clean_line(exc.describe())}")
         return EXIT_USAGE
     serve = SSHServe(
+        refresher=_refresher(settings, log),
         host_key=host_key,
         authorized=authorized,
         service_env=service_environment(settings),
@@ -167,6 +169,15 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
         log=log,
     )
     return asyncio.run(_serve(serve, settings.display_url, log))
+
+
+def _refresher(settings: Any, log: ServerLog) -> Refresher:
+    """The server's one store (the service's own, as `roost` builds it, on the same disk cache
+    its sessions read): it refreshes the state for every session (tui/ssh/refresher.py)."""
+    from tui.service import connect
+    from tui.ssh.refresher import Refresher
+
+    return Refresher(connect(settings).store, log=log)
 
 
 def _stop_signals() -> list[signal.Signals]:

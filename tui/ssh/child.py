@@ -199,6 +199,7 @@ class Child:
         limits: ChildLimits,
         argv: list[str] | None = None,
         cwd: Path | None = None,
+        pass_fds: tuple[int, ...] = (),
     ) -> Child:
         # -P: the working folder (the user's home here) is not put on the import path
         argv = argv or [sys.executable, "-P", "-m", "tui"]
@@ -214,6 +215,7 @@ class Child:
                 env=dict(env),
                 cwd=cwd,
                 start_new_session=True,
+                pass_fds=pass_fds,  # the session's feed from the server's refresher
                 preexec_fn=_setup_in_child(limits),
             )
         except BaseException:

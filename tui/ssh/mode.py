@@ -14,6 +14,7 @@ the forms and the browser rule all read it.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,8 +33,10 @@ __all__ = [
     "ROLE_VAR",
     "TYPE_A_TOKEN",
     "WARN_VAR",
+    "FEED_VAR",
     "ExportPlace",
     "export_place",
+    "feed_fd",
     "for_session",
     "session_role",
     "warning_lead_s",
@@ -42,6 +45,8 @@ __all__ = [
 ROLE_VAR = "ROOST_SSH_ROLE"
 #: Seconds before an idle or time-limited session ends at which the server warns the dashboard.
 WARN_VAR = "ROOST_SSH_WARN_S"
+#: The descriptor of the session's feed from the server's refresher (tui/ssh/refresher.py).
+FEED_VAR = "ROOST_SSH_FEED_FD"
 GUEST = "guest"
 KEYED = "user"
 
@@ -75,6 +80,20 @@ def warning_lead_s(environ: Mapping[str, str] | None = None) -> int:
         return max(1, int(environ.get(WARN_VAR, "60")))
     except ValueError:
         return 60
+
+
+def feed_fd(environ: Mapping[str, str] | None = None) -> int | None:
+    """The descriptor the server's refresher talks on, when this dashboard is a session of a
+    server that has one (its store then follows it: no request for state files); else None."""
+    environ = os.environ if environ is None else environ
+    if session_role(environ) is None:
+        return None
+    try:
+        fd = int(environ.get(FEED_VAR, ""))
+        is_socket = fd > 2 and stat.S_ISSOCK(os.fstat(fd).st_mode)
+    except (ValueError, OSError):
+        return None
+    return fd if is_socket else None
 
 
 def for_session(settings: Settings, environ: Mapping[str, str] | None = None) -> Settings:

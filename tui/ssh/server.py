@@ -22,6 +22,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import asyncssh
 
@@ -33,6 +34,9 @@ from tui.ssh.log import RefusalLog
 from tui.ssh.mode import GUEST
 from tui.ssh.session import Refusal, SessionLimits, SSHSession, span
 from tui.untrusted import clean_line
+
+if TYPE_CHECKING:
+    from tui.ssh.refresher import Refresher
 
 __all__ = ["GUESTS_FULL", "ServerLimits", "SSHServe"]
 
@@ -271,6 +275,7 @@ class SSHServe:
         limits: ServerLimits | None = None,
         log: Callable[[str], None] = print,
         command: Sequence[str] | None = None,
+        refresher: Refresher | None = None,
     ) -> None:
         self.host_key = host_key
         self.authorized = authorized
@@ -284,6 +289,8 @@ class SSHServe:
         #: What each session runs on its PTY: the dashboard unless told otherwise (tests give a
         #: small program).
         self.command = list(command) if command is not None else None
+        #: The one store refreshing the state for every session (None: each refreshes alone).
+        self.refresher = refresher
         self.connections: set[_Connection] = set()
         self.sessions: set[SSHSession] = set()
         self.refusals = RefusalLog(log)
@@ -318,6 +325,8 @@ class SSHServe:
         sockets = self._listener.sockets
         if sockets:
             self.port = sockets[0].getsockname()[1]
+        if self.refresher is not None:
+            await self.refresher.start()
 
     async def serve_until_stopped(self) -> None:
         await self._stopped.wait()
@@ -333,6 +342,8 @@ class SSHServe:
                 self._refusals_timer.cancel()
                 self._refusals_timer = None
             self.refusals.flush()
+            if self.refresher is not None:
+                await self.refresher.stop()
             self._stopped.set()
 
     def hurry(self) -> None:
@@ -425,8 +436,13 @@ class SSHServe:
         )
         return env, home
 
+    def open_feed(self, session: SSHSession) -> int | None:
+        return self.refresher.open_feed(session) if self.refresher is not None else None
+
     def finished(self, session: SSHSession) -> None:
         self.sessions.discard(session)
+        if self.refresher is not None:
+            self.refresher.close_feed(session)
         if session.refused is not None:
             self.refused(session.address, session.refused.reason, session.log_line())
         else:

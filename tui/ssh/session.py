@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import asyncssh
 
 from tui.ssh.child import DEFAULT_SIZE, Child, ChildLimits, clamp_size
+from tui.ssh.mode import FEED_VAR
 from tui.untrusted import clean_line
 
 if TYPE_CHECKING:
@@ -104,6 +105,10 @@ class SessionOwner(Protocol):
 
     def finished(self, session: SSHSession) -> None:
         """The session is over (refused, or its dashboard reaped): log it, stop counting it."""
+
+    def open_feed(self, session: SSHSession) -> int | None:
+        """The descriptor of the session's feed from the server's refresher, for its dashboard
+        to inherit (the session closes it once the dashboard runs); None: no refresher."""
 
 
 class SessionLink(Protocol):
@@ -292,9 +297,21 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     async def _run(self) -> None:
         try:
             env, home = self.owner.environment(self)
-            self.child = await Child.start(
-                env, self.size, self.limits.child, argv=self.owner.command, cwd=home
-            )
+            feed = self.owner.open_feed(self)
+            if feed is not None:
+                env[FEED_VAR] = str(feed)
+            try:
+                self.child = await Child.start(
+                    env,
+                    self.size,
+                    self.limits.child,
+                    argv=self.owner.command,
+                    cwd=home,
+                    pass_fds=(feed,) if feed is not None else (),
+                )
+            finally:
+                if feed is not None:
+                    os.close(feed)  # the dashboard's copy only
         except Exception as exc:  # logged, never raised into asyncssh; the client is told less
             self.ending = "child-failed"
             self.failure = clean_line(str(exc), 300) or type(exc).__name__
