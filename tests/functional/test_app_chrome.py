@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from app_rig import BASE, Clock, loaded, make_rig, service_for, settle, svg_text
+from textual.app import App
 from textual.message import Message
 from textual.notifications import Notify
 
@@ -273,3 +274,46 @@ def test_status_bar_says_the_loop_failed_and_shows_the_outbox_needing_attention(
     assert "outbox: 1 sending · 2 failed (o)" in texts
     quiet = status_parts(service="svc", snapshot=Snapshot.empty(), status=failed, now=now)
     assert not any("outbox" in text for text in [t for t, _ in quiet])
+
+
+async def test_status_bar_is_redrawn_only_when_its_text_changes(monkeypatch):
+    """An idle session over SSH is sent almost nothing: the age under a minute counts in steps
+    of ten seconds, and the bar's second tick draws nothing while its text stays the same."""
+    from datetime import UTC, datetime, timedelta
+
+    from tui.network.store import Snapshot, StoreStatus
+    from tui.ui.app_state import AppState
+    from tui.ui.widgets.status_bar import StatusBar, status_parts
+
+    now = datetime(2026, 11, 23, tzinfo=UTC)
+    status = StoreStatus(state="online", last_success=now)
+
+    def said(seconds: float) -> str:
+        parts = status_parts(
+            service="svc", snapshot=Snapshot.empty(), status=status,
+            now=now + timedelta(seconds=seconds),
+        )  # fmt: skip
+        return parts[1][0]
+
+    assert [said(s) for s in (0, 9.9, 10, 59, 60, 125)] == [
+        "updated 0s ago", "updated 0s ago", "updated 10s ago", "updated 50s ago",
+        "updated 1m ago", "updated 2m ago",
+    ]  # fmt: skip
+    clock = [now]
+    state = AppState(service="svc", status=status, clock=lambda: clock[0])
+    bar = StatusBar(state)
+
+    class One(App[None]):
+        def compose(self):
+            yield bar
+
+    async with One().run_test(size=(80, 3)) as pilot:
+        await pilot.pause()
+        redrawn: list[object] = []
+        monkeypatch.setattr(bar, "refresh", lambda *a, **k: redrawn.append(a))
+        clock[0] = now + timedelta(seconds=5)
+        bar._tick()
+        assert not redrawn
+        clock[0] = now + timedelta(seconds=12)
+        bar._tick()
+        assert redrawn

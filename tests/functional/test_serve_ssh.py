@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import stat
 from pathlib import Path
@@ -500,3 +501,23 @@ async def test_output_to_a_client_that_reads_nothing_stays_bounded_and_the_sessi
         conn.close()
     finally:
         await serve.stop()
+
+
+async def test_sessions_follow_the_servers_one_refresher(server):
+    """Every dashboard inherits a feed from the server's refresher (a socket), and one that
+    dies takes no other with it."""
+    async with await connect(server.port) as conn:
+        terms = [await open_terminal(conn) for _ in range(3)]
+        for term in terms:
+            await term.wait_for(DASHBOARD)
+        pids = await until(lambda: len(server.children()) == 3 and server.children())
+        for pid in pids:
+            fd = environ_of(pid)["ROOST_SSH_FEED_FD"]
+            assert stat.S_ISSOCK(Path(f"/proc/{pid}/fd/{fd}").stat().st_mode)
+        os.kill(pids[0], signal.SIGKILL)
+        await until(lambda: not alive(pids[0]), what="the killed dashboard gone")
+        for term in terms[1:]:
+            term.type("r")  # a cycle for everyone, asked of the refresher
+        for term in terms[1:]:
+            await term.wait_for("online")
+        assert all(alive(pid) for pid in pids[1:])

@@ -58,6 +58,9 @@ pulse        the inbox and Activity in a 50 000-agent demo world (200 000 notifi
              and its filter keys, next frame and settled, beside the same keys on Agents; a
              no-change refresh wanting every pulse file (the manifest's 304 and one 304 per file
              it does not list) beside one wanting none (tests/perf/bench_pulse.py).
+ssh_idle     what one idle session sends its SSH client: the demo dashboard on a pseudo-terminal at
+             80x24, nothing typed for a minute (one refresh falls in it), every byte it writes
+             counted (tests/perf/bench_idle.py).
 export       50 000 Agents rows as shown written to CSV by roost's export (formula cells
              neutralised, control characters cleaned) beside csv.writer over the same cells, and
              to JSON Lines (tests/perf/bench_export.py).
@@ -110,6 +113,7 @@ SECTIONS = (
     "posts",
     "pulse",
     "export",
+    "ssh_idle",
 )
 
 
@@ -365,6 +369,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         from bench_export import measure_export
 
         out["export"] = measure_export(2000 if smoke else 50_000, 2 if smoke else 7)
+    if "ssh_idle" in only:
+        from bench_idle import measure_idle_output
+
+        out["ssh_idle"] = await asyncio.to_thread(measure_idle_output, 10.0 if smoke else 60.0)
     if "cold_start" in only:
         import tempfile
 

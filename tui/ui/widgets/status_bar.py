@@ -2,8 +2,10 @@
 
 It shows its :attr:`StatusBar.app_state` (bound by the screen to the app's
 :class:`~tui.ui.app_state.AppState`: the snapshot, the store's :class:`StoreStatus`, "refreshing…")
-and redraws every second from the state's clock, so "updated 12s ago" keeps counting between
-refreshes. Everything the store reports reaches :func:`status_parts` through that one binding.
+and looks at the state's clock every second, so "updated 20s ago" keeps counting between
+refreshes; it is redrawn only when its text changes (ages under a minute count in steps of ten
+seconds), so an idle session over SSH is sent almost nothing. Everything the store reports
+reaches :func:`status_parts` through that one binding.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def status_parts(
     if paused:
         parts.append(("paused (p resumes)", "warn"))
     if status.last_success is not None:
-        parts.append((f"updated {age(status.last_success, now)} ago", "muted"))
+        parts.append((f"updated {_since(status.last_success, now)} ago", "muted"))
     else:
         fetched = [s.fetched_at for s in snapshot.files.values() if s.fetched_at is not None]
         if fetched:
@@ -154,6 +156,15 @@ def _whole_words(text: str, width: int) -> str:
 _STALE = frozenset({"mismatch", "invalid", "error"})
 
 
+def _since(moment: datetime, now: datetime) -> str:
+    """The age of the last refresh: under a minute in steps of ten seconds (``0s``, ``10s``…),
+    then as :func:`age` says it. Each change of it redraws the bar."""
+    seconds = (now - moment).total_seconds()
+    if 0 <= seconds < 60:
+        return f"{int(seconds) // 10 * 10}s"
+    return age(moment, now)
+
+
 def _seconds(value: int) -> str:
     if value < 60:
         return f"{value}s"
@@ -178,13 +189,20 @@ class StatusBar(Widget):
     def __init__(self, app_state: AppState | None = None, *, files: Iterable[str] = ()) -> None:
         super().__init__(classes="status-bar")
         self.files = tuple(sorted(files))  # the tab's own files: their staleness is said first
+        self._shown: list[tuple[str, str]] = []  # what the last render drew
         if app_state is not None:
             self.set_reactive(StatusBar.app_state, app_state)
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self.refresh, name="status-bar tick")  # the ages count on
+        self.set_interval(1.0, self._tick, name="status-bar tick")  # the ages count on
 
-    def render(self) -> Content:
+    def _tick(self) -> None:
+        """Redraw only when the text would change: a frame sent for nothing is bytes on every
+        SSH session's wire."""
+        if self._parts() != self._shown:
+            self.refresh()
+
+    def _parts(self) -> list[tuple[str, str]]:
         state = self.app_state
         service = state.service + (" \u00b7 refreshing\u2026" if state.refreshing else "")
         parts = status_parts(
@@ -199,8 +217,12 @@ class StatusBar(Widget):
             inbox_unread=state.inbox_unread,
             readonly=state.readonly,
         )
+        return fit_status(parts, max(1, self.size.width - 1))
+
+    def render(self) -> Content:
+        self._shown = self._parts()
         pieces: list[Content] = []
-        for text, kind in fit_status(parts, max(1, self.size.width - 1)):
+        for text, kind in self._shown:
             pieces.append(
                 Content(text).stylize(self.get_visual_style(f"status-bar--{kind}", partial=True))
             )
