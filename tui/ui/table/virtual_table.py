@@ -40,6 +40,7 @@ from textual.strip import Strip
 
 from tui.ui.table.key_pace import KeyPace
 from tui.ui.table.layout import ColumnLayout
+from tui.ui.table.redraw import redraw_changed
 from tui.ui.table.rows import (
     EDGE,
     GAP,
@@ -290,24 +291,8 @@ class VirtualTable(ScrollView, can_focus=True):
         return self._marked
 
     def redraw_rows(self) -> None:
-        """Draw every row again from its cells (after :meth:`LazyRows.retime`); only the lines
-        on view whose text changed are sent to the terminal (over SSH, every frame is bytes
-        on the wire)."""
-        if not self.is_mounted or not self.size.height:
-            self._strip_cache.clear()
-            self.refresh()
-            return
-        lines = range(1, self.size.height)
-        before = [self.render_line(y) for y in lines]  # from the cache: what is on view
-        self._strip_cache.clear()
-        width = self.size.width
-        changed = [
-            Region(0, y, width, 1)
-            for y, old in zip(lines, before, strict=True)
-            if self.render_line(y) != old
-        ]
-        if changed:
-            self.refresh(*changed)
+        """Draw every row again (after :meth:`LazyRows.retime`); only changed lines are sent."""
+        redraw_changed(self, self._strip_cache.clear)
 
     def call_after_paint(self, callback: Callable[[], object]) -> None:
         """Run ``callback`` once the table's lines have been rendered for a frame.
