@@ -36,9 +36,9 @@ from tui.network.feed import (
 )
 from tui.network.snapshot import RefreshReport, Snapshot
 from tui.network.store import Store
-from tui.ssh.mode import FEED_VAR
+from tui.untrusted import clean_line
 
-__all__ = ["FEED_VAR", "FORCE_PACE_S", "Refresher", "SessionFeed"]
+__all__ = ["FORCE_PACE_S", "Refresher", "SessionFeed"]
 
 #: The least time between two forced cycles (`R`: every file again) asked by sessions.
 FORCE_PACE_S = 60.0
@@ -127,6 +127,7 @@ class Refresher:
         self._asked_at = -1e9  # when a session's request last started a cycle
         self._forced_at = -1e9
         self._line = encode(cycle_of(store, None))
+        self._state = store.status.state
         self._unsubscribe = store.subscribe(self._cycled)
 
     async def start(self) -> None:
@@ -168,6 +169,10 @@ class Refresher:
         asyncio.get_running_loop().call_soon(self._broadcast, report)
 
     def _broadcast(self, report: RefreshReport) -> None:
+        status = self.store.status
+        if status.state != self._state:  # the operator hears of each change, once
+            self._state = status.state
+            self.log(f"refresher: {clean_line(status.describe(), 300)}")
         self._line = encode(cycle_of(self.store, report))
         for session, feed in list(self.feeds.items()):
             if feed.closed:
