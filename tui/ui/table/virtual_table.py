@@ -55,6 +55,7 @@ from tui.ui.table.rows import (
     position_of,
     sort_order,
 )
+from tui.ui.table.strips import join_line
 from tui.ui.table.warmup import Warmup
 from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean, clean_cell
@@ -239,6 +240,11 @@ class VirtualTable(ScrollView, can_focus=True):
         return self._columns
 
     @property
+    def shown_columns(self) -> tuple[Column, ...]:
+        """The columns not hidden by :meth:`hide_columns` (a narrow view may still drop some)."""
+        return tuple(c for n, c in enumerate(self._columns) if n not in self._layout.hidden)
+
+    @property
     def sort_column(self) -> str | None:
         return self._sort_column
 
@@ -315,6 +321,18 @@ class VirtualTable(ScrollView, can_focus=True):
             for callback in callbacks:
                 self.call_later(callback)  # after this frame has been written out
         return lines
+
+    def hide_columns(self, keys: Collection[str]) -> None:
+        """Hide the columns ``keys`` (the others shown); the shown ones are fitted as before
+        (a number is never cut). ValueError for an unknown key or when none would be shown."""
+        hidden = frozenset(self._column_index[key] for key in keys if key in self._column_index)
+        if len(hidden) < len(set(keys)) or len(hidden) == len(self._columns):
+            raise ValueError("unknown columns, or none left shown")
+        if hidden != self._layout.hidden:
+            self._layout.hide(hidden)
+            self._strip_cache.clear()
+            self._update_virtual_size()
+            self.refresh()
 
     def set_empty_message(self, message: str) -> None:
         """What the table says while it has no rows (why, and what to do); wrapped to the width.
@@ -693,33 +711,6 @@ class VirtualTable(ScrollView, can_focus=True):
             self.call_later(self._update_virtual_size)
         return strip.crop_extend(scroll_x, scroll_x + width, base)
 
-    def _line(self, cells: list[list[Segment]], line_width: int, style: Style) -> Strip:
-        """Edge, cells with gaps, padding to ``line_width``: runs of one style become one
-        segment (a plain row is a single segment, which the compositor handles fastest)."""
-        segments: list[Segment] = []
-        texts = [" " * EDGE]
-        current = style
-        used = EDGE
-        gap = " " * GAP
-        for n, cell in enumerate(cells):
-            if n:
-                cell = [Segment(gap, style), *cell]
-            for text, segment_style, _control in cell:
-                if segment_style is not current and segment_style != current:
-                    segments.append(Segment("".join(texts), current))
-                    texts = []
-                    current = segment_style
-                texts.append(text)
-                used += cell_len(text)
-        if used < line_width:
-            if current is not style and current != style:
-                segments.append(Segment("".join(texts), current))
-                texts = []
-                current = style
-            texts.append(" " * (line_width - used))
-        segments.append(Segment("".join(texts), current))
-        return Strip(segments, max(used, line_width))
-
     def _header_strip(self, widths: list[int], line_width: int, base: Style) -> Strip:
         style = base + self._style("virtual-table--header")
         cache_key = ("header", line_width, style, self._sort_column, self._sort_reverse)
@@ -741,7 +732,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 else:
                     label = fit_plain(label, max(0, width - 1), "left").rstrip() + arrow
             cells.append([Segment(fit_plain(label, width, column.align), style)])
-        strip = self._line(cells, line_width, style)
+        strip = join_line(cells, line_width, style)
         self._strip_cache[cache_key] = strip
         return strip
 
@@ -755,7 +746,7 @@ class VirtualTable(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         style = base + self._style("virtual-table--empty", partial=True)
         text = fit_plain(lines[position], room).rstrip()
-        return self._line([[Segment(text, style)]], width, base)
+        return join_line([[Segment(text, style)]], width, base)
 
     def _row_strip(self, position: int, width: int, base: Style) -> Strip:
         row = self._rows[self._visible[position]]
@@ -793,6 +784,6 @@ class VirtualTable(ScrollView, can_focus=True):
                 cells.append(
                     [Segment(fit_plain(clean_cell(value), column_width, column.align), row_style)]
                 )
-        strip = self._line(cells, line_width, row_style)
+        strip = join_line(cells, line_width, row_style)
         self._strip_cache[cache_key] = strip
         return strip
