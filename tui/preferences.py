@@ -1,11 +1,12 @@
 """What the dashboard remembers between runs, per profile: the theme, the refresh interval, each
-table's sort and the last tab (ARCHITECTURE.md, preferences that stay).
+table's sort and hidden columns, and the last tab (ARCHITECTURE.md, preferences that stay).
 
 One small file, ``$XDG_STATE_HOME/roost/preferences.json`` (:func:`preferences_path`)::
 
     {"format": "roost-preferences/1",
      "profiles": {"work": {"theme": "nord", "interval": 30.0, "tab": "posts",
-                           "sorts": {"agents": ["karma", true]}}}}
+                           "sorts": {"agents": ["karma", true]},
+                           "hidden": {"agents": ["framework", "bio"]}}}}
 
 The profile with no name is ``""``. A setting given in the config file, the environment or a
 flag always wins over what was remembered (:func:`apply_to`'s callers check ``Settings.given``).
@@ -52,6 +53,8 @@ FILE_NAME = "preferences.json"
 _NAME = re.compile(r"[\w.:/-]{1,100}")
 _PROFILES_KEPT = 64
 _SORTS_KEPT = 64
+_COLUMNS_KEPT = 64
+_MEMBERS = frozenset({"theme", "interval", "tab", "sorts", "hidden"})
 
 
 @dataclass(frozen=True)
@@ -63,11 +66,19 @@ class Remembered:
     tab: str | None = None
     #: table (``"agents"``, ``"trending:trending-channels"``) -> (column or None, reverse)
     sorts: Mapping[str, tuple[str | None, bool]] = field(default_factory=dict)
+    #: table -> the columns hidden with ``C`` (a table with every column shown is not listed)
+    hidden: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def with_sort(self, table: str, column: str | None, reverse: bool) -> Remembered:
         sorts = {name: sort for name, sort in self.sorts.items() if name != table}
         sorts[table] = (column, reverse)
         return replace(self, sorts=dict(list(sorts.items())[-_SORTS_KEPT:]))
+
+    def with_hidden(self, table: str, columns: tuple[str, ...]) -> Remembered:
+        hidden = {name: keys for name, keys in self.hidden.items() if name != table}
+        if columns:
+            hidden[table] = columns
+        return replace(self, hidden=dict(list(hidden.items())[-_SORTS_KEPT:]))
 
     def as_json(self) -> dict[str, Any]:
         document: dict[str, Any] = {}
@@ -76,6 +87,8 @@ class Remembered:
                 document[name] = value
         if self.sorts:
             document["sorts"] = {name: list(sort) for name, sort in self.sorts.items()}
+        if self.hidden:
+            document["hidden"] = {name: list(keys) for name, keys in self.hidden.items()}
         return document
 
 
@@ -88,8 +101,8 @@ def _name(value: Any, what: str) -> str | None:
 
 
 def _remembered(document: Any) -> Remembered:
-    if not isinstance(document, Mapping) or set(document) - {"theme", "interval", "tab", "sorts"}:
-        raise ValueError("a profile's entry is not a table of theme, interval, tab, sorts")
+    if not isinstance(document, Mapping) or set(document) - _MEMBERS:
+        raise ValueError("a profile's entry is not a table of theme, interval, tab, sorts, hidden")
     interval = document.get("interval")
     if interval is not None and (
         isinstance(interval, bool)
@@ -107,11 +120,23 @@ def _remembered(document: Any) -> Remembered:
             raise ValueError(f"the sort of {table!r} is not [column, reverse]")
         parsed[_name(table, "a table") or ""] = (_name(sort[0], "a column"), sort[1])
     return Remembered(
+        hidden=_hidden(document.get("hidden", {})),
         theme=_name(document.get("theme"), "theme"),
         interval=float(interval) if interval is not None else None,
         tab=_name(document.get("tab"), "tab"),
         sorts=parsed,
     )
+
+
+def _hidden(document: Any) -> dict[str, tuple[str, ...]]:
+    if not isinstance(document, Mapping) or len(document) > _SORTS_KEPT:
+        raise ValueError("hidden is not a table")
+    parsed: dict[str, tuple[str, ...]] = {}
+    for table, keys in document.items():
+        if not isinstance(keys, list) or not 0 < len(keys) <= _COLUMNS_KEPT:
+            raise ValueError(f"the hidden columns of {table!r} are not a list of names")
+        parsed[_name(table, "a table") or ""] = tuple(_name(key, "a column") or "" for key in keys)
+    return parsed
 
 
 def _parse(document: Any) -> dict[str, Remembered]:
@@ -149,6 +174,11 @@ class Preferences:
     def remember_sort(self, table: str, column: str | None, reverse: bool) -> None:
         if self.remembered.sorts.get(table) != (column, reverse):
             self._keep(self.remembered.with_sort(table, column, reverse))
+
+    def remember_hidden(self, table: str, columns: tuple[str, ...]) -> None:
+        """Keep the columns hidden in ``table`` (none: every column shown)."""
+        if self.remembered.hidden.get(table, ()) != columns:
+            self._keep(self.remembered.with_hidden(table, columns))
 
     def _keep(self, remembered: Remembered) -> None:
         if remembered == self.remembered:
@@ -222,5 +252,6 @@ def reset_preferences(env: Mapping[str, str] | None = None) -> Path | None:
 
 
 def sort_key(tab_id: str, table_id: str | None) -> str:
-    """How a table's sort is remembered: its tab (the main table), or ``tab:table-id``."""
+    """How a table's sort and hidden columns are remembered: its tab (the main table), or
+    ``tab:table-id``."""
     return f"{tab_id}:{table_id}" if table_id else tab_id

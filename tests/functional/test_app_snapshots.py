@@ -71,6 +71,11 @@ def test_sort_picker(snap_compare, size):
     assert snap_compare(demo_app("agents"), terminal_size=size, run_before=run)
 
 
+def test_column_chooser(snap_compare):
+    run = steps("C", "j", "space", "j", "j", "j", "space")  # name and karma unticked
+    assert snap_compare(demo_app("agents"), terminal_size=(80, 24), run_before=run)
+
+
 @SIZES
 def test_help(snap_compare, size):
     assert snap_compare(demo_app("agents"), terminal_size=size, run_before=steps("question_mark"))

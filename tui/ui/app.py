@@ -312,7 +312,7 @@ class RoostApp(App[int]):
         screen.key_pace = self.key_pace
         screen.build_policy = gc_policy.building  # big builds: the collector's policy for them
         screen.take_service(self.service)
-        screen.remembered_sorts = self.preferences.sorts(tab.id)
+        self.preferences.tables_of(screen, tab.id)
         self._tab_screens[tab.id] = screen
         # A new screen's styles are computed when it mounts, from the stylesheet as it is then:
         # mark them current, or Textual restyles the app and the new screen twice more
@@ -595,6 +595,10 @@ class RoostApp(App[int]):
     def on_virtual_table_sorted(self, message: VirtualTable.Sorted) -> None:
         if tab_id := getattr(message.table.screen, "TAB_ID", ""):  # remembered per table
             self.preferences.sorted(tab_id, message.table.id, message.column_key, message.reverse)
+
+    def on_state_screen_columns_hidden(self, message: StateScreen.ColumnsHidden) -> None:
+        if tab_id := getattr(message.table.screen, "TAB_ID", ""):  # remembered per table
+            self.preferences.columns_hidden(tab_id, message.table.id, message.hidden)
 
     def on_tab_bar_tab_chosen(self, message: TabBar.TabChosen) -> None:
         self.jump_to(message.tab_id)

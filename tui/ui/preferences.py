@@ -3,15 +3,15 @@ preferences that stay).
 
 At start: the keymap (``App.set_keymap``), the person's own themes and the theme (the config's,
 else the remembered one), the remembered refresh interval unless one is set. While running:
-a theme picked in the palette, an interval changed with ``+``/``-``, a table's sort and the tab
-on view are remembered per profile (:mod:`tui.preferences`). A setting in the config file, the
+a theme picked in the palette, an interval changed with ``+``/``-``, a table's sort and hidden
+columns (``C``) and the tab on view are remembered per profile (:mod:`tui.preferences`). A setting in the config file, the
 environment or a flag always wins over what was remembered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from textual.app import App
 from textual.theme import BUILTIN_THEMES, Theme
@@ -23,6 +23,9 @@ from tui.ui.themes import checked_themes
 if TYPE_CHECKING:
     from tui.config import Settings
     from tui.network.store import Store
+    from tui.ui.screens.base import StateScreen
+
+T = TypeVar("T")
 
 __all__ = ["PreferencesController"]
 
@@ -74,14 +77,14 @@ class PreferencesController:
     def _theme_changed(self, theme: Theme) -> None:
         self.kept.remember(theme=theme.name)
 
-    def sorts(self, tab_id: str) -> Mapping[str, tuple[str | None, bool]]:
-        """The remembered sorts of the tables of ``tab_id``, by table id ("" the main one)."""
-        prefix = f"{tab_id}:"
-        return {
-            ("" if name == tab_id else name.removeprefix(prefix)): sort
-            for name, sort in self.kept.remembered.sorts.items()
-            if name == tab_id or name.startswith(prefix)
-        }
+    def tables_of(self, screen: StateScreen, tab_id: str) -> None:
+        """Give ``screen`` (tab ``tab_id``) the sorts and hidden columns remembered for its
+        tables, put back when its body is mounted."""
+        screen.remembered_sorts = _of_tab(self.kept.remembered.sorts, tab_id)
+        screen.remembered_hidden = _of_tab(self.kept.remembered.hidden, tab_id)
+
+    def columns_hidden(self, tab_id: str, table_id: str | None, columns: tuple[str, ...]) -> None:
+        self.kept.remember_hidden(sort_key(tab_id, table_id), columns)
 
     def sorted(self, tab_id: str, table_id: str | None, column: str | None, reverse: bool) -> None:
         self.kept.remember_sort(sort_key(tab_id, table_id), column, reverse)
@@ -96,3 +99,13 @@ class PreferencesController:
         """The tab to open on when none is named: the last one on view, else Agents."""
         tab = self.kept.remembered.tab
         return tab if tab in tabs else "agents"
+
+
+def _of_tab(remembered: Mapping[str, T], tab_id: str) -> dict[str, T]:
+    """What is remembered for the tables of ``tab_id``, by table id ("" the main one)."""
+    prefix = f"{tab_id}:"
+    return {
+        ("" if name == tab_id else name.removeprefix(prefix)): value
+        for name, value in remembered.items()
+        if name == tab_id or name.startswith(prefix)
+    }

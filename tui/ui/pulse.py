@@ -176,4 +176,6 @@ class PulseController:
         screen.app_state = self.app.app_state
         screen.key_pace = self.app.key_pace
         screen.take_service(self.service)
+        if (preferences := getattr(self.app, "preferences", None)) is not None:
+            preferences.tables_of(screen, screen.TAB_ID)  # its remembered sort and columns
         return screen

@@ -29,6 +29,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
+from textual.widget import Widget
 
 from tui import tabs
 from tui.network.empty_state import not_loaded_text
@@ -118,6 +119,7 @@ class StateScreen(Screen):
         ),  # in help; the bar keeps n and q
         Binding("O", "open_link", "Open link in a browser", show=False, id="screen.open"),
         Binding("e", "export", "Export the table", show=False, id="screen.export"),
+        Binding("C", "columns", "Show / hide the table's columns", show=False, id="screen.columns"),
         Binding("escape", "back", "Back", show=False, id="screen.back"),
         Binding(
             "backspace", "app.go_back", "Back to before the jump", show=False, id="screen.go_back"
@@ -136,6 +138,9 @@ class StateScreen(Screen):
     remembered_sorts: Mapping[str, tuple[str | None, bool]] = {}
     """Set by the app: the sorts remembered for this tab's tables, by table id ("" the main
     table); put back when the body is mounted, before the first rows."""
+    remembered_hidden: Mapping[str, tuple[str, ...]] = {}
+    """Set by the app: the columns hidden (``C``) in this tab's tables, by table id; put back
+    with the sorts."""
 
     app_state: var[AppState] = var(AppState)
     """What the app says about itself; set by the app (the tab and status bars are bound to it)."""
@@ -157,6 +162,13 @@ class StateScreen(Screen):
         """Open ``url`` in a browser where one can open, else show and copy it (the app)."""
 
         url: str
+
+    @dataclass(eq=False)
+    class ColumnsHidden(Message):
+        """``C`` hid the columns ``hidden`` of ``table`` (none: all shown); the app remembers."""
+
+        table: Widget
+        hidden: tuple[str, ...]
 
     @dataclass(eq=False)
     class FilesWanted(Message):
@@ -294,6 +306,12 @@ class StateScreen(Screen):
     #: What an export of this screen's table is named after (default: the tab's id).
     EXPORT_NAME: ClassVar[str] = ""
 
+    def action_columns(self) -> None:
+        """``C``: show or hide the columns of the table on view (screens/column_chooser.py)."""
+        from tui.ui.screens.column_chooser import choose_columns
+
+        choose_columns(self)
+
     def action_export(self) -> None:
         """``e``: the table on view, as shown, to CSV or JSON Lines (screens/export_dialog.py)."""
         from tui.ui.screens.export_dialog import export_table
@@ -413,8 +431,8 @@ class StateScreen(Screen):
 
     def _body_mounted(self) -> None:
         self.body_filled = True
+        self._restore_sorts()  # and hidden columns: the subclass then fits to those shown
         self.on_body_mounted()
-        self._restore_sorts()
         self._pending = None
         self.deliver(self.snapshot, self.FILES)
         key, self._select_when_ready = self._select_when_ready, None
@@ -428,11 +446,16 @@ class StateScreen(Screen):
         # here, not at the top: a tab with no table (Stats) never loads the table engine
         from tui.ui.table.virtual_table import VirtualTable
 
-        for table in self.query(VirtualTable) if self.remembered_sorts else ():
+        remembered = self.remembered_sorts or self.remembered_hidden
+        for table in self.query(VirtualTable) if remembered else ():
             sort = self.remembered_sorts.get(table.id or "")
             if sort is not None and sort != (table.sort_column, table.sort_reverse):
                 with suppress(ValueError):  # a column this version no longer has
                     table.sort_by(*sort)
+            known = {column.key for column in table.columns}
+            hidden = [key for key in self.remembered_hidden.get(table.id or "", ()) if key in known]
+            with suppress(ValueError):  # every column hidden: all shown
+                table.hide_columns(hidden)
 
     def on_body_mounted(self) -> None:
         """The body's widgets are mounted (on mount, or after the first frame when the body

@@ -40,16 +40,21 @@ _FORMAT_NAMES = {"csv": "CSV", "jsonl": "JSON Lines"}
 @dataclass(frozen=True)
 class Shown:
     """A table as shown: its name, column keys, which are numbers, and its rows (objects with
-    ``cells``, or the cells themselves), in the order shown."""
+    ``cells``, or the cells themselves), in the order shown; ``picked``: the indices of the
+    columns shown among the row's cells (None: all of them)."""
 
     name: str
     keys: tuple[str, ...]
     numeric: tuple[bool, ...]
     rows: Sequence[Any]
     lazy: bool  # rows are table rows whose cells are computed on demand (in the thread)
+    picked: tuple[int, ...] | None = None
 
     def cells(self) -> Any:
-        return (row.cells for row in self.rows) if self.lazy else iter(self.rows)
+        rows = (row.cells for row in self.rows) if self.lazy else iter(self.rows)
+        if (picked := self.picked) is None:
+            return rows
+        return ([cells[i] if i < len(cells) else "" for i in picked] for cells in rows)
 
 
 def _table_name(screen_name: str, table: Widget) -> str:
@@ -72,13 +77,15 @@ def shown_table(screen: Screen[Any], name: str) -> Shown | None:
     if isinstance(table, VirtualTable):
         get = table.get_row
         rows = [get(key) for key in table.visible_keys()]
-        columns = table.columns
+        columns = table.shown_columns  # not those hidden with C
+        every = table.columns
         return Shown(
             _table_name(name, table),
             tuple(c.key for c in columns),
             tuple(c.number for c in columns),
             rows,
             lazy=True,
+            picked=None if columns == every else tuple(map(every.index, columns)),
         )
     assert isinstance(table, DataTable)
     keys = tuple(column.key.value or str(column.label) for column in table.ordered_columns)

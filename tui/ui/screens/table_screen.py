@@ -181,10 +181,13 @@ class TableScreen(StateScreen):
         (edges, gaps, scrollbar); alone, it fits its columns to the terminal's width."""
         if not self.body_filled:
             return
-        columns = self.COLUMNS
+        columns = self.table.shown_columns  # not the ones hidden with C
         wide = width >= self.HORIZONTAL_BREAKPOINTS[-1][0]
         keep = 2 + sum(c.width for c in columns) + len(columns) - 1 + 2
         self.table.styles.min_width = keep if wide else None
+
+    def on_state_screen_columns_hidden(self, event: StateScreen.ColumnsHidden) -> None:
+        self._keep_columns(self.size.width)  # the app remembers them: the message goes on
 
     # ------------------------------------------------------------------ hooks for subclasses
 
