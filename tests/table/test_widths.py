@@ -3,6 +3,7 @@ never cut, text columns give way first, then an optional column is hidden."""
 
 from __future__ import annotations
 
+from tui.ui.table.layout import ColumnLayout
 from tui.ui.table.rows import Column, Row, content_widths, fit_widths, line_length
 
 
@@ -44,3 +45,26 @@ def test_fit_widths_keeps_the_arrow_room_of_the_sorted_column_only():
     assert unsorted[1:] == [5, 5]  # "karma" and "posts": no room kept for an arrow
     by_karma = fit_widths(columns, content, 30, sorted_column=1)
     assert by_karma[1:] == [7, 5]  # "karma ▲"
+
+
+def test_hidden_columns_are_width_0_and_the_shown_ones_fit_as_if_alone():
+    columns = (
+        Column("id", "id", 10),
+        Column("text", "text", 12, flex=True),
+        Column("kind", "kind", 8, optional=True),
+        Column("count", "count", 7, align="right"),
+    )
+    rows = [Row("a", ("agent-number-one", "a long piece of text", "zion", "1,234,567"), ())]
+    layout = ColumnLayout(columns)
+    layout.measure(rows)
+    layout.hide(frozenset({1}))  # the free text hidden
+    widths, line, _ = layout.fit(40, 3)
+    assert widths[1] == 0 and widths[3] == 9  # the number whole
+    shown = (0, 2, 3)
+    content = [layout.content[i] for i in shown]
+    alone = fit_widths([columns[i] for i in shown], content, 40, sorted_column=2)
+    assert [widths[i] for i in shown] == alone and line == 40
+    layout.hide(frozenset({0, 1, 2}))  # the number alone, in a view too narrow for it
+    widths, line, _ = layout.fit(6, None)
+    assert widths == [0, 0, 0, 9] and line == line_length(widths) > 6  # it scrolls, uncut
+    assert layout.narrowest_line() == line_length([9])

@@ -174,10 +174,26 @@ def test_preferences_are_kept_per_profile_and_written_atomically(tmp_path):
     assert json.loads(path.read_text())["format"] == "roost-preferences/1"
 
 
+def test_hidden_columns_are_kept_per_table_and_all_shown_forgets_them(tmp_path):
+    path = tmp_path / "preferences.json"
+    kept = Preferences(path, "work")
+    kept.remember_hidden("agents", ("name", "karma"))
+    kept.remember_hidden("trending:trending-channels", ("posts",))
+    assert Preferences(path, "work").remembered.hidden == {
+        "agents": ("name", "karma"),
+        "trending:trending-channels": ("posts",),
+    }
+    kept.remember_hidden("agents", ())  # every column shown again
+    assert Preferences(path, "work").remembered.hidden == {"trending:trending-channels": ("posts",)}
+    assert Preferences(path, None).remembered.hidden == {}  # per profile
+
+
 @pytest.mark.parametrize(
     "damage",
     [
         b"{not json",
+        b'{"format": "roost-preferences/1", "profiles": {"": {"hidden": {"agents": []}}}}',
+        b'{"format": "roost-preferences/1", "profiles": {"": {"hidden": {"agents": ["a b"]}}}}',
         b'{"format": "roost-preferences/1", "profiles": {"": {"interval": -4}}}',
         b'{"format": "roost-preferences/1", "profiles": {"": {"theme": "\\u001b[2J"}}}',
         b'{"format": "something-else"}',
