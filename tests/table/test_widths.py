@@ -6,15 +6,17 @@ from __future__ import annotations
 from tui.ui.table.layout import ColumnLayout
 from tui.ui.table.rows import Column, Row, content_widths, fit_widths, line_length
 
+COLUMNS = (
+    Column("id", "id", 10),
+    Column("text", "text", 12, flex=True),
+    Column("kind", "kind", 8, optional=True),
+    Column("count", "count", 7, align="right"),
+)
+ROWS = [Row("a", ("agent-number-one", "a long piece of text", "zion", "1,234,567"), ())]
+
 
 def test_fit_widths_cuts_text_then_drops_it_before_a_number():
-    columns = (
-        Column("id", "id", 10),
-        Column("text", "text", 12, flex=True),
-        Column("kind", "kind", 8, optional=True),
-        Column("count", "count", 7, align="right"),
-    )
-    rows = [Row("a", ("agent-number-one", "a long piece of text", "zion", "1,234,567"), ())]
+    columns, rows = COLUMNS, ROWS
     content = content_widths(columns, rows)
     assert content == [16, 20, 4, 9]
     roomy = fit_widths(columns, content, 120)
@@ -48,13 +50,7 @@ def test_fit_widths_keeps_the_arrow_room_of_the_sorted_column_only():
 
 
 def test_hidden_columns_are_width_0_and_the_shown_ones_fit_as_if_alone():
-    columns = (
-        Column("id", "id", 10),
-        Column("text", "text", 12, flex=True),
-        Column("kind", "kind", 8, optional=True),
-        Column("count", "count", 7, align="right"),
-    )
-    rows = [Row("a", ("agent-number-one", "a long piece of text", "zion", "1,234,567"), ())]
+    columns, rows = COLUMNS, ROWS
     layout = ColumnLayout(columns)
     layout.measure(rows)
     layout.hide(frozenset({1}))  # the free text hidden
