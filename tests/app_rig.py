@@ -15,8 +15,9 @@ from textual_idle import settle
 from tui import gc_policy
 from tui.config import Settings
 from tui.eggs.boot_record import BootRecord, parse_boot_record
-from tui.eggs.boot_rows import BootRow, BootsSource, with_sibling_warnings
+from tui.eggs.boot_rows import BootsSource, with_sibling_warnings
 from tui.eggs.pipeline import EggOutcome, check_egg
+from tui.eggs.sources import BootEntry
 from tui.network.store import Store
 from tui.sandbox.app import create_app
 from tui.sandbox.eggs import SeedBootSpec, build_seed_boot
@@ -152,6 +153,7 @@ class DemoBoots:
 
     hub_url: str | None = "http://demo-hub.invalid/hub"
     label: str = "demo packer (no hub connected)"
+    origins: Sequence[str] = ()
     eggs: dict[str, bytes] | None = None
     records: list[BootRecord] | None = None
     downloaded: set[str] | None = None
@@ -166,10 +168,10 @@ class DemoBoots:
             self.records.append(record)
             self.eggs[record.egg.sha256] = egg
 
-    async def rows(self) -> Sequence[BootRow]:
+    async def rows(self) -> Sequence[BootEntry]:
         self._build()
         assert self.records is not None
-        return with_sibling_warnings([BootRow(f"demo:{r.slug}", r) for r in self.records])
+        return with_sibling_warnings([BootEntry(f"demo:{r.slug}", r) for r in self.records])
 
     async def check(
         self, row: Any, *, download: bool = True, progress: Callable[[int, int], None] | None = None

@@ -13,12 +13,12 @@ from textual.app import App
 
 from tui.config import DEMO_BASE_URL
 from tui.eggs.boot_record import BootRecord, parse_boot_record
-from tui.eggs.boot_rows import BootRow, with_sibling_warnings
+from tui.eggs.boot_rows import with_sibling_warnings
 from tui.eggs.download import EggCache
 from tui.eggs.egg_report import EggReport
 from tui.eggs.hub_paths import DEMO_STORE_PATH
 from tui.eggs.pipeline import Downloads, EggOutcome, check_egg, check_local
-from tui.eggs.sources import load_boots
+from tui.eggs.sources import BootEntry, load_boots
 from tui.eggs.store import StoreApp
 from tui.eggs.verify import verify_egg
 from tui.eggs.zip_reader import EggSource, StrictZipReader
@@ -112,13 +112,14 @@ class FixedBoots:
     eggs: dict[str, bytes]
     hub_url: str | None = HUB
     label: str = "test source"
-    broken: Sequence[BootRow] = ()
+    origins: Sequence[str] = ()
+    broken: Sequence[BootEntry] = ()
     downloads: list[str] = field(default_factory=list)
     cache: dict[str, bytes] = field(default_factory=dict)
 
-    async def rows(self) -> Sequence[BootRow]:
+    async def rows(self) -> Sequence[BootEntry]:
         parsed = [r if isinstance(r, BootRecord) else parse_boot_record(r) for r in self.records]
-        rows = [BootRow(f"test:{r.slug}", r) for r in parsed]
+        rows = [BootEntry(f"test:{r.slug}", r) for r in parsed]
         return [*with_sibling_warnings(rows), *self.broken]
 
     async def check(self, row: Any, *, download: bool = True, progress: Any = None) -> EggOutcome:

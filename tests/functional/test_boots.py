@@ -15,10 +15,11 @@ from rich.text import Text
 from textual.widgets import DataTable, OptionList, Static
 
 from tui.eggs.boot_record import BootRecord
-from tui.eggs.boot_rows import BootRow, record_fields, sibling_warnings
+from tui.eggs.boot_rows import BootRow, boot_row, record_fields, sibling_warnings
 from tui.eggs.egg_report import Check, EggReport
 from tui.eggs.hub_boots import HubBoots
 from tui.eggs.pipeline import EggOutcome
+from tui.eggs.sources import BootEntry
 from tui.sandbox.eggs import SeedBootSpec
 from tui.ui.screens.boots.inspector import EggInspectorScreen
 from tui.ui.screens.boots.screen import BootsScreen
@@ -191,7 +192,7 @@ async def test_refused_download_is_shown_on_the_row():
 
 async def test_unreadable_records_get_a_row_with_their_problem():
     source, _ = boots()
-    source.broken = [BootRow("test:broken.json", None, ("not a boot record: kind",))]
+    source.broken = [BootEntry("test:broken.json", problems=("not a boot record: kind",))]
     rig = await start(source)
     async with rig.app.run_test(size=SIZE) as pilot:
         screen = await shown(pilot, source)
@@ -240,7 +241,7 @@ def test_cells_are_text_never_markup(text):
     _, record = demo_egg()
     value = record.as_value()
     value["name"] = text
-    row = BootRow("x", BootRecord.model_validate(value))
+    row = BootRow.of_entry(BootEntry("x", BootRecord.model_validate(value)))
     name = screen.cells(row)[0]
     assert isinstance(name, Text) and not name.spans
 
@@ -411,7 +412,7 @@ async def test_a_wide_terminal_gives_its_spare_columns_to_name_and_slug():
     rig = await start(source)
     async with rig.app.run_test(size=(140, 30)) as pilot:
         screen = await shown(pilot, source)
-        names = [row.record.name for row in screen.rows if row.record is not None]
+        names = [row.name for row in screen.rows if row.kind == "record"]
         assert names and cells(screen, "name")[: len(names)] == names  # whole, not cut
         note = str(screen.query_one("#boots-source", Static).content)
         assert not note.rstrip().endswith("·") and "…" not in note
@@ -436,7 +437,7 @@ async def test_names_slugs_and_sources_are_cut_only_when_they_must_be(tmp_path, 
             screen = await shown(pilot, source)
             table = screen.query_one(DataTable)
             widths = {str(key.value): column.width for key, column in table.columns.items()}
-            texts = [screen.texts(row) for row in rows]
+            texts = [screen.texts(boot_row(entry)) for entry in rows]
             longest_name = max(cell_len(t[0]) for t in texts)
             longest_slug = max(cell_len(t[1]) for t in texts)
             fits = longest_name + longest_slug + 8 + 18 + 2 * 4 + 4 <= width

@@ -1,9 +1,11 @@
-"""What the Boots tab needs from a boot-record source.
+"""What the Boots tab needs from a boot-record source, and the rows it draws.
 
-The tab asks a :class:`BootsSource` for its rows and, when the user opens one, for the egg's
-bytes (or the path of the cached file). :class:`BootRow` has the fields of the record
-sources' ``BootEntry`` (``origin``, ``record``, ``problems``, ``warnings``), so those entries
-can be handed over as they are. No Textual import: the CLI and tests use these too.
+The tab asks a :class:`BootsSource` for its entries (a source's
+:class:`~tui.eggs.sources.BootEntry` — a boot record, or why there is none — or a store's
+:class:`~tui.eggs.store.StoreApp`) and, when the user opens one, has the entry's egg judged.
+:func:`boot_row` makes each entry one frozen :class:`BootRow`: everything the tab shows of it,
+raw (the tab cleans text as it draws it), so the tab reads fields and never asks what kind of
+entry it holds. No Textual import: the CLI and tests use these too.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, TypeVar
 
 from tui.eggs.boot_record import BootRecord
 from tui.eggs.egg_report import EggReport
@@ -22,27 +24,153 @@ from tui.eggs.store import StoreApp
 if TYPE_CHECKING:
     from tui.eggs.download import Progress
     from tui.eggs.pipeline import EggOutcome
+    from tui.eggs.sources import BootEntry
+
+    #: What a source lists: a boot record's entry (or why it has none), or a store's app.
+    SourceEntry: TypeAlias = BootEntry | StoreApp
 
 __all__ = [
+    "NO_VALUE",
     "BootRow",
-    "row_key",
     "BootsSource",
+    "EggPromise",
     "EggState",
+    "boot_row",
     "record_fields",
     "sibling_warnings",
+    "size_text",
 ]
 
 SIBLING_BLOCKS = ("brainstem", "hatch", "organ")
+#: A cell with nothing to show.
+NO_VALUE = "—"
+
+#: What promised an egg, handed to the inspector: a hub's boot record or a store's
+#: rapplication (None where it takes one: a local egg nobody promised).
+EggPromise: TypeAlias = BootRecord | StoreApp
+_Entry = TypeVar("_Entry", bound="BootEntry")
+
+
+def size_text(size: int) -> str:
+    """``1.2 MB`` style (powers of 1000, as the hub's ``bytes`` are quoted), exact below 1 kB."""
+    if size < 1000:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("kB", "MB", "GB"):
+        value /= 1000
+        if value < 1000 or unit == "GB":
+            return f"{value:.1f} {unit}"
+    return f"{size} B"
 
 
 @dataclass(frozen=True)
 class BootRow:
-    """One record of a source, or why there is none (``record`` None, ``problems`` say why)."""
+    """One row of the Boots tab: a boot record, a store's rapplication, or a source's entry
+    that has no record (``kind`` "problem", its ``problems`` say why). Text is raw, as the
+    source gave it: whoever draws it cleans it (:mod:`tui.untrusted`)."""
 
+    kind: Literal["record", "app", "problem"]
+    #: where the entry came from ("demo:org-1", "rapplications[3] pokedex", a file)
     origin: str
-    record: BootRecord | None = None
-    problems: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
+    #: what its egg is known by (a record's egg sha256, an app's place); None: no egg
+    key: str | None
+    #: the Name cell (a problem row: its origin)
+    name: str
+    #: the "Slug · by" cell: the record's slug, or the app's publisher and version
+    by: str
+    #: the Egg size cell, as people read it
+    size: str
+    #: the name carries a warning mark
+    marked: bool
+    warnings: tuple[str, ...]
+    problems: tuple[str, ...]
+    #: the detail's ``(field, raw value)`` lines under the egg's state
+    detail: tuple[tuple[str, str], ...]
+    #: what ``y`` copies off the table: the egg's URL
+    egg_url: str | None
+    #: what :meth:`select` finds it by: the record's slug, the app's id
+    slug: str | None
+    #: why there is no egg to fetch (a store that ships none); None: there may be one
+    no_egg: str | None
+    #: what the inspector is handed beside the egg
+    promise: EggPromise | None
+    #: the source's entry, handed back to the source to have its egg judged
+    entry: SourceEntry
+
+    @classmethod
+    def of_entry(cls, entry: BootEntry) -> BootRow:
+        """A source's entry: its record, or (none) the problems that say why."""
+        record = entry.record
+        notes = _notes(entry.warnings, entry.problems)
+        if record is None:
+            detail = (("origin", entry.origin), *(("problem", p) for p in entry.problems))
+            return cls(
+                "problem",
+                entry.origin,
+                key=None,
+                name=entry.origin,
+                by=NO_VALUE,
+                size=NO_VALUE,
+                marked=False,
+                warnings=entry.warnings,
+                problems=entry.problems,
+                detail=detail,
+                egg_url=None,
+                slug=None,
+                no_egg=None,
+                promise=None,
+                entry=entry,
+            )
+        return cls(
+            "record",
+            entry.origin,
+            key=record.egg.sha256,
+            name=record.name,
+            by=record.slug or NO_VALUE,
+            size=size_text(record.egg.bytes),
+            marked=bool(entry.warnings),
+            warnings=entry.warnings,
+            problems=entry.problems,
+            detail=(*notes, *record_fields(record)),
+            egg_url=record.egg.url,
+            slug=record.slug,
+            no_egg=None,
+            promise=record,
+            entry=entry,
+        )
+
+    @classmethod
+    def of_app(cls, app: StoreApp) -> BootRow:
+        """A store's rapplication: its promises, and every field of its index entry and
+        record."""
+        by = " ".join(p for p in (app.publisher, app.version) if p)
+        return cls(
+            "app",
+            app.origin,
+            key=app.key,
+            name=app.name,
+            by=by or NO_VALUE,
+            size=size_text(app.egg_bytes) if app.egg_bytes is not None else NO_VALUE,
+            marked=bool(app.warnings or app.problems),
+            warnings=app.warnings,
+            problems=app.problems,
+            detail=(*_notes(app.warnings, app.problems), ("store", app.store), *app.fields),
+            egg_url=app.egg_url,
+            slug=app.slug,
+            no_egg=(app.url_problem() or "") if app.egg_url is None else None,
+            promise=app,
+            entry=app,
+        )
+
+
+def boot_row(entry: SourceEntry) -> BootRow:
+    """The row a source's entry is drawn as."""
+    return BootRow.of_app(entry) if isinstance(entry, StoreApp) else BootRow.of_entry(entry)
+
+
+def _notes(warnings: tuple[str, ...], problems: tuple[str, ...]) -> list[tuple[str, str]]:
+    # the warnings in full too (the strip above the detail shows three lines of them)
+    return [("warning", w) for w in warnings] + [("problem", p) for p in problems]
 
 
 class BootsSource(Protocol):
@@ -53,27 +181,21 @@ class BootsSource(Protocol):
     hub_url: str | None
     #: What the tab says the records come from (a location with no credentials in it).
     label: str
+    #: Where the rows come from, each as shown (the tab fits them to its width); empty: the
+    #: tab shows ``label``.
+    origins: Sequence[str]
 
-    async def rows(self) -> Sequence[Any]:
-        """Every record of the source, in source order (``BootRow`` or anything shaped so)."""
+    async def rows(self) -> Sequence[SourceEntry]:
+        """Every entry of the source, in source order."""
         ...
 
     async def check(
-        self, row: Any, *, download: bool = True, progress: Progress | None = None
+        self, row: SourceEntry, *, download: bool = True, progress: Progress | None = None
     ) -> EggOutcome:
-        """The row's egg judged (:func:`tui.eggs.pipeline.check_egg`): from the cache, or
+        """The entry's egg judged (:func:`tui.eggs.pipeline.check_egg`): from the cache, or
         downloaded when ``download`` (``progress(received, promised)`` as bytes arrive). A
         refusal is an outcome whose report names the broken check, never an exception."""
         ...
-
-
-def row_key(row: Any) -> str | None:
-    """What a row's egg is known by: its sha256 for a boot record, its place for a store's
-    rapplication; None for a row with neither (a source's problem)."""
-    if isinstance(row, StoreApp):
-        return row.key
-    record = getattr(row, "record", None)
-    return record.egg.sha256 if record is not None else None
 
 
 @dataclass(frozen=True)
@@ -139,7 +261,8 @@ def sibling_warnings(records: Sequence[BootRecord]) -> dict[str, list[str]]:
     return warnings
 
 
-def with_sibling_warnings(rows: Sequence[BootRow]) -> list[BootRow]:
+def with_sibling_warnings(rows: Sequence[_Entry]) -> list[_Entry]:
+    """The entries, each with a warning for every block that differs from its siblings'."""
     found = sibling_warnings([r.record for r in rows if r.record is not None])
     return [
         replace(row, warnings=(*row.warnings, *found.get(row.record.slug, ())))

@@ -11,14 +11,14 @@ else to the hub whose index they came from, else each to its own hub
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tui.eggs.boot_rows import BootRow
 from tui.eggs.hub_paths import records_hub, split_sources
 from tui.eggs.store import StoreApp
 from tui.network.urls import redact_url
 
 if TYPE_CHECKING:
+    from tui.eggs.boot_rows import SourceEntry
     from tui.eggs.download import Progress
     from tui.eggs.pipeline import EggOutcome
     from tui.service import Service
@@ -50,11 +50,11 @@ class HubBoots:
         demo_hub = self.service.hub_url if self.service.demo else None
         return records_hub(source, configured=self.service.configured_hub_url, demo_hub=demo_hub)
 
-    async def rows(self) -> Sequence[Any]:
+    async def rows(self) -> Sequence[SourceEntry]:
         from tui.eggs.record_cache import RecordCache
-        from tui.eggs.sources import load_boots
+        from tui.eggs.sources import BootEntry, load_boots
 
-        rows: list[Any] = []
+        rows: list[SourceEntry] = []
         for source in self.sources:
             boots = await load_boots(
                 source,
@@ -65,11 +65,11 @@ class HubBoots:
             rows.extend(boots.entries)
             rows.extend(boots.apps)
             if boots.problems:  # the source itself: shown as one row with its problems
-                rows.append(BootRow(source, None, tuple(boots.problems)))
+                rows.append(BootEntry(source, problems=tuple(boots.problems)))
         return rows
 
     async def check(
-        self, row: Any, *, download: bool = True, progress: Progress | None = None
+        self, row: SourceEntry, *, download: bool = True, progress: Progress | None = None
     ) -> EggOutcome:
         from tui.eggs.download import EggCache
         from tui.eggs.pipeline import Downloads, check_egg
@@ -83,7 +83,7 @@ class HubBoots:
             None,
             row.record,
             hub_url=row.hub_url,
-            mirror=getattr(row, "mirror", None),
+            mirror=row.mirror,
             downloads=Downloads(client, self.eggs),
             download=download,
             progress=progress,

@@ -5,11 +5,13 @@ byte-reproducible. The CLI prints these lines; the inspector shows them under a 
 
 from __future__ import annotations
 
+from tui.eggs.boot_record import BootRecord
+from tui.eggs.boot_rows import EggPromise
 from tui.eggs.egg_report import NO_MANIFEST, NOT_REPRODUCIBLE, EggReport, packaging_summary
 from tui.eggs.legacy import LEGACY_LACKS, checked_instead
 from tui.eggs.store import StoreApp
 
-__all__ = ["report_notes", "store_hatch_lines"]
+__all__ = ["promise_hatch_lines", "record_hatch_lines", "report_notes", "store_hatch_lines"]
 
 
 def report_notes(report: EggReport, *, packaging: bool = True) -> list[str]:
@@ -28,6 +30,28 @@ def report_notes(report: EggReport, *, packaging: bool = True) -> list[str]:
             " is proven):"
         )
         lines.extend(packaging_summary(report.reproducibility))
+    return lines
+
+
+def promise_hatch_lines(promise: EggPromise | None) -> list[tuple[str, str]]:
+    """``(label, value)`` pairs of what hatching would do, as what promised the egg says: a
+    hub's boot record, or a store's rapplication (none for a local egg nobody promised)."""
+    if promise is None:
+        return []
+    if isinstance(promise, StoreApp):
+        return store_hatch_lines(promise)
+    return record_hatch_lines(promise)
+
+
+def record_hatch_lines(record: BootRecord) -> list[tuple[str, str]]:
+    """``(label, value)`` pairs of what a boot record says hatching its egg does (raw values;
+    roost runs none of it)."""
+    lines = [(f"effect {n}", effect) for n, effect in enumerate(record.hatch.effects, start=1)]
+    lines.append(("grantsAuthority", str(record.hatch.grantsAuthority).lower()))
+    lines.append(("installer", record.brainstem.installer))
+    lines.append(("hatcher path", record.brainstem.hatcher.path))
+    lines.append(("hatcher sha256", record.brainstem.hatcher.sha256))
+    lines.append(("minVersion", record.brainstem.minVersion))
     return lines
 
 

@@ -37,14 +37,13 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from tui.eggs.boot_record import BootRecord
+from tui.eggs.boot_rows import EggPromise
 from tui.eggs.egg_report import CONTAINER_CHECKS, Check, EggReport
 from tui.eggs.entry_pages import EntryPages
 from tui.eggs.legacy import read_entry
 from tui.eggs.legacy_zip import LEGACY_RULES, LegacyFormatError
 from tui.eggs.nested import MEMBER_KEYS, Member, SubEgg, can_enter, members, open_egg, within
-from tui.eggs.report_notes import report_notes, store_hatch_lines
-from tui.eggs.store import StoreApp
+from tui.eggs.report_notes import promise_hatch_lines, report_notes
 from tui.eggs.unverified import FailedEgg, banner, look_at, read_file
 from tui.ui.screens.boots.entry_viewer import EntryViewer
 from tui.ui.screens.boots.json_text import pretty_json, size_text
@@ -119,23 +118,13 @@ def summary_text(report: EggReport | None, width: int | None = None) -> Text:
     return pack_texts(parts, width)
 
 
-def hatch_lines(record: BootRecord | StoreApp | None, payload: Any) -> list[tuple[str, str]]:
+def hatch_lines(record: EggPromise | None, payload: Any) -> list[tuple[str, str]]:
     """``(label, value)`` pairs of what hatching would do, from the record (a boot record, or a
     store's rapplication: what the store says installing it does) and the payload.
 
     Values are raw (copied as they are by ``y``); the screen cleans them for drawing.
     """
-    lines: list[tuple[str, str]] = []
-    if isinstance(record, StoreApp):
-        lines.extend(store_hatch_lines(record))
-    elif record is not None:
-        for number, effect in enumerate(record.hatch.effects, start=1):
-            lines.append((f"effect {number}", effect))
-        lines.append(("grantsAuthority", str(record.hatch.grantsAuthority).lower()))
-        lines.append(("installer", record.brainstem.installer))
-        lines.append(("hatcher path", record.brainstem.hatcher.path))
-        lines.append(("hatcher sha256", record.brainstem.hatcher.sha256))
-        lines.append(("minVersion", record.brainstem.minVersion))
+    lines = promise_hatch_lines(record)
     if isinstance(payload, dict):
         brainstem = payload.get("brainstem")
         if isinstance(brainstem, dict):
@@ -218,7 +207,7 @@ class EggInspectorScreen(Screen[None]):
     def __init__(
         self,
         egg: bytes | bytearray | memoryview | str | Path | SubEgg | None,
-        record: BootRecord | StoreApp | None = None,
+        record: EggPromise | None = None,
         *,
         report: EggReport,
         title: str | None = None,

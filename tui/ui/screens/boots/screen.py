@@ -12,7 +12,7 @@ installer line is text that ``y`` copies — roost never runs it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -23,9 +23,8 @@ from textual.reactive import var
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.eggs.boot_rows import BootsSource, EggState, record_fields, row_key
+from tui.eggs.boot_rows import BootRow, BootsSource, EggState, boot_row
 from tui.eggs.pipeline import EggOutcome
-from tui.eggs.store import StoreApp
 from tui.ui.screens.base import StateScreen
 from tui.ui.screens.boots.inspector import (
     VIM_JUMPS,
@@ -33,13 +32,13 @@ from tui.ui.screens.boots.inspector import (
     jump_cursor,
     move_cursor,
 )
-from tui.ui.screens.boots.json_text import size_text
 from tui.ui.stylesheets import sheets
 from tui.ui.table.rows import Column, fit_widths
 from tui.ui.widgets.text import fit_parts
 from tui.untrusted import clean, clean_line
 
 if TYPE_CHECKING:
+    from tui.eggs.download import Progress
     from tui.service import Service
 
 __all__ = ["BootsScreen"]
@@ -101,7 +100,7 @@ class BootsScreen(StateScreen, tab="boots"):
         *VIM_JUMPS,
     ]
 
-    boots_source: var[Any] = var(None, init=False)
+    boots_source: var[BootsSource | None] = var(None, init=False)
     """Where records and eggs come from (a ``BootsSource``): the service's
     (:meth:`take_service`), or a test's."""
 
@@ -111,9 +110,9 @@ class BootsScreen(StateScreen, tab="boots"):
         self._widths = column_widths(80)
         self._content = [0, 0, 0]  # the widest name, slug and size of the rows
         self._note: tuple[str, list[str]] | None = None  # counts, and where the rows come from
-        self.rows: list[Any] = []
+        self.rows: list[BootRow] = []
         self.states: dict[str, EggState] = {}
-        self.outcomes: dict[str, EggOutcome] = {}  # the eggs judged, by row_key
+        self.outcomes: dict[str, EggOutcome] = {}  # the eggs judged, by their row's key
         self._loaded = False
 
     def compose_body(self) -> ComposeResult:
@@ -194,24 +193,23 @@ class BootsScreen(StateScreen, tab="boots"):
             )
             return
         try:
-            rows = list(await source.rows())
+            rows = [boot_row(entry) for entry in await source.rows()]
         except Exception as exc:  # noqa: BLE001 - any source failure is shown, not raised
             note.update(Text(f"Boot records unreadable: {clean_line(str(exc), 200)}"))
             return
         self.rows = rows
         for row in rows:
-            key = row_key(row)
+            key = row.key
             if key is None or key in self.states:
                 continue
-            if isinstance(row, StoreApp) and row.egg_url is None:
-                self.states[key] = EggState("none", row.url_problem() or "")
+            if row.no_egg is not None:
+                self.states[key] = EggState("none", row.no_egg)
                 continue
             self.states[key] = EggState("absent")
-            self._look_in_cache(row)
-        label = getattr(source, "label", "") or ""
-        origins = [clean(o) for o in getattr(source, "origins", None) or [label] if o]
-        apps = sum(1 for r in rows if isinstance(r, StoreApp))
-        records = sum(1 for r in rows if r.record is not None)
+            self._look_in_cache(row, key)
+        origins = [clean(o) for o in source.origins or [source.label] if o]
+        apps = sum(1 for r in rows if r.kind == "app")
+        records = sum(1 for r in rows if r.kind == "record")
         bad = len(rows) - apps - records
         parts = (
             [f"{records} boot record" + ("" if records == 1 else "s")]
@@ -243,25 +241,16 @@ class BootsScreen(StateScreen, tab="boots"):
             self._show_detail(table.cursor_row)
 
     @staticmethod
-    def texts(row: Any) -> tuple[str, str, str, bool]:
+    def texts(row: BootRow) -> tuple[str, str, str, bool]:
         """The row's name, slug (or publisher and version) and egg size, cleaned, and whether
         the name is marked with a warning."""
-        if row_key(row) is None:
-            return clean(row.origin), "—", "—", False
-        if isinstance(row, StoreApp):
-            title, by = row.name, " ".join(p for p in (row.publisher, row.version) if p)
-            size = size_text(row.egg_bytes) if row.egg_bytes is not None else "—"
-            marked = bool(row.warnings or row.problems)
-        else:
-            title, by, size = row.record.name, row.record.slug, size_text(row.record.egg.bytes)
-            marked = bool(row.warnings)
-        name = clean(title) + (" ⚠" if marked else "")
-        return name, clean(by or "—"), size, marked
+        name = clean(row.name) + (" ⚠" if row.marked else "")
+        return name, clean(row.by), row.size, row.marked
 
-    def cells(self, row: Any) -> list[Text]:
+    def cells(self, row: BootRow) -> list[Text]:
         """The row's cells: untrusted text made literal and cut to its column."""
         name, by, size, marked = self.texts(row)
-        key = row_key(row)
+        key = row.key
         width = self._widths["name"]
         if key is None:
             problem = row.problems[0] if row.problems else "not a boot record"
@@ -285,7 +274,7 @@ class BootsScreen(StateScreen, tab="boots"):
     def _update_row(self, key: str, *, detail: bool = True) -> None:
         table = self.query_one(DataTable)
         for index, row in enumerate(self.rows):
-            if row_key(row) == key:
+            if row.key == key:
                 table.update_cell(str(index), "state", self.cells(row)[3])
         if self.rows and detail:
             self._show_detail(table.cursor_row)
@@ -308,23 +297,16 @@ class BootsScreen(StateScreen, tab="boots"):
             prompt = Text.assemble((f"{clean_line(label)}: ", style), clean_line(value))
             detail.add_option(Option(prompt))
 
-    def detail_lines(self, row: Any) -> list[tuple[str, str]]:
+    def detail_lines(self, row: BootRow | None) -> list[tuple[str, str]]:
         """``(field, raw value)`` lines of the detail: the egg's state, then every field."""
         if row is None:
             return []
-        key = row_key(row)
-        if key is None:
-            return [("origin", row.origin), *(("problem", p) for p in row.problems)]
-        state = self.states.get(key, EggState("absent"))
-        # the warnings in full too (the strip above the detail shows three lines of them)
-        notes = [("warning", w) for w in row.warnings] + [("problem", p) for p in row.problems]
-        if isinstance(row, StoreApp):
-            fields = [("store", row.store), *row.fields]
-        else:
-            fields = record_fields(row.record)
-        return [("egg state", state.detail or state.label), *notes, *fields]
+        if row.key is None:
+            return list(row.detail)
+        state = self.states.get(row.key, EggState("absent"))
+        return [("egg state", state.detail or state.label), *row.detail]
 
-    def selected_row(self) -> Any:
+    def selected_row(self) -> BootRow | None:
         index = self.query_one(DataTable).cursor_row
         return self.rows[index] if 0 <= index < len(self.rows) else None
 
@@ -347,32 +329,31 @@ class BootsScreen(StateScreen, tab="boots"):
 
     def action_inspect(self) -> None:
         row = self.selected_row()
-        if row is None or row_key(row) is None:
+        if row is None or row.key is None:
             self.notify("No boot record here to inspect", severity="warning", markup=False)
             return
-        self._fetch(row)
+        self._fetch(row, row.key)
 
     async def _checked(
-        self, row: Any, *, download: bool, progress: Any = None
+        self, row: BootRow, *, download: bool, progress: Progress | None = None
     ) -> EggOutcome | None:
         """The one place the tab has an egg judged: the source's pipeline, off the event loop
         (None: no source)."""
         source = self.source
         if source is None:
             return None
-        return await source.check(row, download=download, progress=progress)
+        return await source.check(row.entry, download=download, progress=progress)
 
     @work(group="boots-verify")
-    async def _look_in_cache(self, row: Any) -> None:
+    async def _look_in_cache(self, row: BootRow, key: str) -> None:
         """An egg at hand (cached, or a store's mirror) judged as the tab loads; nothing is
         downloaded. A store egg its store may not be asked for is refused here already."""
         outcome = await self._checked(row, download=False)
         if outcome is not None and outcome.report is not None:
-            self._judged(row_key(row), outcome)  # type: ignore[arg-type]
+            self._judged(key, outcome)
 
     @work(exclusive=True, group="boots-fetch")
-    async def _fetch(self, row: Any) -> None:
-        key: str = row_key(row)  # type: ignore[assignment]
+    async def _fetch(self, row: BootRow, key: str) -> None:
         before = self.states.get(key, EggState("absent"))
         shown = [-1]
 
@@ -403,16 +384,15 @@ class BootsScreen(StateScreen, tab="boots"):
                 clean_line(outcome.error, 300), title="Egg download", severity="error", markup=False
             )
 
-    def _open(self, outcome: EggOutcome, row: Any) -> None:
+    def _open(self, outcome: EggOutcome, row: BootRow) -> None:
         """The inspector on the egg — unless the Boots tab is no longer on view (another tab or
         screen was chosen while the egg came): then a toast says it is ready, and nothing
         takes the screen from under the keys typed there."""
         assert outcome.report is not None
-        record = row if isinstance(row, StoreApp) else row.record  # a store's: the Hatch pane's
-        title = row.name if isinstance(row, StoreApp) else record.name
+        title = row.name
         if self.app.screen is self:
             self.app.push_screen(
-                EggInspectorScreen(outcome.egg, record, report=outcome.report, title=title)
+                EggInspectorScreen(outcome.egg, row.promise, report=outcome.report, title=title)
             )
             return
         state = EggState.of(outcome.report)
@@ -435,11 +415,9 @@ class BootsScreen(StateScreen, tab="boots"):
             if index is not None and index < len(lines):
                 return lines[index][1]
         row = self.selected_row()
-        if isinstance(row, StoreApp):
-            return row.egg_url
-        return row.record.egg.url if row is not None and row.record is not None else None
+        return row.egg_url if row is not None else None
 
     def select_key(self, key: str) -> None:
         for index, row in enumerate(self.rows):
-            if row_key(row) is not None and getattr(row, "slug", None) == key:
+            if row.key is not None and row.slug == key:
                 self.query_one(DataTable).move_cursor(row=index)
