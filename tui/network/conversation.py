@@ -41,7 +41,7 @@ __all__ = [
 # --------------------------------------------------------------------------- posted_log.json
 
 
-class LoggedPost(_Model):
+class LoggedPost(_Model, frozen=True):
     """One post as the log has it. ``author`` is the agent (or ``system``)."""
 
     number: int | None = None
@@ -65,7 +65,7 @@ class LoggedPost(_Model):
         return self.timestamp or self.created_at
 
 
-class LoggedComment(_Model):
+class LoggedComment(_Model, frozen=True):
     """One comment entry: who commented on which post, when (no text)."""
 
     timestamp: Timestamp = None
@@ -75,7 +75,7 @@ class LoggedComment(_Model):
     channel: str | None = None
 
 
-class PostedLog(_Model):
+class PostedLog(_Model, frozen=True):
     posts: tuple[LoggedPost, ...] = ()
     comments: tuple[LoggedComment, ...] = ()
     meta: dict[str, Any] | None = field(default=None, name="_meta")
@@ -84,7 +84,7 @@ class PostedLog(_Model):
 # --------------------------------------------------------------------------- discussions_cache.json
 
 
-class CommentAuthor(_Model):
+class CommentAuthor(_Model, frozen=True):
     """The light form's trace of a comment: its account and time (and, rarely, its body)."""
 
     login: str = ""
@@ -92,7 +92,7 @@ class CommentAuthor(_Model):
     body: str | None = None
 
 
-class CachedComment(_Model):
+class CachedComment(_Model, frozen=True):
     """The full form's comment. The account is ``author_login`` (older writers: ``login``);
     ``id``/``parent_id`` are there when the writer kept them."""
 
@@ -111,7 +111,7 @@ class CachedComment(_Model):
         return self.author_login or self.login or ""
 
 
-class CachedDiscussion(_Model):
+class CachedDiscussion(_Model, frozen=True):
     number: int
     title: str = ""
     body: str = ""
@@ -129,7 +129,7 @@ class CachedDiscussion(_Model):
     reactions: dict[str, Any] | None = None
 
 
-class DiscussionsCache(_Model):
+class DiscussionsCache(_Model, frozen=True):
     discussions: tuple[CachedDiscussion, ...] = ()
     meta: dict[str, Any] | None = field(default=None, name="_meta")
 
@@ -142,7 +142,7 @@ class DiscussionsCache(_Model):
 # --------------------------------------------------------------------------- discussions_index.json
 
 
-class IndexEntry(_Model):
+class IndexEntry(_Model, frozen=True):
     id: str = ""  # the Discussion's GraphQL node id
     number: int | None = None
     title: str = ""

@@ -132,7 +132,9 @@ class DiskCache:
             )
         except OSError:
             return
-        pending = {name: Future() for name in names if name not in self._prefetched}
+        pending: dict[str, Future[CachedFile | None]] = {
+            name: Future() for name in names if name not in self._prefetched
+        }
         if not pending:
             return
         self._prefetched.update(pending)

@@ -317,7 +317,7 @@ class _Request:
         self.sink: Callable[[bytes], object] | None = None  # fetch(): where a 200's body goes
         self.same_origin = False  # fetch(): follow redirects within the URL's origin
 
-    async def run(self, client: httpx.AsyncClient, headers: dict[str, str]) -> FetchResult:
+    async def run(self, client: httpx.AsyncClient, headers: dict[str, str]) -> FetchResult | Reply:
         loop = asyncio.get_running_loop()
         self.started = loop.time()
         self.deadline_at = self.started + self.deadline_s
@@ -387,7 +387,7 @@ class _Request:
 
     async def _read(self, response: httpx.Response, url: str) -> FetchResult:
         raw_headers = response.headers.raw
-        meta = dict(
+        meta: dict[str, Any] = dict(
             url=url,
             status=response.status_code,
             etag=header_token(_header(raw_headers, b"etag")),

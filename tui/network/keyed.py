@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from json.decoder import scanstring
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -51,7 +51,8 @@ KEYED_FILES: Mapping[str, tuple[str, type[Any]]] = {AGENTS: ("agents", Agent)}
 
 MIN_SIZE = 1 << 20  # smaller files are validated whole: a few ms, nothing to gain
 
-_WHITESPACE = re.compile(r"[ \t\n\r]*").match  # JSON's four whitespace characters
+# JSON's four whitespace characters; the pattern matches the empty string, so always matches
+_WHITESPACE = cast(Callable[[str, int], re.Match[str]], re.compile(r"[ \t\n\r]*").match)
 _SCAN = json.JSONDecoder().scan_once  # the C scanner: (value, end) of the value at an index
 
 
@@ -188,7 +189,7 @@ def _validate_in_pieces(
             text += view[start:stop]
             text += b"}"
             try:
-                entries = decode(entries_model, text)
+                entries: dict[str, Any] = decode(entries_model, text)
             except InvalidDocument as exc:
                 misses += 1
                 missed = True
@@ -207,7 +208,7 @@ def _validate_in_pieces(
     if b"\\" in rest or b'"' + member.encode() + b'"' in rest:
         return None  # perhaps the member a second time
     try:
-        document = decode(STATE_FILES[file_name], data[:opened] + b"{}" + rest)
+        document: Any = decode(STATE_FILES[file_name], data[:opened] + b"{}" + rest)
     except InvalidDocument:
         return None
     if getattr(document, member):
@@ -254,7 +255,7 @@ def _parse(
             raise _Malformed from None  # reported by the whole-document validation
     rest = "{" + ",".join([f"{json.dumps(member)}:{{}}", *(text[a:b] for a, b in others)]) + "}"
     try:
-        document = decode(STATE_FILES[file_name], rest)
+        document: Any = decode(STATE_FILES[file_name], rest)
     except InvalidDocument:
         raise _Malformed from None
     return replace(document, **{member: models}), Keyed(text, spans, models, member)

@@ -116,7 +116,8 @@ def as_utc(value: datetime | str | None) -> datetime | None:
 
 class _Model(msgspec.Struct, frozen=True, kw_only=True, dict=True, forbid_unknown_fields=True):
     """Base: frozen, keyword-built, unknown fields refused by the decoder and kept by
-    :func:`decode` (in the instance's ``__dict__``, which the struct's own fields do not use)."""
+    :func:`decode` (in the instance's ``__dict__``, which the struct's own fields do not use).
+    Subclasses say ``frozen=True`` again: msgspec inherits it, type checkers do not."""
 
     @property
     def extras(self) -> dict[str, Any]:
@@ -124,7 +125,7 @@ class _Model(msgspec.Struct, frozen=True, kw_only=True, dict=True, forbid_unknow
         return dict(_extras_of(self) or ())
 
 
-class Meta(_Model):
+class Meta(_Model, frozen=True):
     count: int | None = None
     last_updated: Timestamp = None
 
@@ -132,7 +133,7 @@ class Meta(_Model):
 # --------------------------------------------------------------------------- agents.json
 
 
-class Agent(_Model):
+class Agent(_Model, frozen=True):
     name: str
     framework: str = ""
     bio: str = ""
@@ -172,7 +173,7 @@ class Agent(_Model):
     )
 
 
-class AgentsFile(_Model):
+class AgentsFile(_Model, frozen=True):
     agents: dict[str, Agent]
     meta: Meta | None = field(default=None, name="_meta")
 
@@ -180,7 +181,7 @@ class AgentsFile(_Model):
 # --------------------------------------------------------------------------- channels.json
 
 
-class Channel(_Model):
+class Channel(_Model, frozen=True):
     slug: str | None = None
     name: str = ""
     description: str = ""
@@ -197,7 +198,7 @@ class Channel(_Model):
     pinned_posts: tuple[Any, ...] | None = None
 
 
-class ChannelsFile(_Model):
+class ChannelsFile(_Model, frozen=True):
     channels: dict[str, Channel]
     meta: dict[str, Any] | None = field(default=None, name="_meta")
 
@@ -205,7 +206,7 @@ class ChannelsFile(_Model):
 # --------------------------------------------------------------------------- trending.json
 
 
-class TrendingPost(_Model):
+class TrendingPost(_Model, frozen=True):
     title: str = ""
     author: str = ""
     channel: str = ""
@@ -217,7 +218,7 @@ class TrendingPost(_Model):
     url: str | None = None
 
 
-class TopAgent(_Model):
+class TopAgent(_Model, frozen=True):
     agent_id: str
     posts: int = 0
     comments_received: int = 0
@@ -225,7 +226,7 @@ class TopAgent(_Model):
     score: float = 0.0
 
 
-class TopChannel(_Model):
+class TopChannel(_Model, frozen=True):
     channel: str
     posts: int = 0
     comments: int = 0
@@ -233,7 +234,7 @@ class TopChannel(_Model):
     score: float = 0.0
 
 
-class TopTopic(_Model):
+class TopTopic(_Model, frozen=True):
     topic: str
     posts: int = 0
     comments: int = 0
@@ -241,7 +242,7 @@ class TopTopic(_Model):
     score: float = 0.0
 
 
-class TrendingFile(_Model):
+class TrendingFile(_Model, frozen=True):
     trending: tuple[TrendingPost, ...] = ()
     top_agents: tuple[TopAgent, ...] = ()
     top_channels: tuple[TopChannel, ...] = ()
@@ -252,7 +253,7 @@ class TrendingFile(_Model):
 # --------------------------------------------------------------------------- stats.json
 
 
-class StatsFile(_Model):
+class StatsFile(_Model, frozen=True):
     """Flat counters. Known ones are typed; new counters arrive as extras and are kept."""
 
     last_updated: Timestamp = None
@@ -278,7 +279,7 @@ class StatsFile(_Model):
 # --------------------------------------------------------------------------- seeds.json
 
 
-class Convergence(_Model):
+class Convergence(_Model, frozen=True):
     score: float = 0.0
     resolved: bool = False
     signal_count: int = 0
@@ -288,7 +289,7 @@ class Convergence(_Model):
     evaluated_at: Timestamp = None
 
 
-class Seed(_Model):
+class Seed(_Model, frozen=True):
     """The active seed, a queued seed or a history entry (they share one shape)."""
 
     id: str
@@ -305,7 +306,7 @@ class Seed(_Model):
     resolution: dict[str, Any] | None = None
 
 
-class Proposal(_Model):
+class Proposal(_Model, frozen=True):
     id: str
     text: str = ""
     context: str = ""
@@ -316,7 +317,7 @@ class Proposal(_Model):
     vote_count: int = 0
 
 
-class SeedsFile(_Model):
+class SeedsFile(_Model, frozen=True):
     active: Seed | None = None
     proposals: tuple[Proposal, ...] | None = None  # None: the deployment has no proposals yet
     queue: tuple[Seed, ...] = ()
@@ -326,12 +327,12 @@ class SeedsFile(_Model):
 # --------------------------------------------------------------------------- manifest
 
 
-class ManifestEntry(_Model):
+class ManifestEntry(_Model, frozen=True):
     hash: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-fA-F]{64}$")]
     size: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
-class ManifestFile(_Model):
+class ManifestFile(_Model, frozen=True):
     files: dict[str, ManifestEntry]
     meta: dict[str, Any] | None = field(default=None, name="_meta")
 
@@ -499,7 +500,7 @@ def _entry_by_entry(model: Any, flat: type[msgspec.Struct], data: Any) -> tuple[
     if texts is None:
         return _converted(model, _plain(data))
     entry = _decoder(flat)
-    out: dict[str, Any] = {}
+    out: dict[str | int, Any] = {}
     extras = False
     for key, text in texts.items() if isinstance(texts, dict) else enumerate(texts):
         try:
@@ -763,7 +764,7 @@ def parse_state(file_name: str, data: bytes | str) -> Any:
 
 
 def parse_manifest(data: bytes | str) -> ManifestFile:
-    return _validate(ManifestFile, MANIFEST_FILE, data)  # type: ignore[return-value]
+    return _validate(ManifestFile, MANIFEST_FILE, data)
 
 
 def _validate(model: Any, file_name: str, data: bytes | str) -> Any:

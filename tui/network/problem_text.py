@@ -30,7 +30,7 @@ def parse_time(value: str | None) -> datetime | None:
         return None
 
 
-def describe_bug(exc: Exception) -> str:
+def describe_bug(exc: BaseException) -> str:
     """A bug's one-line description: its type and message, never a traceback."""
     return f"{type(exc).__name__}: {str(exc)[:200]}"
 

@@ -38,7 +38,7 @@ __all__ = [
 # --------------------------------------------------------------------------- notifications.json
 
 
-class Notification(_Model):
+class Notification(_Model, frozen=True):
     """One thing that happened to ``agent_id``: a poke, a follow, a mention, media verified…"""
 
     agent_id: str = ""
@@ -49,7 +49,7 @@ class Notification(_Model):
     detail: str | None = None
 
 
-class NotificationsFile(_Model):
+class NotificationsFile(_Model, frozen=True):
     notifications: tuple[Notification, ...] = ()
     meta: dict[str, Any] | None = field(default=None, name="_meta")
 
@@ -57,7 +57,7 @@ class NotificationsFile(_Model):
 # --------------------------------------------------------------------------- pokes.json
 
 
-class PokeContext(_Model):
+class PokeContext(_Model, frozen=True):
     """Where a poke points: a Discussion (a poke pin) and/or a place."""
 
     type: str | None = None
@@ -66,7 +66,7 @@ class PokeContext(_Model):
     location: Any = None  # {lat, lon, name} on the real deployment, or a name
 
 
-class Poke(_Model):
+class Poke(_Model, frozen=True):
     from_agent: str = ""
     target_agent: str = ""
     message: str | None = None
@@ -76,7 +76,7 @@ class Poke(_Model):
     resolved_at: Timestamp = None
 
 
-class PokesFile(_Model):
+class PokesFile(_Model, frozen=True):
     pokes: tuple[Poke, ...] = ()
     meta: dict[str, Any] | None = field(default=None, name="_meta")
 
@@ -84,7 +84,7 @@ class PokesFile(_Model):
 # --------------------------------------------------------------------------- changes.json
 
 
-class Change(_Model):
+class Change(_Model, frozen=True):
     """One entry of the change log: ``type`` (heartbeat, poke, new_agent, agent_dormant,
     heartbeat_audit…) and whom it is about (``id``; a poke's ``target``); an audit's counts
     are its extras."""
@@ -101,7 +101,7 @@ class Change(_Model):
         return self.id or self.target or self.agent
 
 
-class ChangesFile(_Model):
+class ChangesFile(_Model, frozen=True):
     last_updated: Timestamp = None
     changes: tuple[Change, ...] = ()
 
@@ -109,7 +109,7 @@ class ChangesFile(_Model):
 # --------------------------------------------------------------------------- follows.json
 
 
-class FollowsFile(_Model):
+class FollowsFile(_Model, frozen=True):
     """The follows (their shape is not settled on the real deployment: each entry is kept as
     it was sent)."""
 
@@ -120,20 +120,20 @@ class FollowsFile(_Model):
 # --------------------------------------------------------------------------- social_graph.json
 
 
-class Node(_Model):
+class Node(_Model, frozen=True):
     id: str = ""
     degree: int = 0
     in_degree: int = 0
     out_degree: int = 0
 
 
-class Edge(_Model):
+class Edge(_Model, frozen=True):
     source: str = ""
     target: str = ""
     weight: float = 0
 
 
-class SocialGraph(_Model):
+class SocialGraph(_Model, frozen=True):
     nodes: tuple[Node, ...] = ()
     edges: tuple[Edge, ...] = ()
     meta: dict[str, Any] | None = field(default=None, name="_meta")

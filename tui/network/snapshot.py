@@ -293,12 +293,12 @@ class StoreOptions(msgspec.Struct, frozen=True):
 
 def backoff_delay(failures: int, options: StoreOptions, rng: random.Random | None = None) -> float:
     """Seconds until the next cycle: the interval, doubling per consecutive failure, capped."""
-    rng = rng or random
+    uniform = rng.uniform if rng is not None else random.uniform
     interval = max(options.interval_s, options.min_interval_s)
     base = interval if failures <= 0 else interval * (2 ** min(failures, 20))
     base = min(base, max(options.backoff_cap_s, interval)) if failures > 0 else base
     spread = base * options.jitter
-    return max(options.min_interval_s, base + rng.uniform(-spread, spread))
+    return max(options.min_interval_s, base + uniform(-spread, spread))
 
 
 def snapshot_as_json(snapshot: Snapshot) -> dict[str, Any]:

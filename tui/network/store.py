@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from msgspec.structs import replace
 
@@ -97,6 +97,13 @@ Listener = Callable[[Snapshot, RefreshReport], None]
 def _as_it_is(size: int | None) -> AbstractContextManager[object]:
     """No memory policy: a build runs as it is."""
     return contextlib.nullcontext()
+
+
+class RequestLimits(TypedDict):
+    """One request's deadline and rate floor (:func:`tui.network.fetch.fetch`'s keywords)."""
+
+    deadline_s: float
+    min_rate: float
 
 
 class Store:
@@ -196,10 +203,12 @@ class Store:
             self._http = httpx.AsyncClient(timeout=self.options.timeout_s, follow_redirects=False)
         return self._http
 
-    def request_limits(self, size: int | None = None) -> dict[str, float]:
+    def request_limits(self, size: int | None = None) -> RequestLimits:
         """Deadline and rate floor of one request; a big file gets time for its size."""
         extra = (size or 0) / self.options.deadline_rate if self.options.deadline_rate > 0 else 0
-        return {"deadline_s": self.options.deadline_s + extra, "min_rate": self.options.min_rate}
+        return RequestLimits(
+            deadline_s=self.options.deadline_s + extra, min_rate=self.options.min_rate
+        )
 
     @property
     def unreported_cache_problems(self) -> tuple[Problem, ...]:
@@ -234,7 +243,7 @@ class Store:
         found += unchecked
         # Smallest first: the small files' models are built before a big agents.json fills the
         # heap (and before the owner's building, if it freezes, freezes anything with them).
-        parsed = {
+        parsed: dict[str, tuple[CachedFile, tuple[Any, Keyed | None] | BaseException] | None] = {
             cached.name: self._parse_cached(cached)
             for cached in sorted(found, key=lambda cached: len(cached.body))
         }
@@ -616,11 +625,11 @@ class Store:
                         current, Problem(name, exc.kind, fetch_detail(exc)), report, "error"
                     )
                 report.bytes_downloaded += result.bytes_read
-                if result.not_modified and current.sha256 is None:
-                    # nothing was asked conditionally: a 304 here has no copy to point at
-                    problem = Problem(name, "http", "HTTP 304 for a file never loaded")
-                    return self._failed(current, problem, report, "error")
                 if result.not_modified:
+                    if current.sha256 is None:
+                        # nothing was asked conditionally: a 304 here has no copy to point at
+                        problem = Problem(name, "http", "HTTP 304 for a file never loaded")
+                        return self._failed(current, problem, report, "error")
                     body_hash = current.sha256
                 elif result.status == 200:
                     body_hash = result.sha256
