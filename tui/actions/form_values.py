@@ -112,8 +112,8 @@ def payload_from_values(
     for error in validate_payload(action, payload):
         base = error.field.split("[", 1)[0]
         key = base if base in names else ""
-        spec = action.field(base) if key else None
-        message = _message(spec, error) if spec is not None else str(error)
+        failed = action.field(base) if key else None
+        message = _message(failed, error) if failed is not None else str(error)
         if message not in problems.get(key, []):
             problems.setdefault(key, []).append(message)
     return payload, problems

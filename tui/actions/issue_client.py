@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import httpx
 
@@ -153,7 +153,7 @@ class Whoami:
 MAX_ISSUE_NUMBER = 2**31 - 1
 
 
-def is_issue_number(value: Any) -> bool:
+def is_issue_number(value: Any) -> TypeGuard[int]:
     """Whether the platform's ``number`` is one: a whole number from 1 to
     :data:`MAX_ISSUE_NUMBER` (not a bool, not a float such as ``1e308``, not a string). Any
     other answer is unclear, and the send is settled by a lookup."""

@@ -294,7 +294,12 @@ async def follow(
         return False
     track = entry.tracking
     receipts = docs is not None and (track.get("two_step") or docs.has_receipt_templates())
-    if receipts and await _receipts(entry, docs) and entry.state in ("applied", "rejected"):
+    if (
+        receipts
+        and docs is not None
+        and await _receipts(entry, docs)
+        and entry.state in ("applied", "rejected")
+    ):
         return True
     if entry.state == "accepted":
         return True  # the classic verdict is in; only the state (or a receipt) says more

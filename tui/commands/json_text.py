@@ -47,8 +47,10 @@ def _ascii(data: bytes) -> str:
     return data.replace(b"\x7f", b"\\u007f").decode("ascii", errors=_ESCAPE_UTF8)
 
 
-def _escape_utf8(error: UnicodeDecodeError) -> tuple[str, int]:
+def _escape_utf8(error: UnicodeError) -> tuple[str, int]:
     """The run of UTF-8 bytes ``error`` stopped at, as JSON \\u escapes (an error handler)."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error  # registered for decoding only
     data, end = error.object, error.start
     while end < len(data) and data[end] >= 0x80:
         end += 1

@@ -244,7 +244,12 @@ class Threads:
             best = _best([cached, held_read])
             if best is not None and best is cached:
                 return cached
-            if held is not None and best is held_read and self._young(held):
+            if (
+                held is not None
+                and held_read is not None
+                and best is held_read
+                and self._young(held)
+            ):
                 return replace(held_read, fresh=True)
         rest, problem = self._github()
         if rest is None:
@@ -305,7 +310,9 @@ class Threads:
         """The post from ``discussions_cache.json`` (light form: the log names commenters)."""
         snapshot = self.store.snapshot
         cache = snapshot.discussions_cache
-        entry = self._cache_entries(cache).get(number) if cache is not None else None
+        if cache is None:
+            return None
+        entry = self._cache_entries(cache).get(number)
         if entry is None:
             return None
         logged: Sequence[LoggedComment] = ()

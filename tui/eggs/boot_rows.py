@@ -176,9 +176,6 @@ def _notes(warnings: tuple[str, ...], problems: tuple[str, ...]) -> list[tuple[s
 class BootsSource(Protocol):
     """Where the Boots tab gets its rows and has their eggs judged (the app's ``boots_source``)."""
 
-    #: The hub the records' ``egg.url`` must point at (the verifier's ``hub_url``); None: each
-    #: record's own hub (an https URL ending in ``/`` + ``egg.path``).
-    hub_url: str | None
     #: What the tab says the records come from (a location with no credentials in it).
     label: str
     #: Where the rows come from, each as shown (the tab fits them to its width); empty: the

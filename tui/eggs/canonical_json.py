@@ -35,7 +35,7 @@ _MAX_SAFE_INTEGER = 2**53 - 1
 
 # JCS escapes exactly what the stdlib's C string encoder escapes when it keeps non-ASCII
 # literal: '"', '\\', the short forms \b \t \n \f \r and other C0 as lowercase \u00xx.
-_encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string = json.encoder.encode_basestring
 
 _FORBIDDEN = re.compile(
     "[\ud800-\udfff\ufdd0-\ufdef"

@@ -79,7 +79,7 @@ class LegacyFormatError(RoostError, ValueError):
 
 
 class LegacyEntry(NamedTuple):
-    index: int
+    number: int  # 1-based, as messages say "entry N" (``index`` is tuple's method)
     name: str
     raw_name: bytes
     flags: int
@@ -115,7 +115,7 @@ def safe_name_problem(name: str) -> str | None:
 
 
 def _where(e: LegacyEntry) -> str:
-    return f"entry {e.index} ({e.name!r})" if e.name else f"entry {e.index}"
+    return f"entry {e.number} ({e.name!r})" if e.name else f"entry {e.number}"
 
 
 class LegacyZipReader:
@@ -214,16 +214,16 @@ class LegacyZipReader:
         for e in entries:
             if not e.name and e.raw_name:
                 raise LegacyFormatError(
-                    "legacy.names", f"entry {e.index} name {e.raw_name!r} is not UTF-8 (or ASCII)"
+                    "legacy.names", f"entry {e.number} name {e.raw_name!r} is not UTF-8 (or ASCII)"
                 )
             problem = safe_name_problem(e.name)
             if problem is not None:
                 raise LegacyFormatError(
-                    "legacy.names", f"entry {e.index} name {e.name!r} {problem}"
+                    "legacy.names", f"entry {e.number} name {e.name!r} {problem}"
                 )
             if e.name in seen:
                 raise LegacyFormatError(
-                    "legacy.names", f"entry {e.index} name {e.name!r} is a duplicate"
+                    "legacy.names", f"entry {e.number} name {e.name!r} is a duplicate"
                 )
             if (e.external_attr >> 16) & _S_IFMT == _S_IFLNK:
                 raise LegacyFormatError("legacy.names", f"{_where(e)} is a symbolic link")
@@ -289,7 +289,7 @@ class LegacyZipReader:
                 sink = sink_for(e)
                 produced, crc = 0, 0
 
-                def take(data: bytes, e: LegacyEntry = e, sink: Any = sink) -> None:
+                def take(data: bytes | memoryview, e: LegacyEntry = e, sink: Any = sink) -> None:
                     nonlocal produced, crc
                     produced += len(data)
                     if produced > e.size:

@@ -127,7 +127,7 @@ def check_local(
         report = judge(egg, boot, store=store, came_from=came_from, hub_url=hub_url,
                        record_refused=record_refused)  # fmt: skip
     except OSError as exc:
-        return EggOutcome(None, error=f"{egg}: cannot be read ({exc.strerror or exc})")
+        return EggOutcome(None, error=f"{egg!s}: cannot be read ({exc.strerror or exc})")
     return EggOutcome(report, egg)
 
 

@@ -129,7 +129,7 @@ def is_utc(value: Any) -> bool:
     if not 1 <= month <= 12 or hour > 23 or minute > 59 or second > 59:
         return False
     leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-    days = 29 if month == 2 and leap else calendar.mdays[month]
+    days = 29 if month == 2 and leap else calendar.monthrange(2001, month)[1]
     return 1 <= day <= days
 
 

@@ -336,14 +336,14 @@ async def _discover(
         raise SourceError(f"{_shown(source)}: neither a record, an array of records nor an index")
     if is_store_index(value):
         return "store", [_Found(_origin_of(source), value, raw=raw)]
-    items = value.get("seeds", value.get("records"))
+    seeds = value.get("seeds", value.get("records"))
     if value.get("kind") == "organization-seed-index" or (
-        isinstance(items, list) and value.get("kind") != "organization-seed-boot"
+        isinstance(seeds, list) and value.get("kind") != "organization-seed-boot"
     ):
-        if not isinstance(items, list):
+        if not isinstance(seeds, list):
             raise SourceError(f"{_shown(source)}: an index without a list of seeds")
-        found = [_index_item(i, item) for i, item in enumerate(items[: options.record_limit])]
-        return "index", _limited(found, len(items), options)
+        found = [_index_item(i, item) for i, item in enumerate(seeds[: options.record_limit])]
+        return "index", _limited(found, len(seeds), options)
     return "record", [_Found(_origin_of(source), value, raw=raw)]
 
 

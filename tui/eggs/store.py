@@ -155,7 +155,7 @@ class _Place:
             return
         self_url = value.get("self_url")
         origins = Counter(o for o in map(_origin, urls) if o is not None)
-        if _origin(self_url) is not None:
+        if isinstance(self_url, str) and _origin(self_url) is not None:
             self.origin = _origin(self_url)
             self.base = self_url.rsplit("/", 1)[0] + "/"
             self.folder = Path(location).parent

@@ -193,7 +193,7 @@ class _Verifier:
     def _hashes_for(self, entry: ZipEntry) -> EntryHashes:
         """The hashes entry ``entry`` feeds as it streams past: its egg hash always; its bytes
         for the manifest and rappid.json; its plain sha256 when the record's promises need it."""
-        capture = entry.size <= _MAX_CAPTURE and (entry.index == 1 or entry.name == "rappid.json")
+        capture = entry.size <= _MAX_CAPTURE and (entry.number == 1 or entry.name == "rappid.json")
         hashes = EntryHashes(plain=entry.name in self._plain_wanted(), capture=capture)
         self.hashes[entry.name] = hashes
         return hashes
@@ -331,9 +331,9 @@ class _Verifier:
                     expected[item["path"]] = item.get("hash")
         results = []
         for e in self.entries:
-            hashes = self.hashes.get(e.name) if e.index > 1 else None
+            hashes = self.hashes.get(e.name) if e.number > 1 else None
             actual = hashes.egg_hash if hashes is not None else None
-            want = expected.get(e.name) if e.index > 1 else None
+            want = expected.get(e.name) if e.number > 1 else None
             ok = None if actual is None or want is None else actual == want
             results.append(EntryResult(e.name, e.size, e.data_offset, actual, want, ok))
         return results

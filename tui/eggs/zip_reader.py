@@ -133,7 +133,7 @@ class ZipFormatError(RoostError, ValueError):
 class ZipEntry(NamedTuple):
     """One central-directory entry."""
 
-    index: int
+    number: int  # 1-based, as messages say "entry N" (``index`` is tuple's method)
     name: str
     raw_name: bytes
     header_offset: int
@@ -209,6 +209,7 @@ class EggSource:
 
     def _handle(self) -> Any:
         if self._file is None:
+            assert self._path is not None  # no buffer: built from a path (see __init__)
             self._file = open(self._path, "rb")  # noqa: SIM115 - closed by close()
         return self._file
 
@@ -421,7 +422,7 @@ class StrictZipReader:
     def _fields(self, entries: list[ZipEntry]) -> None:
         """The fields that change what a reader sees fail; the others are noted."""
         for e in entries:
-            where = f"entry {e.index} ({_show(e.raw_name)})"
+            where = f"entry {e.number} ({_show(e.raw_name)})"
             if e.flags & _ENCRYPTED:
                 raise ZipFormatError("zip.fields", f"{where} is encrypted (flags {e.flags:#06x})")
             if e.flags & _DESCRIPTOR:
@@ -446,7 +447,7 @@ class StrictZipReader:
         for e in entries:
             if e.method == 0 and e.compressed_size == e.size:
                 continue
-            where = f"entry {e.index} ({_show(e.raw_name)})"
+            where = f"entry {e.number} ({_show(e.raw_name)})"
             if e.method != 0:
                 kind = "deflated" if e.method == 8 else f"method {e.method}"
                 raise ZipFormatError("zip.stored", f"{where} is {kind}; only stored (0) is allowed")
@@ -461,21 +462,21 @@ class StrictZipReader:
             name = e.name  # decoded with the directory; "" when it is not UTF-8
             if e.raw_name and not name:
                 raise ZipFormatError(
-                    "zip.names", f"entry {e.index} name {_show(e.raw_name)} is not UTF-8"
+                    "zip.names", f"entry {e.number} name {_show(e.raw_name)} is not UTF-8"
                 )
             if not e.flags & _UTF8_FLAG and not e.raw_name.isascii():
                 raise ZipFormatError(
                     "zip.names",
-                    f"entry {e.index} name {name!r} is not ASCII and lacks the UTF-8 flag "
+                    f"entry {e.number} name {name!r} is not ASCII and lacks the UTF-8 flag "
                     "(readers would decode it differently)",
                 )
             problem = rapp.path_problem(name) or lookalike.name_problem(name)
             if problem is not None:
-                raise ZipFormatError("zip.names", f"entry {e.index} name {name!r}: {problem}")
+                raise ZipFormatError("zip.names", f"entry {e.number} name {name!r}: {problem}")
             if e.raw_name in seen:
-                raise ZipFormatError("zip.names", f"entry {e.index} name {name!r} is a duplicate")
+                raise ZipFormatError("zip.names", f"entry {e.number} name {name!r} is a duplicate")
             if (e.external_attr >> 16) & _S_IFMT == _S_IFLNK:
-                raise ZipFormatError("zip.names", f"entry {e.index} {name!r} is a symbolic link")
+                raise ZipFormatError("zip.names", f"entry {e.number} {name!r} is a symbolic link")
             seen.add(e.raw_name)
         clash = next(iter(lookalike.collisions(e.name for e in entries)), None)
         if clash is not None:
@@ -549,7 +550,7 @@ class StrictZipReader:
                 if crc != e.crc and bad_crc is None:
                     bad_crc = ZipFormatError(
                         "zip.crc",
-                        f"entry {e.index} ({e.name!r}) CRC-32 is {crc:#010x}, "
+                        f"entry {e.number} ({e.name!r}) CRC-32 is {crc:#010x}, "
                         f"the header says {e.crc:#010x}",
                     )
         finally:
@@ -584,7 +585,7 @@ def _packaging_notes(e: ZipEntry) -> Iterator[PackagingNote]:
 
 
 def _where(entry: ZipEntry) -> str:
-    return f"entry {entry.index} ({entry.name!r})"
+    return f"entry {entry.number} ({entry.name!r})"
 
 
 def _show(raw: bytes) -> str:

@@ -182,7 +182,7 @@ def _connections(agent: str, edges: list[Edge] | tuple[()]) -> tuple[Connection,
         held = weights.setdefault(other, [0.0, 0.0, 0])
         weight = float(edge.weight) if math.isfinite(edge.weight) else 0.0
         held[0 if outward else 1] += weight
-        held[2] |= 1 if outward else 2
+        held[2] = int(held[2]) | (1 if outward else 2)
     ranked = sorted(weights.items(), key=lambda pair: (-(pair[1][0] + pair[1][1]), pair[0]))
     direction: dict[int, Literal["out", "in", "both"]] = {1: "out", 2: "in", 3: "both"}
     return tuple(

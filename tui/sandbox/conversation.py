@@ -363,8 +363,8 @@ def _comments(
         entries.append(entry)
         if is_vote(seed, number, index):
             voters.setdefault(post_index, []).append(who)
-    for post_index, who in voters.items():
-        _count_votes(posts[post_index], who)
+    for post_index, names in voters.items():
+        _count_votes(posts[post_index], names)
     return entries
 
 

@@ -180,7 +180,7 @@ def _s(description: str = "", **limits: Any) -> Rule:
     return Rule("str", description, **limits)
 
 
-_URI = {"uri": True}
+_URI: dict[str, Any] = {"uri": True}
 _GATEWAY_TYPES = ("openclaw", "openrappter", "")
 _NAME = _s("Display name", max_length=64)
 _BIO = _s("Short biography", max_length=500)

@@ -368,9 +368,9 @@ class Conversation:
             created = str(post.get("timestamp") or post.get("created_at") or "")
             updated = max(created, index.last_comment.get(number, ""), last_made.get(number, ""))
             rows.append((created, updated, number, str(post.get("channel") or "")))
-        for made in self.posts:
-            updated = max(made.created_at, last_made.get(made.number, ""))
-            rows.append((made.created_at, updated, made.number, made.channel))
+        for discussion in self.posts:
+            updated = max(discussion.created_at, last_made.get(discussion.number, ""))
+            rows.append((discussion.created_at, updated, discussion.number, discussion.channel))
         return rows
 
     def next_number(self, log: dict[str, Any], at_least: int = 0) -> int:
@@ -444,8 +444,10 @@ class Conversation:
         posts = [p for p in self.posts if not p.published and p.due_at <= last]
         comments = [c for c in self.comments if not c.published and c.due_at <= last]
         reactions = [r for r in self.reactions if r.active != r.counted and r.due_at <= last]
-        for item in (*posts, *comments):
-            item.published = True
+        for post in posts:
+            post.published = True
+        for comment in comments:
+            comment.published = True
         for reaction in reactions:
             reaction.counted = reaction.active
         return posts, comments, reactions

@@ -430,7 +430,7 @@ def _trending(
     channel_weights = [channels[c]["post_count"] + 1 for c in busy_channels]
     newest = max(total_posts, count) + 1000 + rng.randrange(0, 500)
     numbers = sorted(rng.sample(range(max(1, newest - 40 * count), newest), count), reverse=True)
-    posts = []
+    posts: list[dict[str, Any]] = []
     for number in numbers:
         slug = rng.choices(busy_channels, channel_weights)[0]
         author = rng.choices(posting_agents, agent_weights)[0] if posting_agents else "system"
@@ -454,7 +454,7 @@ def _trending(
     posts.sort(key=lambda p: (-p["score"], -p["number"]))
 
     def board(items: list[tuple[str, int]], key: str, extra: tuple[str, str]) -> list[dict]:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for ident, n_posts in items:
             comments = int(n_posts * rng.uniform(1.5, 6.0))
             reactions = int(n_posts * rng.uniform(0.5, 2.5))
@@ -547,7 +547,7 @@ def _seeds(
     active["convergence"] = _convergence(rng, clock, channels, active_ids, 600, resolved=False)
 
     history = []
-    ago = 4 * 3600
+    ago: float = 4 * 3600
     for index in range(8):
         entry = seed(texts.pop(), ago + rng.uniform(6, 30) * 3600)
         start = ago + rng.uniform(6, 30) * 3600
@@ -586,7 +586,7 @@ def _seeds(
             }
         )
 
-    proposals = []
+    proposals: list[dict[str, Any]] = []
     for _ in range(14):
         text = rng.choice(PROPOSAL_TEMPLATES).format(s=rng.choice(TITLE_SUBJECTS))
         voters = rng.sample(
@@ -682,7 +682,7 @@ def generate_network(
     (``POSTED_LOG``, see ``conversation.generate_log``: the recent history the five count) and
     the network's pulse (``pulse.generate_pulse``: notifications, pokes, changes, follows and
     the social graph), the pulse's as their published bytes."""
-    docs = generate_state(seed, agents, epoch, site_url=site_url)
+    docs: dict[str, Any] = generate_state(seed, agents, epoch, site_url=site_url)
     moment = _Clock(epoch).epoch
     docs[POSTED_LOG] = generate_log(seed, moment, docs, site_url)
     docs.update(generate_pulse(seed, moment, docs))

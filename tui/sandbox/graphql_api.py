@@ -50,7 +50,7 @@ def _loaded() -> tuple[Any, Any, Any]:
 def _root(schema: Any, objects: Any) -> Any:
     FieldError = schema.FieldError
 
-    def missing(node_id: Any) -> FieldError:
+    def missing(node_id: Any) -> Any:
         return FieldError(
             "NOT_FOUND", f"Could not resolve to a node with the global id of '{node_id}'"
         )
@@ -225,7 +225,7 @@ def _write_fault(api: ApiContext, status: int, field: str) -> Response:
     if status == 401:
         return _body(api, {"message": "Bad credentials", "documentation_url": DOC}, 401)
     if status == 403 and faults.write_variant == "primary":
-        errors = [
+        errors: list[dict[str, Any]] = [
             {
                 "type": "RATE_LIMITED",
                 "message": f"API rate limit already exceeded for user ID {user_id}.",

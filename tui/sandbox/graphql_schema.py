@@ -19,9 +19,12 @@ import re
 from typing import Any
 
 from graphql import (
+    ExecutionResult,
     FieldsOnCorrectTypeRule,
     GraphQLError,
+    GraphQLInterfaceType,
     GraphQLSchema,
+    GraphQLUnionType,
     GraphQLSyntaxError,
     OperationDefinitionNode,
     build_schema,
@@ -199,7 +202,9 @@ def _typename(value: Any, *_: Any) -> str:
 def _build() -> GraphQLSchema:
     schema = build_schema(SDL)
     for name in ("Node", "Actor", "RepositoryOwner", "Reactable", "Reactor"):
-        schema.type_map[name].resolve_type = _typename  # type: ignore[union-attr]
+        abstract = schema.type_map[name]
+        assert isinstance(abstract, GraphQLInterfaceType | GraphQLUnionType)  # as the SDL says
+        abstract.resolve_type = _typename
     return schema
 
 
@@ -413,6 +418,7 @@ def run(
         variable_values=variables or {},
         operation_name=operation_name,
     )
+    assert isinstance(result, ExecutionResult)  # the resolvers are synchronous
     if result.data is None and result.errors and all(e.path is None for e in result.errors):
         return {"errors": [_request_error(e, document) for e in result.errors]}
     answer: dict[str, Any] = {"data": result.data}

@@ -177,5 +177,7 @@ def hub_state(sandbox: Starlette) -> HubState:
     """The :class:`HubState` of the hub mounted in a sandbox app (for tests and the CLI)."""
     for route in sandbox.routes:
         if isinstance(route, Mount) and route.path == "/hub":
-            return route.app.state.hub  # type: ignore[union-attr]
+            hub = route.app
+            assert isinstance(hub, Starlette)  # mounted by this module
+            return hub.state.hub
     raise LookupError("no demo hub is mounted in this sandbox")

@@ -278,7 +278,7 @@ def _legacy_egg(app: tuple[str, str, str, str, str, str, str | None]) -> bytes |
     agent = _agent_source(app_id, name)
     page = f"<!doctype html><title>{name}</title><p>{name}, version {version}.</p>\n".encode()
     if shape == "rapp-egg":  # the older shape: files at the top, manifest first
-        manifest = {
+        manifest: dict[str, Any] = {
             "schema": "rapp-egg/1.0", "type": "rapplication", "id": app_id, "version": version,
             "exported_at": _STORE_UTC, "agent_filename": f"{app_id}_agent.py",
             "service_filename": None, "ui_filename": "index.html",

@@ -286,9 +286,10 @@ class _Pulse:
         senders = rng.choices(actors, cum_weights=self._cum, k=len(targets))
         for target, sender in zip(targets, senders, strict=True):
             if sender == target:
-                sender = self.sender(target)
-                if sender is None:
+                other = self.sender(target)
+                if other is None:
                     continue
+                sender = other
             quiet = status.get(target) in _QUIET
             message = self.message(DORMANT_POKES if quiet else ACTIVE_POKES, target)
             low = min(max(floor, joined.get(target, 0), joined.get(sender, 0)) + 60, now - 120)

@@ -302,7 +302,7 @@ def change_entry(kind: str, actor: str, payload: dict[str, Any], stamp: str) -> 
 
 def _notify(
     docs: dict[str, dict[str, Any]],
-    agent: str,
+    agent: str | None,  # the payload's target_agent, as the action's contract checked it
     kind: str,
     sender: str,
     stamp: str,

@@ -32,7 +32,7 @@ class RequestRecord:
     headers: tuple[tuple[str, str], ...] = ()
     response_bytes: int = 0
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self):
         return iter((self.method, self.path, self.status, self.body))
 
     def header(self, name: str) -> str | None:

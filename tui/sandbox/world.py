@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -91,6 +91,10 @@ def _stamp(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment is not None else None
 
 
+@overload
+def _moment(text: str) -> datetime: ...
+@overload
+def _moment(text: Any) -> datetime | None: ...
 def _moment(text: Any) -> datetime | None:
     if not isinstance(text, str):
         return None

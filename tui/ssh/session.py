@@ -127,7 +127,7 @@ def span(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+class SSHSession(asyncssh.SSHServerSession):
     """A session channel, bytes in and out (the server runs with ``encoding=None``)."""
 
     def __init__(
@@ -144,7 +144,7 @@ class SSHSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.address = address
         self.port = port
         self.limits = owner.limits
-        self.chan: asyncssh.SSHServerChannel | None = None  # type: ignore[type-arg]
+        self.chan: asyncssh.SSHServerChannel | None = None
         self.term_type: str | None = None
         self.size = DEFAULT_SIZE
         self.child: Child | None = None

@@ -98,6 +98,9 @@ class LazyRow:
     """
 
     __slots__ = ("_cells", "_haystack", "_sort_values", "context", "key", "model")
+    _cells: tuple[Cell, ...]
+    _sort_values: tuple[Any, ...]
+    _haystack: str
 
     def __init__(self, key: str, model: Any, context: Any = None) -> None:
         self.key = key
@@ -207,7 +210,7 @@ def sort_order(
             for row in rows
         ]
     if None in values:
-        present = [i for i, value in enumerate(values) if value is not None]
+        present: Sequence[int] = [i for i, value in enumerate(values) if value is not None]
         missing = [i for i, value in enumerate(values) if value is None]
     else:  # the usual case: no list of every index to make, only the sorted one
         present, missing = range(count), []
