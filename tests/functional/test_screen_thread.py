@@ -238,7 +238,7 @@ async def test_find_in_the_thread_with_n_and_N() -> None:
         await pilot.press("N")
         assert view.selected == 1
         await pilot.press("escape")  # the find ends; escape again leaves the thread
-        assert view.query == "" and isinstance(rig.app.screen, ThreadScreen)
+        assert view.find_query == "" and isinstance(rig.app.screen, ThreadScreen)
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(rig.app.screen, PostsScreen)

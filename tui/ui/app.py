@@ -184,15 +184,16 @@ class RoostApp(App[int]):
     ) -> None:
         # one mode per tab: its screen (and its module) is made by _open_tab when the tab is
         # first shown, given the app's state before it mounts
-        self.MODES = {tab.id: partial(self._open_tab, tab) for tab in TABS}
+        modes = {tab.id: partial(self._open_tab, tab) for tab in TABS}
         self.preferences = PreferencesController(self, service.settings)
-        initial_screen = initial_screen or self.preferences.first_tab(self.MODES)
-        if initial_screen not in self.MODES:
-            known = ", ".join(self.MODES)
+        initial_screen = initial_screen or self.preferences.first_tab(modes)
+        if initial_screen not in modes:
+            known = ", ".join(modes)
             raise ValueError(f"no screen {initial_screen!r}: use one of {known}")
         # start in the tab's mode itself: no throwaway default screen, no mode switch (and its
-        # second full CSS reparse) in on_mount
-        self.DEFAULT_MODE = initial_screen
+        # second full CSS reparse) in on_mount. Textual declares both as class variables; these
+        # are this app's own (made with its state), so they go on the instance.
+        vars(self).update(MODES=modes, DEFAULT_MODE=initial_screen)
         super().__init__(ansi_color=no_color())
         # each CSS source parsed once, not again on every re-parse (a tab's first visit makes
         # three): see tui/ui/textual_compat.py. No source has been added yet.

@@ -72,7 +72,7 @@ class ConversationController:
         writer: WriteController,
         *,
         snapshot: Callable[[], Snapshot],
-        refreshed: Callable[[frozenset[str]], None],
+        refreshed: Callable[[frozenset[str]], object],
         refresh: Callable[[], None],
     ) -> None:
         self.app = app

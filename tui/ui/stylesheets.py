@@ -10,7 +10,7 @@ first shown, not at start-up.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import tui
 
@@ -36,7 +36,7 @@ def styles_dir() -> Path:
     return package.parent / "styles"
 
 
-def sheets(*names: str) -> list[str | Path]:
+def sheets(*names: str) -> list[str | PurePath]:
     """The paths of the named sheets (``"tables"`` → ``…/styles/tables.tcss``)."""
     folder = styles_dir()
     return [folder / f"{name}.tcss" for name in names]

@@ -49,7 +49,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.cache import LRUCache
 from textual.css.stylesheet import Stylesheet
@@ -268,7 +268,8 @@ def withdraw_notification(app: App[Any], notification: Notification) -> None:
 def composited_update(app: App[Any]) -> LayoutUpdate:
     """What the terminal shows now: the screen's composited update, every row as the driver
     writes it (a widget that missed a refresh still shows its old state here)."""
-    return app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    return cast("LayoutUpdate", update)  # full=True: always the whole screen's LayoutUpdate
 
 
 class KeyGate(_Field):

@@ -28,6 +28,7 @@ from tui.untrusted import clean_line
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.notifications import SeverityLevel
 
     from tui.actions.catalog import ActionSpec
     from tui.actions.connection import WriteSide
@@ -357,6 +358,7 @@ class WriteController:
             raise RuntimeError(f"cannot post: {self.problem}")
         spec = get_action(draft.action, self.catalog())
         payload = dict(draft.payload)
+        assert draft.nonce is not None  # the form gives every draft its nonce
         kind, request = self.compose_request(spec, payload, draft.nonce)  # ValueError: kept
         entry = write.outbox.draft(
             draft.action,
@@ -531,7 +533,7 @@ class WriteController:
         for entry in entries:
             number = f" #{entry.number}" if entry.number else ""
             reason = f": {clean_line(entry.reason, 200)}" if entry.reason else ""
-            severity = (
+            severity: SeverityLevel = (
                 "error" if entry.state in ("failed", "rejected", "unknown") else "information"
             )
             self.app.notify(

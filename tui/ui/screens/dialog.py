@@ -50,7 +50,7 @@ class Dialog(ClosingModal[None]):
 
     CSS_PATH = sheets("help")
     HEADING: ClassVar[str] = ""
-    HINT: ClassVar[str] = "escape closes"
+    HINT: str = "escape closes"  # a class default; an instance may say more
     DIALOG_CLASS: ClassVar[str] = ""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -89,8 +89,8 @@ def shown_table(screen: Screen[Any], name: str) -> Shown | None:
         )
     assert isinstance(table, DataTable)
     keys = tuple(column.key.value or str(column.label) for column in table.ordered_columns)
-    rows = [tuple(table.get_row_at(i)) for i in range(table.row_count)]
-    return Shown(_table_name(name, table), keys, (False,) * len(keys), rows, lazy=False)
+    cells = [tuple(table.get_row_at(i)) for i in range(table.row_count)]
+    return Shown(_table_name(name, table), keys, (False,) * len(keys), cells, lazy=False)
 
 
 class ExportDialog(ClosingModal[tuple[str, str] | None]):

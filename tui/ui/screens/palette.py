@@ -128,10 +128,10 @@ class PaletteIndex:
                 )
         log = snapshot.posted_log  # read once the Posts tab has been shown
         if log is not None:
-            for post in log.posts:
-                if post.number is not None:
-                    key = f"#{post.number}"
-                    text = f"{key} \u00b7 {post.title}"
+            for logged in log.posts:
+                if logged.number is not None:
+                    key = f"#{logged.number}"
+                    text = f"{key} \u00b7 {logged.title}"
                     self.items.append(_candidate("post", text, tab="posts", key=key))
         elif snapshot.trending is not None:  # until then, the trending posts' titles
             keys = post_keys(snapshot.trending.trending)
@@ -203,7 +203,7 @@ class RoostCommands(Provider):
                 action = entry.binding.action
                 if entry.node is None or action.startswith(("switch_tab", "command_palette")):
                     continue  # (node None: the widget is not mounted yet)
-                run = partial(entry.node.run_action, action)
+                run = partial(self.app.run_action, action, entry.node)
                 items.append(_candidate("action", f"{entry.description} ({entry.key})", run=run))
         return items
 

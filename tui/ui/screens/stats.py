@@ -4,8 +4,6 @@ changes)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual.app import ComposeResult
 
 from tui.network.state_files import STATS
@@ -22,7 +20,7 @@ class StatsScreen(StateScreen, tab="stats"):
 
     CSS_PATH = sheets("stats")
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [
         (0, "-narrow"),
         (110, "-wide"),
     ]

@@ -76,7 +76,7 @@ class TableScreen(StateScreen):
     NOUN: ClassVar[str] = "rows"
     #: A jump to a row (another tab's link, the palette) opens its detail pane.
     DETAIL_ON_JUMP: ClassVar[bool] = True
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] = [(0, "-narrow"), (120, "-wide")]
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", key_display="/", id="table.filter"),

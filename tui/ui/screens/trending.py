@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.conversation.posts import as_logged
-from tui.network.models import TrendingFile, TrendingPost
+from tui.network.models import TopAgent, TopChannel, TopTopic, TrendingFile, TrendingPost
 from tui.network.state_files import TRENDING
 from tui.network.store import Snapshot
 from tui.tables.trending import COLUMNS, PostRow, post_keys, score_text
@@ -95,7 +95,7 @@ class TrendingScreen(PostTableScreen, tab="trending"):
 
     def after_rows(self, built: Built) -> None:
         trending: TrendingFile | None = built.context[0]
-        boards = (
+        boards: tuple[tuple[Sequence[TopAgent | TopChannel | TopTopic], str], ...] = (
             (trending.top_agents, "agent_id") if trending else ((), ""),
             (trending.top_channels, "channel") if trending else ((), ""),
             (trending.top_topics, "topic") if trending else ((), ""),

@@ -23,7 +23,7 @@ async def run_binding(screen: Screen, key: str) -> None:
     found, as the app looks for a key's binding); a key with none does nothing."""
     active = screen.active_bindings.get(key)
     if active is not None and active.enabled:
-        await active.node.run_action(active.binding.action)
+        await screen.app.run_action(active.binding.action, active.node)
 
 
 class FilterLine(OrderedInput):

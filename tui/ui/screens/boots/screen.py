@@ -89,7 +89,7 @@ class BootsScreen(StateScreen, tab="boots"):
 
     CSS_PATH = sheets("boots")
     AUTO_FOCUS = "#boots-table"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [
         (0, "-narrow"),
         (110, "-wide"),
     ]

@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
 
@@ -309,7 +310,7 @@ class OutboxScreen(Screen):
             self.reload(force=True)
         where = f" #{entry.number}" if entry.number else ""
         said = f": {clean_line(entry.reason, 160)}" if entry.reason else ""
-        severity = "information" if entry.state == "queued" else "error"
+        severity: SeverityLevel = "information" if entry.state == "queued" else "error"
         shown = f"{clean_line(entry.state, 20)}{where}{said}"
         self.notify(shown, severity=severity, markup=False)
 

@@ -80,7 +80,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
 
     CSS_PATH = sheets("seeds")
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [
         (0, "-narrow"),
         (110, "-wide"),
     ]
@@ -577,11 +577,12 @@ class SeedsScreen(StateScreen, tab="seeds"):
     # ------------------------------------------------------------------ drawing
 
     def _items(self, section: str) -> Mapping[str, Proposal | Seed]:
-        return {
+        sections: dict[str, Mapping[str, Proposal | Seed]] = {
             "seeds-proposals": self._proposals,
             "seeds-queue": self._queue,
             "seeds-history": self._history,
-        }.get(section, {})
+        }
+        return sections.get(section, {})
 
     def _refresh_ages(self) -> None:
         """Redraw with the clock's new "now" (ages), keeping marks, cursors and scroll."""

@@ -242,6 +242,7 @@ class DetailList(Container):
         if moved:
             self.raw = False  # the raw view is of one record, not a mode
         detail = self._describe(key) if key is not None else None
+        links: Sequence[Link]
         if detail is None:
             body, links = Content(""), []
         elif self.raw:

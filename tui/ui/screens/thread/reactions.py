@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -23,7 +22,7 @@ __all__ = ["ReactionPicker"]
 class ReactionPicker(ClosingModal[str | None]):
     """Pick one of GitHub's reactions for ``what`` ("the post", "this comment")."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = sheets("help", "thread")
+    CSS_PATH = sheets("help", "thread")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "pick('')", "Close", id="reactions.close"),

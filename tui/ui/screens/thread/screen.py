@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
@@ -75,7 +74,7 @@ class ThreadScreen(Screen[None]):
     """Post ``number``'s thread. ``read``: what the reader had at once (None: nothing yet);
     ``stand_in``: what the tab's row knew, shown until the reader gives more."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = sheets("thread")
+    CSS_PATH = sheets("thread")
     AUTO_FOCUS = "#thread-view"
     TAB_TITLE = "Thread"  # help's first section
     SHOWS_IN_HELP = True  # help lists this screen's keys, not those of the tab under it
@@ -271,7 +270,7 @@ class ThreadScreen(Screen[None]):
         if self.limit_note:
             parts.append(Content(clean(self.limit_note)).stylize("$text-warning"))
         view = self.view
-        if view.query.strip():
+        if view.find_query.strip():
             if view.matches:
                 parts.append(Content(f"find {view.current + 1}/{len(view.matches)} \u00b7 n/N"))
             else:
@@ -351,7 +350,7 @@ class ThreadScreen(Screen[None]):
         """``n`` / ``N`` find the next match only while a find is on: otherwise ``n`` goes
         on to the app (the action picker)."""
         if action == "next_match":
-            return bool(self.query_one(ThreadView).query.strip()) if self.is_mounted else False
+            return bool(self.query_one(ThreadView).find_query.strip()) if self.is_mounted else False
         return True
 
     def action_next_match(self, step: int) -> None:
@@ -400,7 +399,7 @@ class ThreadScreen(Screen[None]):
         self.post_message(self.ReloadRequested(self, self.number))
 
     def action_back(self) -> None:
-        if self._find is not None and (self.focused is self._find or self.view.query):
+        if self._find is not None and (self.focused is self._find or self.view.find_query):
             self._end_find()
             self.set_focus(self.view)
             return

@@ -111,7 +111,7 @@ class ThreadView(ScrollView, can_focus=True):
         self._hidden: set[int] = set()  # owners folded away
         self._folded: set[str] = set()  # ids of comments whose replies are hidden
         self.selected = -1
-        self.query = ""
+        self.find_query = ""
         self.matches: list[int] = []  # owners whose text holds the query, in order
         self.current = 0  # index into matches
         self._styles: dict[str, Style] | None = None
@@ -380,12 +380,14 @@ class ThreadView(ScrollView, can_focus=True):
             self.call_later(self._settle)  # drawn here first: the offsets follow
         content = strips[row] if row < len(strips) else Strip.blank(piece.width)
         if (
-            self.query
+            self.find_query
             and piece.kind in ("body", "head")
-            and self.query.lower() in content.text.lower()
+            and self.find_query.lower() in content.text.lower()
         ):
             current = bool(self.matches) and self.matches[self.current] == piece.owner
-            content = _mark(content, self.query, self._style("current" if current else "match"))
+            content = _mark(
+                content, self.find_query, self._style("current" if current else "match")
+            )
         selected = piece.owner == self.selected and piece.kind != "rule" and piece.owner >= 0
         gutter = Segment("\u258c" if selected else " ", self._style("selected"))
         levels = min(piece.depth, MAX_LEVELS)
@@ -508,7 +510,7 @@ class ThreadView(ScrollView, can_focus=True):
     def find(self, query: str) -> None:
         """Mark ``query`` (case-insensitive) and select the first owner holding it at or after
         the selection; ``""`` ends the find."""
-        self.query = query
+        self.find_query = query
         self._find_matches()
         if self.matches:
             later = [n for n, owner in enumerate(self.matches) if owner >= self.selected]
@@ -524,7 +526,7 @@ class ThreadView(ScrollView, can_focus=True):
             self.post_message(self.Found(self))
 
     def _find_matches(self) -> None:
-        needle = self.query.strip().lower()
+        needle = self.find_query.strip().lower()
         thread = self.thread
         self.matches = []
         self.current = 0
