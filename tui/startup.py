@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -57,7 +58,6 @@ def one_malloc_arena() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     import ctypes
-    import os
 
     try:
         os.confstr("CS_GNU_LIBC_VERSION")  # raises ValueError where the C library is not glibc

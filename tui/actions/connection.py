@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.actions.catalog import ActionSpec
+from tui.actions.contract import build_catalog
 from tui.actions.deployment_docs import DeploymentDocs
 from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import Outbox
@@ -52,7 +53,6 @@ def catalog_for(settings: Settings, docs: DeploymentDocs | None = None) -> dict[
     try:
         if docs is not None:
             return docs.catalog(settings.actions)
-        from tui.actions.contract import build_catalog
 
         return build_catalog(None, settings.actions)
     except ValueError as exc:

@@ -16,6 +16,7 @@ tool is ended by SIGPIPE.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from tui.config import Settings, load_settings
@@ -132,7 +133,6 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def settings_from(args: argparse.Namespace, *, looks_for_token: bool = True) -> Settings:
-    from pathlib import Path
 
     config = getattr(args, "config", None)
     return load_settings(

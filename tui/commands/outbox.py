@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from types import SimpleNamespace
 from typing import Any
 
 from tui.commands import EXIT_OK, EXIT_USAGE, service_options, settings_from
@@ -129,7 +130,6 @@ async def _outbox(args: argparse.Namespace) -> int:
 async def _read_only_outbox(args: argparse.Namespace) -> int:
     """`roost outbox [show ID]` when read-only: the entries as kept, no platform asked, no
     token looked for (follow, retry, resend and drop change something: refused)."""
-    from types import SimpleNamespace
 
     from tui.actions.connection import outbox_for
     from tui.service import connect

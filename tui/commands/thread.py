@@ -31,7 +31,7 @@ from tui.commands import (
     service_options,
     settings_from,
 )
-from tui.commands.posts import age
+from tui.commands.posts import age, moment
 from tui.untrusted import clean, clean_line
 
 __all__ = ["register", "thread_exit_code"]
@@ -220,7 +220,6 @@ _SOURCES = {
 
 
 def _print_thread(read: Any, out: TextIO, now: datetime) -> None:
-    from tui.commands.posts import moment
     from tui.conversation.thread import REACTIONS
 
     thread = read.thread
@@ -280,7 +279,6 @@ def _votes_apart(thread: Any) -> str:
 def _print_comment(comment: Any, posting: str | None, out: TextIO, now: datetime) -> None:
     """One comment, indented by its depth; its account is named only when it is not the one
     every agent posts through (``posting``, the post's) and not the author itself."""
-    from tui.commands.posts import moment
 
     indent = "  " * min(comment.depth, MAX_INDENT)
     mark = "↳ " if comment.depth else ""

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from tui.actions.token import find_token
 from tui.clock import Clock, utc_now
 from tui.config import DEFAULT_WRITE_URL, Secret
 from tui.conversation.reading import ThreadRead
@@ -155,7 +156,6 @@ class Threads:
         """The reader of a :class:`tui.service.Service`: its write URL and repository (the
         sandbox's on the demo network, answered in-process), its token, and a ``threads/``
         folder beside its state files (none when the service keeps no disk cache)."""
-        from tui.actions.token import find_token
 
         settings = service.settings
         cache = service.store.cache

@@ -5,7 +5,9 @@ Kept apart from the models so `roost` can name the demo hub's index without load
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
+from urllib.parse import urlsplit
 
 __all__ = [
     "DEMO_STORE_PATH",
@@ -74,8 +76,6 @@ def records_hub(source: str, *, configured: str | None, demo_hub: str | None = N
 
 def is_loopback(url: str) -> bool:
     """``url``'s host is this machine (localhost, 127.0.0.0/8, ::1)."""
-    import ipaddress
-    from urllib.parse import urlsplit
 
     try:
         host = (urlsplit(url).hostname or "").lower()

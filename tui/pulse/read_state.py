@@ -34,7 +34,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from tui.network.disk_cache import atomic_write
+from tui.locations import read_state_root
+from tui.network.disk_cache import atomic_write, service_folder_name
 from tui.strict_json import Unreadable, read_json_file
 from tui.untrusted import clean_line
 
@@ -85,7 +86,6 @@ class ReadState:
     @classmethod
     def for_service(cls, service: Service, root: Path | None = None) -> ReadState:
         """The markers of ``service``, in :func:`tui.locations.read_state_root` (or ``root``)."""
-        from tui.locations import read_state_root
 
         folder = root if root is not None else read_state_root()
         run_id = service.run_id if service.demo else None
@@ -167,7 +167,6 @@ class ReadState:
 def service_file_name(state_url: str, run_id: str | None = None) -> str:
     """``raw.example.org-1a2b3c4d.json``: the service's own folder name (as its disk cache's),
     and the demo world's identity when there is one."""
-    from tui.network.disk_cache import service_folder_name
 
     name = service_folder_name(state_url)
     if run_id:

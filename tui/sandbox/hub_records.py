@@ -21,7 +21,14 @@ from typing import Any
 
 from tui.eggs.boot_record import egg_url_for, record_bytes
 from tui.eggs.hub_paths import INDEX_PATH, RECORD_PREFIX
-from tui.sandbox.eggs import HATCHER, SeedBootSpec, build_seed_boot, json_bytes
+from tui.sandbox.eggs import (
+    HATCHER,
+    SeedBootSpec,
+    build_seed_boot,
+    json_bytes,
+    legacy_manifest_bytes,
+    pack_legacy_egg,
+)
 
 __all__ = [
     "FOREIGN_HUB",
@@ -270,7 +277,6 @@ def _agent_source(app_id: str, name: str) -> bytes:
 
 
 def _legacy_egg(app: tuple[str, str, str, str, str, str, str | None]) -> bytes | None:
-    from tui.sandbox.eggs import legacy_manifest_bytes, pack_legacy_egg
 
     app_id, name, publisher, _, version, tail, shape = app
     if shape is None:

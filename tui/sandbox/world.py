@@ -38,6 +38,7 @@ from tui.network.disk_cache import atomic_write
 from tui.network.state_files import POSTED_LOG, SOCIAL_GRAPH, STATE_FILE_NAMES
 from tui.sandbox.app import DEMO_LOGIN, create_app
 from tui.sandbox.discussions import Conversation
+from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.pulse import PULSE_DOCS
 from tui.sandbox.state import InboxEntry, SandboxIssue, SandboxState
@@ -298,7 +299,6 @@ class DemoWorld:
 
     def fresh_network(self) -> DemoNetwork:
         """A network generated as this world's was (its size and seed), as of this hour."""
-        from tui.sandbox.generator import DEFAULT_EPOCH
 
         options = self._options
         now = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)

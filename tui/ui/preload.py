@@ -19,6 +19,8 @@ from collections.abc import Container
 from pathlib import PurePath
 from typing import Any
 
+from textual.widget import Widget
+
 from tui.ui.screens import TABS
 from tui.ui.table.key_pace import KeyPace
 from tui.ui.textual_compat import (
@@ -45,7 +47,6 @@ async def between_keys(pace: KeyPace, quiet_s: float) -> None:
 async def prepare_tabs(stylesheet: Any, pace: KeyPace, *, opened: Container[str]) -> None:
     """Import the screens of the tabs not in ``opened`` and parse their CSS into
     ``stylesheet`` (when it parses each source once), then every widget's default CSS."""
-    from textual.widget import Widget
 
     parse = stylesheet.preparse if isinstance(stylesheet, ParseOnceStylesheet) else None
     for tab in TABS:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path, PurePath
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
@@ -248,7 +249,6 @@ def own_bindings(node: DOMNode, key: str) -> tuple[Binding, ...]:
 def hide_bindings(node: DOMNode, ids: Iterable[str]) -> None:
     """Show the bindings of ``node`` whose ``id`` is in ``ids`` in no footer; their keys still
     act. Only this node's own map changes (its lists are copies of its class's)."""
-    from dataclasses import replace
 
     hidden = frozenset(ids)
     key_to_bindings = node._bindings.key_to_bindings

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from tui.config import Secret
+from tui.errors import RoostError
 from tui.read_only import posting_refused
 from tui.ssh.mode import TYPE_A_TOKEN
 from tui.ui.textual_compat import hide_bindings
@@ -105,7 +107,6 @@ class WriteController:
         in :attr:`problem`, when posting is not possible: no repository, a refused URL)."""
         if self._write is None and self.problem is None:
             from tui.actions.connection import write_side
-            from tui.errors import RoostError
 
             try:
                 self._write = write_side(self.service)
@@ -271,8 +272,6 @@ class WriteController:
 
         def answered(token: str | None) -> None:
             if token:
-                from tui.config import Secret
-
                 write.client.set_token(Secret(token))
                 write.token_source = "typed in this session"
                 self.service.threads().set_token(Secret(token))  # reads with it too

@@ -22,6 +22,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from tui.network.store import Snapshot
+from tui.tabs import TABS
 from tui.ui.screens.base import StateScreen
 from tui.ui.screens.trending import post_keys
 from tui.untrusted import clean, truncate
@@ -194,7 +195,6 @@ class RoostCommands(Provider):
         )
 
     def _app_candidates(self) -> list[Candidate]:
-        from tui.tabs import TABS
         from tui.ui.screens.help import key_sections
 
         items = [_candidate("screen", f"{tab.title} ({tab.key})", tab=tab.id) for tab in TABS]

@@ -39,6 +39,7 @@ from tui.actions.compose import compose_request
 from tui.actions.drafts import Draft, DraftKeeper, FormValue
 from tui.actions.form_values import has_input, payload_from_values
 from tui.actions.issue_body import new_nonce
+from tui.actions.patterns import new_notices
 from tui.ssh.mode import NO_EDITOR, session_role
 from tui.ui.screens.forms.confirm import DiscardConfirm
 from tui.ui.screens.forms.external_editor import NO_EDITOR_FOUND, editor_command
@@ -341,7 +342,6 @@ class ActionForm(ModalScreen[Draft | None]):
             for message in messages
         ]
         self.query_one(IssuePreview).show(request, listed, error)
-        from tui.actions.patterns import new_notices
 
         for notice in new_notices():  # a pattern too slow to check: said once, not enforced
             self.notify(clean_line(notice, 300), title="Contract", severity="warning", markup=False)
