@@ -38,7 +38,7 @@ def browser_unavailable(
 
 def open_in_browser(url: str) -> bool:
     """Ask the system's browser to open ``url``; False when no browser took it."""
-    import webbrowser
+    import webbrowser  # deferred: off the start path
 
     try:
         return bool(webbrowser.open(url, new=2))

@@ -81,7 +81,7 @@ class Service:
     def boots(self) -> BootsSource | None:
         """The Boots tab's records and eggs (None: no boot-record source is configured)."""
         if self.boots_source is None and self.settings.boots:
-            from tui.eggs.hub_boots import HubBoots
+            from tui.eggs.hub_boots import HubBoots  # deferred: off the start path
 
             self.boots_source = HubBoots(self)
         return self.boots_source
@@ -91,7 +91,7 @@ class Service:
         the thread screen and `roost thread` read through it, so they share its copies, its
         ETags and what it knows of GitHub's rate limit."""
         if self._threads is None:
-            from tui.conversation.reader import Threads
+            from tui.conversation.reader import Threads  # deferred: off the start path
 
             self._threads = Threads.for_service(self)
         return self._threads
@@ -100,7 +100,7 @@ class Service:
         """The service's one soul-page reader (tui/pulse/soul.py), made on first use: the
         profile and any command share its copies and their ETags."""
         if self._soul_pages is None:
-            from tui.pulse.soul import SoulPages
+            from tui.pulse.soul import SoulPages  # deferred: off the start path
 
             self._soul_pages = SoulPages.for_service(self)
         return self._soul_pages
@@ -109,7 +109,7 @@ class Service:
         """The client for boot records and eggs, of its own: it carries no token (the hub never
         sees it) and follows no redirect (eggs come from the hub URL only)."""
         if self._hub_client is None:
-            import httpx
+            import httpx  # deferred: off the start path
 
             # the demo network's own hub answers in-process; any other hub (a --hub-url or
             # --boots given beside the demo network) over the network
@@ -184,7 +184,7 @@ def connect(
     if cache is not None and prefetch:
         cache.prefetch()
 
-    from tui.network.store import Store, StoreOptions
+    from tui.network.store import Store, StoreOptions  # deferred: off the start path
 
     options = options or StoreOptions(interval_s=settings.interval)
     # the models the store builds live long: the collector's policy for them (tui/gc_policy.py)
@@ -202,6 +202,7 @@ def connect(
         store = kind(settings.state_url, cache=cache, **kwargs)
         return Service(settings, store, configured_hub_url=settings.hub_url)
 
+    # deferred: off the start path
     from tui.sandbox.app import DEMO_TOKEN
     from tui.sandbox.server import in_process_client
     from tui.sandbox.world import DemoWorld

@@ -57,7 +57,7 @@ def one_malloc_arena() -> bool:
     """
     if not sys.platform.startswith("linux"):
         return False
-    import ctypes
+    import ctypes  # deferred: off the start path
 
     try:
         os.confstr("CS_GNU_LIBC_VERSION")  # raises ValueError where the C library is not glibc
@@ -69,6 +69,7 @@ def one_malloc_arena() -> bool:
 def begin(settings: Settings) -> Service:
     """Pause the collector, share one malloc arena and connect ``settings``' service, its disk
     cache already being read; hand the service to the app (``run_tui(service)``)."""
+    # deferred: off the start path
     from tui.service import connect
     from tui.ssh.mode import feed_fd
 

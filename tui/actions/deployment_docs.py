@@ -130,7 +130,7 @@ class DeploymentDocs:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
-            import httpx
+            import httpx  # deferred: off the start path
 
             # fetch() follows redirects, and only within the read URL's origin
             self._client = httpx.AsyncClient(timeout=30.0, follow_redirects=False)

@@ -91,6 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     submit.add_argument("--json", action="store_true", help="print the outbox entry as JSON")
     submit.set_defaults(handler=run_submit, parser=submit)
 
+    # here, not at the top: outbox imports this module
     from tui.commands.outbox import register as register_outbox
 
     register_outbox(sub)  # `roost --help` lists it between action and whoami
@@ -159,6 +160,7 @@ def _spec_json(spec: Any) -> dict[str, Any]:
 async def _catalog(args: argparse.Namespace) -> dict[str, Any]:
     """The merged catalog of the configured service: its skill.json read first (what could
     not be used is said on stderr, once)."""
+    # deferred: off the start path
     from tui.actions.connection import catalog_for, deployment_docs
     from tui.service import connect
 
@@ -200,7 +202,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from tui.actions.catalog import get_action
+    from tui.actions.catalog import get_action  # deferred: off the start path
 
     try:
         spec = get_action(args.name, asyncio.run(_catalog(args)))
@@ -295,7 +297,7 @@ def _payload(
     """The payload from ``base`` (a copy), ``--payload-file``, then ``--field``s, and the
     fields whose typed value is not of their type (each a ``FieldError`` quoting what was
     typed; the payload keeps the text). ``ValueError`` on input that is not a payload at all."""
-    from tui.actions.catalog import FieldError
+    from tui.actions.catalog import FieldError  # deferred: off the start path
 
     payload: dict[str, Any] = dict(base or {})
     mistyped: list[FieldError] = []
@@ -337,6 +339,7 @@ async def _connected(
     the settings do not allow posting, ``ReadOnly`` (before anything is built) when roost is
     read-only. The service's store reads no state file until asked
     (:func:`_warn_of_unknown_ids`), through the dashboard's disk cache."""
+    # deferred: off the start path
     from tui.actions.connection import write_side
     from tui.read_only import read_only_error
     from tui.service import connect
@@ -371,6 +374,7 @@ async def _warn_of_unknown_ids(service: Any, spec: Any, payload: dict[str, Any])
     form's own check, :func:`~tui.actions.completion.reference_warnings`): a warning, never a
     refusal, since the state can lag. The files it needs are read as the dashboard reads
     them (its disk cache, then a conditional refresh); a file that cannot be read is said."""
+    # deferred: off the start path
     from tui.actions.completion import KIND_FILES, References, checked_kinds, reference_warnings
 
     kinds = checked_kinds(spec, payload)
@@ -448,6 +452,7 @@ def run_submit(args: argparse.Namespace) -> int:
 
 
 async def _submit(args: argparse.Namespace) -> int:
+    # deferred: off the start path
     from tui.actions.catalog import get_action
     from tui.actions.connection import catalog_for
     from tui.actions.token import TokenError
@@ -483,6 +488,7 @@ def _valid(spec: Any, payload: dict[str, Any], mistyped: list[Any]) -> bool:
     """Whether ``payload`` may be sent as ``spec``; each problem (and each pattern too slow to
     check) is said on stderr. ``mistyped``: the fields whose typed value was not of their type,
     already quoted."""
+    # deferred: off the start path
     from tui.actions.catalog import validate_payload
     from tui.actions.patterns import new_notices as pattern_notices
 
@@ -497,6 +503,7 @@ def _valid(spec: Any, payload: dict[str, Any], mistyped: list[Any]) -> bool:
 
 def _compose(spec: Any, payload: dict[str, Any], side: Any) -> tuple[str, dict[str, Any], str]:
     """(kind, the exact request, its nonce) for one action; ``ValueError`` says why none."""
+    # deferred: off the start path
     from tui.actions.compose import compose_request
     from tui.actions.deployment_docs import describe_manifest_problem
     from tui.actions.issue_body import new_nonce
@@ -526,7 +533,7 @@ async def _send(
         print(json.dumps(_dry_run(side, kind, request), indent=2, ensure_ascii=False))
         return EXIT_OK
     if not side.client.has_token:
-        from tui.actions.issue_client import NO_TOKEN
+        from tui.actions.issue_client import NO_TOKEN  # deferred: off the start path
 
         _err(f"{NO_TOKEN}; nothing was sent")
         return EXIT_USAGE
@@ -588,7 +595,7 @@ def _waited_out(entry: Any, timeout: float) -> None:
 
 def _dry_run(side: Any, kind: str, request: dict[str, Any]) -> dict[str, Any]:
     """The exact request that would leave: method, URL, headers (token as ``***``), body."""
-    from tui.actions.discussions import graphql_body, graphql_url
+    from tui.actions.discussions import graphql_body, graphql_url  # deferred: off the start path
 
     headers = {**side.client.headers(redact=True), "Content-Type": "application/json"}
     if kind == "issue":
@@ -613,7 +620,7 @@ WAITING = frozenset({"queued", "received"})
 async def _follow(side: Any, ids: list[str], timeout: float) -> list[Any]:
     """Follow the entries ``ids`` (each check paced, receipts first) until none waits for the
     processor's word or ``timeout`` passes; returns them as kept now."""
-    from tui.actions.tracking import follow_queued
+    from tui.actions.tracking import follow_queued  # deferred: off the start path
 
     deadline = time.monotonic() + timeout
     while True:
@@ -648,6 +655,7 @@ def run_whoami(args: argparse.Namespace) -> int:
 async def _whoami(args: argparse.Namespace) -> int:
     """Exit 0 with the login; 1 the platform refused or did not say; 2 no token, or settings
     that do not allow posting; 3 the platform was unreachable."""
+    # deferred: off the start path
     from tui.actions.issue_client import NO_TOKEN, LookupFailed, PlatformUnreachable
     from tui.actions.token import TokenError
     from tui.read_only import ReadOnly

@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _activity(args: argparse.Namespace) -> int:
+    # deferred: off the start path
     from tui.commands.file_fates import fates_of, read_files
     from tui.network.state_files import CHANGES
     from tui.pulse.activity import activity_rows, matches
@@ -95,6 +96,7 @@ async def _activity(args: argparse.Namespace) -> int:
     for note in fates.notes:
         print(f"roost: {clean_line(note, 400)}", file=sys.stderr)
     if args.json:
+        # deferred: off the start path
         from tui.commands.json_text import as_json
         from tui.network.models import dump
 

@@ -64,7 +64,7 @@ def run_dashboard(args: argparse.Namespace) -> int:
         settings = settings.as_demo()
     try:
         service = begin(settings)  # before the heavy imports (tui/startup.py)
-        from tui.ui.app import run_tui
+        from tui.ui.app import run_tui  # deferred: off the start path
 
         asked = {"ask_demo_reset": True} if getattr(args, "reset", False) else {}
         return run_tui(service, screen=screen, **asked)

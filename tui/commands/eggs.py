@@ -189,7 +189,7 @@ def _run(command):  # noqa: ANN001, ANN202 - a small decorator for the handlers 
 
 
 async def _main(command, args: argparse.Namespace) -> int:  # noqa: ANN001
-    from tui.service import connect
+    from tui.service import connect  # deferred: off the start path
 
     service = connect(settings_from(args))
     try:
@@ -209,6 +209,7 @@ def _cache_root(service: Service) -> Path | None:
 
 
 async def _load(service: Service, source: str, hub_url: str | None) -> BootSet:
+    # deferred: off the start path
     from tui.eggs.record_cache import RecordCache
     from tui.eggs.sources import load_boots
 
@@ -218,7 +219,7 @@ async def _load(service: Service, source: str, hub_url: str | None) -> BootSet:
 
 async def _sources(service: Service) -> list[BootSet]:
     """Every source of the ``boots`` setting, read; each source's records held to its hub."""
-    from tui.eggs.hub_paths import records_hub, split_sources
+    from tui.eggs.hub_paths import records_hub, split_sources  # deferred: off the start path
 
     setting = service.settings.boots
     if not setting:
@@ -235,6 +236,7 @@ async def _sources(service: Service) -> list[BootSet]:
 
 
 def _downloads(service: Service, origin: str | None = None) -> Downloads:
+    # deferred: off the start path
     from tui.eggs.download import EggCache
     from tui.eggs.pipeline import Downloads
 
@@ -243,7 +245,7 @@ def _downloads(service: Service, origin: str | None = None) -> Downloads:
 
 
 async def _boots(args: argparse.Namespace, service: Service, out: TextIO) -> int:
-    from tui.eggs.pipeline import check_egg
+    from tui.eggs.pipeline import check_egg  # deferred: off the start path
 
     sets = await _sources(service)
     verdicts: list[list[str]] = []
@@ -352,7 +354,7 @@ async def _record_from(
     """The one record at ``location`` (a boot record, or a store's rapplication record in a
     file), or ``(None, why)`` when what is there is not a record (a failed
     ``record.document`` check, not a usage error: it is hostile input too)."""
-    from tui.eggs.store import RECORD_SCHEMA, app_from_record
+    from tui.eggs.store import RECORD_SCHEMA, app_from_record  # deferred: off the start path
 
     is_url = location.startswith(("http://", "https://"))
     if not is_url and not Path(location).exists():
@@ -424,6 +426,7 @@ async def _by_slug(args: argparse.Namespace, service: Service) -> tuple[Any, str
 
 async def _obtain(args: argparse.Namespace, service: Service) -> _Egg:
     """Find, download (when it is remote) and judge the egg the arguments name."""
+    # deferred: off the start path
     from tui.eggs.pipeline import check_egg
     from tui.eggs.store import StoreApp
 
@@ -515,7 +518,7 @@ def _wrapped(text: str, width: int | None, indent: str = "") -> str:
 
 def _summary(report: EggReport) -> str:
     """The report's last line: verified, legacy, or the first failure in full."""
-    from tui.eggs.egg_report import NOT_REPRODUCIBLE
+    from tui.eggs.egg_report import NOT_REPRODUCIBLE  # deferred: off the start path
 
     failure = report.first_failure
     if failure is not None:
@@ -532,7 +535,7 @@ def _summary(report: EggReport) -> str:
 
 
 def _print_report(report: EggReport, out: TextIO) -> None:
-    from tui.eggs.report_notes import report_notes
+    from tui.eggs.report_notes import report_notes  # deferred: off the start path
 
     width = _width(out)
     for position, check in enumerate(report.checks, start=1):
@@ -584,6 +587,7 @@ async def _shown(args: argparse.Namespace, service: Service) -> _Egg:
 async def _looked_at(egg: _Egg) -> _Egg:
     """A failed egg, looked at: the report and the banner on stderr, what the safe reader
     found kept on the egg (``failed``); a container it cannot read stops here."""
+    # deferred: off the start path
     from tui.eggs.unverified import look_at
     from tui.eggs.zip_reader import EggSource
 
@@ -651,6 +655,7 @@ async def _ls(args: argparse.Namespace, service: Service, out: TextIO) -> int:
 
 
 async def _cat(args: argparse.Namespace, service: Service, out: TextIO) -> int:
+    # deferred: off the start path
     from tui.eggs.legacy import read_entry
     from tui.eggs.zip_reader import EggSource
 
@@ -671,6 +676,7 @@ async def _cat(args: argparse.Namespace, service: Service, out: TextIO) -> int:
 
 
 async def _cat_unverified(egg: _Egg, name: str, out: Any) -> int:
+    # deferred: off the start path
     from tui.eggs.legacy_zip import LegacyFormatError
     from tui.eggs.unverified import read_file
     from tui.eggs.zip_reader import EggSource
@@ -693,7 +699,7 @@ async def _cat_unverified(egg: _Egg, name: str, out: Any) -> int:
 
 def _write_entry(data: bytes, name: str, out: Any) -> int:
     """Bytes as they are to a pipe; on a terminal only text, with controls made visible."""
-    from tui.eggs.entry_pages import looks_binary
+    from tui.eggs.entry_pages import looks_binary  # deferred: off the start path
 
     if not out.isatty():
         out.flush()
@@ -726,6 +732,7 @@ async def _inspect(args: argparse.Namespace, service: Service, out: TextIO) -> i
             "roost egg verify --json, roost egg ls or roost egg cat",
         )
     egg = await _obtain(args, service)
+    # deferred: off the start path
     from tui.eggs.store import StoreApp
     from tui.ui.screens.boots.inspector_app import InspectorApp
 

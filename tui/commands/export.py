@@ -95,7 +95,7 @@ def _column(name: str, columns: Sequence[Any]) -> int | str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.tables.registry import EXPORTABLE, table_spec
+    from tui.tables.registry import EXPORTABLE, table_spec  # deferred: off the start path
 
     tab = args.tab.lower()
     if tab not in EXPORTABLE:
@@ -125,8 +125,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace, spec: Any, picked: list[int], sort: Any) -> int:
-    from datetime import UTC, datetime
+    from datetime import UTC, datetime  # deferred: off the start path
 
+    # deferred: off the start path
     from tui.export import ExportError, export_file, write_rows
     from tui.service import connect
     from tui.tables.spec import first_direction, rows_of, shown

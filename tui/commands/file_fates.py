@@ -82,7 +82,7 @@ def fates_of(snapshot: Snapshot, names: tuple[str, ...]) -> Fates:
 async def read_files(settings: Settings, files: tuple[str, ...], *, use_cache: bool) -> Service:
     """The service of ``settings`` with a store that reads ``files`` only, after one refresh
     (its disk copies first); closed: read its ``store.snapshot``."""
-    from tui.service import connect
+    from tui.service import connect  # deferred: off the start path
 
     service = connect(settings, use_cache=use_cache, files=files)
     try:

@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _inbox(args: argparse.Namespace, settings: Any) -> int:
+    # deferred: off the start path
     from tui.commands.file_fates import fates_of, read_files
     from tui.network.state_files import NOTIFICATIONS, POKES
     from tui.pulse.inbox import inbox_for
@@ -112,7 +113,7 @@ async def _inbox(args: argparse.Namespace, settings: Any) -> int:
         print(f"roost: {clean_line(note, 400)}", file=sys.stderr)
     now = datetime.now(UTC)
     if args.json:
-        from tui.commands.json_text import as_json
+        from tui.commands.json_text import as_json  # deferred: off the start path
 
         document = {
             "service": "demo network" if service.demo else settings.display_url,

@@ -107,6 +107,7 @@ def run_outbox(args: argparse.Namespace) -> int:
 
 
 async def _outbox(args: argparse.Namespace) -> int:
+    # deferred: off the start path
     from tui.actions.token import TokenError
     from tui.read_only import ReadOnly
 
@@ -131,6 +132,7 @@ async def _read_only_outbox(args: argparse.Namespace) -> int:
     """`roost outbox [show ID]` when read-only: the entries as kept, no platform asked, no
     token looked for (follow, retry, resend and drop change something: refused)."""
 
+    # deferred: off the start path
     from tui.actions.connection import outbox_for
     from tui.service import connect
 
@@ -184,7 +186,7 @@ def _settled(entry: Any, sent_now: bool) -> str:
 
 def _still_sending(entry_id: str, *, busy: bool) -> str:
     """Why an entry is still "sending" after an attempt to settle it."""
-    from tui.actions.issue_client import NO_TOKEN
+    from tui.actions.issue_client import NO_TOKEN  # deferred: off the start path
 
     entry_id = clean_line(entry_id)
     if busy:
@@ -303,6 +305,7 @@ async def _show(args: argparse.Namespace, side: Any, entry: Any) -> int:
 
 
 async def _retry_or_drop(args: argparse.Namespace, side: Any, entry: Any) -> int:
+    # deferred: off the start path
     from tui.actions.outbox import DamagedEntry, EntryBusy
     from tui.actions.outbox_report import retry_refusal
 
@@ -334,6 +337,7 @@ async def _retry_or_drop(args: argparse.Namespace, side: Any, entry: Any) -> int
 async def _resend(args: argparse.Namespace, service: Any, side: Any, entry: Any) -> int:
     """A copy of ``entry``'s payload, changed by ``-f``/``--unset``, sent as a new action
     (checked as `action submit` checks one); the old entry is left as it was."""
+    # deferred: off the start path
     from tui.actions.catalog import get_action
     from tui.actions.connection import catalog_for
     from tui.actions.resend import payload_copy, resend_refusal

@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _posts(args: argparse.Namespace) -> int:
+    # deferred: off the start path
     from tui.conversation.posts import from_trending, matches, newest_first
     from tui.network.state_files import POSTED_LOG, TRENDING
     from tui.service import connect
@@ -131,7 +132,7 @@ async def _posts(args: argparse.Namespace) -> int:
     shown = chosen[: args.limit] if args.limit else chosen
     now = datetime.now(UTC)
     if args.json:
-        from tui.commands.state import as_json
+        from tui.commands.state import as_json  # deferred: off the start path
 
         document = {
             "service": "demo network" if service.demo else settings.display_url,
@@ -154,6 +155,7 @@ async def _posts(args: argparse.Namespace) -> int:
 
 
 def _post_json(post: Any) -> dict[str, Any]:
+    # deferred: off the start path
     from tui.conversation.posts import tag_of
     from tui.conversation.text import split_tag
 
@@ -174,6 +176,7 @@ def _post_json(post: Any) -> dict[str, Any]:
 
 def _row(post: Any, now: datetime) -> list[str]:
     """One post's cells, each one clean line (tabs and newlines shown, never split a row)."""
+    # deferred: off the start path
     from tui.conversation.posts import tag_of
     from tui.conversation.text import split_tag
 

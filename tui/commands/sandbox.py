@@ -79,6 +79,7 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def cmd_sandbox_serve(args: argparse.Namespace) -> int:
+    # deferred: off the start path
     from tui.sandbox.faults import Faults
     from tui.sandbox.server import serve
     from tui.service import demo_epoch

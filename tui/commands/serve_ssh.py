@@ -120,6 +120,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def server_limits(args: argparse.Namespace) -> ServerLimits:
     """The server's caps and timeouts from the command line."""
+    # deferred: off the start path
     from tui.ssh.server import ServerLimits
     from tui.ssh.session import SessionLimits
 
@@ -133,6 +134,7 @@ def server_limits(args: argparse.Namespace) -> ServerLimits:
 
 
 def run_serve_ssh(args: argparse.Namespace) -> int:
+    # deferred: off the start path
     from tui.ssh.auth import AuthorizedKeys
     from tui.ssh.child import service_environment
     from tui.ssh.hostkey import load_or_create, ssh_state_dir

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def cmd_state(args: argparse.Namespace, settings: Settings) -> int:
-    from tui.service import connect
+    from tui.service import connect  # deferred: off the start path
 
     service = connect(settings, use_cache=not args.no_cache)
     store = service.store

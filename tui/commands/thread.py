@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _thread(args: argparse.Namespace) -> int:
+    # deferred: off the start path
     from tui.network.state_files import DISCUSSIONS_CACHE, DISCUSSIONS_INDEX, POSTED_LOG
     from tui.service import connect
 
@@ -128,7 +129,7 @@ async def _thread(args: argparse.Namespace) -> int:
         await service.aclose()
     code = thread_exit_code(read)
     if args.json:
-        from tui.commands.state import as_json
+        from tui.commands.state import as_json  # deferred: off the start path
 
         document = {
             "number": args.number,
@@ -220,7 +221,7 @@ _SOURCES = {
 
 
 def _print_thread(read: Any, out: TextIO, now: datetime) -> None:
-    from tui.conversation.thread import REACTIONS
+    from tui.conversation.thread import REACTIONS  # deferred: off the start path
 
     thread = read.thread
     tag = f"[{clean_line(thread.tag, 40)}] " if thread.tag else ""

@@ -288,7 +288,7 @@ class RestThreads:
     # ------------------------------------------------------------------ one request
 
     async def _get(self, url: str, etag: str | None, cap: int) -> Reply:
-        import httpx
+        import httpx  # deferred: off the start path
 
         note = self.limit_note()
         if note is not None:

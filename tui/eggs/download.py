@@ -384,6 +384,7 @@ async def _receive(
     progress: Progress | None,
     options: DownloadOptions,
 ) -> tuple[Path, str, int]:
+    # deferred: off the start path
     from tui.network.fetch import FetchError, TooLarge, Unreachable, fetch
 
     limit = promise.limit
@@ -463,7 +464,7 @@ def refusal_report(
     """The report of an egg that was refused before it could be read: the record's own checks
     (when a record promised it), the broken rule failed, and every check that needs the egg's
     bytes skipped."""
-    from tui.eggs.egg_rules import record_document_checks
+    from tui.eggs.egg_rules import record_document_checks  # deferred: off the start path
 
     own = {}
     if record is not None:

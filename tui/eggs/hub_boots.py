@@ -31,7 +31,7 @@ class HubBoots:
     eggs through the service's token-free hub client, kept in the egg cache."""
 
     def __init__(self, service: Service) -> None:
-        from tui.eggs.download import EggCache
+        from tui.eggs.download import EggCache  # deferred: off the start path
 
         self.service = service
         boots = service.settings.boots
@@ -51,6 +51,7 @@ class HubBoots:
         return records_hub(source, configured=self.service.configured_hub_url, demo_hub=demo_hub)
 
     async def rows(self) -> Sequence[SourceEntry]:
+        # deferred: off the start path
         from tui.eggs.record_cache import RecordCache
         from tui.eggs.sources import BootEntry, load_boots
 
@@ -71,6 +72,7 @@ class HubBoots:
     async def check(
         self, row: SourceEntry, *, download: bool = True, progress: Progress | None = None
     ) -> EggOutcome:
+        # deferred: off the start path
         from tui.eggs.download import EggCache
         from tui.eggs.pipeline import Downloads, check_egg
 

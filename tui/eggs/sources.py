@@ -220,7 +220,7 @@ class _Reader:
         return raw
 
     async def _get(self, url: str, cap: int) -> bytes:
-        from tui.network.fetch import FetchError, TooLarge, fetch
+        from tui.network.fetch import FetchError, TooLarge, fetch  # deferred: off the start path
 
         if self.client is None:
             raise SourceError(f"{redact_url(url)}: no HTTP client", reachable=False)
@@ -247,7 +247,7 @@ class _Reader:
 
 def _unreachable(exc: Any) -> str:
     """A source that could not be read, in words: offline when no connection could be made."""
-    from tui.network.fetch import Unreachable
+    from tui.network.fetch import Unreachable  # deferred: off the start path
 
     if isinstance(exc, Unreachable):
         return f"{OFFLINE} ({exc.url})"

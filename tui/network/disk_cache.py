@@ -75,7 +75,7 @@ class CachedMeta(msgspec.Struct, frozen=True):
     @classmethod
     def from_json(cls, raw: object) -> CachedMeta:
         """The meta of a cache file, or ValueError saying what is wrong with it."""
-        from tui.network.fetch import header_token
+        from tui.network.fetch import header_token  # deferred: off the start path
 
         if not isinstance(raw, dict) or set(raw) - set(cls.__struct_fields__):
             raise ValueError("meta is not an object of the known fields")

@@ -271,7 +271,7 @@ async def exchange(
 
 async def _guarded(url: str, running: Awaitable[FetchResult | Reply]) -> FetchResult | Reply:
     """Every failure of one request as a :class:`FetchError`, never anything else."""
-    import httpx
+    import httpx  # deferred: off the start path
 
     try:
         return await running

@@ -27,7 +27,7 @@ class LazyClient:
         if self._given is not None:
             return self._given
         if self._own is None:
-            import httpx
+            import httpx  # deferred: off the start path
 
             self._own = httpx.AsyncClient(follow_redirects=False)
         return self._own

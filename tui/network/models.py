@@ -754,6 +754,7 @@ def parse_state(file_name: str, data: bytes | str) -> Any:
     model, or raise StateValidationError."""
     model = STATE_FILES.get(file_name)
     if model is None:
+        # here, not at the top: pulse imports this module
         from tui.network.conversation import CONVERSATION_MODELS  # they build on these models
         from tui.network.pulse import PULSE_MODELS
 

@@ -197,7 +197,7 @@ class Store:
     @property
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
-            import httpx
+            import httpx  # deferred: off the start path
 
             # redirects are followed by fetch(), and only within the read URL's origin
             self._http = httpx.AsyncClient(timeout=self.options.timeout_s, follow_redirects=False)

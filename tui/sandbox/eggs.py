@@ -163,7 +163,7 @@ def pack_egg(
     egg = write_stored_zip(
         [(rapp.MANIFEST_NAME, canonical(manifest))] + [(p, files[p]) for p in paths]
     )
-    from tui.eggs.verify import verify_egg
+    from tui.eggs.verify import verify_egg  # deferred: off the start path
 
     report = verify_egg(egg)
     failed = [c for c in report.checks if c.status == "fail" and c.id != "signature"]

@@ -42,7 +42,7 @@ CONTENT_MUTATIONS = frozenset({"createDiscussion", "addDiscussionComment"})
 def _loaded() -> tuple[Any, Any, Any]:
     """(graphql_schema, graphql_objects, the root object): loaded on the first request, so
     starting the demo network does not pay for graphql-core."""
-    from tui.sandbox import graphql_objects, graphql_schema
+    from tui.sandbox import graphql_objects, graphql_schema  # deferred: off the start path
 
     return graphql_schema, graphql_objects, _root(graphql_schema, graphql_objects)
 

@@ -77,7 +77,7 @@ class HubState:
         return build_hub(hub_url, slugs)
 
     def store(self, hub_url: str) -> StoreContent:
-        from tui.sandbox.hub_records import build_store
+        from tui.sandbox.hub_records import build_store  # deferred: off the start path
 
         return build_store(hub_url, self.faults.foreign_url)
 

@@ -89,7 +89,7 @@ class AuthorizedKeys:
     def parse(cls, text: str, source: str = "authorized keys") -> AuthorizedKeys:
         """Every line a key (with or without options), a comment or blank; anything else is an
         error naming the line: a key silently skipped would lock its owner out unseen."""
-        import asyncssh
+        import asyncssh  # deferred: off the start path
 
         count = 0
         for number, line in enumerate(text.splitlines(), 1):

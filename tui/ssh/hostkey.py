@@ -68,7 +68,7 @@ def load_or_create(folder: Path) -> HostKey:
 
 
 def _load_or_create(folder: int, path: Path) -> HostKey:
-    import asyncssh
+    import asyncssh  # deferred: off the start path
 
     try:
         # non-blocking: a FIFO planted there is refused, not waited on
@@ -134,7 +134,7 @@ def _symlink(path: Path) -> HostKeyError:
 
 
 def _create(folder: int, path: Path) -> asyncssh.SSHKey:
-    import asyncssh
+    import asyncssh  # deferred: off the start path
 
     key = asyncssh.generate_private_key("ssh-ed25519", comment="roost serve-ssh")
     data = key.export_private_key()

@@ -128,7 +128,7 @@ def export_place(role: str | None, environ: Mapping[str, str] | None = None) -> 
         raise GuestCannotExport(
             GUEST_CANNOT_EXPORT, hint="log in with a key listed in the server's --authorized-keys"
         )
-    from tui.ssh.folders import private_subfolder
+    from tui.ssh.folders import private_subfolder  # deferred: off the start path
 
     environ = os.environ if environ is None else environ
     home = environ.get("HOME", "")

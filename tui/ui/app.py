@@ -89,7 +89,7 @@ INTERVAL_STEPS = (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)  # `
 
 def _roost_commands() -> type[Provider]:
     """The palette's provider, imported when the palette first opens (not on the start path)."""
-    from tui.ui.screens.palette import RoostCommands
+    from tui.ui.screens.palette import RoostCommands  # deferred: off the start path
 
     return RoostCommands
 
@@ -521,6 +521,7 @@ class RoostApp(App[int]):
     def open_link(self, url: str, *, confirm: bool = False) -> None:
         """Open a browser only where one can; otherwise copy the link and show it to click.
         ``confirm`` (a link someone wrote): shown in full first, opened on ``enter``."""
+        # deferred: off the start path
         from tui.browser import browser_unavailable
         from tui.ui.screens.link import LinkScreen
 
@@ -551,7 +552,7 @@ class RoostApp(App[int]):
 
     @work(group="browser", exit_on_error=False, thread=True, name="browser")
     def _open_in_browser(self, url: str) -> None:
-        from tui.browser import open_in_browser
+        from tui.browser import open_in_browser  # deferred: off the start path
 
         if open_in_browser(url):
             self.call_from_thread(
@@ -584,7 +585,7 @@ class RoostApp(App[int]):
         super().open_url(url, new_tab=new_tab)
 
     def _show_link(self, url: str, reason: str) -> None:
-        from tui.ui.screens.link import LinkScreen
+        from tui.ui.screens.link import LinkScreen  # deferred: off the start path
 
         self.copy_to_clipboard(url)  # OSC 52
         self.push_screen(LinkScreen(url, reason))

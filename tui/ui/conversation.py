@@ -116,7 +116,7 @@ class ConversationController:
 
     def open_thread(self, number: int, post: LoggedPost | None, clock: Callable[[], Any]) -> None:
         """Push post ``number``'s thread: the reader's first copy at once, its answer later."""
-        from tui.ui.screens.thread import ThreadScreen
+        from tui.ui.screens.thread import ThreadScreen  # deferred: off the start path
 
         self.want(THREAD_FILES)
         first = self.reader.first(number)
@@ -164,7 +164,7 @@ class ConversationController:
                 screen.post_message(self.ThreadArrived(first, first=True))
 
     def _thread_screens(self) -> list[ThreadScreen]:
-        from tui.ui.screens.thread import ThreadScreen
+        from tui.ui.screens.thread import ThreadScreen  # deferred: off the start path
 
         return [s for s in self.app.screen_stack if isinstance(s, ThreadScreen)]
 

@@ -142,13 +142,13 @@ class PulseController:
     # ------------------------------------------------------------------ the inbox screen
 
     def _inbox_screen(self) -> InboxScreen | None:
-        from tui.ui.screens.inbox import InboxScreen
+        from tui.ui.screens.inbox import InboxScreen  # deferred: off the start path
 
         return next((s for s in self.app.screen_stack if isinstance(s, InboxScreen)), None)
 
     def toggle_inbox(self) -> None:
         """``i``: the inbox over the tabs; ``i`` on it closes it."""
-        from tui.ui.screens.inbox import InboxScreen
+        from tui.ui.screens.inbox import InboxScreen  # deferred: off the start path
 
         if isinstance(self.app.screen, InboxScreen):
             self.app.pop_screen()
@@ -169,7 +169,7 @@ class PulseController:
             screen.return_to(place)
 
     def _new_inbox(self) -> InboxScreen:
-        from tui.ui.screens.inbox import InboxScreen
+        from tui.ui.screens.inbox import InboxScreen  # deferred: off the start path
 
         # one agent's items: a small build, run as it is (no memory policy)
         screen = InboxScreen(self.agent, self.read_state)

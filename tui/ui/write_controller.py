@@ -106,7 +106,7 @@ class WriteController:
         """The issue client and outbox of this service, made on first use (None, with the reason
         in :attr:`problem`, when posting is not possible: no repository, a refused URL)."""
         if self._write is None and self.problem is None:
-            from tui.actions.connection import write_side
+            from tui.actions.connection import write_side  # deferred: off the start path
 
             try:
                 self._write = write_side(self.service)
@@ -117,6 +117,7 @@ class WriteController:
     def draft_keeper(self) -> DraftKeeper:
         """Where unsent drafts are kept: beside the outbox, or in memory without one."""
         if self._drafts is None:
+            # deferred: off the start path
             from tui.ui.screens.forms import FileDrafts, MemoryDrafts
 
             write = self.write_side()
@@ -179,7 +180,7 @@ class WriteController:
         open_form()
 
     def _open_flow(self) -> None:
-        from tui.ui.screens.forms import open_action_flow
+        from tui.ui.screens.forms import open_action_flow  # deferred: off the start path
 
         write = self.write_side()
         open_action_flow(
@@ -195,6 +196,7 @@ class WriteController:
         )
 
     def _open_answer(self, action: str, prefill: dict[str, Any]) -> None:
+        # deferred: off the start path
         from tui.actions.completion import References
         from tui.ui.screens.forms.flow import open_action_form
 
@@ -224,7 +226,7 @@ class WriteController:
     def catalog(self) -> dict[str, ActionSpec]:
         """The actions the forms offer: the deployment's merged catalog (its last good
         skill.json, from this run or the disk cache), without those roost cannot send."""
-        from tui.actions.connection import catalog_for
+        from tui.actions.connection import catalog_for  # deferred: off the start path
 
         write = self.write_side()
         docs = write.docs if write is not None else None
@@ -237,6 +239,7 @@ class WriteController:
         self, spec: ActionSpec, payload: dict[str, Any], nonce: str
     ) -> tuple[str, dict[str, Any]]:
         """The exact request of an action, as the form previews it and the outbox keeps it."""
+        # deferred: off the start path
         from tui.actions.compose import compose_request
         from tui.actions.deployment_docs import describe_manifest_problem
 
@@ -263,6 +266,7 @@ class WriteController:
     def _ask_token(
         self, write: WriteSide, why: str, then: Callable[[], None] | None = None
     ) -> None:
+        # deferred: off the start path
         from tui.actions.token import origin_of
         from tui.ui.screens.forms.token_prompt import TokenPrompt
 
@@ -325,6 +329,7 @@ class WriteController:
 
     def _action_context(self) -> ActionContext:
         """What the person has selected on the tab on view: an agent, a channel, a proposal."""
+        # deferred: off the start path
         from tui.ui.screens.base import StateScreen
         from tui.ui.screens.forms import ActionContext
 
@@ -349,6 +354,7 @@ class WriteController:
     def _submit_draft(self, draft: Draft) -> None:
         """The form's submit: save the entry (raises, and the form keeps the draft, when posting
         is impossible), then send it in a worker."""
+        # deferred: off the start path
         from tui.actions.catalog import get_action
         from tui.actions.tracking import baseline
 
@@ -378,7 +384,7 @@ class WriteController:
         )
 
     async def _send_entry(self, write: WriteSide, entry_id: str) -> None:
-        from tui.actions.outbox import EntryBusy
+        from tui.actions.outbox import EntryBusy  # deferred: off the start path
 
         try:
             entry = await write.outbox.send(entry_id, write.client)
@@ -412,7 +418,7 @@ class WriteController:
     def ask_demo_reset(self, then: Callable[[], Awaitable[None]]) -> None:
         """`roost demo --reset`: ask, then start a fresh demo world (and outbox) or keep it;
         ``then`` runs after a reset (the app refreshes its state)."""
-        from tui.ui.screens.demo_reset import ResetDemoConfirm
+        from tui.ui.screens.demo_reset import ResetDemoConfirm  # deferred: off the start path
 
         write = self.write_side()
         entries = len(write.outbox.entries()) if write is not None else 0
@@ -439,7 +445,7 @@ class WriteController:
         self.start_tracking()
 
     async def _track(self) -> None:
-        from tui.actions.tracking import follow_queued
+        from tui.actions.tracking import follow_queued  # deferred: off the start path
 
         write = await asyncio.to_thread(self.write_side)  # may ask `gh` for a token: not on the UI
         if write is None:
@@ -474,14 +480,14 @@ class WriteController:
             )
 
     def _settle(self, write: WriteSide) -> list[Entry]:
-        from tui.actions.tracking import settle_applied
+        from tui.actions.tracking import settle_applied  # deferred: off the start path
 
         return settle_applied(write.outbox, self._snapshot())
 
     async def settle_seen(self, thread: Thread) -> None:
         """Mark the outbox's comments and replies that ``thread`` (a copy just read) shows as
         applied, and say so as any progress is said (a worker calls it)."""
-        from tui.actions.thread_answers import settle_seen
+        from tui.actions.thread_answers import settle_seen  # deferred: off the start path
 
         write = self._write
         if write is None:
@@ -500,7 +506,7 @@ class WriteController:
         Outbox screen open."""
         self.outbox_changed(message.counts)
         self._report_entries(message.entries)
-        from tui.ui.screens.outbox import OutboxScreen
+        from tui.ui.screens.outbox import OutboxScreen  # deferred: off the start path
 
         for screen in self.app.screen_stack:
             if isinstance(screen, OutboxScreen):
@@ -508,7 +514,7 @@ class WriteController:
 
     def outbox_changed(self, counts: dict[str, int]) -> None:
         """The outbox's counts changed (here, or seen by the Outbox screen)."""
-        from tui.actions.outbox_report import status_summary
+        from tui.actions.outbox_report import status_summary  # deferred: off the start path
 
         self.outbox_counts = dict(counts)
         self._show_outbox(status_summary(counts))
@@ -516,7 +522,7 @@ class WriteController:
     # ------------------------------------------------------------------ o: the outbox
 
     def open_outbox(self) -> None:
-        from tui.ui.screens.outbox import OutboxScreen
+        from tui.ui.screens.outbox import OutboxScreen  # deferred: off the start path
 
         if isinstance(self.app.screen, OutboxScreen):
             return

@@ -239,7 +239,7 @@ class ActivityScreen(TableScreen, tab="activity"):
 
     def posting_context(self) -> Any:
         """``n`` on a row about an agent: the actions on that agent."""
-        from tui.actions.action_context import ActionContext
+        from tui.actions.action_context import ActionContext  # deferred: off the start path
 
         row = self.current_row()
         return (

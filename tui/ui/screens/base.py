@@ -294,7 +294,7 @@ class StateScreen(Screen):
 
     def posting_context(self) -> ActionContext:
         """What ``n`` posts about: the selected row as a :attr:`POSTING_KIND`, if any."""
-        from tui.actions.action_context import ActionContext
+        from tui.actions.action_context import ActionContext  # deferred: off the start path
 
         key = self.copy_text() if self.POSTING_KIND is not None else None
         return ActionContext(self.POSTING_KIND, key) if key else ActionContext()
@@ -314,6 +314,7 @@ class StateScreen(Screen):
 
     def action_export(self) -> None:
         """``e``: the table on view, as shown, to CSV or JSON Lines (screens/export_dialog.py)."""
+        # here, not at the top: export_dialog imports this module
         from tui.ui.screens.export_dialog import export_table
 
         export_table(self, self.EXPORT_NAME or self.TAB_ID or "table", clock=self._local_now)

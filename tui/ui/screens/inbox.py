@@ -314,7 +314,7 @@ class InboxScreen(TableScreen):
 
     def posting_context(self) -> ActionContext:
         """``n`` on an item: the actions on its sender (poke back, follow, …)."""
-        from tui.actions.action_context import ActionContext
+        from tui.actions.action_context import ActionContext  # deferred: off the start path
 
         item = self.current_item()
         if item is None or not item.sender:

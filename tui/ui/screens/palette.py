@@ -195,7 +195,7 @@ class RoostCommands(Provider):
         )
 
     def _app_candidates(self) -> list[Candidate]:
-        from tui.ui.screens.help import key_sections
+        from tui.ui.screens.help import key_sections  # deferred: off the start path
 
         items = [_candidate("screen", f"{tab.title} ({tab.key})", tab=tab.id) for tab in TABS]
         for _title, entries in key_sections(self.app, self._tab_screen()):

@@ -84,7 +84,7 @@ class PostTableScreen(TableScreen):
 
     def posting_context(self) -> ActionContext:
         """``n`` on a post: its Discussion's number (comment on it, flag it)."""
-        from tui.actions.action_context import ActionContext
+        from tui.actions.action_context import ActionContext  # deferred: off the start path
 
         post = self.current_post()
         if post is None or post.number is None:

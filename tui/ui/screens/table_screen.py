@@ -596,7 +596,7 @@ class TableScreen(StateScreen):
 
     def action_sort(self) -> None:
         """``s``: the sort picker; then the column's key (``s`` again: the next column)."""
-        from tui.ui.screens.sort_picker import SortPicker
+        from tui.ui.screens.sort_picker import SortPicker  # deferred: off the start path
 
         self.app.push_screen(SortPicker(self.table), self._sort_chosen)
 

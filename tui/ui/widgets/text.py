@@ -285,7 +285,7 @@ def stamp(value: str | None, now: datetime) -> str:
     """A service timestamp for a detail view: :func:`when`, or the text as sent if unparsable."""
     if not value:
         return "\u2014"
-    from tui.network.models import as_utc
+    from tui.network.models import as_utc  # deferred: off the start path
 
     moment = as_utc(value)
     if moment is None:

@@ -13,6 +13,7 @@ __all__ = ["BootsScreen"]
 
 def __getattr__(name: str) -> Any:
     if name == "BootsScreen":
+        # here, not at the top: screen imports this module
         from tui.ui.screens.boots.screen import BootsScreen
 
         return BootsScreen

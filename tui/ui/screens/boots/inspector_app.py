@@ -40,7 +40,7 @@ class InspectorApp(App[None]):
         self.push_screen(self.inspector, lambda _result: self.exit())
 
     def action_help(self) -> None:
-        from tui.ui.screens.help import HelpScreen
+        from tui.ui.screens.help import HelpScreen  # deferred: off the start path
 
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()

@@ -268,14 +268,14 @@ class OutboxScreen(Screen):
 
     def action_export(self) -> None:
         """``e``: the entries as listed, to CSV or JSON Lines (screens/export_dialog.py)."""
-        from tui.ui.screens.export_dialog import export_table
+        from tui.ui.screens.export_dialog import export_table  # deferred: off the start path
 
         export_table(self, "outbox")
 
     def action_edit_copy(self) -> None:
         """A rejected (or failed, or settled) action, sent again as a new one once its cause
         is fixed: its form, filled from a copy; a retry stays refused where it was."""
-        from tui.actions.resend import payload_copy, resend_refusal
+        from tui.actions.resend import payload_copy, resend_refusal  # deferred: off the start path
 
         entry = self.current
         if entry is None:

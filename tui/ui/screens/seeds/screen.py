@@ -315,7 +315,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
 
     def posting_context(self) -> ActionContext:
         """``n`` on the Proposals section votes on the selected proposal."""
-        from tui.actions.action_context import ActionContext
+        from tui.actions.action_context import ActionContext  # deferred: off the start path
 
         proposal = self.selected_proposal()
         return ActionContext("proposal", proposal.id) if proposal is not None else ActionContext()
@@ -527,7 +527,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
 
     def action_sort(self) -> None:
         """``s``: the sort picker of the list on view, as on every table."""
-        from tui.ui.screens.sort_picker import SortPicker
+        from tui.ui.screens.sort_picker import SortPicker  # deferred: off the start path
 
         table = self.current_table()
         if table is None:

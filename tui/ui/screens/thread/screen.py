@@ -183,7 +183,7 @@ class ThreadScreen(Screen[None]):
         thread = self.read.thread if self.read is not None else self.stand_in
         if thread is None or not self.outbox:
             return thread
-        from tui.actions.thread_answers import show_pending
+        from tui.actions.thread_answers import show_pending  # deferred: off the start path
 
         read_at = self.read.fetched_at if self.read is not None else None
         return show_pending(thread, self.outbox, login=self.login, read_at=read_at)
@@ -409,7 +409,7 @@ class ThreadScreen(Screen[None]):
 
     def posting_context(self) -> Any:
         """``n`` here: the actions on this post (comment, flag)."""
-        from tui.actions.action_context import ActionContext
+        from tui.actions.action_context import ActionContext  # deferred: off the start path
 
         return ActionContext("post", str(self.number))
 
@@ -456,7 +456,7 @@ class ThreadScreen(Screen[None]):
                 markup=False,
             )
             return
-        from .reactions import ReactionPicker
+        from .reactions import ReactionPicker  # here, not at the top: reactions imports this module
 
         subject = comment.node_id if comment is not None else ""
         what = "this comment" if comment is not None else "the post"
