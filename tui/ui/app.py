@@ -191,8 +191,7 @@ class RoostApp(App[int]):
             known = ", ".join(modes)
             raise ValueError(f"no screen {initial_screen!r}: use one of {known}")
         # start in the tab's mode itself: no throwaway default screen, no mode switch (and its
-        # second full CSS reparse) in on_mount. Textual declares both as class variables; these
-        # are this app's own (made with its state), so they go on the instance.
+        # second full CSS reparse) in on_mount; both are this app's own (ClassVars in Textual)
         vars(self).update(MODES=modes, DEFAULT_MODE=initial_screen)
         super().__init__(ansi_color=no_color())
         # each CSS source parsed once, not again on every re-parse (a tab's first visit makes
