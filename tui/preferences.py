@@ -222,7 +222,10 @@ class Preferences:
 def preferences_path(ssh_role: str | None, env: Mapping[str, str] | None = None) -> Path | None:
     """Where the preferences are kept: the state folder; over SSH a keyed user's own folder on
     the server (below the home the server made for them), a guest nowhere."""
+    # deferred: off the start path
     from tui.locations import state_root
+
+    # deferred: off the start path
     from tui.ssh.mode import KEYED
 
     env = os.environ if env is None else env
@@ -230,6 +233,7 @@ def preferences_path(ssh_role: str | None, env: Mapping[str, str] | None = None)
         return state_root(env) / FILE_NAME
     if ssh_role != KEYED or not env.get("HOME"):
         return None
+    # deferred: off the start path
     from tui.ssh.folders import UnsafeFolder, private_subfolder
 
     try:
@@ -241,6 +245,7 @@ def preferences_path(ssh_role: str | None, env: Mapping[str, str] | None = None)
 def reset_preferences(env: Mapping[str, str] | None = None) -> Path | None:
     """Forget every remembered preference (`roost --reset-preferences`): the file removed;
     the path it had, if there was one."""
+    # deferred: off the start path
     from tui.locations import state_root
 
     path = state_root(env) / FILE_NAME

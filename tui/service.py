@@ -195,6 +195,7 @@ def connect(
         kwargs["files"] = tuple(files)
     kind: type[Store] = Store
     if follow is not None and cache is not None:
+        # deferred: off the start path
         from tui.network.feed import FollowerStore
 
         kind, kwargs["feed"] = FollowerStore, follow

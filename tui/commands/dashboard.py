@@ -36,6 +36,7 @@ def on_a_terminal() -> bool:
 
 def run_dashboard(args: argparse.Namespace) -> int:
     if getattr(args, "reset_preferences", False):
+        # deferred: off the start path
         from tui.preferences import reset_preferences
 
         forgotten = reset_preferences()
@@ -54,7 +55,10 @@ def run_dashboard(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     if settings.keymap or settings.theme or settings.themes:  # refused before anything starts
+        # deferred: off the start path
         from tui.ui.keymap import checked_keymap
+
+        # deferred: off the start path
         from tui.ui.themes import checked_themes
 
         checked_keymap(settings.keymap)

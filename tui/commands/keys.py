@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from tui.commands import EXIT_OK, settings_from
 from tui.untrusted import clean_line
@@ -39,10 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_keys(args: argparse.Namespace) -> int:
     settings = settings_from(args, looks_for_token=False)
+    # deferred: the UI's keymap (and Textual) only for this command
     from tui.ui.keymap import binding_catalog, checked_keymap, key_label
 
     yours = checked_keymap(settings.keymap)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for info in binding_catalog().values():
         chosen = yours.get(info.id)
         rows.append(

@@ -176,7 +176,10 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
 def _refresher(settings: Any, log: ServerLog) -> Refresher:
     """The server's one store (the service's own, as `roost` builds it, on the same disk cache
     its sessions read): it refreshes the state for every session (tui/ssh/refresher.py)."""
+    # deferred: off the start path
     from tui.service import connect
+
+    # deferred: off the start path
     from tui.ssh.refresher import Refresher
 
     return Refresher(connect(settings).store, log=log)

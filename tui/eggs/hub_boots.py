@@ -38,7 +38,7 @@ class HubBoots:
         self.sources = split_sources(boots) if boots else []
         shown = [redact_url(s) for s in self.sources]
         #: Where the rows come from, each as shown (the Boots tab's note fits them to its width)
-        self.origins = shown
+        self.origins: Sequence[str] = shown
         if len(shown) > 1:
             self.label = f"{len(shown)} sources: {', '.join(shown)}"
         else:

@@ -123,7 +123,7 @@ class Refresher:
         self.log = log
         self.feeds: dict[object, SessionFeed] = {}
         self._task: asyncio.Task[None] | None = None
-        self._wants: set[asyncio.Task[frozenset[str]]] = set()
+        self._wants: set[asyncio.Task[None]] = set()
         self._asked_at = -1e9  # when a session's request last started a cycle
         self._forced_at = -1e9
         self._line = encode(cycle_of(store, None))

@@ -6,15 +6,11 @@ Wiring (attributes down, messages up):
   builds nothing itself: one store per app. At start the disk cache is read (in a thread)
   and shown at once; then a worker runs the store's refresh loop. The store's listener posts
   :class:`RoostApp.StateRefreshed`; the handler (never a worker) hands the snapshot to the screens.
-* the app's state (snapshot, store status, refreshing, demo, …) is one
-  :class:`~tui.ui.app_state.AppState`, set on every tab screen when it changes; their tab and
-  status bars are bound to it. Each tab screen takes what else it needs from the service
+* the app's state (snapshot, store status, …) is one :class:`~tui.ui.app_state.AppState`, set
+  on every tab screen when it changes; their tab and status bars are bound to it. Each tab screen takes what else it needs from the service
   (:meth:`~tui.ui.screens.base.StateScreen.take_service`) when it is made.
 * posting is a :class:`~tui.ui.write_controller.WriteController` the app holds.
-* a screen updates only when one of its ``FILES`` changed (one not on view: when next shown).
-* screens and widgets ask by message: :class:`~tui.ui.widgets.tab_bar.TabBar.TabChosen`,
-  :class:`~tui.ui.screens.base.StateScreen.JumpRequested`,
-  :class:`~tui.ui.screens.base.StateScreen.SnapshotShown`.
+* a screen updates only when one of its ``FILES`` changed; screens and widgets ask by message.
 * worker failures become a toast and the status bar's state, never a crash.
 """
 

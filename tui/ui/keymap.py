@@ -108,6 +108,7 @@ def _own(cls: type) -> list[Binding]:
 @cache
 def _binding_classes() -> tuple[type[DOMNode], ...]:
     """Every class of the dashboard that declares bindings (every module imported)."""
+    # deferred: off the start path
     import tui.ui
 
     found: dict[type, None] = {}

@@ -98,7 +98,7 @@ class PreferencesController:
     def first_tab(self, tabs: Mapping[str, object]) -> str:
         """The tab to open on when none is named: the last one on view, else Agents."""
         tab = self.kept.remembered.tab
-        return tab if tab in tabs else "agents"
+        return tab if tab is not None and tab in tabs else "agents"
 
 
 def _of_tab(remembered: Mapping[str, T], tab_id: str) -> dict[str, T]:

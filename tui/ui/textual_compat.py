@@ -290,6 +290,7 @@ class KeyGate(_Field):
 def character_to_key(character: str) -> str:
     """The key name Textual gives a character (``"?"`` → ``"question_mark"``), as its keymap
     and bindings use it (``textual.keys._character_to_key``)."""
+    # deferred: off the start path
     from textual.keys import _character_to_key
 
     return _character_to_key(character)

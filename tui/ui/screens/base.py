@@ -308,6 +308,7 @@ class StateScreen(Screen):
 
     def action_columns(self) -> None:
         """``C``: show or hide the columns of the table on view (screens/column_chooser.py)."""
+        # deferred: off the start path
         from tui.ui.screens.column_chooser import choose_columns
 
         choose_columns(self)

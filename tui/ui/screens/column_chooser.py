@@ -42,7 +42,7 @@ class ColumnChooser(ClosingModal[tuple[str, ...] | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Cancel", id="columns.cancel"),
         Binding("q", "close", "Cancel", show=False, id="columns.cancel2"),
-        Binding("space", "toggle", "Show / hide", id="columns.toggle"),
+        Binding("space", "flip", "Show / hide", id="columns.toggle"),
         *vim_bindings({"down": "focused.cursor_down", "up": "focused.cursor_up"}, scope="columns"),
     ]
 
@@ -75,7 +75,7 @@ class ColumnChooser(ClosingModal[tuple[str, ...] | None]):
         options.highlighted = 0
         options.focus()
 
-    def action_toggle(self) -> None:
+    def action_flip(self) -> None:
         options = self.query_one(OptionList)
         if options.highlighted is None:
             return

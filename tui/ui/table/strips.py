@@ -17,7 +17,7 @@ def join_line(cells: list[list[Segment]], line_width: int, style: Style) -> Stri
     segment (a plain row is a single segment, which the compositor handles fastest)."""
     segments: list[Segment] = []
     texts = [" " * EDGE]
-    current = style
+    current: Style | None = style
     used = EDGE
     gap = " " * GAP
     for n, cell in enumerate(cells):
