@@ -97,6 +97,9 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            # stop() may send it ctrl+c: SIGINT as a terminal gives it, even to a test run
+            # started in the background (tests/signals_rig.py)
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         threading.Thread(target=self._collect, daemon=True).start()
         line = self.wait_for_line(_LISTENING.pattern)

@@ -18,6 +18,7 @@ import pytest
 
 from tests.damaged_outbox import GOOD_ID, plant_damage
 from tests.hostile_server import HostileServer, json_ok, status
+from tests.signals_rig import sigint_as_from_a_terminal
 from tui.actions.outbox import Outbox, outbox_root
 from tui.cli import main
 from tui.sandbox.server import running_sandbox
@@ -372,6 +373,7 @@ def _cli(*argv: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env=dict(os.environ),
+        preexec_fn=sigint_as_from_a_terminal,  # a test sends it ctrl+c
     )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from tests.signals_rig import then_sigint_as_from_a_terminal
 from tests.ssh_rig import (
     ROOT,
     START_S,
@@ -80,6 +81,7 @@ async def session_up(conn: asyncssh.SSHClientConnection):
 def start_command(tmp_path: Path, *args: str, **popen) -> subprocess.Popen[str]:
     """The real command, its output on pipes; returns once it has said all its start lines
     (the port it listens on is in ``process.said``)."""
+    popen["preexec_fn"] = then_sigint_as_from_a_terminal(popen.get("preexec_fn"))
     process = subprocess.Popen(
         [sys.executable, "-m", "tui", "serve-ssh", "--port", "0", *args],
         env=server_env(tmp_path),

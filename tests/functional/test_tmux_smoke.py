@@ -302,8 +302,9 @@ def test_post_from_a_form_by_keys_at_80x24(pane):
 def test_no_color_and_plain_xterm_are_readable(pane):
     """NO_COLOR=1 TERM=xterm: the screen still shows the table, the cursor row and the bars."""
     pane.start(ROOST_DEMO_NO_COLOR)
-    screen = pane.wait_for("301 agents")
-    assert "DEMO" in screen and "online" in screen
+    pane.wait_for("301 agents")
+    screen = pane.wait_for("DEMO")  # the tab bar can come a frame after the table
+    assert "online" in screen
     pane.keys("Enter")
     pane.wait_for("heartbeat")
     pane.keys("q")
