@@ -224,8 +224,6 @@ def preferences_path(ssh_role: str | None, env: Mapping[str, str] | None = None)
     the server (below the home the server made for them), a guest nowhere."""
     # deferred: off the start path
     from tui.locations import state_root
-
-    # deferred: off the start path
     from tui.ssh.mode import KEYED
 
     env = os.environ if env is None else env

@@ -57,8 +57,6 @@ def run_dashboard(args: argparse.Namespace) -> int:
     if settings.keymap or settings.theme or settings.themes:  # refused before anything starts
         # deferred: off the start path
         from tui.ui.keymap import checked_keymap
-
-        # deferred: off the start path
         from tui.ui.themes import checked_themes
 
         checked_keymap(settings.keymap)

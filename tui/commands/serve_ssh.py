@@ -178,8 +178,6 @@ def _refresher(settings: Any, log: ServerLog) -> Refresher:
     its sessions read): it refreshes the state for every session (tui/ssh/refresher.py)."""
     # deferred: off the start path
     from tui.service import connect
-
-    # deferred: off the start path
     from tui.ssh.refresher import Refresher
 
     return Refresher(connect(settings).store, log=log)
