@@ -117,6 +117,13 @@ def readonly_option(group: Any) -> None:
     )
 
 
+def no_cache_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-cache``: a command that reads the service leaves the disk cache alone."""
+    parser.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the disk cache"
+    )
+
+
 def _flags(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "read_url": getattr(args, "read_url", None),

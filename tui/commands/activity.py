@@ -19,7 +19,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from tui.commands import counted, service_options, settings_from
+from tui.commands import counted, no_cache_option, service_options, settings_from
 from tui.commands.columns import is_terminal, print_rows, print_table, table_width
 from tui.commands.posts import age, moment
 from tui.untrusted import clean_cell, clean_line
@@ -65,9 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--agent", dest="about", metavar="A", help="only the changes that name agent A"
     )
     activity.add_argument("--json", action="store_true", help="print JSON")
-    activity.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the disk cache"
-    )
+    no_cache_option(activity)
     activity.set_defaults(handler=run)
 
 

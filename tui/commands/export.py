@@ -27,6 +27,7 @@ from tui.commands import (
     EXIT_PROBLEMS,
     EXIT_USAGE,
     counted,
+    no_cache_option,
     service_options,
     settings_from,
 )
@@ -69,9 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--columns", metavar="A,B", help="only these columns, in this order")
     parser.add_argument("-o", "--output", metavar="FILE", help="write FILE (default: stdout)")
     parser.add_argument("--force", action="store_true", help="replace FILE if it is there")
-    parser.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the disk cache"
-    )
+    no_cache_option(parser)
     parser.set_defaults(handler=run, parser=parser, fmt="csv")
 
 

@@ -23,7 +23,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from tui.commands import EXIT_USAGE, counted, service_options, settings_from
+from tui.commands import EXIT_USAGE, counted, no_cache_option, service_options, settings_from
 from tui.commands.columns import is_terminal, print_rows, print_table, table_width
 from tui.commands.posts import age, moment
 from tui.untrusted import clean_cell, clean_line
@@ -66,9 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--mark-read", action="store_true", help="mark the items listed read (on this machine)"
     )
     inbox.add_argument("--json", action="store_true", help="print JSON")
-    inbox.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the disk cache"
-    )
+    no_cache_option(inbox)
     inbox.set_defaults(handler=run)
 
 

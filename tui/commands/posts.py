@@ -24,6 +24,7 @@ from tui.commands import (
     EXIT_OK,
     EXIT_PROBLEMS,
     counted,
+    no_cache_option,
     service_options,
     settings_from,
 )
@@ -71,9 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"list at most N posts (default {DEFAULT_LIMIT}; 0: all)",
     )
     posts.add_argument("--json", action="store_true", help="print JSON")
-    posts.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the disk cache"
-    )
+    no_cache_option(posts)
     posts.set_defaults(handler=run, parser=posts)
 
 

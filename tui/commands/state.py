@@ -24,6 +24,7 @@ from tui.commands import (
     EXIT_OK,
     EXIT_PROBLEMS,
     counted,
+    no_cache_option,
     service_options,
     settings_from,
 )
@@ -61,9 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     state.add_argument(
         "--interval", type=float, default=None, dest="old_interval", help=argparse.SUPPRESS
     )
-    state.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the disk cache"
-    )
+    no_cache_option(state)
     state.set_defaults(handler=run, parser=state)
 
 

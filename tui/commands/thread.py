@@ -28,6 +28,7 @@ from tui.commands import (
     EXIT_OK,
     EXIT_PROBLEMS,
     counted,
+    no_cache_option,
     service_options,
     settings_from,
 )
@@ -81,9 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--fresh", action="store_true", help="ask GitHub even when a cached copy would do"
     )
     thread.add_argument("--json", action="store_true", help="print JSON")
-    thread.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the disk cache"
-    )
+    no_cache_option(thread)
     thread.set_defaults(handler=run)
 
 
