@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tui.ui.table.rows import Ranks, Row, position_of, sort_order
+import threading
+
+from tui.ui.table.rows import Ranks, Row, SortOrders, position_of, sort_order
 
 
 def rows(*values: object) -> list[Row]:
@@ -45,3 +47,43 @@ def test_a_row_is_found_among_the_rows_shown_or_where_it_would_be():
     assert position_of(shown, ranks, 0) == 1  # hidden, between rows 4 and 3
     assert position_of(shown, ranks, 1) == 2
     assert position_of(shown, ranks, 2) == 2
+
+
+def test_sort_orders_give_what_a_sort_gives_and_make_each_once(monkeypatch):
+    """A sort by a column sorted by before (or prepared by the warm-up) costs no sort: the
+    order is kept, and handed out as a new list each time (the table may narrow it)."""
+    import tui.tables.rows as headless
+
+    table = rows(3, None, 1, 3, None, 2)
+    orders = SortOrders(table)
+    sorts: list[tuple[int | None, bool]] = []
+    real = headless.sort_order
+
+    def counted(rows_, column, reverse):
+        sorts.append((column, reverse))
+        return real(rows_, column, reverse)
+
+    monkeypatch.setattr(headless, "sort_order", counted)
+    for reverse in (False, True, False, True):
+        order, ranks = orders.get(0, reverse)
+        expected, expected_ranks = real(table, 0, reverse)
+        assert order == expected
+        assert [ranks[i] for i in range(6)] == [expected_ranks[i] for i in range(6)]
+    assert sorts == [(0, False), (0, True)]
+    first, _ = orders.get(0, False)
+    first.append(99)
+    assert orders.get(0, False)[0] == real(table, 0, False)[0]  # a copy each time
+    assert orders.get(None, True)[0] == [5, 4, 3, 2, 1, 0]
+    assert orders.prepared() == {(0, False), (0, True)}
+
+
+def test_a_thread_prepares_sort_orders_the_table_then_reads():
+    table = rows(*range(2000, 0, -1))
+    orders = SortOrders(table)
+    worker = threading.Thread(target=orders.prepare, args=(0, False))
+    worker.start()
+    worker.join()
+    assert orders.prepared() == {(0, False)}
+    assert orders.get(0, False)[0] == list(range(1999, -1, -1))
+    orders.prepare(0, False)  # made already: nothing to do
+    assert orders.prepared() == {(0, False)}

@@ -682,7 +682,8 @@ def test_the_warm_up_computes_what_filters_and_sorts_read_unless_cancelled() -> 
     """The warm-up computes every row's search text and sort values (what freezes them is the
     app's memory policy, told by VirtualTable.Warmed); a cancelled one stops on the way."""
     from tui.ui.table.key_pace import KeyPace
-    from tui.ui.table.warmup import warm_rows
+    from tui.ui.table.rows import SortOrders
+    from tui.ui.table.warmup import prepare_sorts, warm_rows
 
     class Running:
         is_cancelled = False
@@ -699,6 +700,12 @@ def test_the_warm_up_computes_what_filters_and_sorts_read_unless_cancelled() -> 
     assert not warm_rows(big, Cancelled(), KeyPace())
     assert warm_rows(big, Running(), KeyPace())
     assert all({"haystack", "sort_values"} <= row.computed() for row in big)
+
+    orders = SortOrders(big)
+    assert not prepare_sorts(orders, [(0, True)], Cancelled(), KeyPace())
+    assert orders.prepared() == set()
+    assert prepare_sorts(orders, [(0, True)], Running(), KeyPace())
+    assert orders.prepared() == {(0, True)}
 
 
 def test_the_warm_up_makes_its_row_objects_a_piece_at_a_time(monkeypatch) -> None:
@@ -759,6 +766,8 @@ async def test_a_big_table_warms_its_rows_after_their_first_frame_and_says_so() 
                 break
         assert warmed == [WARM_FROM]
         assert all({"haystack", "sort_values"} <= row.computed() for row in rows)
+        # and each column's first sort is made: a sort by it costs no sort on the key
+        assert table.sort_orders.prepared() == set(table.first_sorts())
         table.set_rows(rows, marked=["a1"])
         await app.workers.wait_for_complete()
         await pilot.pause()

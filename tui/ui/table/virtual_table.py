@@ -48,12 +48,12 @@ from tui.ui.table.rows import (
     LazyRow,
     LazyRows,
     Row,
+    SortOrders,
     TableRow,
     default_haystack,
     fit_plain,
     fit_rich,
     position_of,
-    sort_order,
 )
 from tui.ui.table.strips import join_line
 from tui.ui.table.warmup import Warmup
@@ -208,6 +208,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._columns: tuple[Column, ...] = tuple(columns)
         self._column_index = {column.key: i for i, column in enumerate(self._columns)}
         self._rows: Sequence[TableRow] = []
+        self._orders = SortOrders(self._rows)  # each sort order of these rows, made once
         self._key_index: dict[str, int] | None = {}  # built on first use after set_rows
         self._haystacks: list[str] | None = None  # built by the first filter after set_rows
         self._marked: frozenset[str] = frozenset()
@@ -378,6 +379,8 @@ class VirtualTable(ScrollView, can_focus=True):
         old_rows, old_visible, old_cursor = self._rows, self._visible, self._cursor
         old_key = self.cursor_key
         self._rows = rows if isinstance(rows, LazyRows) else list(rows)  # lazy rows stay lazy
+        if self._rows is not old_rows:
+            self._orders = SortOrders(self._rows)
         self._key_index = None  # built when first needed, not before the first paint
         self._haystacks = None
         self._marked = frozenset(marked)
@@ -461,6 +464,14 @@ class VirtualTable(ScrollView, can_focus=True):
         self._changed()
         self.post_message(self.Sorted(self, column_key, reverse))
 
+    @property
+    def sort_orders(self) -> SortOrders:  # of the rows on view: the warm-up makes the first ones
+        return self._orders
+
+    def first_sorts(self) -> list[tuple[int, bool]]:
+        """(column, reverse) of each column's first sort: what ``s`` and a column's key give."""
+        return [(i, self.first_direction(c.key)) for i, c in enumerate(self._columns)]
+
     def first_direction(self, column_key: str) -> bool:
         """``reverse`` for the first sort by a column: numbers (right-aligned columns) largest
         first, as in htop and k9s; text A to Z."""
@@ -503,7 +514,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def _sort(self) -> None:
         column = self._column_index.get(self._sort_column) if self._sort_column else None
-        self._order, self._rank = sort_order(self._rows, column, self._sort_reverse)
+        self._order, self._rank = self._orders.get(column, self._sort_reverse)
 
     def _filter(self, *, narrowing: bool) -> None:
         source = self._visible if narrowing else self._order

@@ -4,8 +4,10 @@ A key never waits for work a thread can do. A :class:`~tui.ui.table.virtual_tabl
 made with ``warm_up`` and given thousands of lazy rows (:class:`~tui.ui.table.rows.LazyRows`)
 computes what filtering and sorting read (each row's search text and sort values) in a thread,
 once the frame showing the rows has been written (started earlier, the thread would hold the
-interpreter half the time while that frame is made); rows a build already warmed in its own
-thread are taken as they are. A sort before that computes only its column.
+interpreter half the time while that frame is made), then the order of each column's first
+sort (:class:`~tui.tables.rows.SortOrders`: a sort of 100 000 titles is longer than a frame,
+and a key should not wait for it); rows a build already warmed in its own thread are taken as
+they are. A sort before that computes only its column, and keeps its order for the next time.
 
 A filter typed into a table this big before its search texts are all computed would compute
 tens of thousands of them on the key, before the typed letter even shows. So the filter waits:
@@ -26,12 +28,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.worker import Worker, get_current_worker
 
-from tui.ui.table.rows import LazyRows, TableRow
+from tui.ui.table.rows import LazyRows, SortOrders, TableRow
 
 if TYPE_CHECKING:
     from textual.app import App
 
-__all__ = ["SEARCH_IN_THREAD_FROM", "WARM_FROM", "WarmedTable", "Warmup", "warm_rows"]
+__all__ = [
+    "SEARCH_IN_THREAD_FROM",
+    "WARM_FROM",
+    "WarmedTable",
+    "Warmup",
+    "prepare_sorts",
+    "warm_rows",
+]
 
 #: Rows: a table this big warms its rows in a thread after their first frame.
 WARM_FROM = 2_000
@@ -75,6 +84,20 @@ def warm_rows(rows: Sequence[TableRow], worker: _Cancellable, pace: _Pace) -> bo
     return True
 
 
+def prepare_sorts(
+    orders: SortOrders, sorts: Sequence[tuple[int, bool]], worker: _Cancellable, pace: _Pace
+) -> bool:
+    """Make each of ``sorts`` ((column, reverse)) in ``orders``, in a thread, once the rows'
+    sort values are computed: one sort at a time, standing aside while a key is handled.
+    Returns False if ``worker`` was cancelled on the way."""
+    for column, reverse in sorts:
+        if worker.is_cancelled:
+            return False
+        pace.yield_to_keys()
+        orders.prepare(column, reverse)
+    return True
+
+
 class _Workers(Protocol):
     def cancel_group(self, node: Any, group: str) -> object: ...
 
@@ -91,6 +114,11 @@ class WarmedTable(Protocol):
 
     @property
     def key_pace(self) -> _Pace: ...
+
+    @property
+    def sort_orders(self) -> SortOrders: ...
+
+    def first_sorts(self) -> list[tuple[int, bool]]: ...
 
     @property
     def app(self) -> App[Any]: ...
@@ -158,19 +186,24 @@ class Warmup:
         table.workers.cancel_group(table, "table-warm")
 
     def _start_warm(self, rows: Sequence[TableRow]) -> None:
-        if rows is not self._table.rows:
+        table = self._table
+        if rows is not table.rows:
             return  # replaced before their first frame was out
-        self._table.run_worker(
-            lambda: self._warm_in_thread(rows),
+        orders, sorts = table.sort_orders, table.first_sorts()
+        table.run_worker(
+            lambda: self._warm_in_thread(rows, orders, sorts),
             thread=True,
             exclusive=True,
             group="table-warm",
             exit_on_error=False,
-            description="compute the search text and sort values of every row",
+            description="compute the search text and sort values of every row, and the sorts",
         )
 
-    def _warm_in_thread(self, rows: Sequence[TableRow]) -> None:
-        if warm_rows(rows, get_current_worker(), self._table.key_pace):
+    def _warm_in_thread(
+        self, rows: Sequence[TableRow], orders: SortOrders, sorts: Sequence[tuple[int, bool]]
+    ) -> None:
+        worker, pace = get_current_worker(), self._table.key_pace
+        if warm_rows(rows, worker, pace) and prepare_sorts(orders, sorts, worker, pace):
             self._table.app.call_from_thread(self._warm_done, rows)
 
     def _warm_done(self, rows: Sequence[TableRow]) -> None:
