@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tui import gc_policy
+from tui.actions.poster import Poster
 from tui.clock import utc_now
 from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.eggs.hub_paths import PUBLIC_HUB_URL, demo_sources
@@ -67,6 +68,11 @@ class Service:
     _hub_client: httpx.AsyncClient | None = None
     _threads: Threads | None = None
     _soul_pages: SoulPages | None = None
+    #: The write side (tui/actions/poster.py): one per service, its issue client made once.
+    poster: Poster = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.poster = Poster.for_service(self)
 
     @property
     def demo(self) -> bool:
@@ -144,6 +150,7 @@ class Service:
         self.run_id = world.reset_live(sandbox, world.fresh_network())
 
     async def aclose(self) -> None:
+        await self.poster.aclose()
         if self._threads is not None:
             await self._threads.aclose()
         if self._soul_pages is not None:

@@ -20,10 +20,12 @@ from textual.app import App
 
 from tests.damaged_outbox import GOOD_ID, plant_damage
 from tui.actions import outbox as outbox_module
+from tui.actions.connection import WriteSide
 from tui.actions.issue_body import compose_issue
 from tui.actions.issue_client import IssueClient
 from tui.actions.outbox import Entry, Outbox
-from tui.config import Secret
+from tui.actions.poster import Poster
+from tui.config import Secret, Settings
 from tui.ui.screens.outbox import OutboxScreen
 from tui.ui.screens.outbox.views import (
     ConfirmDiscard,
@@ -148,27 +150,32 @@ class Platform:
         return httpx.Response(404, json={"message": "Not Found"})
 
 
+def poster_over(outbox: Outbox, client: IssueClient | None = None) -> Poster:
+    """A poster around ``outbox``; without ``client``, one with no token (it sends nothing)."""
+    if client is None:
+        client = IssueClient("https://api.github.com", REPO, None)
+    return Poster.over(WriteSide(client, outbox, None), Settings())
+
+
 class Host(App):
-    """Pushes the Outbox screen and records what it posts up."""
+    """Pushes the Outbox screen over a poster and records the summaries it publishes (as the
+    app's status bar shows them)."""
 
     def __init__(self, outbox: Outbox, client: IssueClient | None = None, browser: bool = False):
         super().__init__()
         self.outbox, self.client, self.browser = outbox, client, browser
+        self.poster = poster_over(outbox, client)
         self.summaries: list[str] = []
         self.notices: list[str] = []
+        self.poster.subscribe(lambda state: self.summaries.append(state.summary))
 
     def notify(self, message: str, *args, **kwargs) -> None:
         self.notices.append(str(message))
         super().notify(message, *args, **kwargs)
 
     def on_mount(self) -> None:
-        screen = OutboxScreen(
-            self.outbox, self.client, poll_s=None, can_open_browser=lambda: self.browser
-        )
+        screen = OutboxScreen(self.poster, poll_s=None, can_open_browser=lambda: self.browser)
         self.push_screen(screen)
-
-    def on_outbox_screen_changed(self, message: OutboxScreen.Changed) -> None:
-        self.summaries.append(message.summary)
 
     def on_outbox_screen_edit_copy_requested(self, message: OutboxScreen.EditCopyRequested) -> None:
         self.copies = [*getattr(self, "copies", []), (message.action, message.payload)]
@@ -253,7 +260,7 @@ async def test_a_refresh_message_shows_entries_another_process_added(outbox):
         assert not app.screen.query_one("#outbox-views").display
         other = Outbox(outbox.folder)
         other.draft("heartbeat", {})
-        app.screen.post_message(OutboxScreen.Reread())
+        app.poster.reread()  # what the screen's poll asks
         await pilot.pause()
         assert table(app).row_count == 1
         assert app.screen.query_one("#outbox-views").display

@@ -37,7 +37,7 @@ async def test_an_action_from_the_form_reaches_the_outbox_and_the_platform():
         assert isinstance(app.screen, ActionForm)
         await pilot.press(*"Night Owl", "tab", *"I read the feed at night.")
         await pilot.press("ctrl+s")
-        write = app.writer.write_side()
+        write = app.service.poster.side  # made by n, once
         assert write is not None
         await _wait_for(lambda: any(e.state == "queued" for e in write.outbox.entries()))
         (entry,) = write.outbox.entries()
@@ -73,7 +73,7 @@ async def test_a_post_from_the_form_is_a_discussion_and_n_on_it_offers_a_comment
     app = RoostApp(connect(Settings(), use_cache=False), poll=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await loaded(pilot)
-        write = app.writer.write_side()
+        write = await app.service.poster.ready()
         assert not write.docs.asked  # n reads the deployment's contract first
         await pilot.press("n")
         await settle(pilot)
@@ -130,7 +130,8 @@ async def test_posting_without_a_repository_keeps_the_draft_and_says_why():
         assert isinstance(app.screen, ActionForm)
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert app.writer.write_side() is None
+        assert app.service.poster.side is None
+        assert "repository" in app.service.poster.problem
         # nothing typed is lost: the draft is kept, reopening the form restores it
         assert app.writer.draft_keeper().kept("heartbeat") is not None
         toasts = [m.notification.message for m in posted if isinstance(m, Notify)]
@@ -169,7 +170,7 @@ async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp
         assert token not in svg_text(app.export_screenshot())  # masked as it is typed
         await pilot.press("enter")
         await settle(pilot)
-        assert app.writer.write_side().client.has_token
+        assert app.service.poster.side.client.has_token
         toasts = [str(m.notification.message) for m in posted if isinstance(m, Notify)]
         assert any("acting as demo-agent" in t for t in toasts), toasts
         # then the picker, as `n` always opens
@@ -177,7 +178,7 @@ async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp
         await settle(pilot)
         assert isinstance(app.screen, ActionForm)
         await pilot.press(*"Owl", "tab", *"roost", "tab", *"Night reader.", "ctrl+s")
-        write = app.writer.write_side()
+        write = app.service.poster.side
         await _wait_for(lambda: any(e.state == "queued" for e in write.outbox.entries()))
         written = [path for path in (tmp_path / "data").rglob("*") if path.is_file()]
         assert any(path.suffix == ".json" for path in written), written  # the outbox entry
@@ -214,7 +215,7 @@ async def test_an_empty_or_spaced_token_is_refused_and_escape_composes_anyway(
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, ActionPicker)  # composing goes on; sending will say why
-        assert not app.writer.write_side().client.has_token
+        assert not app.service.poster.side.client.has_token
 
 
 async def test_demo_reset_asks_first_then_starts_a_fresh_world_and_outbox():
@@ -231,7 +232,7 @@ async def test_demo_reset_asks_first_then_starts_a_fresh_world_and_outbox():
         await pilot.press("n")  # keep it
         await settle(pilot)
         assert service.run_id == first_world
-        write = app.writer.write_side()
+        write = await service.poster.ready()
         entry = write.outbox.draft("heartbeat", {})
         await write.outbox.send(entry.id, write.client)
         assert app.service.demo_app.state.sandbox.issues
@@ -245,7 +246,7 @@ async def test_demo_reset_asks_first_then_starts_a_fresh_world_and_outbox():
         await app.workers.wait_for_complete()
         assert service.run_id != first_world
         assert app.service.demo_app.state.sandbox.issues == []
-        assert app.writer.write_side().outbox.entries() == []  # the fresh world's own outbox
+        assert (await service.poster.ready()).outbox.entries() == []  # the fresh world's own
     # and the next run sees the fresh world, not the old one
     again = connect(Settings(), use_cache=False)
     assert again.run_id == service.run_id
@@ -268,12 +269,11 @@ async def test_one_submit_is_one_entry_and_one_queued_toast_even_with_ctrl_s_twi
         await pilot.press(*"Ada")
         app.post_message(events.Key("ctrl+s", None))
         app.post_message(events.Key("ctrl+s", None))
-        write = app.writer.write_side()
+        write = app.service.poster.side
         await _wait_for(lambda: any(e.state == "queued" for e in write.outbox.entries()))
         for _ in range(3):  # the tracker's next rounds tell only what changed
             await write.docs.refresh()
-            changed = await follow_queued(write.outbox, write.client, docs=write.docs)
-            app.post_message(app.writer.ActionsProgressed(changed, write.outbox.counts()))
+            await app.service.poster.follow(None)
             await settle(pilot)
         assert len(write.outbox.entries()) == 1
         assert not isinstance(app.screen, ActionForm)

@@ -126,7 +126,7 @@ async def test_the_dashboard_posts_nothing_and_asks_for_no_token(gh_ran) -> None
     said = [text for text in _toasts(posted) if READ_ONLY in text]
     assert len(said) == 6, _toasts(posted)  # n, T, o, c, R, +
     assert all("(--readonly)" in text for text in said)
-    assert app.writer._write is None  # the write side was never built
+    assert service.poster.side is None  # the write side was never built
     requests = service.demo_app.state.sandbox.requests  # type: ignore[union-attr]
     assert any("/discussions/" in r.path for r in requests)  # the thread was read
     assert _writes(requests) == []

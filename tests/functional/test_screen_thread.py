@@ -424,11 +424,11 @@ async def test_a_sent_comment_shows_at_once_marked_pending() -> None:
         reader.serve(thread(screen.number))
         await pilot.press("r")
         await settle(pilot)
-        write = await asyncio.to_thread(app.writer.write_side)
+        write = await app.service.poster.ready()
         payload = {"discussion_number": screen.number, "body": "My own reply, on its way."}
         kind, request = compose_request(ANSWER_ACTIONS["comment"], payload, "n-pending")
         write.outbox.draft("comment", payload, "n-pending", kind=kind, request=request)
-        app.conversation.pending_changed()
+        app.service.poster.reread()  # as another roost's entry is seen: published, then shown
         await settle(pilot)
         comments = screen.view.thread.comments
         assert comments[-1].pending and comments[-1].body == "My own reply, on its way."

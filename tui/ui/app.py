@@ -428,7 +428,7 @@ class RoostApp(App[int]):
         self._unsubscribe()
         if self._frozen is not None:
             self._frozen.release()  # what big validations froze is the collector's again
-        await self.writer.aclose()
+        self.writer.close()
         await self.service.aclose()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -700,18 +700,12 @@ class RoostApp(App[int]):
         """`T`: type a token for this session."""
         self.writer.ask_token()
 
-    def on_write_controller_actions_progressed(
-        self, message: WriteController.ActionsProgressed
-    ) -> None:
-        self.writer.progressed(message)
+    def on_write_controller_poster_changed(self, message: WriteController.PosterChanged) -> None:
+        self.writer.show(message.state)  # the bars, the toasts
         self.conversation.pending_changed()
 
     def on_outbox_screen_edit_copy_requested(self, message: OutboxScreen.EditCopyRequested) -> None:
         self.writer.answer(message.action, message.payload)
-
-    def on_outbox_screen_changed(self, message: OutboxScreen.Changed) -> None:
-        """The Outbox screen saw the folder change (tui/ui/screens/outbox)."""
-        self.writer.outbox_changed(message.counts)
 
     # ------------------------------------------------------------------ actions
 

@@ -1,18 +1,17 @@
 """The Outbox screen (``o``): every action of the current service's outbox, its detail, retry,
 discard, and the issue's URL.
 
-The screen reads the outbox folder itself (a cheap poll of file names, sizes and times) and
-sends only through the headless write side, in an exclusive worker, never on the UI thread. It
-does not call the app: it posts :class:`OutboxScreen.Changed` so the host can update its status
-bar; the host posts it :class:`OutboxScreen.Reread` to read the outbox again at once.
+The screen is a view of the service's :class:`~tui.actions.poster.Poster`: it listens to the
+states the poster publishes and draws each; a retry and a discard go through the poster (a
+retry in an exclusive worker, never on the UI thread), which publishes what they changed to
+every listener (the app's status bar too). A poll asks the poster to look at the folder for
+what another roost or a command changed (a cheap look at file names, sizes and times).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -26,9 +25,9 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
 
-from tui.actions.issue_client import IssueClient
-from tui.actions.outbox import DamagedEntry, Entry, EntryBusy, Outbox
-from tui.actions.outbox_report import retry_refusal, status_summary
+from tui.actions.outbox import DamagedEntry, Entry, EntryBusy
+from tui.actions.outbox_report import retry_refusal
+from tui.actions.poster import CannotPost, Poster, PosterState
 from tui.browser import browser_unavailable, open_in_browser
 from tui.ui.screens.outbox.views import ConfirmDiscard, EntryDetail, EntryList, entry_name
 from tui.ui.stylesheets import sheets
@@ -47,40 +46,17 @@ _HINTS = {
     " · esc back",
 }
 
-Signature = tuple[tuple[str, int, int], ...]
-
-
-def _folder_signature(folder: Path) -> Signature:
-    """Names, sizes and modification times of the entry files: changes when any entry does
-    (a link is looked at, never followed)."""
-    try:
-        with os.scandir(folder) as found:
-            return tuple(
-                sorted(
-                    (e.name, info.st_mtime_ns, info.st_size)
-                    for e in found
-                    if e.name.endswith(".json")
-                    for info in (e.stat(follow_symlinks=False),)
-                )
-            )
-    except OSError:
-        return ()
-
 
 class OutboxScreen(Screen):
-    """The outbox of one service. ``client`` sends retries; without one (no token or no
-    repository) retry says ``no_client_reason`` instead."""
+    """The outbox of one service, as its ``poster`` publishes it. Without a token a retry
+    says why (the poster's ``cannot_send``)."""
 
     @dataclass(eq=False)
-    class Changed(Message):
-        """The screen saw the outbox change (a poll, a retry, a discard): the host may update
-        the status bar from ``counts`` (state -> number of entries) and ``summary``."""
+    class StateArrived(Message):
+        """The poster published ``state`` (posted by the screen's listener to itself: the
+        poster may publish from inside another widget's handler)."""
 
-        counts: dict[str, int]
-        summary: str
-
-    class Reread(Message):
-        """Posted to the screen to read the outbox again at once (after a form queued one)."""
+        state: PosterState
 
     @dataclass(eq=False)
     class EditCopyRequested(Message):
@@ -105,21 +81,18 @@ class OutboxScreen(Screen):
 
     def __init__(
         self,
-        outbox: Outbox,
-        client: IssueClient | None = None,
+        poster: Poster,
         *,
-        no_client_reason: str = "no token or repository to post with",
         poll_s: float | None = POLL_S,
         can_open_browser: Callable[[], bool] = lambda: browser_unavailable() is None,
     ) -> None:
         super().__init__(id="outbox-screen")
-        self.outbox = outbox
-        self.client = client
-        self.no_client_reason = no_client_reason
+        self.poster = poster
         self.poll_s = poll_s
         self.can_open_browser = can_open_browser
+        self.state = poster.state
         self.entries: list[Entry] = []
-        self._signature: Signature | None = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._detail_id: str | None = None
         #: The entry a worker is sending, if any: one send at a time, and the screen stays open
         #: until it ends (closing would cancel the worker mid-request).
@@ -137,10 +110,18 @@ class OutboxScreen(Screen):
         yield Static(id="outbox-hints", markup=False)
 
     def on_mount(self) -> None:
+        self._unsubscribe = self.poster.subscribe(
+            lambda state: self.post_message(self.StateArrived(state))
+        )
+        self.show_state(self.poster.state)
         self.reload(force=True)
         self._show_view("list")
         if self.poll_s:
             self.set_interval(self.poll_s, self.reload)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
 
     def on_resize(self) -> None:
         self._fill_list()
@@ -148,17 +129,19 @@ class OutboxScreen(Screen):
 
     # ------------------------------------------------------------------ reading the outbox
 
-    def on_outbox_screen_reread(self, message: OutboxScreen.Reread) -> None:
+    def on_outbox_screen_state_arrived(self, message: OutboxScreen.StateArrived) -> None:
         message.stop()
-        self.reload(force=True)
+        self.show_state(message.state)
 
     def reload(self, force: bool = False) -> None:
-        """Reread the entries when the folder changed (or ``force``); tell the host."""
-        signature = _folder_signature(self.outbox.folder)
-        if not force and signature == self._signature:
-            return
-        self._signature = signature
-        self.entries = list(reversed(self.outbox.entries()))
+        """Have the poster look at the folder again (``force``: read it whatever the look
+        says); what it publishes arrives here."""
+        self.poster.reread(force=force)
+
+    def show_state(self, state: PosterState) -> None:
+        """Draw the outbox as ``state`` holds it, newest first."""
+        self.state = state
+        self.entries = list(reversed(state.entries))
         self._fill_list()
         if self._detail_id is not None:
             entry = self._entry(self._detail_id)
@@ -166,10 +149,6 @@ class OutboxScreen(Screen):
                 self._show_view("list")
             else:
                 self.query_one(EntryDetail).show(entry)
-        counts: dict[str, int] = {}
-        for entry in self.entries:
-            counts[entry.state] = counts.get(entry.state, 0) + 1
-        self.post_message(self.Changed(counts, status_summary(counts)))
 
     def _fill_list(self) -> None:
         table = self.query_one(EntryList)
@@ -178,8 +157,8 @@ class OutboxScreen(Screen):
         title.append("Outbox", style="bold")
         count = len(self.entries)
         title.append(f" · {count} {'entry' if count == 1 else 'entries'}")
-        if self.outbox.label:
-            title.append(f" · {clean_line(self.outbox.label)}", style="dim")
+        if self.state.label:
+            title.append(f" · {clean_line(self.state.label)}", style="dim")
         self.query_one("#outbox-title", Static).update(title)
         empty = not self.entries
         self.query_one("#outbox-empty").display = empty
@@ -188,7 +167,7 @@ class OutboxScreen(Screen):
             self.query_one("#outbox-empty-text", Static).update(
                 Text(
                     "The outbox is empty: actions you post are kept here until the platform "
-                    f"has them.\n\n{clean_line(self.outbox.folder)}"
+                    f"has them.\n\n{clean_line(self.state.folder or '')}"
                 )
             )
 
@@ -257,10 +236,9 @@ class OutboxScreen(Screen):
         if self.sending_id is not None:
             self.notify("Another entry is being sent: wait for its answer", markup=False)
             return
-        if self.client is None:
-            self.notify(
-                f"Cannot send: {clean_line(self.no_client_reason)}", severity="error", markup=False
-            )
+        cannot = self.poster.cannot_send()
+        if cannot is not None:
+            self.notify(f"Cannot send: {clean_line(cannot)}", severity="error", markup=False)
             return
         self.notify(f"Sending {clean_line(entry.action, 40)}…", markup=False)
         self.sending_id = entry.id
@@ -289,11 +267,13 @@ class OutboxScreen(Screen):
 
     @work(exclusive=True, group="outbox-send")
     async def _send(self, entry_id: str) -> None:
-        """Send one entry through the write side (under its lock, lookup first where the
-        platform may already hold it), then reread the outbox."""
-        assert self.client is not None
+        """Send one entry through the poster (under its lock, lookup first where the platform
+        may already hold it); the poster publishes the outbox afterwards."""
         try:
-            entry = await self.outbox.send(entry_id, self.client)
+            entry = await self.poster.retry(entry_id)
+        except CannotPost as exc:
+            self.notify(clean_line(exc.describe(), 200), severity="error", markup=False)
+            return
         except EntryBusy:
             self.notify(
                 "Another roost is sending this entry right now", severity="warning", markup=False
@@ -307,7 +287,6 @@ class OutboxScreen(Screen):
             return
         finally:
             self.sending_id = None
-            self.reload(force=True)
         where = f" #{entry.number}" if entry.number else ""
         said = f": {clean_line(entry.reason, 160)}" if entry.reason else ""
         severity: SeverityLevel = "information" if entry.state == "queued" else "error"
@@ -330,7 +309,7 @@ class OutboxScreen(Screen):
 
     def _drop(self, entry: Entry) -> None:
         try:
-            self.outbox.drop(entry.id)
+            self.poster.discard(entry.id)
         except EntryBusy:
             self.notify(
                 "Another roost is sending this entry: not discarded",
@@ -346,7 +325,6 @@ class OutboxScreen(Screen):
         if self._detail_id == entry.id:
             self._detail_id = None
             self._show_view("list")
-        self.reload(force=True)
         self.notify(f"Discarded {entry_name(entry)}", markup=False)
 
     # ------------------------------------------------------------------ the issue's URL
