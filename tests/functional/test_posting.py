@@ -280,3 +280,72 @@ async def test_one_submit_is_one_entry_and_one_queued_toast_even_with_ctrl_s_twi
         toasts = [str(m.notification.message) for m in posted if isinstance(m, Notify)]
         assert len([t for t in toasts if "queued" in t]) == 1, toasts
         assert len([t for t in toasts if "in the outbox" in t]) == 1, toasts
+
+
+async def test_n_and_the_tracker_share_one_write_side_and_gh_runs_off_the_loop(
+    monkeypatch, tmp_path
+):
+    """The tracker and `n` ask for the write side at the same moment: it is made once (one
+    issue client: the key's send and the tracker's round use the same), and the token search,
+    which here ends at `gh auth token`, runs in a worker thread, not on the event loop."""
+    import subprocess
+    import threading
+    from dataclasses import replace
+
+    from tui.actions import connection, tracking
+    from tui.actions.outbox import Outbox
+    from tui.config import TOKEN_ENV_VARS
+    from tui.sandbox.app import DEMO_TOKEN
+    from tui.ui.screens.forms.picker import ActionPicker
+
+    for var in TOKEN_ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "gh").write_text(f"#!/bin/sh\necho {DEMO_TOKEN}\n")
+    (folder / "gh").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}:/usr/bin:/bin")
+    gh_ran_on: list[int] = []
+    run = subprocess.run
+
+    def recording_run(*args, **kwargs):
+        if "gh" in str(args[0][0]):
+            gh_ran_on.append(threading.get_ident())
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", recording_run)
+    made, sent_with, followed_with = [], [], []
+    write_side, send, follow_queued = connection.write_side, Outbox.send, tracking.follow_queued
+
+    def counting_write_side(service, **options):
+        made.append(write_side(service, **options))
+        return made[-1]
+
+    async def recording_send(self, entry_id, client, **options):
+        sent_with.append(client)
+        return await send(self, entry_id, client, **options)
+
+    async def recording_follow(outbox, client, **options):
+        followed_with.append(client)
+        return await follow_queued(outbox, client, **options)
+
+    monkeypatch.setattr(connection, "write_side", counting_write_side)
+    monkeypatch.setattr(Outbox, "send", recording_send)
+    monkeypatch.setattr(tracking, "follow_queued", recording_follow)
+    app = RoostApp(connect(Settings(), use_cache=False), poll=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        app.service.settings = replace(app.service.settings, token=None, token_source=None)
+        loop_thread = threading.get_ident()
+        app.writer.start_tracking()  # as the dashboard does once it is up…
+        await pilot.press("n")  # …and a key at the same moment
+        await _wait_for(lambda: isinstance(app.screen, ActionPicker))
+        await pilot.press(*"heartbeat", "enter")
+        await _wait_for(lambda: isinstance(app.screen, ActionForm))
+        await pilot.press("ctrl+s")
+        await _wait_for(lambda: sent_with and followed_with)
+        app.workers.cancel_group(app, "track")
+        assert len(made) == 1 and made[0].token_source == "gh auth token"
+        assert sent_with[0] is followed_with[0] is made[0].client is app.service.poster.side.client
+        assert len(gh_ran_on) == 1 and gh_ran_on[0] != loop_thread
+        assert DEMO_TOKEN not in svg_text(app.export_screenshot())
