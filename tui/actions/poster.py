@@ -203,6 +203,7 @@ class Poster:
         self._reset = reset
         self._side: WriteSide | None = None
         self._problem: str | None = None
+        self._error: RoostError | None = None
         self._building: asyncio.Future[None] | None = None
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
@@ -346,6 +347,17 @@ class Poster:
             self.publish()
         return self._side
 
+    async def require(self) -> WriteSide:
+        """The write side (:meth:`ready`), or the error that says why there is none: the
+        build's own (a ``TokenError``: no repository, a refused URL), or :class:`CannotPost`
+        (read-only, a guest)."""
+        side = await self.ready()
+        if side is not None:
+            return side
+        if self._error is not None and self.refused is None:
+            raise self._error
+        raise CannotPost(self.problem or "the write side could not be made")
+
     def _make(self) -> None:
         """Make the write side (in a worker thread: the token search may run ``gh``)."""
         with self._lock:
@@ -354,7 +366,7 @@ class Poster:
             try:
                 self._side = self._build_side()
             except RoostError as exc:  # a refused URL, no repository, a bad [actions] table
-                self._problem = exc.describe()
+                self._problem, self._error = exc.describe(), exc
 
     def _need(self) -> WriteSide:
         if self._side is None:
@@ -588,7 +600,7 @@ class Poster:
         if self._reset is None:
             raise CannotPost("only the demo network can be reset")
         await self.aclose()
-        self._problem, self._signature = None, None
+        self._problem, self._error, self._signature = None, None, None
         self._reset()
         await self.ready()
         self.publish()

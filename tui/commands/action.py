@@ -335,12 +335,11 @@ def _payload(
 async def _connected(
     args: argparse.Namespace, on_wait: Any = None
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """(the service, its write side) for one command, closed afterwards; ``TokenError`` when
-    the settings do not allow posting, ``ReadOnly`` (before anything is built) when roost is
-    read-only. The service's store reads no state file until asked
-    (:func:`_warn_of_unknown_ids`), through the dashboard's disk cache."""
+    """(the service, its poster's write side) for one command, closed afterwards;
+    ``TokenError`` or ``CannotPost`` when the settings do not allow posting, ``ReadOnly``
+    (before anything is built) when roost is read-only. The service's store reads no state
+    file until asked (:func:`_warn_of_unknown_ids`), through the dashboard's disk cache."""
     # deferred: off the start path
-    from tui.actions.connection import write_side
     from tui.read_only import read_only_error
     from tui.service import connect
 
@@ -349,17 +348,15 @@ async def _connected(
         raise read_only_error(settings)
     service = connect(settings, files=())
     try:
-        side = write_side(service, on_wait=on_wait)
-        try:
-            if side.docs is not None:
-                await side.docs.refresh()
-                for notice in side.docs.new_notices():
-                    _err(notice)
-            yield service, side
-        finally:
-            await side.aclose()
+        side = await service.poster.require()  # the token looked for in a thread
+        side.client.on_wait = on_wait
+        if side.docs is not None:
+            await side.docs.refresh()
+            for notice in side.docs.new_notices():
+                _err(notice)
+        yield service, side
     finally:
-        await service.aclose()
+        await service.aclose()  # and its poster's clients
 
 
 @contextlib.asynccontextmanager
@@ -455,6 +452,7 @@ async def _submit(args: argparse.Namespace) -> int:
     # deferred: off the start path
     from tui.actions.catalog import get_action
     from tui.actions.connection import catalog_for
+    from tui.actions.poster import CannotPost
     from tui.actions.token import TokenError
     from tui.read_only import ReadOnly
 
@@ -479,7 +477,7 @@ async def _submit(args: argparse.Namespace) -> int:
                 return EXIT_USAGE
             await _warn_of_unknown_ids(service, spec, payload)
             return await _send(args, side, spec, payload, kind, request, nonce)
-    except (TokenError, ReadOnly) as exc:
+    except (TokenError, CannotPost, ReadOnly) as exc:
         _err(exc.describe())
         return EXIT_USAGE
 
@@ -657,6 +655,7 @@ async def _whoami(args: argparse.Namespace) -> int:
     that do not allow posting; 3 the platform was unreachable."""
     # deferred: off the start path
     from tui.actions.issue_client import NO_TOKEN, LookupFailed, PlatformUnreachable
+    from tui.actions.poster import CannotPost
     from tui.actions.token import TokenError
     from tui.read_only import ReadOnly
 
@@ -666,7 +665,7 @@ async def _whoami(args: argparse.Namespace) -> int:
                 _err(NO_TOKEN)
                 return EXIT_USAGE
             who = await side.client.whoami()
-    except (TokenError, ReadOnly) as exc:
+    except (TokenError, CannotPost, ReadOnly) as exc:
         _err(exc.describe())
         return EXIT_USAGE
     except PlatformUnreachable as exc:

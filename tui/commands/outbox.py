@@ -108,6 +108,7 @@ def run_outbox(args: argparse.Namespace) -> int:
 
 async def _outbox(args: argparse.Namespace) -> int:
     # deferred: off the start path
+    from tui.actions.poster import CannotPost
     from tui.actions.token import TokenError
     from tui.read_only import ReadOnly
 
@@ -123,7 +124,7 @@ async def _outbox(args: argparse.Namespace) -> int:
             return await _read_only_outbox(args)
         async with _connected(args, _print_wait) as (service, side):
             return await _outbox_command(args, service, side)
-    except (TokenError, ReadOnly) as exc:
+    except (TokenError, CannotPost, ReadOnly) as exc:
         _err(exc.describe())
         return EXIT_USAGE
 
