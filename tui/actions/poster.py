@@ -602,8 +602,8 @@ class Poster:
         await self.aclose()
         self._problem, self._error, self._signature = None, None, None
         self._reset()
-        await self.ready()
-        self.publish()
+        if await self.ready() is None:  # (made: ready published the fresh outbox)
+            self.publish()
 
     async def aclose(self) -> None:
         """Close the write side's clients; a later :meth:`ready` makes it again."""

@@ -9,7 +9,7 @@ Wiring (attributes down, messages up):
 * the app's state (snapshot, store status, …) is one :class:`~tui.ui.app_state.AppState`, set
   on every tab screen when it changes; their tab and status bars are bound to it. Each tab screen takes what else it needs from the service
   (:meth:`~tui.ui.screens.base.StateScreen.take_service`) when it is made.
-* posting is a :class:`~tui.ui.write_controller.WriteController` the app holds.
+* posting is a :class:`~tui.ui.write_controller.WriteController` over the service's Poster.
 * a screen updates only when one of its ``FILES`` changed; screens and widgets ask by message.
 * worker failures become a toast and the status bar's state, never a crash.
 """
