@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tui import gc_policy
-from tui.actions.poster import Poster
 from tui.clock import utc_now
 from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.eggs.hub_paths import PUBLIC_HUB_URL, demo_sources
@@ -30,6 +29,7 @@ from tui.network.disk_cache import DiskCache
 if TYPE_CHECKING:
     import httpx
 
+    from tui.actions.poster import Poster
     from tui.conversation.reader import Threads
     from tui.eggs.boot_rows import BootsSource
     from tui.network.store import Store, StoreOptions
@@ -72,6 +72,9 @@ class Service:
     poster: Poster = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        # deferred: off the start path (connect() has started reading the disk cache by now)
+        from tui.actions.poster import Poster
+
         self.poster = Poster.for_service(self)
 
     @property
