@@ -1,9 +1,10 @@
 """The write side of one service: its issue client, its outbox and what the deployment publishes
 about posting (its contract, its manifest, its receipts), built from the settings.
 
-The CLI and the app both call :func:`write_side` (and :func:`deployment_docs` for the catalog
-alone), so they send the same way, read the same contract and share the same outbox folder. The
-demo network's outbox is keyed by its world (a reset world starts a new one).
+The service's :class:`~tui.actions.poster.Poster` calls :func:`write_side` once (the CLI and the
+app both post through it), so they send the same way, read the same contract and share the same
+outbox folder; :func:`outbox_for` gives the outbox alone (to read it read-only). The demo
+network's outbox is keyed by its world (a reset world starts a new one).
 
 This module is part of the headless core: it must never import Textual.
 """
