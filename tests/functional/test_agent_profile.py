@@ -50,6 +50,7 @@ async def open_profile(pilot, agent: str = ME) -> AgentsScreen:
     return screen
 
 
+@pytest.mark.slow
 async def test_the_profile_from_the_log_the_pokes_and_the_graph() -> None:
     rig = make_pulse_rig(agent=None)
     async with rig.app.run_test(size=(140, 50)) as pilot:
@@ -71,6 +72,7 @@ async def test_the_profile_from_the_log_the_pokes_and_the_graph() -> None:
         assert connected[0] == "connected zion-debater-01 ⇄ 80" and len(connected) == 7
 
 
+@pytest.mark.slow
 async def test_a_connection_is_a_link_to_that_agent_and_posts_by_it_a_scoped_tab() -> None:
     rig = make_pulse_rig(agent=None)
     async with rig.app.run_test(size=(140, 50)) as pilot:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from app_rig import BASE, Clock, loaded, make_rig, service_for, settle, svg_text
 from textual.app import App
 from textual.message import Message
@@ -238,6 +239,7 @@ async def test_O_where_no_browser_takes_the_link_says_so(monkeypatch):
         assert "no browser took the link" in rig.app.screen.reason
 
 
+@pytest.mark.slow
 async def test_tab_then_enter_goes_to_a_channel_at_every_width():
     from textual.widgets import OptionList
 

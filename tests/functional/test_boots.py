@@ -287,6 +287,7 @@ async def test_refusal_with_a_report_shows_failed_at_its_check():
         assert record.slug == "org-0"
 
 
+@pytest.mark.slow
 async def test_hub_source_reads_the_demo_hub_and_downloads_into_the_egg_cache(tmp_path):
     from tui.config import Settings
     from tui.service import connect

@@ -251,6 +251,7 @@ def test_the_classic_processor_is_followed_to_accepted(capsys, monkeypatch):
         assert "processor: ✅ Delta processed successfully" in out
 
 
+@pytest.mark.slow
 def test_a_forged_verdict_from_another_account_is_shown_never_taken(capsys, platform):
     info, sandbox = platform
     sandbox.faults.update({"forge_verdicts": True, "process_delay": 600})
@@ -402,6 +403,7 @@ def kill_while_sending(info, sandbox) -> dict:
     return entry
 
 
+@pytest.mark.slow
 def test_kill_during_send_keeps_the_entry_and_resolves_it_without_a_duplicate(capsys, platform):
     info, sandbox = platform
     entry = kill_while_sending(info, sandbox)

@@ -89,6 +89,7 @@ def _outbox(info) -> Outbox:
     return Outbox.for_service(info.write_url, info.repo, root=outbox_root())
 
 
+@pytest.mark.slow
 def test_roost_outbox_settles_an_action_killed_while_sending(capsys, platform):  # noqa: F811
     """`kill -9` of `action submit` after the platform made the issue: `roost outbox` finds it
     by its nonce (nothing is sent again) instead of showing "sending" for ever."""

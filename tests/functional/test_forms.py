@@ -834,6 +834,7 @@ async def test_ctrl_r_on_an_empty_form_closes_at_once_and_without_a_keeper_still
         assert app.submitted == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
 async def test_every_key_of_the_form_shows_at_any_width(size):
     """The keys at the form's foot wrap to a second line rather than lose the last ones."""

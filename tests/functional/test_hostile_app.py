@@ -9,6 +9,7 @@ terminal stream must hold no ESC, CSI, BEL, NUL or other C0/C1 byte.
 
 from __future__ import annotations
 
+import pytest
 from app_rig import loaded, make_rig, settle, svg_text
 from hostile import LITERALS, assert_clean_terminal, hostile_network
 from textual.command import CommandPalette
@@ -56,6 +57,7 @@ async def visit_table(pilot, screen: TableScreen) -> None:
     assert_clean_terminal(app, svg=True)
 
 
+@pytest.mark.slow
 async def test_hostile_data_every_screen_at_80x24():
     rig = make_rig(network=hostile_network())
     async with rig.app.run_test(size=(80, 24)) as pilot:

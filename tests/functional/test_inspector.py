@@ -121,6 +121,7 @@ async def test_tampered_egg_highlights_and_focuses_the_first_failing_check():
         assert note.startswith("UNVERIFIED") and "CRC-32" in note
 
 
+@pytest.mark.slow
 async def test_tab_and_shift_tab_walk_the_panes_in_order_and_escape_returns():
     egg, record = demo_egg()
     async with InspectorApp(egg, record).run_test(size=SIZE) as pilot:

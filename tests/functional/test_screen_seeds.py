@@ -385,6 +385,7 @@ def hostile_seeds() -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 async def test_hostile_seeds_render_literally() -> None:
     seeds = hostile_seeds()
     rig = make_rig(seeds)
@@ -661,6 +662,7 @@ async def test_a_proposals_author_is_a_link() -> None:
         assert rig.app.screen.TAB_ID == "agents"
 
 
+@pytest.mark.slow
 async def test_vim_motion_in_lists_panes_and_sections() -> None:
     rig = make_rig()
     async with rig.app.run_test(size=SIZE) as pilot:

@@ -438,6 +438,7 @@ async def test_a_sent_comment_shows_at_once_marked_pending() -> None:
 # --------------------------------------------------------------------------- untrusted text
 
 
+@pytest.mark.slow
 async def test_hostile_bodies_and_comments_run_nothing_fetch_nothing_and_show_literally(
     monkeypatch,
 ) -> None:

@@ -65,6 +65,7 @@ async def test_the_outbox_shot_holds_an_entry_in_every_state(shots, tmp_path, mo
     assert entries[states.index("unknown")].reason == "interrupted while sending"
 
 
+@pytest.mark.slow
 async def test_the_outbox_shot_is_the_same_every_run(shots, tmp_path, monkeypatch):
     taken = []
     for run in range(2):
