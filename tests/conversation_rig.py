@@ -235,7 +235,7 @@ def make_conversation_rig(
 ) -> Rig:
     """The app on ``network`` (default: :func:`conversation_network`) on a frozen clock; with
     ``reader``, the service's thread reader is that one."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     network = network or conversation_network()
     sandbox = create_app(network, seed=7, agents=60, epoch=DEFAULT_EPOCH)
@@ -244,7 +244,7 @@ def make_conversation_rig(
     store = Store(BASE, client=client, clock=clock, building=gc_policy.building)
     service = service_for(store, demo=True, demo_app=sandbox)
     if ssh_role is not None:
-        service.settings = replace(service.settings, ssh_role=ssh_role)
+        service.session = replace(service.session, ssh_role=ssh_role)
     if reader is not None:
         service.threads = lambda: reader  # type: ignore[attr-defined]
     app = RoostApp(service, clock=clock, initial_screen=screen, poll=False)

@@ -9,12 +9,12 @@ what they assert does not move when the demo's generator changes.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+import msgspec
 from app_rig import BASE, Clock, Rig, service_for
 from conversation_rig import conversation_docs
 from textual.pilot import Pilot
@@ -240,14 +240,8 @@ class FakeSouls:
 
 
 def with_agent(settings: Any, agent: str | None, bell: bool = False) -> Any:
-    """``settings`` with the ``agent`` and ``bell`` settings. TEMPORARY fallback: until the
-    core's ``Settings`` has both fields, they are set on the frozen instance directly."""
-    try:
-        return dataclasses.replace(settings, agent=agent, bell=bell)
-    except TypeError:
-        object.__setattr__(settings, "agent", agent)
-        object.__setattr__(settings, "bell", bell)
-        return settings
+    """``settings`` with the ``agent`` and ``bell`` settings (a new value: they are frozen)."""
+    return msgspec.structs.replace(settings, agent=agent, bell=bell)
 
 
 def make_pulse_rig(

@@ -23,8 +23,10 @@ keys and colours against the dashboard's own bindings and themes (tui/ui/keymap.
 
 With no read URL anywhere, roost runs on the embedded demo network (in-process, no sockets).
 
-The token is never stored in a printable field: :class:`Secret` hides it from ``repr``/``str`` and
-is only unwrapped by the issue client when it sends a request to the write URL's origin.
+What the layers say of the token (the config file's ``token``, the variables) and of read-only
+goes to the run's :class:`~tui.session.Session`, not to the settings: :func:`load` returns both.
+The token is a :class:`Secret`, hidden from ``repr``/``str``, and only unwrapped by the issue
+client when it sends a request to the write URL's origin.
 """
 
 from __future__ import annotations
@@ -33,24 +35,29 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from tui.errors import RoostError
 from tui.keymap import KeyChoice, KeymapError, ThemeChoice, parse_keymap, parse_themes
 from tui.locations import config_path
 from tui.network.urls import check_url, redact_url
 from tui.pulse.agent_id import AGENT_ID_RULE, is_agent_id
+from tui.session import Secret, Session
 from tui.suggest import did_you_mean
 
 __all__ = [
     "DEMO_BASE_URL",
     "ConfigError",
     "Secret",
+    "Session",
     "Settings",
     "config_path",
+    "load",
     "load_settings",
+    "session_of",
 ]
 
 ENV_VARS = {
@@ -83,34 +90,15 @@ class ConfigError(RoostError, ValueError):
     """The config file or a setting is wrong; the message says which and how to fix it."""
 
 
-class Secret:
-    """A token that does not print itself."""
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """What the person configured, layer over layer, and where each choice was made; nothing a
+    run learns (the token, the SSH role, read-only's reason: :class:`~tui.session.Session`).
 
-    __slots__ = ("_value",)
+    A frozen msgspec ``Struct``: made on every start, where a dataclass's methods would be
+    compiled from source (ARCHITECTURE.md, the read side); change it with :meth:`as_demo` or
+    ``msgspec.structs.replace``.
+    """
 
-    def __init__(self, value: str):
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('********')"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(self._value)
-
-    def __bool__(self) -> bool:
-        return bool(self._value)
-
-
-@dataclass(frozen=True)
-class Settings:
     read_url: str | None = None
     write_url: str | None = None
     repo: str | None = None
@@ -118,35 +106,29 @@ class Settings:
     boots: str | None = None
     interval: float = 60.0
     cache_dir: Path | None = None
+    #: The profile of the config file chosen (``--profile``, ``ROOST_PROFILE``, ``profile``).
     profile: str | None = None
-    token: Secret | None = field(default=None, repr=False)
-    token_source: str | None = None  # "ROOST_TOKEN", "config", "gh", "prompt", "demo"
+    #: The config file read (or looked for: it may not exist).
     config_file: Path | None = None
     #: The config file's ``[actions.NAME]`` tables: a deployment's own or overridden actions.
-    actions: Mapping[str, Any] | None = field(default=None, repr=False)
-    #: Served by `roost serve-ssh` as "guest" or "user" (tui/ssh/mode.py); never from a file.
-    ssh_role: str | None = None
+    actions: Mapping[str, Any] | None = None
     #: The account whose comments are the processor's verdicts (default github-actions[bot]).
     processor_login: str | None = None
-    #: Where the write-side settings given with no read URL came from (a usage error).
-    write_without_read: tuple[str, ...] = ()
     #: The agent whose inbox roost shows (None: not set; the inbox says how to set it).
     agent: str | None = None
     #: Ring the terminal bell when a new notification arrives (config only).
     bell: bool = False
-    #: Read-only: no token is looked for and no write side is built (tui/read_only.py).
+    #: Read-only asked for: no token is looked for, no write side built (tui/read_only.py).
     readonly: bool = False
-    #: Where read-only was asked for: "--readonly", "environment ROOST_READONLY", the file.
-    readonly_source: str | None = None
     #: ``[keymap]``: binding id -> the keys chosen and where (tui/keymap.py).
-    keymap: Mapping[str, KeyChoice] = field(default_factory=dict, repr=False)
+    keymap: Mapping[str, KeyChoice] = msgspec.field(default_factory=dict)
     #: The theme's name: one of Textual's, or one of :attr:`themes`.
     theme: str | None = None
     #: ``[themes.NAME]``: themes of the person's own.
-    themes: Mapping[str, ThemeChoice] = field(default_factory=dict, repr=False)
+    themes: Mapping[str, ThemeChoice] = msgspec.field(default_factory=dict)
     #: Where each setting given was set (the file and profile, a variable, a flag): a setting
     #: given wins over one the dashboard remembered (tui/preferences.py).
-    given: Mapping[str, str] = field(default_factory=dict, repr=False)
+    given: Mapping[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def demo(self) -> bool:
@@ -159,12 +141,11 @@ class Settings:
         return self.read_url or DEMO_BASE_URL
 
     def as_demo(self) -> Settings:
-        """These settings pointed at the embedded demo network (`roost demo`)."""
-        if self.demo and not self.write_without_read:
+        """These settings pointed at the embedded demo network (`roost demo`): the service's
+        URLs and repository set aside (a hub given beside no service at all is kept)."""
+        if self.demo and not (self.write_url or self.repo):
             return self
-        return replace(
-            self, read_url=None, write_url=None, repo=None, hub_url=None, write_without_read=()
-        )
+        return msgspec.structs.replace(self, read_url=None, write_url=None, repo=None, hub_url=None)
 
     @property
     def display_url(self) -> str:
@@ -177,6 +158,15 @@ class Settings:
             return "demo network"
         shown = self.display_url
         return shown.split("://", 1)[-1].removeprefix("***@").rstrip("/") or shown
+
+
+def session_of(settings: Settings) -> Session:
+    """The session ``settings`` imply before anything is learned: read-only where they say so
+    (and who said it), no token, no role. What :func:`load` starts from, and what
+    :func:`tui.service.connect` uses when it is handed settings alone."""
+    if not settings.readonly:
+        return Session()
+    return Session(readonly_source=settings.given.get("readonly", "--readonly"))
 
 
 def _read_config(path: Path, required: bool = False) -> dict[str, Any]:
@@ -203,15 +193,9 @@ def _read_config(path: Path, required: bool = False) -> dict[str, Any]:
             raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
-_KEYS = {f.name for f in fields(Settings)} - {
-    "profile",
-    "token_source",
-    "config_file",
-    "ssh_role",
-    "write_without_read",
-    "readonly_source",
-    "given",
-}
+#: The keys a config file may set: every setting but those that say where the others came from,
+#: and the token (config file only; it goes to the session, never into the settings).
+_KEYS = (set(Settings.__struct_fields__) - {"profile", "config_file", "given"}) | {"token"}
 _MERGED = ("keymap", "themes")  # tables a profile adds to, id by id, rather than replaces
 _URL_KEYS = ("read_url", "write_url", "hub_url")
 
@@ -296,11 +280,27 @@ def load_settings(
     demo: bool = False,
     looks_for_token: bool = True,
 ) -> Settings:
-    """Merge the four layers. ``flags`` holds only options the user actually gave.
+    """The settings of :func:`load`, for a caller that needs no session (`roost keys`)."""
+    return load(flags, env, path, required=required, demo=demo, looks_for_token=looks_for_token)[0]
 
-    A write URL, repository or token given (by a flag, the environment or the config file) with
-    no read URL is a :class:`ConfigError`: roost would otherwise post to the demo network while
-    the user meant their deployment. ``demo``: the demo network was asked for (`roost demo`),
+
+def load(
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    path: Path | None = None,
+    *,
+    required: bool = False,
+    demo: bool = False,
+    looks_for_token: bool = True,
+) -> tuple[Settings, Session]:
+    """Merge the four layers into the :class:`Settings`, and start the run's :class:`Session`
+    with what they said of the token and of read-only. ``flags`` holds only options the user
+    actually gave.
+
+    The token: the first of :data:`TOKEN_ENV_VARS` set, else the config file's ``token``;
+    none at all when read-only. A write URL, repository or token given (by a flag, the
+    environment or the config file) with no read URL is a :class:`ConfigError`: roost would
+    otherwise post to the demo network while the user meant their deployment. ``demo``: the demo network was asked for (`roost demo`),
     and such settings are set aside. ``looks_for_token``: False where no token is ever read (a
     `roost serve-ssh` server and its sessions): a configured token then points roost nowhere.
 
@@ -362,34 +362,36 @@ def load_settings(
         {k: v for k, v in flags.items() if k in _KEYS},
         {key: "--" + key.replace("_", "-") for key in _KEYS},
     )
+    token: Secret | None = values.pop("token", None)  # the session's, never a setting
+    token_origin = sources.pop("token", None)
     if values.get("readonly"):  # read-only: no token is looked for, the config's is set aside
-        values.pop("token", None)
-        sources.pop("token", None)
-        values["readonly_source"] = sources["readonly"]
+        token = token_origin = None
     elif token_var := next((var for var in TOKEN_ENV_VARS if env.get(var)), None):
-        values["token"] = Secret(env[token_var])  # flags carry no token: the order is kept
-        sources["token"] = token_var
-
-    token_source = sources.get("token")
-    if token_source and token_source not in TOKEN_ENV_VARS:
-        token_source = "config"
+        token, token_origin = Secret(env[token_var]), token_var  # flags carry no token
     explicit = [sources[key] for key in ("write_url", "repo") if values.get(key)]
-    if looks_for_token and values.get("token") and sources["token"] not in AMBIENT_TOKEN_VARS:
-        origin = sources["token"]
-        explicit.append(origin if origin in TOKEN_ENV_VARS else f"the token in {origin}")
-    settings = Settings(
-        **values,
-        given=dict(sources),
-        profile=profile,
-        token_source=token_source,
-        config_file=path,
-        write_without_read=() if values.get("read_url") else tuple(explicit),
+    if token is None or token_origin is None:
+        token = token_origin = None  # an empty token in the file is none
+    elif looks_for_token and token_origin not in AMBIENT_TOKEN_VARS:
+        explicit.append(
+            token_origin if token_origin in TOKEN_ENV_VARS else f"the token in {token_origin}"
+        )
+    if values.get("read_url") and not values.get("write_url"):
+        values["write_url"] = DEFAULT_WRITE_URL
+    settings = Settings(**values, given=dict(sources), profile=profile, config_file=path)
+    session = msgspec.structs.replace(
+        session_of(settings),
+        token=token,
+        token_source=token_origin and _token_source(token_origin),
+        write_without_read=() if settings.read_url else tuple(explicit),
     )
-    if settings.read_url and not settings.write_url:
-        settings = replace(settings, write_url=DEFAULT_WRITE_URL)
-    if settings.write_without_read and not demo:
-        raise ConfigError(no_read_url_message(settings.write_without_read))
-    return settings
+    if session.write_without_read and not demo:
+        raise ConfigError(no_read_url_message(session.write_without_read))
+    return settings, session
+
+
+def _token_source(origin: str) -> str:
+    """A token's source as the session names it: a variable's name, or ``"config"``."""
+    return origin if origin in TOKEN_ENV_VARS else "config"
 
 
 def _unknown_settings(unknown: set[str]) -> str:

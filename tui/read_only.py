@@ -19,7 +19,7 @@ from tui.errors import RoostError
 from tui.ssh.mode import GUEST, GUEST_CANNOT_POST
 
 if TYPE_CHECKING:
-    from tui.config import Settings
+    from tui.session import Session
 
 __all__ = ["READ_ONLY", "ReadOnly", "posting_refused", "read_only_error"]
 
@@ -31,9 +31,9 @@ class ReadOnly(RoostError, ValueError):
     """Something would post, and roost is read-only; the hint says how to turn it off."""
 
 
-def read_only_error(settings: Settings) -> ReadOnly:
-    """The refusal for ``settings`` (read-only), naming where read-only was asked for."""
-    source = settings.readonly_source or "--readonly"
+def read_only_error(session: Session) -> ReadOnly:
+    """The refusal for a read-only ``session``, naming where read-only was asked for."""
+    source = session.readonly_source or "--readonly"
     if source == "--readonly":
         said, off = source, "run roost without --readonly to post"
     elif source.startswith("environment "):
@@ -44,11 +44,11 @@ def read_only_error(settings: Settings) -> ReadOnly:
     return ReadOnly(f"{READ_ONLY} ({said}): roost posts nothing here", hint=off)
 
 
-def posting_refused(settings: Settings) -> str | None:
-    """Why nothing may be posted with ``settings`` (read-only; a guest over SSH), in one line
+def posting_refused(session: Session) -> str | None:
+    """Why nothing may be posted in ``session`` (read-only; a guest over SSH), in one line
     with its hint, or None when posting may be tried."""
-    if settings.readonly:
-        return read_only_error(settings).describe()
-    if settings.ssh_role == GUEST:
+    if session.readonly:
+        return read_only_error(session).describe()
+    if session.ssh_role == GUEST:
         return GUEST_CANNOT_POST
     return None

@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import msgspec
+
 from tui import gc_policy
 from tui.clock import utc_now
-from tui.config import DEMO_BASE_URL, Secret, Settings
+from tui.config import DEMO_BASE_URL, Settings, session_of
 from tui.eggs.hub_paths import PUBLIC_HUB_URL, demo_sources
 from tui.network.disk_cache import DiskCache
+from tui.session import Secret, Session
 
 if TYPE_CHECKING:
     import httpx
@@ -48,12 +51,14 @@ class Service:
     """Everything a front end needs to talk to one service.
 
     ``settings`` are the user's, complete (profile, config file, ``[actions]``); on the demo
-    network its write URL, repository, hub and token are the sandbox's. Whether this is the
-    demo is ``settings.demo``, nowhere else.
+    network its write URL, repository and hub are the sandbox's, and so is the ``session``'s
+    token. Whether this is the demo is ``settings.demo``, nowhere else. ``session``: what this
+    run learned (its token and where it came from, read-only, the SSH role: tui/session.py).
     """
 
     settings: Settings
     store: Store
+    session: Session = field(default_factory=Session)
     demo_app: object | None = None  # the in-process sandbox: its hub, and tests' fault knobs
     client: httpx.AsyncClient | None = None  # shared by the store and the issue client
     #: Where the Boots tab's records and eggs come from; None: built from ``settings.boots``
@@ -76,6 +81,13 @@ class Service:
         from tui.actions.poster import Poster
 
         self.poster = Poster.for_service(self)
+
+    def __post_init__(self) -> None:
+        # settings that say read-only make the run read-only, whatever session came with them
+        if self.settings.readonly and not self.session.readonly:
+            self.session = msgspec.structs.replace(
+                self.session, readonly_source=session_of(self.settings).readonly_source
+            )
 
     @property
     def demo(self) -> bool:
@@ -167,6 +179,7 @@ class Service:
 
 def connect(
     settings: Settings,
+    session: Session | None = None,
     *,
     use_cache: bool = True,
     cache: DiskCache | None = None,
@@ -178,7 +191,8 @@ def connect(
     files: Iterable[str] | None = None,
     follow: int | None = None,
 ) -> Service:
-    """Build the service for ``settings``; demo settings get an in-process sandbox.
+    """Build the service for ``settings`` and ``session`` (None: the one the settings alone
+    imply, :func:`tui.config.session_of`); demo settings get an in-process sandbox.
 
     ``cache``: the disk cache to use (default: the service's own folder, unless ``use_cache``
     is False). ``prefetch``: start reading it in a background thread at once (`roost` does, so
@@ -187,6 +201,8 @@ def connect(
     descriptor of a refresher's feed (a session of `roost serve-ssh`): the store follows it
     and makes no request for state files (tui/network/feed.py).
     """
+    if session is None:
+        session = session_of(settings)
     if not use_cache:
         cache = None
     elif cache is None:
@@ -211,7 +227,7 @@ def connect(
         kind, kwargs["feed"] = FollowerStore, follow
     if not settings.demo:
         store = kind(settings.state_url, cache=cache, **kwargs)
-        return Service(settings, store, configured_hub_url=settings.hub_url)
+        return Service(settings, store, session, configured_hub_url=settings.hub_url)
 
     # deferred: off the start path
     from tui.sandbox.app import DEMO_TOKEN
@@ -227,21 +243,26 @@ def connect(
     sandbox = app.state.sandbox
     hub_url = settings.hub_url or DEMO_BASE_URL + "/hub"  # a hub given beside the demo wins
     # the user's settings (profile, config file, [actions]) with the sandbox's write side
-    demo_settings = replace(
+    demo_settings = msgspec.structs.replace(
         settings,
         write_url=DEMO_BASE_URL + "/api",
         hub_url=hub_url,
         boots=settings.boots or demo_sources(hub_url),
         repo=f"{sandbox.owner}/{sandbox.repo}",
-        # served over SSH, a session holds only a token its user types (tui/ssh/mode.py);
-        # read-only holds none (tui/read_only.py)
-        token=None if settings.ssh_role or settings.readonly else Secret(DEMO_TOKEN),
-        token_source=None if settings.ssh_role or settings.readonly else "demo",
+    )
+    # served over SSH, a session holds only a token its user types (tui/ssh/mode.py);
+    # read-only holds none (tui/read_only.py)
+    no_token = bool(session.ssh_role or session.readonly)
+    demo_session = msgspec.structs.replace(
+        session,
+        token=None if no_token else Secret(DEMO_TOKEN),
+        token_source=None if no_token else "demo",
     )
     store = kind(DEMO_BASE_URL, client=client, cache=cache, **kwargs)
     return Service(
         demo_settings,
         store,
+        demo_session,
         demo_app=app,
         client=client,
         configured_hub_url=settings.hub_url,

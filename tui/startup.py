@@ -28,6 +28,7 @@ from tui import gc_policy
 if TYPE_CHECKING:
     from tui.config import Settings
     from tui.service import Service
+    from tui.session import Session
 
 __all__ = ["begin", "one_malloc_arena", "pause_gc", "resume_gc"]
 
@@ -66,7 +67,7 @@ def one_malloc_arena() -> bool:
         return False
 
 
-def begin(settings: Settings) -> Service:
+def begin(settings: Settings, session: Session | None = None) -> Service:
     """Pause the collector, share one malloc arena and connect ``settings``' service, its disk
     cache already being read; hand the service to the app (``run_tui(service)``)."""
     # deferred: off the start path
@@ -76,4 +77,4 @@ def begin(settings: Settings) -> Service:
     pause_gc()
     one_malloc_arena()  # before the prefetch and the app start any thread
     # a session of `roost serve-ssh` follows the server's refresher (tui/ssh/refresher.py)
-    return connect(settings, prefetch=True, follow=feed_fd())
+    return connect(settings, session, prefetch=True, follow=feed_fd())

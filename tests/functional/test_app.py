@@ -964,7 +964,9 @@ def test_roost_demo_keeps_the_users_settings_and_says_demo_once(monkeypatch, tmp
     assert settings.demo and app.service.demo and app.app_state.demo
     assert (settings.profile, settings.config_file) == ("work", config)
     assert catalog_for(settings)["heartbeat"].description == "Say the team is here"
-    assert settings.repo != "owner/repo" and settings.token_source == "demo"  # the sandbox's
+    assert (
+        settings.repo != "owner/repo" and app.service.session.token_source == "demo"
+    )  # the sandbox's
     assert app.service.store.read_url == DEMO_BASE_URL
     assert app.service.store.cache.folder.parent == tmp_path / "cache"  # derived once
 

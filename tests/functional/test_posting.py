@@ -145,7 +145,7 @@ async def test_posting_without_a_repository_keeps_the_draft_and_says_why():
 async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp_path):
     """No token anywhere: `n` asks for one in a password field first; it is used for the send,
     shown nowhere, written nowhere, and the app says who it acts as."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from tui.config import TOKEN_ENV_VARS
     from tui.ui.screens.forms.token_prompt import TokenPrompt
@@ -158,8 +158,8 @@ async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp
     posted = []
     async with app.run_test(size=(80, 24), message_hook=posted.append) as pilot:
         await loaded(pilot)
-        token = app.service.settings.token.reveal()
-        app.service.settings = replace(app.service.settings, token=None, token_source=None)
+        token = app.service.session.token.reveal()
+        app.service.session = replace(app.service.session, token=None, token_source=None)
         await pilot.press("n")
         await settle(pilot)
         assert isinstance(app.screen, TokenPrompt)
@@ -190,7 +190,7 @@ async def test_with_no_token_n_asks_for_one_kept_in_memory_only(monkeypatch, tmp
 async def test_an_empty_or_spaced_token_is_refused_and_escape_composes_anyway(
     monkeypatch, tmp_path
 ):
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from tui.config import TOKEN_ENV_VARS
     from tui.ui.screens.forms.picker import ActionPicker
@@ -202,7 +202,7 @@ async def test_an_empty_or_spaced_token_is_refused_and_escape_composes_anyway(
     app = RoostApp(connect(Settings(), use_cache=False), poll=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        app.service.settings = replace(app.service.settings, token=None, token_source=None)
+        app.service.session = replace(app.service.session, token=None, token_source=None)
         await pilot.press("n")
         await settle(pilot)
         await pilot.press("enter")

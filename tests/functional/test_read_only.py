@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.notifications import Notify
 
 from tui.cli import main
-from tui.config import load_settings
+from tui.config import load, load_settings
 from tui.read_only import READ_ONLY
 from tui.sandbox.server import running_sandbox
 from tui.service import connect
@@ -70,11 +70,11 @@ def test_every_layer_makes_roost_read_only_and_no_token_is_kept(
 ) -> None:
     path = tmp_path / "config.toml"
     path.write_text(config + 'token = "from-the-config"\n' * (not config.startswith("profile")))
-    settings = load_settings(flags, env={**env, "ROOST_TOKEN": TOKEN}, path=path)
-    assert settings.readonly and settings.readonly_source == source.format(path=path)
-    assert settings.token is None and settings.token_source is None
+    settings, session = load(flags, env={**env, "ROOST_TOKEN": TOKEN}, path=path)
+    assert settings.readonly and session.readonly_source == source.format(path=path)
+    assert session.token is None and session.token_source is None
     # a token with no read URL is not a reason to refuse: read-only never looks at it
-    assert settings.write_without_read == ()
+    assert session.write_without_read == ()
 
 
 def test_read_only_is_a_setting_like_the_others(tmp_path) -> None:
@@ -98,7 +98,7 @@ def _toasts(posted: list[Message]) -> list[str]:
 async def test_the_dashboard_posts_nothing_and_asks_for_no_token(gh_ran) -> None:
     settings = load_settings({"readonly": True}, env={"GH_TOKEN": TOKEN})
     service = connect(settings, use_cache=False)
-    assert service.settings.token is None  # not even the demo network's own
+    assert service.session.token is None  # not even the demo network's own
     app = RoostApp(service, initial_screen="trending", poll=False)
     posted: list[Message] = []
     async with app.run_test(size=(80, 24), message_hook=posted.append) as pilot:

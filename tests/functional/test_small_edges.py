@@ -147,11 +147,12 @@ async def test_a_guests_footer_offers_no_posting_and_n_still_says_why():
 
     from tui.config import Settings
     from tui.service import connect
+    from tui.session import Session
     from tui.ssh.mode import GUEST, GUEST_CANNOT_POST, KEYED
     from tui.ui.app import RoostApp
 
     seen: list = []
-    guest = RoostApp(connect(Settings(ssh_role=GUEST), use_cache=False), poll=False)
+    guest = RoostApp(connect(Settings(), Session(ssh_role=GUEST), use_cache=False), poll=False)
     async with guest.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await loaded(pilot)
         assert "n" not in footer_keys(guest) and "r" in footer_keys(guest)
@@ -167,7 +168,7 @@ async def test_a_guests_footer_offers_no_posting_and_n_still_says_why():
         await settle(pilot)
         said = [str(m.notification.message) for m in seen if isinstance(m, Notify)]
         assert GUEST_CANNOT_POST in said  # the key is not offered, yet still says why
-    keyed = RoostApp(connect(Settings(ssh_role=KEYED), use_cache=False), poll=False)
+    keyed = RoostApp(connect(Settings(), Session(ssh_role=KEYED), use_cache=False), poll=False)
     async with keyed.run_test(size=(120, 40)) as pilot:
         await loaded(pilot)
         assert "n" in footer_keys(keyed)

@@ -14,6 +14,7 @@ from textual.notifications import Notify
 
 from tui.config import Settings
 from tui.service import connect
+from tui.session import Session
 from tui.ssh.mode import GUEST, GUEST_CANNOT_POST, KEYED, NO_EDITOR, NO_SUSPEND, ROLE_VAR
 from tui.ui.app import RoostApp
 from tui.ui.screens.forms.form import ActionForm
@@ -26,7 +27,7 @@ def notices(messages: list) -> list[str]:
 
 
 def served(role: str) -> RoostApp:
-    return RoostApp(connect(Settings(ssh_role=role), use_cache=False), poll=False)
+    return RoostApp(connect(Settings(), Session(ssh_role=role), use_cache=False), poll=False)
 
 
 async def test_a_guest_gets_no_form_no_token_prompt_and_no_outbox():
@@ -42,7 +43,7 @@ async def test_a_guest_gets_no_form_no_token_prompt_and_no_outbox():
         assert said[0] == GUEST_CANNOT_POST
         assert f"Cannot post here: {GUEST_CANNOT_POST}" in said
         assert f"No outbox: {GUEST_CANNOT_POST}" in said
-        assert app.service.settings.token is None
+        assert app.service.session.token is None
 
 
 async def test_a_keyed_user_is_asked_for_a_token_roost_looked_for_none():

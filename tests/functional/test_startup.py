@@ -19,7 +19,7 @@ from app_rig import BASE, loaded, make_rig, service_for
 
 import tui
 from tui import startup
-from tui.config import DEMO_BASE_URL, Secret, Settings
+from tui.config import DEMO_BASE_URL, Settings
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache, service_folder_name
 from tui.network.store import Store
 from tui.sandbox.app import create_app
@@ -443,8 +443,6 @@ def test_as_demo_drops_the_service_and_keeps_the_rest(tmp_path):
         interval=15.0,
         cache_dir=tmp_path,
         profile="work",
-        token=Secret("t0ken"),
-        token_source="ROOST_TOKEN",
     )
     demo = settings.as_demo()
     assert demo.demo and not settings.demo

@@ -25,6 +25,7 @@ from tui.network.store import Store
 from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN, create_app
 from tui.sandbox.server import in_process_client
 from tui.service import Service
+from tui.session import Session
 
 Snap = Any
 
@@ -59,11 +60,10 @@ def demo_service(processor: str = "newer") -> Service:
     settings = Settings(  # no read URL: the demo network (its in-process client)
         write_url=DEMO_BASE_URL + "/api",
         repo="roost-demo/network",
-        token=Secret(DEMO_TOKEN),
-        token_source="demo",
     )
+    session = Session(token=Secret(DEMO_TOKEN), token_source="demo")
     store = Store(DEMO_BASE_URL, client=client)
-    return Service(settings, store, demo_app=app, client=client)
+    return Service(settings, store, session, demo_app=app, client=client)
 
 
 @pytest.fixture(params=["newer", "classic"])

@@ -15,6 +15,7 @@ from tui.actions.token import (
     same_origin,
 )
 from tui.config import Secret, Settings
+from tui.session import Session
 
 
 def no_gh() -> None:
@@ -31,15 +32,15 @@ def no_gh() -> None:
     ],
 )
 def test_sources_in_order(env, expected):
-    settings = Settings(token=Secret("cfg"), token_source="config")
+    settings = Session(token=Secret("cfg"), token_source="config")
     token, source = find_token(settings, env, gh=lambda: Secret("from-gh"))
     assert (token.reveal(), source) == expected
 
 
 def test_gh_is_the_last_resort_and_may_be_absent():
-    token, source = find_token(Settings(), {}, gh=lambda: Secret("from-gh"))
+    token, source = find_token(Session(), {}, gh=lambda: Secret("from-gh"))
     assert (token.reveal(), source) == ("from-gh", "gh auth token")
-    assert find_token(Settings(), {}, gh=no_gh) == (None, None)
+    assert find_token(Session(), {}, gh=no_gh) == (None, None)
 
 
 def test_gh_auth_token_runs_gh_with_a_timeout(tmp_path):
@@ -61,7 +62,7 @@ def test_gh_auth_token_runs_gh_with_a_timeout(tmp_path):
 def test_a_secret_does_not_print_itself():
     secret = Secret("ghp_abc")
     assert "ghp_abc" not in repr(secret) and "ghp_abc" not in str(secret)
-    assert "ghp_abc" not in repr(Settings(token=secret))
+    assert "ghp_abc" not in repr(Session(token=secret)) + repr(Settings())
 
 
 @pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "127.8.9.10", "::1", "[::1]"])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.config import ConfigError, Secret, load_settings
+from tui.config import ConfigError, Secret, load, load_settings
 
 CONFIG = """
 read_url = "https://top.example/base"
@@ -30,10 +30,10 @@ def config_file(tmp_path) -> Path:
 
 
 def test_defaults_mean_demo(tmp_path):
-    settings = load_settings({}, env={}, path=tmp_path / "missing.toml")
+    settings, session = load({}, env={}, path=tmp_path / "missing.toml")
     assert settings.demo
     assert settings.interval == 60
-    assert settings.token is None
+    assert session.token is None
 
 
 def test_config_file_then_profile_then_env_then_flags(config_file):
@@ -51,14 +51,14 @@ def test_config_file_then_profile_then_env_then_flags(config_file):
 
 
 def test_token_sources_and_secrecy(config_file):
-    prod = load_settings({"profile": "prod"}, env={}, path=config_file)
+    _, prod = load({"profile": "prod"}, env={}, path=config_file)
     assert prod.token == Secret("from-config-file")
     assert prod.token_source == "config"
     env = {"GH_TOKEN": "gh-token-value", "GITHUB_TOKEN": "other"}
-    from_env = load_settings({"profile": "prod"}, env=env, path=config_file)
+    _, from_env = load({"profile": "prod"}, env=env, path=config_file)
     assert from_env.token.reveal() == "gh-token-value"
     assert from_env.token_source == "GH_TOKEN"
-    roost_first = load_settings({}, env={**env, "ROOST_TOKEN": "mine"}, path=config_file)
+    _, roost_first = load({}, env={**env, "ROOST_TOKEN": "mine"}, path=config_file)
     assert roost_first.token.reveal() == "mine"
     for text in (repr(from_env), str(from_env), repr(from_env.token), f"{from_env.token}"):
         assert "gh-token-value" not in text

@@ -6,15 +6,20 @@ from __future__ import annotations
 import pytest
 
 from tui.actions.token import find_token
-from tui.config import TOKEN_ENV_VARS, ConfigError, Settings, load_settings
+from tui.config import TOKEN_ENV_VARS, ConfigError, Settings, load
+from tui.session import Session
 
 
 def settings(flags=None, env=None, tmp_path=None, text: str | None = None, **kw) -> Settings:
+    return loaded(flags, env, tmp_path, text, **kw)[0]
+
+
+def loaded(flags=None, env=None, tmp_path=None, text=None, **kw) -> tuple[Settings, Session]:
     path = None
     if tmp_path is not None:
         path = tmp_path / "config.toml"
         path.write_text(text or "")
-    return load_settings(flags or {}, env or {}, path or tmp_path / "none.toml", **kw)
+    return load(flags or {}, env or {}, path or tmp_path / "none.toml", **kw)
 
 
 @pytest.mark.parametrize(
@@ -43,10 +48,10 @@ def test_only_a_wholly_unconfigured_roost_is_the_demo(tmp_path):
     assert settings({}, {}, tmp_path).demo
     # GH_TOKEN / GITHUB_TOKEN are set for every GitHub tool: they point roost nowhere
     assert settings({}, {"GH_TOKEN": "t", "GITHUB_TOKEN": "t"}, tmp_path).demo
-    chosen = settings({}, {"ROOST_REPO": "o/r", "ROOST_TOKEN": "t"}, tmp_path, demo=True)
-    assert chosen.as_demo().demo and not chosen.as_demo().write_without_read
-    read = settings({"read_url": "https://raw.x.test"}, {"ROOST_TOKEN": "t"}, tmp_path)
-    assert not read.demo and read.write_without_read == ()
+    chosen, held = loaded({}, {"ROOST_REPO": "o/r", "ROOST_TOKEN": "t"}, tmp_path, demo=True)
+    assert chosen.as_demo().demo and not held.as_demo().write_without_read
+    read, session = loaded({"read_url": "https://raw.x.test"}, {"ROOST_TOKEN": "t"}, tmp_path)
+    assert not read.demo and session.write_without_read == ()
 
 
 def test_the_token_sources_in_order(tmp_path):
@@ -57,7 +62,7 @@ def test_the_token_sources_in_order(tmp_path):
         "GH_TOKEN",
         "GITHUB_TOKEN",
     )
-    base = Settings(read_url="https://raw.x.test")
+    base = Session()  # settings with a read URL and no token of their own
     env = {"GH_TOKEN": "gh", "DISCUSSIONS_TOKEN": "disc", "RAPPTERBOOK_TOKEN": "rb"}
     token, source = find_token(base, env, gh=lambda: None)
     assert (token.reveal(), source) == ("rb", "RAPPTERBOOK_TOKEN")

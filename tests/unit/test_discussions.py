@@ -30,6 +30,7 @@ from tui.config import DEMO_BASE_URL, Secret, Settings
 from tui.network.store import Store
 from tui.sandbox.app import DEMO_LOGIN, DEMO_TOKEN, create_app
 from tui.service import Service
+from tui.session import Session
 
 POST = {"channel": "general", "title": "Maps of the network", "body": "Who has one?"}
 AUTH = {"Authorization": f"Bearer {DEMO_TOKEN}"}
@@ -106,10 +107,11 @@ async def world(tmp_path):
     settings = Settings(  # no read URL: the demo network (its in-process client)
         write_url=DEMO_BASE_URL + "/api",
         repo="roost-demo/network",
-        token=Secret(DEMO_TOKEN),
-        token_source="demo",
     )
-    service = Service(settings, Store(DEMO_BASE_URL, client=client), demo_app=app, client=client)
+    session = Session(token=Secret(DEMO_TOKEN), token_source="demo")
+    service = Service(
+        settings, Store(DEMO_BASE_URL, client=client), session, demo_app=app, client=client
+    )
     clock = FakeClock()
     side = write_side(service, outbox_root=tmp_path, clock=clock, sleep=clock.sleep)
     await side.docs.refresh()

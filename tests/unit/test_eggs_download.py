@@ -217,7 +217,7 @@ async def test_the_token_is_never_sent_to_the_hub():
     service = connect(Settings(), use_cache=False)
     app = service.demo_app
     try:
-        assert service.settings.token  # the demo has one, for the issue API
+        assert service.session.token  # the demo has one, for the issue API
         hub_index = index_url(service.hub_url)
         assert service.settings.boots.startswith(hub_index + ",")  # and the demo store's
         boots = await load_boots(hub_index, client=service.hub_client(), hub_url=service.hub_url)

@@ -145,9 +145,10 @@ async def test_a_real_service_gets_a_hub_client_of_its_own():
     from tui.config import Secret, Settings
     from tui.eggs.hub_paths import PUBLIC_HUB_URL
     from tui.service import connect
+    from tui.session import Session
 
     service = connect(
-        Settings(read_url="http://127.0.0.1:9", token=Secret("t0ken")), use_cache=False
+        Settings(read_url="http://127.0.0.1:9"), Session(token=Secret("t0ken")), use_cache=False
     )
     try:
         assert service.hub_url == PUBLIC_HUB_URL

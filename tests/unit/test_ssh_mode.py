@@ -10,6 +10,7 @@ from tui.actions.token import TokenError, find_token
 from tui.browser import browser_unavailable
 from tui.config import ConfigError, Secret, Settings, load_settings
 from tui.service import connect
+from tui.session import Session
 from tui.ssh.mode import (
     GUEST,
     GUEST_CANNOT_POST,
@@ -45,9 +46,9 @@ def test_the_warning_lead_defaults_to_a_minute():
 
 
 def test_a_session_drops_every_token_the_settings_found():
-    settings = Settings(token=Secret("from-config"), token_source="config")
-    assert for_session(settings, {}) is settings
-    served = for_session(settings, {ROLE_VAR: "user"})
+    session = Session(token=Secret("from-config"), token_source="config")
+    assert for_session(session, {}) is session
+    served = for_session(session, {ROLE_VAR: "user"})
     assert served.ssh_role == KEYED and served.token is None and served.token_source is None
 
 
@@ -67,26 +68,28 @@ def test_no_token_is_looked_for_in_ssh_mode(monkeypatch):
         asked.append(True)
         return Secret("from-gh")
 
-    settings = Settings(token=Secret("from-config"), token_source="config", ssh_role=KEYED)
-    assert find_token(settings, gh=gh) == (None, None)
+    session = Session(token=Secret("from-config"), token_source="config", ssh_role=KEYED)
+    assert find_token(session, gh=gh) == (None, None)
     assert not asked  # `gh auth token` is not even run
-    assert find_token(Settings(), gh=gh)[1] == "ROOST_TOKEN"  # outside SSH mode, as before
+    assert find_token(Session(), gh=gh)[1] == "ROOST_TOKEN"  # outside SSH mode, as before
 
 
 def test_the_demo_network_gives_a_served_session_no_token():
     for role in (GUEST, KEYED):
-        service = connect(Settings(ssh_role=role), use_cache=False)
-        assert service.settings.token is None and service.settings.ssh_role == role
-    assert connect(Settings(), use_cache=False).settings.token_source == "demo"
+        service = connect(Settings(), Session(ssh_role=role), use_cache=False)
+        assert service.session.token is None and service.session.ssh_role == role
+    assert connect(Settings(), use_cache=False).session.token_source == "demo"
 
 
 def test_a_guest_has_no_write_side_and_a_keyed_user_starts_without_a_token(tmp_path):
-    guest = connect(Settings(ssh_role=GUEST), use_cache=False)
+    guest = connect(Settings(), Session(ssh_role=GUEST), use_cache=False)
     with pytest.raises(TokenError) as refused:
         write_side(guest, outbox_root=tmp_path)
     assert str(refused.value) == GUEST_CANNOT_POST
     assert not list(tmp_path.iterdir())  # not even an outbox folder
-    keyed = write_side(connect(Settings(ssh_role=KEYED), use_cache=False), outbox_root=tmp_path)
+    keyed = write_side(
+        connect(Settings(), Session(ssh_role=KEYED), use_cache=False), outbox_root=tmp_path
+    )
     assert not keyed.client.has_token and keyed.token_source is None
 
 

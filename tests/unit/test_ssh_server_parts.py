@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import asyncssh
 import pytest
 
-from tui.config import Secret, Settings
+from tui.config import Settings
 from tui.ssh.auth import AuthorizedKeys, AuthorizedKeysError, Identity
 from tui.ssh.child import (
     Child,
@@ -392,8 +392,6 @@ def test_service_settings_reach_the_child_but_never_a_token(tmp_path):
         cache_dir=tmp_path / "cache",
         profile="work",
         config_file=config,
-        token=Secret("secret-token"),
-        token_source="ROOST_TOKEN",
     )
     env = service_environment(settings)
     assert env == {

@@ -32,6 +32,7 @@ from tui.actions.token import TokenError
 from tui.config import Secret, Settings
 from tui.conversation.thread import Thread, from_graphql
 from tui.service import connect
+from tui.session import Session
 from tui.ssh.mode import GUEST, GUEST_CANNOT_POST, KEYED
 
 LOGIN = "octo"
@@ -307,7 +308,7 @@ def test_on_a_comment_n_offers_reply_and_react_to_it():
 
 
 def test_a_guest_over_ssh_has_no_way_to_answer(tmp_path):
-    guest = connect(Settings(ssh_role=GUEST), use_cache=False)
+    guest = connect(Settings(), Session(ssh_role=GUEST), use_cache=False)
     with pytest.raises(TokenError) as refused:
         write_side(guest, outbox_root=tmp_path)
     assert str(refused.value) == GUEST_CANNOT_POST
@@ -315,7 +316,9 @@ def test_a_guest_over_ssh_has_no_way_to_answer(tmp_path):
 
 
 async def test_a_keyed_user_answers_only_with_their_own_token(tmp_path):
-    keyed = write_side(connect(Settings(ssh_role=KEYED), use_cache=False), outbox_root=tmp_path)
+    keyed = write_side(
+        connect(Settings(), Session(ssh_role=KEYED), use_cache=False), outbox_root=tmp_path
+    )
     await keyed.aclose()
     assert not keyed.client.has_token  # none is looked for in SSH mode
     fake = FakeGitHub()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.actions.catalog import ActionSpec
 from tui.actions.contract import build_catalog
@@ -26,7 +26,11 @@ from tui.actions.tracking import DEFAULT_PROCESSOR
 from tui.config import DEFAULT_WRITE_URL, ConfigError, Settings
 from tui.network.disk_cache import DiskCache
 from tui.read_only import read_only_error
+from tui.session import Session
 from tui.ssh.mode import GUEST, GUEST_CANNOT_POST
+
+if TYPE_CHECKING:
+    from tui.service import Service
 
 __all__ = ["WriteSide", "catalog_for", "deployment_docs", "outbox_for", "write_side"]
 
@@ -60,11 +64,11 @@ def catalog_for(settings: Settings, docs: DeploymentDocs | None = None) -> dict[
         raise ConfigError(f"{settings.config_file or 'config'}: {exc}") from None
 
 
-def deployment_docs(service: object, *, use_cache: bool = True) -> DeploymentDocs:
+def deployment_docs(service: Service, *, use_cache: bool = True) -> DeploymentDocs:
     """The deployment's contract and manifest for ``service`` (a :class:`tui.service.Service`),
     read with its read client when it has one (the demo network's, in-process), cached beside
     its state files."""
-    settings: Settings = service.settings  # type: ignore[attr-defined]
+    settings = service.settings
     cache = None
     if use_cache:
         folder = DiskCache.for_service(settings.state_url, settings.cache_dir).folder
@@ -78,11 +82,11 @@ def deployment_docs(service: object, *, use_cache: bool = True) -> DeploymentDoc
 
 
 def write_side(
-    service: object,
+    service: Service,
     *,
     outbox_root: Path | None = None,
     on_wait: Callable[[float, str], None] | None = None,
-    find: Callable[[Settings], tuple[object, str | None]] = find_token,
+    find: Callable[[Session], tuple[object, str | None]] = find_token,
     docs: DeploymentDocs | None = None,
     **client_options: Any,
 ) -> WriteSide:
@@ -93,16 +97,16 @@ def write_side(
     session of `roost serve-ssh` (guests never post).
     ``client_options`` go to :class:`IssueClient` (tests give a fake clock and sleep).
     """
-    settings: Settings = service.settings  # type: ignore[attr-defined]
-    if settings.readonly:
-        raise read_only_error(settings)
-    if settings.ssh_role == GUEST:
+    settings, session = service.settings, service.session
+    if session.readonly:
+        raise read_only_error(session)
+    if session.ssh_role == GUEST:
         raise TokenError(GUEST_CANNOT_POST)
     demo = bool(getattr(service, "demo", False))
     write_url = settings.write_url or DEFAULT_WRITE_URL
     if not settings.repo:
         raise TokenError("no repository to post to: set --repo OWNER/NAME or ROOST_REPO")
-    token, source = find(settings)
+    token, source = find(session)
     client = IssueClient(
         write_url,
         settings.repo,
@@ -121,10 +125,10 @@ def write_side(
     )
 
 
-def outbox_for(service: object, root: Path | None = None) -> Outbox:
+def outbox_for(service: Service, root: Path | None = None) -> Outbox:
     """The outbox of ``service``'s deployment (the demo world's own on the demo network), to
     read or to post through; it sends nothing itself."""
-    settings: Settings = service.settings  # type: ignore[attr-defined]
+    settings = service.settings
     if not settings.repo:
         raise TokenError("no repository, so no outbox: set --repo OWNER/NAME or ROOST_REPO")
     demo = bool(getattr(service, "demo", False))

@@ -3,7 +3,7 @@
 Sources, first found wins: ``ROOST_TOKEN``, ``RAPPTERBOOK_TOKEN``, ``DISCUSSIONS_TOKEN`` (the
 deployment's own client's names), ``GH_TOKEN``, ``GITHUB_TOKEN``, the config file, then
 ``gh auth token`` when the GitHub CLI is installed (a short timeout: a slow ``gh`` must not hang
-a command). The token lives in a :class:`~tui.config.Secret`, in memory only; nothing here logs,
+a command). The token lives in a :class:`~tui.session.Secret`, in memory only; nothing here logs,
 prints or writes it.
 
 Its reach is the write URL's origin: :func:`check_write_url` refuses plain http except to a
@@ -22,9 +22,10 @@ import subprocess
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
-from tui.config import TOKEN_ENV_VARS, Secret, Settings
+from tui.config import TOKEN_ENV_VARS
 from tui.errors import RoostError
 from tui.network.urls import origin_of, same_origin
+from tui.session import Secret, Session
 
 __all__ = [
     "GH_TIMEOUT_S",
@@ -104,28 +105,28 @@ def gh_auth_token(
 
 
 def find_token(
-    settings: Settings,
+    session: Session,
     env: Mapping[str, str] | None = None,
     gh: Callable[[], Secret | None] = gh_auth_token,
 ) -> tuple[Secret | None, str | None]:
     """(token, where it came from) in the documented order; (None, None) when none is found.
 
-    ``settings`` carries the config file's token (and the demo network's); the environment is
+    ``session`` carries the config file's token (and the demo network's); the environment is
     read again here so its order is the one documented whatever the settings merged.
     """
     env = os.environ if env is None else env
-    if settings.readonly:  # read-only: no token is looked for anywhere (tui/read_only.py)
+    if session.readonly:  # read-only: no token is looked for anywhere (tui/read_only.py)
         return None, None
-    if settings.ssh_role:  # served over SSH: only a token typed into the session (tui/ssh/mode.py)
+    if session.ssh_role:  # served over SSH: only a token typed into the session (tui/ssh/mode.py)
         return None, None
-    if settings.token_source == "demo" and settings.token:
-        return settings.token, "demo"
+    if session.token_source == "demo" and session.token:
+        return session.token, "demo"
     for var in TOKEN_ENV_VARS:
         value = (env.get(var) or "").strip()
         if value:
             return Secret(value), var
-    if settings.token and settings.token_source not in TOKEN_ENV_VARS:
-        return settings.token, settings.token_source or "config"
+    if session.token and session.token_source not in TOKEN_ENV_VARS:
+        return session.token, session.token_source or "config"
     found = gh()
     if found:
         return found, "gh auth token"

@@ -19,7 +19,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tui.config import Settings, load_settings
+from tui.config import Settings, load
+from tui.session import Session
 
 __all__ = [
     "COMMANDS",
@@ -31,6 +32,7 @@ __all__ = [
     "EXIT_USAGE",
     "agent_option",
     "counted",
+    "load_from",
     "readonly_option",
     "service_options",
     "settings_from",
@@ -140,9 +142,17 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def settings_from(args: argparse.Namespace, *, looks_for_token: bool = True) -> Settings:
+    """The settings the options in ``args`` make (over the environment, the config file)."""
+    return load_from(args, looks_for_token=looks_for_token)[0]
 
+
+def load_from(
+    args: argparse.Namespace, *, looks_for_token: bool = True
+) -> tuple[Settings, Session]:
+    """The settings the options in ``args`` make (over the environment, the config file) and
+    the session they start (tui/config.py, ``load``): what a command that connects needs."""
     config = getattr(args, "config", None)
-    return load_settings(
+    return load(
         _flags(args),
         path=Path(config) if config else None,
         required=bool(config),

@@ -27,7 +27,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from tui.commands import EXIT_OK, EXIT_USAGE, service_options, settings_from
+from tui.commands import EXIT_OK, EXIT_USAGE, load_from, service_options
 from tui.strict_json import Unreadable, loads
 from tui.untrusted import clean, clean_line, clean_value, truncate
 
@@ -164,8 +164,8 @@ async def _catalog(args: argparse.Namespace) -> dict[str, Any]:
     from tui.actions.connection import catalog_for, deployment_docs
     from tui.service import connect
 
-    settings = settings_from(args)
-    service = connect(settings, use_cache=False)
+    settings, session = load_from(args)
+    service = connect(settings, session, use_cache=False)
     docs = deployment_docs(service)
     try:
         await docs.refresh()
@@ -343,10 +343,10 @@ async def _connected(
     from tui.read_only import read_only_error
     from tui.service import connect
 
-    settings = settings_from(args)
-    if settings.readonly:
-        raise read_only_error(settings)
-    service = connect(settings, files=())
+    settings, session = load_from(args)
+    if session.readonly:
+        raise read_only_error(session)
+    service = connect(settings, session, files=())
     try:
         side = await service.poster.require()  # the token looked for in a thread
         side.client.on_wait = on_wait
@@ -459,7 +459,7 @@ async def _submit(args: argparse.Namespace) -> int:
     try:
         async with _connected(args, _print_wait) as (service, side):
             try:
-                spec = get_action(args.name, catalog_for(settings_from(args), side.docs))
+                spec = get_action(args.name, catalog_for(service.settings, side.docs))
             except KeyError as exc:
                 _err(exc.args[0])
                 return EXIT_USAGE

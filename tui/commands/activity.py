@@ -19,7 +19,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from tui.commands import counted, no_cache_option, service_options, settings_from
+from tui.commands import counted, load_from, no_cache_option, service_options
 from tui.commands.columns import is_terminal, print_rows, print_table, table_width
 from tui.commands.posts import age, moment
 from tui.untrusted import clean_cell, clean_line
@@ -79,8 +79,8 @@ async def _activity(args: argparse.Namespace) -> int:
     from tui.network.state_files import CHANGES
     from tui.pulse.activity import activity_rows, matches
 
-    settings = settings_from(args)
-    service = await read_files(settings, (CHANGES,), use_cache=not args.no_cache)
+    settings, session = load_from(args)
+    service = await read_files(settings, session, (CHANGES,), use_cache=not args.no_cache)
     snapshot = service.store.snapshot
     fates = fates_of(snapshot, (CHANGES,))
     if not fates.published:

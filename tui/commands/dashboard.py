@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tui.commands import EXIT_OK, EXIT_USAGE, agent_option, readonly_option, settings_from
+from tui.commands import EXIT_OK, EXIT_USAGE, agent_option, load_from, readonly_option
 from tui.ssh.mode import for_session, session_role
 from tui.startup import begin, resume_gc
 from tui.tabs import TAB_IDS
@@ -47,7 +47,8 @@ def run_dashboard(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     # a session of `roost serve-ssh` reads no token at all
-    settings = for_session(settings_from(args, looks_for_token=session_role() is None))
+    settings, session = load_from(args, looks_for_token=session_role() is None)
+    session = for_session(session)
     if not on_a_terminal():
         print(
             "roost: the dashboard needs a terminal (for scripts: roost state --json)",
@@ -63,9 +64,9 @@ def run_dashboard(args: argparse.Namespace) -> int:
         checked_themes(settings)
     screen = getattr(args, "demo_screen", None) or args.screen
     if getattr(args, "demo", False):
-        settings = settings.as_demo()
+        settings, session = settings.as_demo(), session.as_demo()
     try:
-        service = begin(settings)  # before the heavy imports (tui/startup.py)
+        service = begin(settings, session)  # before the heavy imports (tui/startup.py)
         from tui.ui.app import run_tui  # deferred: off the start path
 
         asked = {"ask_demo_reset": True} if getattr(args, "reset", False) else {}

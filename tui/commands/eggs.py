@@ -34,8 +34,8 @@ from tui.commands import (
     EXIT_PROBLEMS,
     EXIT_USAGE,
     counted,
+    load_from,
     service_options,
-    settings_from,
 )
 from tui.network.urls import redact_url
 from tui.untrusted import clean, clean_line
@@ -191,7 +191,7 @@ def _run(command):  # noqa: ANN001, ANN202 - a small decorator for the handlers 
 async def _main(command, args: argparse.Namespace) -> int:  # noqa: ANN001
     from tui.service import connect  # deferred: off the start path
 
-    service = connect(settings_from(args))
+    service = connect(*load_from(args))
     try:
         return await command(args, service, sys.stdout)
     except _Stop as stop:

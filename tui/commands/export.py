@@ -27,9 +27,9 @@ from tui.commands import (
     EXIT_PROBLEMS,
     EXIT_USAGE,
     counted,
+    load_from,
     no_cache_option,
     service_options,
-    settings_from,
 )
 from tui.untrusted import clean_line
 
@@ -131,8 +131,7 @@ async def _export(args: argparse.Namespace, spec: Any, picked: list[int], sort: 
     from tui.service import connect
     from tui.tables.spec import first_direction, rows_of, shown
 
-    settings = settings_from(args)
-    service = connect(settings, use_cache=not args.no_cache, files=spec.files)
+    service = connect(*load_from(args), use_cache=not args.no_cache, files=spec.files)
     try:
         service.store.load_cache()
         await service.store.refresh()

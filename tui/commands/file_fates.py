@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tui.config import Settings
     from tui.network.snapshot import Snapshot
     from tui.service import Service
+    from tui.session import Session
 
 __all__ = ["Fates", "fates_of", "read_files"]
 
@@ -79,12 +80,14 @@ def fates_of(snapshot: Snapshot, names: tuple[str, ...]) -> Fates:
     return fates
 
 
-async def read_files(settings: Settings, files: tuple[str, ...], *, use_cache: bool) -> Service:
+async def read_files(
+    settings: Settings, session: Session, files: tuple[str, ...], *, use_cache: bool
+) -> Service:
     """The service of ``settings`` with a store that reads ``files`` only, after one refresh
     (its disk copies first); closed: read its ``store.snapshot``."""
     from tui.service import connect  # deferred: off the start path
 
-    service = connect(settings, use_cache=use_cache, files=files)
+    service = connect(settings, session, use_cache=use_cache, files=files)
     try:
         service.store.load_cache()
         await service.store.refresh()

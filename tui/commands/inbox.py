@@ -21,12 +21,16 @@ import argparse
 import asyncio
 import sys
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from tui.commands import EXIT_USAGE, counted, no_cache_option, service_options, settings_from
+from tui.commands import EXIT_USAGE, counted, load_from, no_cache_option, service_options
 from tui.commands.columns import is_terminal, print_rows, print_table, table_width
 from tui.commands.posts import age, moment
 from tui.untrusted import clean_cell, clean_line
+
+if TYPE_CHECKING:
+    from tui.config import Settings
+    from tui.session import Session
 
 __all__ = ["NO_AGENT", "register"]
 
@@ -71,15 +75,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
+    settings, session = load_from(args)
     if not settings.agent:
         where = f" ({settings.config_file})" if settings.config_file else ""
         print(f"roost: {clean_line(NO_AGENT + where, 400)}", file=sys.stderr)
         return EXIT_USAGE
-    return asyncio.run(_inbox(args, settings))
+    return asyncio.run(_inbox(args, settings, session))
 
 
-async def _inbox(args: argparse.Namespace, settings: Any) -> int:
+async def _inbox(args: argparse.Namespace, settings: Settings, session: Session) -> int:
     # deferred: off the start path
     from tui.commands.file_fates import fates_of, read_files
     from tui.network.state_files import NOTIFICATIONS, POKES
@@ -87,7 +91,7 @@ async def _inbox(args: argparse.Namespace, settings: Any) -> int:
     from tui.pulse.read_state import ReadState
 
     files = (NOTIFICATIONS, POKES)
-    service = await read_files(settings, files, use_cache=not args.no_cache)
+    service = await read_files(settings, session, files, use_cache=not args.no_cache)
     snapshot = service.store.snapshot
     fates = fates_of(snapshot, files)
     if not fates.published:
@@ -102,7 +106,7 @@ async def _inbox(args: argparse.Namespace, settings: Any) -> int:
     if read.note:
         fates.notes.append(read.note)
         read.note = None
-    agent = settings.agent
+    agent = settings.agent or ""  # never empty: run() refused that
     items = inbox_for(agent, snapshot, read)
     unread = read.unread_count(items)
     shown = items if args.all else [item for item in items if item.unread]

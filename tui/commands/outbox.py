@@ -22,7 +22,7 @@ import json
 from types import SimpleNamespace
 from typing import Any
 
-from tui.commands import EXIT_OK, EXIT_USAGE, service_options, settings_from
+from tui.commands import EXIT_OK, EXIT_USAGE, load_from, service_options
 from tui.commands.action import (
     EXIT_FAILED,
     EXIT_UNKNOWN,
@@ -120,7 +120,7 @@ async def _outbox(args: argparse.Namespace) -> int:
         if given:
             args.parser.error(f"{', '.join(given)}: only with `outbox resend ID`")
     try:
-        if command in ("list", "show") and settings_from(args).readonly:
+        if command in ("list", "show") and load_from(args)[1].readonly:
             return await _read_only_outbox(args)
         async with _connected(args, _print_wait) as (service, side):
             return await _outbox_command(args, service, side)
@@ -137,7 +137,7 @@ async def _read_only_outbox(args: argparse.Namespace) -> int:
     from tui.actions.connection import outbox_for
     from tui.service import connect
 
-    service = connect(settings_from(args), files=())
+    service = connect(*load_from(args), files=())
     try:
         args.no_follow = True
         side = SimpleNamespace(outbox=outbox_for(service), client=None)
@@ -351,7 +351,7 @@ async def _resend(args: argparse.Namespace, service: Any, side: Any, entry: Any)
         _err(f"{entry_id} is not sent again: {refusal}{hint}")
         return EXIT_USAGE
     try:
-        spec = get_action(entry.action, catalog_for(settings_from(args), side.docs))
+        spec = get_action(entry.action, catalog_for(service.settings, side.docs))
     except KeyError:
         _err(f"{entry_id}: the deployment no longer lists {clean_line(entry.action)!r}")
         return EXIT_USAGE

@@ -24,9 +24,9 @@ from tui.commands import (
     EXIT_OK,
     EXIT_PROBLEMS,
     counted,
+    load_from,
     no_cache_option,
     service_options,
-    settings_from,
 )
 from tui.commands.columns import cells, fit, is_terminal, print_table, table_width
 from tui.untrusted import clean_cell, clean_line
@@ -88,8 +88,8 @@ async def _posts(args: argparse.Namespace) -> int:
     from tui.network.state_files import POSTED_LOG, TRENDING
     from tui.service import connect
 
-    settings = settings_from(args)
-    service = connect(settings, use_cache=not args.no_cache, files=(POSTED_LOG, TRENDING))
+    settings, session = load_from(args)
+    service = connect(settings, session, use_cache=not args.no_cache, files=(POSTED_LOG, TRENDING))
     try:
         service.store.load_cache()
         await service.store.refresh()

@@ -15,12 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.commands import EXIT_OK, EXIT_USAGE, counted, service_options, settings_from
+from tui.commands import EXIT_OK, EXIT_USAGE, counted, load_from, service_options
 from tui.errors import RoostError
 from tui.ssh.log import ServerLog
 from tui.untrusted import clean_line
 
 if TYPE_CHECKING:
+    from tui.config import Settings
+    from tui.session import Session
     from tui.ssh.refresher import Refresher
     from tui.ssh.server import ServerLimits, SSHServe
 
@@ -147,7 +149,8 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
             "guest, and --max-sessions is their cap)"
         )
         return EXIT_USAGE
-    settings = settings_from(args, looks_for_token=False)  # its sessions never read a token
+    # its sessions never read a token
+    settings, session = load_from(args, looks_for_token=False)
     state_dir = ssh_state_dir()
     try:
         authorized = (
@@ -160,7 +163,7 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
         log.error(f"roost: {clean_line(exc.describe())}")
         return EXIT_USAGE
     serve = SSHServe(
-        refresher=_refresher(settings, log),
+        refresher=_refresher(settings, session, log),
         host_key=host_key,
         authorized=authorized,
         service_env=service_environment(settings),
@@ -173,14 +176,14 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
     return asyncio.run(_serve(serve, settings.display_url, log))
 
 
-def _refresher(settings: Any, log: ServerLog) -> Refresher:
+def _refresher(settings: Settings, session: Session, log: ServerLog) -> Refresher:
     """The server's one store (the service's own, as `roost` builds it, on the same disk cache
     its sessions read): it refreshes the state for every session (tui/ssh/refresher.py)."""
     # deferred: off the start path
     from tui.service import connect
     from tui.ssh.refresher import Refresher
 
-    return Refresher(connect(settings).store, log=log)
+    return Refresher(connect(settings, session).store, log=log)
 
 
 def _stop_signals() -> list[signal.Signals]:

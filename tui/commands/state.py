@@ -24,13 +24,14 @@ from tui.commands import (
     EXIT_OK,
     EXIT_PROBLEMS,
     counted,
+    load_from,
     no_cache_option,
     service_options,
-    settings_from,
 )
 from tui.commands.json_text import as_json, write_json
 from tui.config import Settings
 from tui.network.state_files import STATE_FILE_NAMES
+from tui.session import Session
 from tui.untrusted import clean_line
 
 __all__ = ["as_json", "cmd_state", "json_document", "register", "state_exit_code"]
@@ -81,13 +82,13 @@ def run(args: argparse.Namespace) -> int:
         math.isfinite(args.cycle_interval) and args.cycle_interval >= 0
     ):
         args.parser.error("--pause-between must be a finite number of seconds, 0 or more")
-    return asyncio.run(cmd_state(args, settings_from(args)))
+    return asyncio.run(cmd_state(args, *load_from(args)))
 
 
-async def cmd_state(args: argparse.Namespace, settings: Settings) -> int:
+async def cmd_state(args: argparse.Namespace, settings: Settings, session: Session) -> int:
     from tui.service import connect  # deferred: off the start path
 
-    service = connect(settings, use_cache=not args.no_cache)
+    service = connect(settings, session, use_cache=not args.no_cache)
     store = service.store
     store.load_cache()
     reports = []

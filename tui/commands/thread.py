@@ -28,9 +28,9 @@ from tui.commands import (
     EXIT_OK,
     EXIT_PROBLEMS,
     counted,
+    load_from,
     no_cache_option,
     service_options,
-    settings_from,
 )
 from tui.commands.posts import age, moment
 from tui.untrusted import clean, clean_line
@@ -95,9 +95,8 @@ async def _thread(args: argparse.Namespace) -> int:
     from tui.network.state_files import DISCUSSIONS_CACHE, DISCUSSIONS_INDEX, POSTED_LOG
     from tui.service import connect
 
-    settings = settings_from(args)
     service = connect(
-        settings,
+        *load_from(args),
         use_cache=not args.no_cache,
         files=(DISCUSSIONS_CACHE, DISCUSSIONS_INDEX),
     )

@@ -157,7 +157,7 @@ class Threads:
         sandbox's on the demo network, answered in-process), its token, and a ``threads/``
         folder beside its state files (none when the service keeps no disk cache)."""
 
-        settings = service.settings
+        settings, session = service.settings, service.session
         cache = service.store.cache
         return cls(
             service.store,
@@ -167,7 +167,7 @@ class Threads:
             in_process=service.demo,
             folder=cache.folder / "threads" if cache is not None else None,
             # read-only: threads are read without a token, and none is looked for
-            find_token=None if settings.readonly else lambda: find_token(settings)[0],
+            find_token=None if session.readonly else lambda: find_token(session)[0],
         )
 
     # ------------------------------------------------------------------ the protocol

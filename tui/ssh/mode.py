@@ -16,11 +16,13 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from tui.config import Settings
+import msgspec
+
 from tui.errors import RoostError
+from tui.session import Session
 
 __all__ = [
     "GUEST",
@@ -96,13 +98,13 @@ def feed_fd(environ: Mapping[str, str] | None = None) -> int | None:
     return fd if is_socket else None
 
 
-def for_session(settings: Settings, environ: Mapping[str, str] | None = None) -> Settings:
-    """``settings`` for a dashboard served over SSH: the role set and no token at all (a keyed
+def for_session(session: Session, environ: Mapping[str, str] | None = None) -> Session:
+    """``session`` for a dashboard served over SSH: the role set and no token at all (a keyed
     user types one into the session; a guest never has one). Unchanged otherwise."""
     role = session_role(environ)
     if role is None:
-        return settings
-    return replace(settings, ssh_role=role, token=None, token_source=None)
+        return session
+    return msgspec.structs.replace(session, ssh_role=role, token=None, token_source=None)
 
 
 class GuestCannotExport(RoostError):

@@ -181,7 +181,7 @@ class RoostApp(App[int]):
         # one mode per tab: its screen (and its module) is made by _open_tab when the tab is
         # first shown, given the app's state before it mounts
         modes = {tab.id: partial(self._open_tab, tab) for tab in TABS}
-        self.preferences = PreferencesController(self, service.settings)
+        self.preferences = PreferencesController(self, service.settings, service.session)
         initial_screen = initial_screen or self.preferences.first_tab(modes)
         if initial_screen not in modes:
             known = ", ".join(modes)
@@ -209,13 +209,13 @@ class RoostApp(App[int]):
         #: When keys come: background work (table warm-ups, preloads) stands aside meanwhile.
         self.key_pace = KeyPace()
         #: Served over SSH: the server's signals, and no suspend, no browser (tui/ui/ssh_mode.py).
-        self.ssh = SSHGuard(self, service.settings.ssh_role)
+        self.ssh = SSHGuard(self, service.session.ssh_role)
         self.app_state = AppState(
             snapshot=self.store.snapshot,
             status=self.store.status,
             service=service.settings.service_label(),
             demo=service.settings.demo,
-            readonly=service.settings.readonly,
+            readonly=service.session.readonly,
             clock=clock,
             interval_s=self.store.options.interval_s if poll else 0.0,
         )

@@ -126,7 +126,7 @@ class ConversationController:
             first,
             stand_in=stand_in,
             clock=clock,
-            no_answers=posting_refused(self.service.settings),  # read-only, a guest
+            no_answers=posting_refused(self.service.session),  # read-only, a guest
         )
         self.app.push_screen(screen)
         self.pending_changed()

@@ -23,6 +23,7 @@ from tui.ui.themes import checked_themes
 if TYPE_CHECKING:
     from tui.config import Settings
     from tui.network.store import Store
+    from tui.session import Session
     from tui.ui.screens.base import StateScreen
 
 T = TypeVar("T")
@@ -34,10 +35,12 @@ class PreferencesController:
     """The app's keys and looks, and what it remembers of them. Made before the app's
     ``__init__`` runs (the first tab may be the remembered one); :meth:`install` after it."""
 
-    def __init__(self, app: App, settings: Settings, *, remember: bool = True) -> None:
+    def __init__(
+        self, app: App, settings: Settings, session: Session, *, remember: bool = True
+    ) -> None:
         self.app = app
         self.settings = settings
-        path = preferences_path(settings.ssh_role) if remember else None
+        path = preferences_path(session.ssh_role) if remember else None
         self.kept = Preferences(path, settings.profile)
         self.keymap: dict[str, str] = checked_keymap(settings.keymap)
         self.own_themes, theme = checked_themes(settings)

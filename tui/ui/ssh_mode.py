@@ -1,7 +1,7 @@
 """The dashboard's side of `roost serve-ssh` (ARCHITECTURE.md, serving over SSH).
 
 :class:`SSHGuard` is an object the app holds; it does nothing unless the settings say the
-dashboard is served over SSH (``settings.ssh_role``, tui/ssh/mode.py). Then:
+dashboard is served over SSH (``session.ssh_role``, tui/ssh/mode.py). Then:
 
 * nothing can hand the terminal to another program: the app asks :attr:`SSHGuard.active`
   before suspending (``ctrl+z`` and ``App.suspend``, which ``$EDITOR`` needs) and before opening
