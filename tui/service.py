@@ -77,17 +77,15 @@ class Service:
     poster: Poster = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        # deferred: off the start path (connect() has started reading the disk cache by now)
-        from tui.actions.poster import Poster
-
-        self.poster = Poster.for_service(self)
-
-    def __post_init__(self) -> None:
         # settings that say read-only make the run read-only, whatever session came with them
         if self.settings.readonly and not self.session.readonly:
             self.session = msgspec.structs.replace(
                 self.session, readonly_source=session_of(self.settings).readonly_source
             )
+        # deferred: off the start path (connect() has started reading the disk cache by now)
+        from tui.actions.poster import Poster
+
+        self.poster = Poster.for_service(self)
 
     @property
     def demo(self) -> bool:

@@ -290,7 +290,8 @@ async def test_n_and_the_tracker_share_one_write_side_and_gh_runs_off_the_loop(
     which here ends at `gh auth token`, runs in a worker thread, not on the event loop."""
     import subprocess
     import threading
-    from dataclasses import replace
+
+    from msgspec.structs import replace
 
     from tui.actions import connection, tracking
     from tui.actions.outbox import Outbox
@@ -335,7 +336,7 @@ async def test_n_and_the_tracker_share_one_write_side_and_gh_runs_off_the_loop(
     app = RoostApp(connect(Settings(), use_cache=False), poll=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        app.service.settings = replace(app.service.settings, token=None, token_source=None)
+        app.service.session = replace(app.service.session, token=None, token_source=None)
         loop_thread = threading.get_ident()
         app.writer.start_tracking()  # as the dashboard does once it is up…
         await pilot.press("n")  # …and a key at the same moment

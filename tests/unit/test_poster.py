@@ -25,6 +25,7 @@ from tui.actions.poster import CannotPost, Poster, PosterState
 from tui.actions.tracking import FOLLOWED_STATES
 from tui.config import Secret, Settings
 from tui.service import connect
+from tui.session import Session
 
 TOKEN = "ghp_recordedInTheTest0000"
 
@@ -138,7 +139,7 @@ async def test_the_token_is_looked_for_in_a_worker_thread_never_on_the_loop(tmp_
     ran_on: list[int] = []
     loop_ran = threading.Event()
 
-    def find(settings: Settings) -> tuple[Secret | None, str | None]:
+    def find(session: Session) -> tuple[Secret | None, str | None]:
         ran_on.append(threading.get_ident())
         if not loop_ran.wait(10):  # the loop sets it meanwhile
             raise AssertionError("the event loop was blocked while the token was looked for")
@@ -159,10 +160,10 @@ async def test_the_token_is_looked_for_in_a_worker_thread_never_on_the_loop(tmp_
 
 
 async def test_read_only_makes_nothing_and_looks_for_no_token(tmp_path):
-    looked: list[Settings] = []
+    looked: list[Session] = []
 
-    def find(settings: Settings) -> tuple[Secret | None, str | None]:
-        looked.append(settings)
+    def find(session: Session) -> tuple[Secret | None, str | None]:
+        looked.append(session)
         return Secret(TOKEN), "never"
 
     service = connect(Settings(readonly=True), use_cache=False)

@@ -29,6 +29,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.config import session_of
 from tui.errors import RoostError
 from tui.read_only import posting_refused
 from tui.ssh.mode import TYPE_A_TOKEN
@@ -38,10 +39,11 @@ if TYPE_CHECKING:
     from tui.actions.connection import WriteSide
     from tui.actions.issue_client import Whoami
     from tui.actions.outbox import Entry
-    from tui.config import Secret, Settings
+    from tui.config import Settings
     from tui.conversation.thread import Thread
     from tui.network.store import Snapshot
     from tui.service import Service
+    from tui.session import Secret, Session
 
 __all__ = [
     "DOCS_EVERY_S",
@@ -185,7 +187,8 @@ class Poster:
     """The write side of one service (see the module's docstring).
 
     ``build`` makes the write side (it may look for a token: it runs in a worker thread, once);
-    ``settings`` are the service's as they are now; ``on_token`` hears a token typed in (the
+    ``settings`` and ``session`` are the service's as they are now (no ``session``: the one the
+    settings imply, :func:`tui.config.session_of`); ``on_token`` hears a token typed in (the
     thread reader reads with it too); ``reset`` starts a fresh demo world.
     """
 
@@ -194,11 +197,13 @@ class Poster:
         build: Callable[[], WriteSide],
         *,
         settings: Callable[[], Settings],
+        session: Callable[[], Session] | None = None,
         on_token: Callable[[Secret], None] | None = None,
         reset: Callable[[], None] | None = None,
     ) -> None:
         self._build_side = build
         self._settings = settings
+        self._session = session or (lambda: session_of(settings()))
         self._on_token = on_token
         self._reset = reset
         self._side: WriteSide | None = None
@@ -223,14 +228,16 @@ class Poster:
         return cls(
             build,
             settings=lambda: service.settings,
+            session=lambda: service.session,
             on_token=lambda token: service.threads().set_token(token),
             reset=service.reset_demo,
         )
 
     @classmethod
-    def over(cls, side: WriteSide, settings: Settings) -> Poster:
+    def over(cls, side: WriteSide, settings: Settings, session: Session | None = None) -> Poster:
         """A poster around a write side already made (a test's, a tool's)."""
-        poster = cls(lambda: side, settings=lambda: settings)
+        held = session if session is not None else session_of(settings)
+        poster = cls(lambda: side, settings=lambda: settings, session=lambda: held)
         poster._side = side
         poster._state = poster._current()
         return poster
@@ -245,7 +252,7 @@ class Poster:
     def refused(self) -> str | None:
         """Why nothing is posted from here at all (read-only, a guest over SSH), or None: then
         the write side is never made and no token is looked for."""
-        return posting_refused(self._settings())
+        return posting_refused(self._session())
 
     @property
     def problem(self) -> str | None:
@@ -267,12 +274,12 @@ class Poster:
     @property
     def no_token_reason(self) -> str:
         """What a send without a token says."""
-        return NO_TOKEN_OVER_SSH if self._settings().ssh_role else NO_TOKEN
+        return NO_TOKEN_OVER_SSH if self._session().ssh_role else NO_TOKEN
 
     @property
     def token_question(self) -> str:
         """Why the token prompt opens when no token was found."""
-        return TYPE_A_TOKEN if self._settings().ssh_role else NO_TOKEN_FOUND
+        return TYPE_A_TOKEN if self._session().ssh_role else NO_TOKEN_FOUND
 
     def cannot_send(self) -> str | None:
         """Why nothing can be sent right now (no write side, no token), or None."""
