@@ -134,8 +134,13 @@ class Server:
         return self.process.pid
 
     def children(self) -> list[int]:
-        """The server's child processes (each session's dashboard), zombies included."""
-        return children_of(self.pid)
+        """The server's child processes but its zygote: each session's dashboard, zombies
+        included."""
+        return [pid for pid in children_of(self.pid) if not is_zygote(pid)]
+
+    def zygotes(self) -> list[int]:
+        """The server's zygote (tui/ssh/zygote_main.py), when it has one."""
+        return [pid for pid in children_of(self.pid) if is_zygote(pid)]
 
     def stop(self, signum: int = signal.SIGTERM, timeout: float = START_S) -> int:
         assert self.process is not None
@@ -170,6 +175,13 @@ def children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(entry.name))
     return found
+
+
+def is_zygote(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip() == "roost-zygote"
+    except OSError:
+        return False
 
 
 def alive(pid: int) -> bool:

@@ -27,12 +27,23 @@ from tui import gc_policy
 
 if TYPE_CHECKING:
     from tui.config import Settings
+    from tui.network.store import Store
     from tui.service import Service
     from tui.session import Session
 
-__all__ = ["begin", "one_malloc_arena", "pause_gc", "resume_gc"]
+__all__ = ["begin", "one_malloc_arena", "pause_gc", "preloaded", "resume_gc"]
 
 _pause: gc_policy.Hold | None = None  # the start-up's hold, until the app's first paint
+_preloaded: Store | None = None  # a session forked by the SSH zygote: the zygote's store
+
+
+def preloaded(store: Store) -> None:
+    """The next :func:`begin` starts from ``store``'s snapshot (read by the SSH zygote before
+    it forked this session) instead of reading the disk cache again."""
+    global _preloaded
+    _preloaded = store
+
+
 _M_ARENA_MAX = -8  # glibc's mallopt() parameter (malloc.h)
 
 
@@ -71,10 +82,18 @@ def begin(settings: Settings, session: Session | None = None) -> Service:
     """Pause the collector, share one malloc arena and connect ``settings``' service, its disk
     cache already being read; hand the service to the app (``run_tui(service)``)."""
     # deferred: off the start path
+    from tui.network.feed import FollowerStore
     from tui.service import connect
     from tui.ssh.mode import feed_fd
 
+    global _preloaded
+    zygotes, _preloaded = _preloaded, None
     pause_gc()
     one_malloc_arena()  # before the prefetch and the app start any thread
     # a session of `roost serve-ssh` follows the server's refresher (tui/ssh/refresher.py)
-    return connect(settings, session, prefetch=True, follow=feed_fd())
+    service = connect(settings, session, prefetch=zygotes is None, follow=feed_fd())
+    store = service.store
+    adopted = zygotes is not None and isinstance(store, FollowerStore) and store.adopt(zygotes)
+    if zygotes is not None and not adopted and store.cache is not None:
+        store.cache.prefetch()  # not the zygote's service after all: read as usual
+    return service

@@ -12,7 +12,7 @@ from tui.ssh.mode import for_session, session_role
 from tui.startup import begin, resume_gc
 from tui.tabs import TAB_IDS
 
-__all__ = ["register", "run_dashboard"]
+__all__ = ["preload_dashboard", "register", "run_dashboard"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +26,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     agent_option(demo)
     readonly_option(demo)
     demo.set_defaults(handler=run_dashboard, demo=True)
+
+
+def preload_dashboard() -> None:
+    """Import what a dashboard runs: the app and every tab's screen (the SSH zygote does, once,
+    for all the sessions it forks)."""
+    # deferred: off the start path (only the zygote calls this)
+    import tui.ui.app  # noqa: F401
+    from tui.tabs import TABS
+
+    for tab in TABS:
+        tab.screen_class()
 
 
 def on_a_terminal() -> bool:

@@ -32,7 +32,8 @@ DESCRIPTION = """\
 Serve the roost dashboard over SSH: `ssh -p PORT guest@HOST` opens it, nothing to install.
 Guests browse and inspect eggs (read-only); users whose key is in --authorized-keys may post
 with a token they type in their session. Each session runs its own dashboard process on its
-own terminal, under limits. The host key is made once under roost's state folder and kept.
+own terminal, under limits (forked from one that has imported the dashboard and read the
+state: they start at once and share its memory). The host key is made once under roost's state folder and kept.
 SIGTERM, SIGINT or SIGHUP stops the server and ends every session (a second one ends them at
 once)."""
 
@@ -116,6 +117,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="S",
         help="end any session after S seconds (default 14400; 0 = never)",
     )
+    parser.add_argument(
+        "--no-zygote",
+        dest="zygote",
+        action="store_false",
+        help="start each session's dashboard as a fresh process, instead of forking it from "
+        "one that has already imported the dashboard and read the state",
+    )
     service_options(parser)
     parser.set_defaults(handler=run_serve_ssh)
 
@@ -172,6 +180,7 @@ def run_serve_ssh(args: argparse.Namespace) -> int:
         port=args.port,
         limits=server_limits(args),
         log=log,
+        zygote=args.zygote,
     )
     return asyncio.run(_serve(serve, settings.display_url, log))
 

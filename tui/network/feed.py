@@ -37,6 +37,7 @@ from tui.network.snapshot import (
     Integrity,
     Problem,
     RefreshReport,
+    Snapshot,
     StoreStatus,
 )
 from tui.network.state_files import OPTIONAL_FILES, STATE_FILE_NAMES
@@ -156,7 +157,46 @@ class FollowerStore(Store):
         self._writer: asyncio.StreamWriter | None = None
         self._latest: Cycle | None = None
         self._applied: Cycle | None = None
+        self._adopted = False  # the snapshot came from a zygote: load_cache reads nothing
         self.followed = -1  # the refresher's number of the last cycle taken (0: its start)
+
+    # ------------------------------------------------------------------ a zygote's copy
+
+    def adopt(self, other: Store) -> bool:
+        """Start from ``other``'s snapshot instead of reading the disk cache: the zygote's,
+        read before it forked this session (tui/ssh/zygote_main.py). Taken only from a store
+        of the same service on the same cache folder that holds something; True if it was."""
+        same = (
+            other.base_url == self.base_url
+            and other.cache is not None
+            and self.cache is not None
+            and other.cache.folder == self.cache.folder
+        )
+        if not same or not other.snapshot.any_loaded:
+            return False
+        self._snapshot = other.snapshot
+        self._keyed = dict(other._keyed)
+        self._etags = dict(other._etags)
+        self.status = other.status
+        self._adopted = True
+        return True
+
+    def load_cache(self) -> Snapshot:
+        """The adopted snapshot as it is (once), else the disk cache's copies."""
+        if self._adopted:
+            self._adopted = False
+            return self._snapshot
+        return super().load_cache()
+
+    async def follow_line(self, line: bytes) -> bool:
+        """Take one line its owner read from the feed (a zygote reads it without :meth:`run`):
+        a cycle not yet applied is applied now. True if one was."""
+        with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+            self._latest = _cycles.decode(line)
+        if self._latest is None or self._latest is self._applied:
+            return False
+        await self.refresh()
+        return True
 
     # ------------------------------------------------------------------ asked of the refresher
 

@@ -44,7 +44,7 @@ from tui.network.models import (
 )
 from tui.network.state_files import AGENTS
 
-__all__ = ["KEYED_FILES", "Keyed", "parse_keyed"]
+__all__ = ["KEYED_FILES", "Keyed", "located", "parse_keyed"]
 
 # file -> (the member holding the keyed entries, the model of one entry)
 KEYED_FILES: Mapping[str, tuple[str, type[Any]]] = {AGENTS: ("agents", Agent)}
@@ -119,6 +119,20 @@ def parse_keyed(
     if model is None:
         model = parse_state(file_name, data)
     return model, Keyed(data, None, getattr(model, member), member)
+
+
+def located(keyed: Keyed) -> Keyed:
+    """``keyed`` with each entry's span worked out now, which the next comparison would do
+    first (a second walk of the whole document). A process that forks many readers of one copy
+    (the SSH zygote) does it once before they are forked, rather than each reader on its first
+    change. Unchanged when the spans are known or the document cannot be walked exactly."""
+    if keyed.spans is not None or not keyed.models:
+        return keyed
+    try:
+        text, spans = keyed._located()
+    except _Malformed:
+        return keyed
+    return Keyed(text, spans, keyed.models, keyed.member)
 
 
 # --------------------------------------------------------------------------- first copy: in pieces

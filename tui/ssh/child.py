@@ -28,6 +28,7 @@ import termios
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from tui.config import ENV_VARS, Settings
 from tui.network.disk_cache import default_cache_root
@@ -39,7 +40,9 @@ __all__ = [
     "ChildLimits",
     "child_environment",
     "clamp_size",
+    "open_pty",
     "service_environment",
+    "setup_in_child",
     "terminal_environment",
 ]
 
@@ -152,7 +155,21 @@ def _set_size(fd: int, columns: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
 
 
-def _setup_in_child(limits: ChildLimits) -> Callable[[], None]:
+def open_pty(size: tuple[int, int]) -> tuple[int, int]:
+    """A new PTY (master, slave), sized before the child starts so its first frame has the
+    size; the master non-blocking."""
+    master, slave = pty.openpty()
+    try:
+        _set_size(slave, *size)
+        os.set_blocking(master, False)
+    except BaseException:
+        os.close(master)
+        os.close(slave)
+        raise
+    return master, slave
+
+
+def setup_in_child(limits: ChildLimits) -> Callable[[], None]:
     """What runs in the child between fork and exec: the PTY (its stdin) becomes its controlling
     terminal, the limits are set (hard limits too: it cannot raise them), and the server's
     warning signals are ignored until the dashboard installs its handlers."""
@@ -176,10 +193,23 @@ def _setup_in_child(limits: ChildLimits) -> Callable[[], None]:
     return setup
 
 
+class ChildProcess(Protocol):
+    """What a session needs of its dashboard's process: spawned (``asyncio``'s) or forked by
+    the zygote (``tui.ssh.zygote.ForkedProcess``)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int: ...
+
+
 class Child:
     """A started dashboard: its process and the PTY's master side (non-blocking)."""
 
-    def __init__(self, process: asyncio.subprocess.Process, master: int) -> None:
+    def __init__(self, process: ChildProcess, master: int) -> None:
         self.process = process
         self.master = master
 
@@ -203,10 +233,8 @@ class Child:
     ) -> Child:
         # -P: the working folder (the user's home here) is not put on the import path
         argv = argv or [sys.executable, "-P", "-m", "tui"]
-        master, slave = pty.openpty()
+        master, slave = open_pty(size)
         try:
-            _set_size(slave, *size)  # before the child starts: its first frame has the size
-            os.set_blocking(master, False)
             process = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=slave,
@@ -216,7 +244,7 @@ class Child:
                 cwd=cwd,
                 start_new_session=True,
                 pass_fds=pass_fds,  # the session's feed from the server's refresher
-                preexec_fn=_setup_in_child(limits),
+                preexec_fn=setup_in_child(limits),
             )
         except BaseException:
             os.close(master)

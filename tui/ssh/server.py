@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import asyncssh
 
 from tui.ssh.auth import AuthorizedKeys, Identity
-from tui.ssh.child import child_environment
+from tui.ssh.child import Child, child_environment
 from tui.ssh.folders import private_subfolder
 from tui.ssh.hostkey import HostKey
 from tui.ssh.log import RefusalLog
@@ -37,6 +37,7 @@ from tui.untrusted import clean_line
 
 if TYPE_CHECKING:
     from tui.ssh.refresher import Refresher
+    from tui.ssh.zygote import Zygote
 
 __all__ = ["GUESTS_FULL", "ServerLimits", "SSHServe"]
 
@@ -276,6 +277,7 @@ class SSHServe:
         log: Callable[[str], None] = print,
         command: Sequence[str] | None = None,
         refresher: Refresher | None = None,
+        zygote: bool = False,
     ) -> None:
         self.host_key = host_key
         self.authorized = authorized
@@ -291,6 +293,11 @@ class SSHServe:
         self.command = list(command) if command is not None else None
         #: The one store refreshing the state for every session (None: each refreshes alone).
         self.refresher = refresher
+        #: Whether sessions' dashboards are forked from a zygote (tui/ssh/zygote.py); it needs
+        #: the refresher (it follows it) and runs the dashboard, not a given command.
+        self.wants_zygote = zygote
+        self.zygote: Zygote | None = None
+        self._strays: asyncio.TimerHandle | None = None
         self.connections: set[_Connection] = set()
         self.sessions: set[SSHSession] = set()
         self.refusals = RefusalLog(log)
@@ -327,6 +334,40 @@ class SSHServe:
             self.port = sockets[0].getsockname()[1]
         if self.refresher is not None:
             await self.refresher.start()
+            self._start_zygote()
+
+    def _start_zygote(self) -> None:
+        if not self.wants_zygote or self.command is not None or self.refresher is None:
+            return
+        # deferred: a server without a zygote never loads it
+        from tui.ssh.zygote import Zygote, become_subreaper
+
+        if not become_subreaper():
+            self.log("zygote: off (this system cannot adopt orphans); sessions are spawned")
+            return
+        refresher = self.refresher
+        env, home = self._child_environment(GUEST, "", None)
+        self.zygote = Zygote(
+            env=env,
+            cwd=home,
+            open_feed=refresher.open_feed,
+            close_feed=refresher.close_feed,
+            log=self.log,
+        )
+        self.zygote.start()
+        self._sweep_strays()
+
+    def _sweep_strays(self) -> None:
+        """Every half minute, reap a dashboard orphaned by a zygote that died mid-fork."""
+        # deferred: with the zygote
+        from tui.ssh.zygote import reap_strays
+
+        known = {s.child.pid for s in self.sessions if s.child is not None}
+        zygote = self.zygote
+        if zygote is not None and zygote.process is not None:
+            known.add(zygote.process.pid)
+        reap_strays(known)
+        self._strays = asyncio.get_running_loop().call_later(30.0, self._sweep_strays)
 
     async def serve_until_stopped(self) -> None:
         await self._stopped.wait()
@@ -342,6 +383,10 @@ class SSHServe:
                 self._refusals_timer.cancel()
                 self._refusals_timer = None
             self.refusals.flush()
+            if self._strays is not None:
+                self._strays.cancel()
+            if self.zygote is not None:
+                await self.zygote.stop()
             if self.refresher is not None:
                 await self.refresher.stop()
             self._stopped.set()
@@ -421,15 +466,21 @@ class SSHServe:
 
     def environment(self, session: SSHSession) -> tuple[dict[str, str], Path]:
         identity = session.identity
+        folder = None if identity.fingerprint is None else identity.folder_name
+        return self._child_environment(identity.role, session.term_type, folder)
+
+    def _child_environment(
+        self, role: str, term_type: str | None, folder: str | None
+    ) -> tuple[dict[str, str], Path]:
         # a keyed user's home (their outbox) is kept under their key; guests share one that
         # nothing is written to. Made 0700, never reached through a link.
-        if identity.fingerprint is None:
+        if folder is None:
             home = private_subfolder(self.state_dir, GUEST)
         else:
-            home = private_subfolder(self.state_dir, "users", identity.folder_name)
+            home = private_subfolder(self.state_dir, "users", folder)
         env = child_environment(
-            term_type=session.term_type,
-            role=identity.role,
+            term_type=term_type,
+            role=role,
             home=home,
             service=self.service_env,
             warn_s=self.limits.warn_s,
@@ -438,6 +489,24 @@ class SSHServe:
 
     def open_feed(self, session: SSHSession) -> int | None:
         return self.refresher.open_feed(session) if self.refresher is not None else None
+
+    async def start_child(
+        self, session: SSHSession, env: dict[str, str], cwd: Path, feed: int | None
+    ) -> Child:
+        limits = self.limits.child
+        zygote = self.zygote
+        if zygote is not None and feed is not None and self.command is None:
+            child = await zygote.start_child(env, session.size, limits, cwd, feed)
+            if child is not None:
+                return child
+        return await Child.start(
+            env,
+            session.size,
+            limits,
+            argv=self.command,
+            cwd=cwd,
+            pass_fds=(feed,) if feed is not None else (),
+        )
 
     def finished(self, session: SSHSession) -> None:
         self.sessions.discard(session)

@@ -110,6 +110,12 @@ class SessionOwner(Protocol):
         """The descriptor of the session's feed from the server's refresher, for its dashboard
         to inherit (the session closes it once the dashboard runs); None: no refresher."""
 
+    async def start_child(
+        self, session: SSHSession, env: dict[str, str], cwd: Path, feed: int | None
+    ) -> Child:
+        """The session's dashboard, started on a PTY of its own (forked by the zygote, or
+        spawned); raises when it cannot start."""
+
 
 class SessionLink(Protocol):
     """The connection a session is on (``tui.ssh.server``)."""
@@ -301,14 +307,7 @@ class SSHSession(asyncssh.SSHServerSession):
             if feed is not None:
                 env[FEED_VAR] = str(feed)
             try:
-                self.child = await Child.start(
-                    env,
-                    self.size,
-                    self.limits.child,
-                    argv=self.owner.command,
-                    cwd=home,
-                    pass_fds=(feed,) if feed is not None else (),
-                )
+                self.child = await self.owner.start_child(self, env, home, feed)
             finally:
                 if feed is not None:
                     os.close(feed)  # the dashboard's copy only
