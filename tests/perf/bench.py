@@ -61,6 +61,11 @@ pulse        the inbox and Activity in a 50 000-agent demo world (200 000 notifi
 ssh_idle     what one idle session sends its SSH client: the demo dashboard on a pseudo-terminal at
              80x24, nothing typed for a minute (one refresh falls in it), every byte it writes
              counted (tests/perf/bench_idle.py).
+ssh          a team on one server: `roost serve-ssh` on a 50 000-agent sandbox and ``--ssh N``
+             asyncssh sessions (16 by default): N started together to their first rows (median,
+             max), a lone session beside a local start, what an idle session's client receives,
+             the CPU a data change costs N sessions over one, and the memory (PSS summed) of the
+             sessions and their zygote after it (tests/perf/bench_ssh.py).
 export       50 000 Agents rows as shown written to CSV by roost's export (formula cells
              neutralised, control characters cleaned) beside csv.writer over the same cells, and
              to JSON Lines (tests/perf/bench_export.py).
@@ -114,6 +119,7 @@ SECTIONS = (
     "pulse",
     "export",
     "ssh_idle",
+    "ssh",
 )
 
 
@@ -373,6 +379,16 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         from bench_idle import measure_idle_output
 
         out["ssh_idle"] = await asyncio.to_thread(measure_idle_output, 10.0 if smoke else 60.0)
+    if "ssh" in only:
+        from bench_ssh import measure_ssh
+
+        out["ssh"] = await asyncio.to_thread(
+            measure_ssh,
+            args.ssh,
+            2000 if smoke else 50_000,
+            rounds=1 if smoke else 3,
+            idle_s=10.0 if smoke else 60.0,
+        )
     if "cold_start" in only:
         import tempfile
 
@@ -413,6 +429,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="agents for the refresh case (1300 ≈ a 1.2 MB agents.json)",
     )
     parser.add_argument(
+        "--ssh",
+        type=int,
+        default=None,
+        metavar="N",
+        help="sessions started together in the ssh section (16; 3 with --smoke)",
+    )
+    parser.add_argument(
         "--write-docs",
         action="store_true",
         help=f"write {figures.DOCS.relative_to(ROOT)} (and the run beside it, as JSON) from this"
@@ -427,6 +450,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     else:
         if args.write_docs and (args.smoke or args.only):
             parser.error("--write-docs needs a full run: no --smoke, no --only")
+        if args.ssh is None:
+            args.ssh = 3 if args.smoke else 16
         result = asyncio.run(main_async(args))
         result["finished_utc"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         figures.stamp(result)

@@ -167,8 +167,8 @@ def _become_session(request: dict[str, Any], slave: int, feed: int, store: Any) 
 
 def _fork_session(request: dict[str, Any], slave: int, feed: int, store: Any) -> int:
     """Fork the session's dashboard through a middle process that leaves at once (so the
-    dashboard is the server's child); its pid."""
-    _freeze()
+    dashboard is the server's child); its pid. (What the zygote holds was frozen when it last
+    changed: freezing again here would collect over all of it, for every session.)"""
     read, write = os.pipe()
     middle = os.fork()
     if middle == 0:  # the middle process
@@ -230,6 +230,7 @@ def _follow(store: Any, lines: list[bytes]) -> None:
     """Apply the newest cycle from the refresher (each is whole: older ones add nothing)."""
     if lines and asyncio.run(store.follow_line(lines[-1])):
         _located(store)
+        _freeze()
 
 
 def serve(control: socket.socket, feed: socket.socket, store: Any) -> int:
