@@ -136,7 +136,7 @@ class Server:
     def children(self) -> list[int]:
         """The server's child processes but its zygote: each session's dashboard, zombies
         included."""
-        return [pid for pid in children_of(self.pid) if not is_zygote(pid)]
+        return dashboards_of(self.pid)
 
     def zygotes(self) -> list[int]:
         """The server's zygote (tui/ssh/zygote_main.py), when it has one."""
@@ -178,10 +178,19 @@ def children_of(pid: int) -> list[int]:
 
 
 def is_zygote(pid: int) -> bool:
+    """Whether ``pid`` is a server's zygote (tui/ssh/zygote_main.py): its program, and not a
+    dashboard forked from it (those name themselves at once)."""
     try:
-        return Path(f"/proc/{pid}/comm").read_text().strip() == "roost-zygote"
+        program = Path(f"/proc/{pid}/cmdline").read_bytes()
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
         return False
+    return b"tui.ssh.zygote_main" in program and name != "roost-session"
+
+
+def dashboards_of(pid: int) -> list[int]:
+    """A server's children but its zygote: each session's dashboard, zombies included."""
+    return [child for child in children_of(pid) if not is_zygote(child)]
 
 
 def alive(pid: int) -> bool:

@@ -21,8 +21,8 @@ from tests.ssh_rig import (
     ROOT,
     START_S,
     alive,
-    children_of,
     connect,
+    dashboards_of,
     open_terminal,
     server_env,
     until,
@@ -185,7 +185,7 @@ async def test_a_signal_ends_real_sessions_after_the_reader_went_away(tmp_path):
         async with await connect(port_of(process)) as conn:
             term = await open_terminal(conn)
             await term.wait_for("301 agents")
-            [child] = children_of(process.pid)
+            [child] = dashboards_of(process.pid)
             assert process.stdout is not None
             process.stdout.close()
             process.send_signal(signal.SIGTERM)

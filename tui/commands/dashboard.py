@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from tui.commands import EXIT_OK, EXIT_USAGE, agent_option, load_from, readonly_option
 from tui.ssh.mode import for_session, session_role
 from tui.startup import begin, resume_gc
 from tui.tabs import TAB_IDS
 
-__all__ = ["preload_dashboard", "register", "run_dashboard"]
+if TYPE_CHECKING:
+    from tui.service import Service
+
+__all__ = ["preload_dashboard", "register", "run_dashboard", "warm_dashboard"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,6 +41,29 @@ def preload_dashboard() -> None:
 
     for tab in TABS:
         tab.screen_class()
+
+
+def warm_dashboard(service: Service, *, timeout_s: float = 60.0) -> bool:
+    """Run the dashboard once, headless at 80×24, until its first rows are shown and the other
+    tabs are prepared, then quit: what a run parses and imports on the way (every sheet, the
+    modules a screen imports on first use) stays done in this process. The SSH zygote does it
+    once for all the sessions it forks. True if it got that far in ``timeout_s``."""
+    import asyncio  # deferred: only the zygote calls this
+
+    from tui.ui.app import RoostApp  # deferred: off the start path
+
+    app = RoostApp(service, poll=False)
+
+    async def run() -> bool:
+        async with app.run_test(size=(80, 24)):
+            try:
+                await asyncio.wait_for(app.loaded.wait(), timeout_s)
+                await asyncio.wait_for(app.prepare_tabs().wait(), timeout_s)
+            except TimeoutError:
+                return False
+            return True
+
+    return asyncio.run(run())
 
 
 def on_a_terminal() -> bool:

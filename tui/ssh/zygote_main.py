@@ -76,7 +76,29 @@ def _preload(feed: int) -> FollowerStore:
         building=gc_policy.building,
     )
     store.load_cache()
+    _warm(settings, store)
     return store
+
+
+def _warm(settings: Any, store: FollowerStore) -> None:
+    """Run the dashboard once headless on the zygote's snapshot (its own service, on a feed
+    that says nothing), so that what a session parses and imports at its start is done here,
+    once (tui/commands/dashboard.py)."""
+    # deferred: with the rest of the preload
+    from tui.commands.dashboard import warm_dashboard
+    from tui.network.feed import FollowerStore
+    from tui.service import connect
+
+    ours, theirs = socket.socketpair()
+    try:
+        service = connect(settings, follow=theirs.detach())
+        if isinstance(service.store, FollowerStore):
+            service.store.adopt(store)
+        warm_dashboard(service)
+    except Exception as exc:  # noqa: BLE001 — sessions then do it themselves, as spawned ones
+        print(f"zygote: the dashboard's warm-up failed: {exc!r}"[:300], file=sys.stderr)
+    finally:
+        ours.close()
 
 
 def _located(store: FollowerStore) -> None:

@@ -192,7 +192,7 @@ class RoostApp(App[int]):
         super().__init__(ansi_color=no_color())
         # each CSS source parsed once, not again on every re-parse (a tab's first visit makes
         # three): see tui/ui/textual_compat.py. No source has been added yet.
-        self.stylesheet = ParseOnceStylesheet(variables=self.get_css_variables())
+        self.stylesheet = ParseOnceStylesheet.for_app(self.get_css_variables())
         # The filter field's default CSS goes in with the first parse: "/" is often the first
         # key, typed at the first paint, and mounting the first Input would add it then, which
         # makes Textual index every rule again on that key, delaying the first "/" frame.
@@ -465,7 +465,7 @@ class RoostApp(App[int]):
                     self.writer.start_tracking()  # the outbox is followed once the dashboard is up
                 if self.ask_demo_reset:  # over the world it would set aside
                     self.writer.ask_demo_reset(then=self._refresh_fresh_world)
-                self.set_timer(PRELOAD_AFTER_S, self._preload_tabs, name="preload tabs")
+                self.set_timer(PRELOAD_AFTER_S, self.prepare_tabs, name="preload tabs")
                 self.pulse.start()
             self.loaded.set()
             self._tell_problems(message.report, message.status)
@@ -488,7 +488,7 @@ class RoostApp(App[int]):
         name="preload",
         description="import the other tabs' screens and parse their CSS",
     )
-    async def _preload_tabs(self) -> None:
+    async def prepare_tabs(self) -> None:
         """Between keys, import the other tabs' modules and parse their CSS (preload.py)."""
         await prepare_tabs(self.stylesheet, self.key_pace, opened=set(self._tab_screens))
 

@@ -74,6 +74,7 @@ __all__ = [
     "PRIVATE_NAMES",
     "ContentTab",
     "ContentTabs",
+    "APP_PARSED",
     "CssSourceKey",
     "KeyGate",
     "ParseOnceStylesheet",
@@ -122,6 +123,11 @@ CssSourceKey = tuple[str, Any, bool, int, str]
 _CACHE_SIZE = 1024
 
 
+#: The app's parses, kept across apps in this process: one app runs per process, but the SSH
+#: zygote runs one headless first, and each session forked from it finds them done.
+APP_PARSED: LRUCache[tuple[Any, ...], Any] = LRUCache(_CACHE_SIZE)
+
+
 class ParseOnceStylesheet(Stylesheet):
     """:class:`~textual.css.stylesheet.Stylesheet` with a parse cache that outlives re-parses.
 
@@ -146,6 +152,12 @@ class ParseOnceStylesheet(Stylesheet):
             parsed if parsed is not None else LRUCache(_CACHE_SIZE)
         )
         self._variables_key = _key(self._variables)
+
+    @classmethod
+    def for_app(cls, variables: dict[str, str]) -> ParseOnceStylesheet:
+        """The app's stylesheet: its parses are kept for the next app in this process
+        (:data:`APP_PARSED`)."""
+        return cls(variables=variables, parsed=APP_PARSED)
 
     def set_variables(self, variables: dict[str, str]) -> None:
         super().set_variables(variables)
