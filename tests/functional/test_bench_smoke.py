@@ -133,3 +133,24 @@ def assert_figures_and_page(result, sections):
         for record in result[section]["figures"]:
             assert record["figure"] in page
     assert page.count("\n- `") >= goals  # one line per goal in the Goals list
+
+
+def test_bench_ssh_section_serves_a_team_through_the_zygote():
+    """The ssh section at smoke size: a real serve-ssh, its zygote, three sessions forked from
+    it (structure only: the figures are a full run's)."""
+    bench = load_bench()
+    result = bench.main(["--smoke", "--only", "ssh", "--ssh", "3"])["ssh"]
+    runs = result["runs"]
+    assert result["sessions"] == 3 and result["agents"] == 2000 and result["zygote"]
+    assert len(runs["together_s"]) == 3 and all(s > 0 for s in runs["together_s"])
+    assert len(runs["lone_session_s"]) == len(runs["local_start_s"]) == 1
+    assert runs["memory"]["sessions"] == runs["memory"]["forked"] == 3
+    assert runs["memory"]["zygote_pss"] > 0
+    assert runs["memory"]["sessions_and_zygote_pss"] > runs["memory"]["zygote_pss"]
+    assert runs["change_cpu_s"]["sessions"] > 0 and runs["change_cpu_s"]["one"] > 0
+    assert any("zygote: ready" in line for line in runs["zygote_log"])
+    assert not any("exited" in line for line in runs["zygote_log"])
+    assert {record["figure"] for record in result["figures"]} >= {
+        "a lone session to first rows over a local start",
+        "bytes an idle session's client receives, a minute, max",
+    }

@@ -264,7 +264,15 @@ def _memory(server: Server) -> dict[str, Any]:
         "session_uss_median": statistics.median(r["uss"] for r in rollups.values()),
         "session_pss_median": statistics.median(r["pss"] for r in rollups.values()),
         "sessions": len(rollups),
+        "forked": sum(_name(pid) == "roost-session" for pid in dashboards),
     }
+
+
+def _name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 async def _measure(
@@ -306,7 +314,7 @@ async def _measure(
             await _close(sessions[1:], server, remaining=1)
             cpu_one = await _change(url, server, sessions[0], "zion-coder-03")
             await _close(sessions[:1], server)
-            log = [line for line in server.lines if "zygote" in line]
+            log = [line for line in server.lines if "zygote:" in line]
     finally:
         sandbox.terminate()
         sandbox.wait(30)

@@ -90,7 +90,7 @@ async def test_a_zygote_that_keeps_dying_is_restarted_then_given_up(tmp_path):
         await until(lambda: made.gave_up, "the server gives up on the zygote")
         assert made.starts == GIVE_UP_AFTER
         exits = [line for line in lines if line.startswith("zygote: exited (")]
-        assert len(exits) == GIVE_UP_AFTER
+        assert len(exits) == GIVE_UP_AFTER, lines
         assert "zygote: exited (3): broken install" in exits  # its last words, cleaned
         assert "zygote: starting again in 0.01 s; sessions are spawned meanwhile" in lines
         assert lines[-1].startswith(f"zygote: failed {GIVE_UP_AFTER} times in 10 min")
@@ -180,3 +180,16 @@ def test_spans_worked_out_ahead_compare_as_the_walk_would(change):
         parse_keyed("agents.json", second, ahead)[0] == parse_keyed("agents.json", second, keyed)[0]
     )
     assert located(ahead) is ahead
+
+
+async def test_a_zygote_never_ready_is_ended_and_replaced(tmp_path, monkeypatch):
+    monkeypatch.setattr(zygote_module, "READY_S", 0.3)
+    lines: list[str] = []
+    made, _feeds = zygote(tmp_path, [sys.executable, "-c", "import time; time.sleep(600)"], lines)
+    made.start()
+    try:
+        await until(lambda: made.starts >= 2, "a second zygote")
+        assert "zygote: not ready within 0.3 s: ended (-9)" in lines
+        assert not made.ready
+    finally:
+        await made.stop()

@@ -51,6 +51,7 @@ __all__ = [
 
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2)
 ANSWER_S = 10.0  # a fork request unanswered this long: the zygote is stuck
+READY_S = 300.0  # a zygote not ready this long after its start is stuck in its preload
 GIVE_UP_AFTER = 5
 FAILURE_WINDOW_S = 600.0
 ANSWER_CAP = 4096
@@ -85,6 +86,11 @@ def reap_strays(known: set[int]) -> list[int]:
                 os.waitpid(int(entry.name), os.WNOHANG)
                 reaped.append(int(entry.name))
     return reaped
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):  # gone already
+        process.kill()
 
 
 class ForkedProcess:
@@ -189,6 +195,8 @@ class Zygote:
         self.pid = None
         last = clean_line(self._stderr[-1], 300) if self._stderr else ""
         said = f"exited ({code})" if code is not None else why
+        if code is not None and why:
+            said = f"{why}: ended ({code})"
         self.log(f"zygote: {said}{f': {last}' if last else ''}")
 
     async def _run_once(self) -> tuple[int | None, str]:
@@ -222,10 +230,12 @@ class Zygote:
         self._control = ours
         reader = asyncio.get_running_loop().create_task(self._read_stderr(process))
         try:
-            answer = await self._receive(ours, timeout=None)
+            started = time.monotonic()
+            answer = await self._receive(ours, timeout=READY_S)
             if answer is None or "ready" not in answer:
-                process.kill()
-                return await process.wait(), "no ready answer"
+                stuck = time.monotonic() - started >= READY_S
+                _kill(process)
+                return await process.wait(), f"not ready within {READY_S:g} s" if stuck else ""
             self.pid = process.pid
             self.ready = True
             self.log(f"zygote: ready (pid {process.pid}, state read in {answer.get('read_s')} s)")
@@ -236,7 +246,7 @@ class Zygote:
             ours.close()
             self.close_feed(self)
             if process.returncode is None:
-                process.kill()
+                _kill(process)
                 await process.wait()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(reader, 2.0)
@@ -269,7 +279,7 @@ class Zygote:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), 5.0)
             if process.returncode is None:
-                process.kill()
+                _kill(process)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -324,4 +334,4 @@ class Zygote:
         self.log("zygote: no answer to a session's request; ending it")
         self.ready = False
         if self.process is not None and self.process.returncode is None:
-            self.process.kill()
+            _kill(self.process)
