@@ -110,3 +110,30 @@ async def test_ctrl_e_runs_no_editor_over_ssh(tmp_path, monkeypatch):
         assert form.row("text").value == "x"
         assert NO_EDITOR in notices(seen)
     assert not ran.exists()
+
+
+async def test_a_served_table_computes_search_texts_when_a_filter_needs_them(monkeypatch):
+    """Served over SSH, a big table warms nothing ahead (every session would, for every row,
+    copying the zygote's pages it reads); a filter then waits for its texts and applies."""
+    from textual.widgets import Static
+
+    from tui.ui.screens.agents import AgentsScreen
+    from tui.ui.table import warmup
+
+    monkeypatch.setattr(warmup, "WARM_FROM", 100)  # the demo's 301 rows count as big
+    monkeypatch.setattr(warmup, "SEARCH_IN_THREAD_FROM", 100)
+    monkeypatch.setenv(ROLE_VAR, GUEST)
+    app = served(GUEST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        assert isinstance(screen, AgentsScreen)
+        rows = list(screen.rows)
+        assert len(rows) == 301
+        assert not any("haystack" in row.computed() for row in rows)
+        assert not any("sort_values" in row.computed() for row in rows)
+        await pilot.press("slash", "z", "i", "o", "n")
+        await settle(pilot)
+        summary = str(screen.query_one(".table-summary", Static).render())
+        assert screen.table.filter_query == "zion" and "filtering" not in summary
+        assert 0 < screen.table.row_count < 301

@@ -36,6 +36,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.worker import get_current_worker
 
 from tui.network.store import Snapshot
+from tui.ssh.mode import session_role
 from tui.ui.table.virtual_table import Column, LazyRow, LazyRows, VirtualTable
 from tui.ui.table.warmup import warm_rows
 from tui.ui.widgets.detail_pane import DetailPane, Link, raw_json
@@ -50,6 +51,14 @@ __all__ = ["Built", "TableScreen"]
 
 THREAD_THRESHOLD = 2000  # rows: above this the rows are built in a thread
 AGE_TICK_S = 30  # how often the ages in a table ("3m" since a heartbeat) count on
+
+
+def warms_ahead() -> bool:
+    """Whether a big table computes every row's search text and sort values ahead, in a thread
+    (else when a filter or a sort first needs them). Not in a session served over SSH: there
+    every session of the server would compute them all for every build, and read, so copy, the
+    pages of the models its zygote shares (ARCHITECTURE.md, serving over SSH)."""
+    return session_role() is None
 
 
 class Built(msgspec.Struct, frozen=True):
@@ -118,7 +127,7 @@ class TableScreen(StateScreen):
             yield Static(Content(""), classes="table-summary", markup=False)
             # the filter field is mounted here on the first "/" (filter_input)
         with Horizontal(classes="table-main"):
-            table = VirtualTable(self.COLUMNS, classes="main-table", warm_up=True)
+            table = VirtualTable(self.COLUMNS, classes="main-table", warm_up=warms_ahead())
             table.key_pace = self.key_pace  # its warm-up stands aside for the app's keys
             yield table
             # the detail pane is mounted here on the first open (detail)
@@ -255,9 +264,10 @@ class TableScreen(StateScreen):
             if self._built_generation >= 0 and self._models and not self._from_cache
             else None
         )
+        warm = previous is not None and warms_ahead()
         if self.models_cost(snapshot) > THREAD_THRESHOLD:
             self.table.cancel_warm_up()
-            self._build_in_thread(snapshot, None, previous, warm=previous is not None)
+            self._build_in_thread(snapshot, None, previous, warm=warm)
             return
         models = self.models(snapshot)
         if models is None:
@@ -267,7 +277,7 @@ class TableScreen(StateScreen):
             # search texts and sort values here, in the thread, not in set_rows on the UI thread.
             # The first rows go on screen at once and the table warms them afterwards.
             self.table.cancel_warm_up()  # it would warm rows now replaced
-            self._build_in_thread(snapshot, models, previous, warm=previous is not None)
+            self._build_in_thread(snapshot, models, previous, warm=warm)
         else:
             self._apply(self._build(snapshot, models, previous))
 
