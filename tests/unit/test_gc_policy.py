@@ -149,9 +149,10 @@ def test_only_a_big_warmed_table_is_frozen(monkeypatch):
 
 def test_only_the_policy_the_start_up_and_the_app_switch_the_collector():
     """The data layer and the screens never touch the collector: its owners do (the policy
-    here, the start-up, the app, and connect() handing the policy to the store)."""
+    here, the start-up, the app, connect() handing the policy to the store, the SSH zygote)."""
     root = Path(tui.__file__).resolve().parent
-    owners = {"gc_policy.py", "startup.py", "service.py", "ui/app.py"}
+    # ...and the SSH zygote, whose process forks sessions: it freezes what it holds before
+    owners = {"gc_policy.py", "startup.py", "service.py", "ui/app.py", "ssh/zygote_main.py"}
     touching = []
     for path in sorted(root.rglob("*.py")):
         name = path.relative_to(root).as_posix()

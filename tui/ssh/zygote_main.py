@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import gc
 import io
 import json
 import os
@@ -112,9 +111,9 @@ def _located(store: FollowerStore) -> None:
 def _freeze() -> None:
     """What the zygote holds, out of the collector's sight from now on: no pass writes to those
     objects in a session (copy-on-write pages stay shared); garbage first."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
+    from tui import gc_policy  # deferred: with the rest of the preload
+
+    gc_policy.collect_everything()  # everything unfrozen, collected, frozen again
 
 
 def name_process(name: bytes) -> None:
