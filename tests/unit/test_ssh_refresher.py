@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from types import MappingProxyType
 
 import pytest
 from msgspec.structs import replace
@@ -225,3 +226,43 @@ async def test_a_session_cannot_name_other_files_or_flood_cycles(sandbox, client
         assert gets(sandbox).count(MANIFEST_PATH) == 1  # paced: one cycle serves the burst
     finally:
         await team.close()
+
+
+async def test_a_big_keyed_change_reaches_sessions_as_entries(tmp_path):
+    """A change of a few agents in a big agents.json goes to every session as those entries
+    (no session reads the 1 MB file again) and makes exactly the refresher's copy; a session
+    that held another copy reads the file as before."""
+    from tui.network.state_files import AGENTS
+
+    sandbox = create_app(agents=1500)
+    async with in_process_client(sandbox, base_url=BASE) as client:
+        team = Team(client, tmp_path / "cache")
+        for _ in range(2):
+            team.join()
+        try:
+            await team.start()
+            assert team.refresher.store.snapshot.file(AGENTS).size > 1 << 20  # a keyed file
+            network = sandbox.state.sandbox.network
+            agents = dict(network.doc(AGENTS))
+            entries = dict(agents["agents"])
+            first, second = list(entries)[:2]
+            entries[first] = {**entries[first], "karma": 123_456}
+            del entries[second]
+            entries["zion-newcomer-99"] = {**entries[first], "name": "Newcomer"}
+            network.replace_doc(AGENTS, {**agents, "agents": entries})
+            # the second session holds another copy (as one that missed a cycle would)
+            lost = team.followers[1]
+            files = dict(lost.snapshot.files)
+            files[AGENTS] = replace(files[AGENTS], sha256="0" * 64)
+            lost._snapshot = replace(lost.snapshot, files=MappingProxyType(files))
+            await team.cycle()
+            want = team.refresher.store.snapshot.agents
+            for follower in team.followers:
+                got = follower.snapshot.agents
+                assert got == want and list(got.agents) == list(want.agents)
+                assert got.agents[first].karma == 123_456 and second not in got.agents
+            made = team.followers[0]._keyed[AGENTS]
+            assert made.document == "" and len(made.models) == 1500  # from the entries
+            assert lost._keyed[AGENTS].document != ""  # read from the cache and walked
+        finally:
+            await team.close()

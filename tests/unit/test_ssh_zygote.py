@@ -193,3 +193,36 @@ async def test_a_zygote_never_ready_is_ended_and_replaced(tmp_path, monkeypatch)
         assert not made.ready
     finally:
         await made.stop()
+
+
+def test_a_delta_is_sent_only_when_it_is_exact_and_small():
+    from msgspec.structs import replace as struct_replace
+
+    from tui.network.keyed import DELTA_CAP, apply_delta, delta_of
+
+    doc = generate_state(seed=3, agents=1500)["agents.json"]
+    first = serialize(doc)
+    old_model, old = parse_keyed("agents.json", first, None)
+    keys = list(doc["agents"])
+
+    def changed(agents: dict) -> tuple:
+        model, keyed = parse_keyed("agents.json", serialize({**doc, "agents": agents}), old)
+        return model, keyed
+
+    one = dict(doc["agents"])
+    one[keys[0]] = {**one[keys[0]], "karma": 7}
+    model, keyed = changed(one)
+    found = delta_of(old.models, old_model, keyed, model)
+    assert found is not None and list(found[0]) == [keys[0]] and found[1] == []
+    made, _ = apply_delta("agents.json", old_model, old, *found)
+    assert made == model
+    # an entry moved: no delta
+    moved = {keys[1]: one[keys[1]], **{k: v for k, v in one.items() if k != keys[1]}}
+    assert delta_of(old.models, old_model, *reversed(changed(moved))) is None
+    # another member changed: no delta
+    assert model.meta is not None
+    assert delta_of(old.models, old_model, keyed, struct_replace(model, meta=None)) is None
+    # too much text: no delta
+    big = {k: {**v, "bio": "x" * 400} for k, v in doc["agents"].items()}
+    assert sum(len(v["bio"]) for v in big.values()) > DELTA_CAP
+    assert delta_of(old.models, old_model, *reversed(changed(big))) is None

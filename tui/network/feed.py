@@ -30,6 +30,7 @@ import msgspec
 from msgspec.structs import replace
 
 from tui.network.disk_cache import CachedFile
+from tui.network.keyed import apply_delta
 from tui.network.models import StateValidationError
 from tui.network.problem_text import parse_time, validation_detail
 from tui.network.snapshot import (
@@ -46,6 +47,7 @@ from tui.network.store import Store
 __all__ = [
     "FEED_LINE_CAP",
     "Cycle",
+    "FeedDelta",
     "FeedFile",
     "FollowerStore",
     "RefreshNow",
@@ -71,6 +73,16 @@ class FeedFile(msgspec.Struct, frozen=True):
     problem: Problem | None = None
 
 
+class FeedDelta(msgspec.Struct, frozen=True):
+    """A big keyed file's change as entries (tui/network/keyed.py: ``delta_of``): a reader
+    holding the copy ``base`` makes the new one from them, reading nothing."""
+
+    base: str
+    size: int
+    changed: dict[str, str]
+    removed: list[str] = msgspec.field(default_factory=list)
+
+
 class Cycle(msgspec.Struct, frozen=True, tag="cycle"):
     """Refresher → session: the state after a cycle (or as it is when a session starts)."""
 
@@ -81,6 +93,7 @@ class Cycle(msgspec.Struct, frozen=True, tag="cycle"):
     problems: list[Problem] = msgspec.field(default_factory=list)
     notes: list[str] = msgspec.field(default_factory=list)
     interval_s: float = 60.0
+    deltas: dict[str, FeedDelta] = msgspec.field(default_factory=dict)
 
 
 class Want(msgspec.Struct, frozen=True, tag="want"):
@@ -312,7 +325,9 @@ class FollowerStore(Store):
             report.checked.append(name)
             current = self._snapshot.file(name)
             if told.sha256 is not None and told.sha256 != current.sha256:
-                state = await asyncio.to_thread(self._read_shared, name, told)
+                state = self._from_delta(name, told, cycle.deltas.get(name), current)
+                if state is None:
+                    state = await asyncio.to_thread(self._read_shared, name, told)
                 if state is not None:
                     updates[name] = state
                     report.fetched.append(name)
@@ -335,6 +350,29 @@ class FollowerStore(Store):
                 report.unchanged.append(name)
         if updates:
             self._commit(updates, report)
+
+    def _from_delta(
+        self, name: str, told: FeedFile, delta: FeedDelta | None, current: FileState
+    ) -> FileState | None:
+        """The new copy of a big keyed file made from the entries that changed, when the
+        refresher sent them for the copy this store holds; else None (read from the cache)."""
+        keyed = self._keyed.get(name)
+        if delta is None or keyed is None or not current.loaded or delta.base != current.sha256:
+            return None
+        made = apply_delta(name, current.model, keyed, delta.changed, delta.removed)
+        if made is None:
+            return None
+        model, self._keyed[name] = made
+        return FileState(
+            name,
+            model=model,
+            sha256=told.sha256,
+            size=delta.size,
+            integrity=told.integrity,
+            fetched_at=told.fetched_at,
+            checked_at=told.checked_at,
+            problem=told.problem,
+        )
 
     def _read_shared(self, name: str, told: FeedFile) -> FileState | None:
         """The refresher's copy of ``name`` from the disk cache, validated; None when the cache

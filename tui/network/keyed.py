@@ -44,7 +44,7 @@ from tui.network.models import (
 )
 from tui.network.state_files import AGENTS
 
-__all__ = ["KEYED_FILES", "Keyed", "located", "parse_keyed"]
+__all__ = ["DELTA_CAP", "KEYED_FILES", "Keyed", "apply_delta", "delta_of", "located", "parse_keyed"]
 
 # file -> (the member holding the keyed entries, the model of one entry)
 KEYED_FILES: Mapping[str, tuple[str, type[Any]]] = {AGENTS: ("agents", Agent)}
@@ -133,6 +133,63 @@ def located(keyed: Keyed) -> Keyed:
     except _Malformed:
         return keyed
     return Keyed(text, spans, keyed.models, keyed.member)
+
+
+#: The most entry text a delta carries; a bigger change is read whole by each reader.
+DELTA_CAP = 256 * 1024
+
+
+def delta_of(
+    old_models: Mapping[str, Any], old_model: Any, new: Keyed, new_model: Any
+) -> tuple[dict[str, str], list[str]] | None:
+    """What a reader holding ``old_models`` (and the file's ``old_model``) needs to make the new
+    copy without reading it: the text of each entry that is new or changed (new ones last, as
+    in the document) and the keys removed. None when that is not exact or not small: the other
+    members changed, the kept entries moved, the new copy's spans are unknown, or the text is
+    over :data:`DELTA_CAP`."""
+    if not isinstance(new.document, str) or not new.spans:
+        return None
+    new_models = new.models
+    kept = [key for key in old_models if key in new_models]
+    new_keys = list(new_models)
+    if new_keys[: len(kept)] != kept:
+        return None  # entries moved, or a new one came before an old one
+    member = new.member
+    if replace(old_model, **{member: {}}) != replace(new_model, **{member: {}}):
+        return None
+    text, spans = new.document, new.spans
+    changed: dict[str, str] = {}
+    size = 0
+    for key in new_keys:
+        if old_models.get(key) is not new_models[key]:
+            start, end = spans[key]
+            size += end - start
+            if size > DELTA_CAP:
+                return None
+            changed[key] = text[start:end]
+    removed = [key for key in old_models if key not in new_models]
+    return changed, removed
+
+
+def apply_delta(
+    file_name: str, model: Any, keyed: Keyed, changed: Mapping[str, str], removed: list[str]
+) -> tuple[Any, Keyed] | None:
+    """``model`` (whose entries ``keyed`` holds) with :func:`delta_of`'s changes: only the
+    changed entries are validated. The result keeps no document (a later copy without a delta
+    is validated whole). None when an entry does not validate (the whole file then decides)."""
+    spec = KEYED_FILES.get(file_name)
+    if spec is None or spec[0] != keyed.member:
+        return None
+    member, entry_model = spec
+    models = dict(keyed.models)
+    for key in removed:
+        models.pop(key, None)
+    try:
+        for key, text in changed.items():
+            models[key] = decode(entry_model, text)
+    except InvalidDocument:
+        return None
+    return replace(model, **{member: models}), Keyed("", None, models, member)
 
 
 # --------------------------------------------------------------------------- first copy: in pieces

@@ -22,11 +22,14 @@ import contextlib
 import socket
 import time
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from tui.network.feed import (
     FEED_LINE_CAP,
+    FeedDelta,
     RefreshNow,
     Want,
     cycle_of,
@@ -34,6 +37,7 @@ from tui.network.feed import (
     encode,
     known_files,
 )
+from tui.network.keyed import delta_of
 from tui.network.snapshot import RefreshReport, Snapshot
 from tui.network.store import Store
 from tui.untrusted import clean_line
@@ -128,12 +132,15 @@ class Refresher:
         self._forced_at = -1e9
         self._line = encode(cycle_of(store, None))
         self._state = store.status.state
+        #: Per big keyed file: the hash, entries and model sessions were last told of.
+        self._seen: dict[str, tuple[str, Any, Any]] = {}
         self._unsubscribe = store.subscribe(self._cycled)
 
     async def start(self) -> None:
         """Take the disk cache's copies (sessions start from them at once), then poll."""
         await asyncio.to_thread(self.store.load_cache)
         self._line = encode(cycle_of(self.store, None))
+        self._deltas()  # what the sessions start from
         self._task = asyncio.get_running_loop().create_task(self.store.run(), name="refresher")
 
     async def stop(self) -> None:
@@ -173,12 +180,33 @@ class Refresher:
         if status.state != self._state:  # the operator hears of each change, once
             self._state = status.state
             self.log(f"refresher: {clean_line(status.describe(), 300)}")
-        self._line = encode(cycle_of(self.store, report))
+        self._line = encode(replace(cycle_of(self.store, report), deltas=self._deltas()))
         for session, feed in list(self.feeds.items()):
             if feed.closed:
                 self.feeds.pop(session, None)
             else:
                 feed.send(self._line)
+
+    def _deltas(self) -> dict[str, FeedDelta]:
+        """Each big keyed file that changed since the last cycle, as the entries that changed
+        (a session holding the last copy then reads nothing: tui/network/keyed.py); the copies
+        kept for the next comparison hold no document."""
+        deltas: dict[str, FeedDelta] = {}
+        seen: dict[str, tuple[str, Any, Any]] = {}
+        for name, keyed in self.store._keyed.items():
+            state = self.store.snapshot.file(name)
+            if not state.loaded or state.sha256 is None:
+                continue
+            seen[name] = (state.sha256, keyed.models, state.model)
+            before = self._seen.get(name)
+            if before is None or before[0] == state.sha256:
+                continue
+            found = delta_of(before[1], before[2], keyed, state.model)
+            if found is not None:
+                changed, removed = found
+                deltas[name] = FeedDelta(before[0], state.size or 0, changed, removed)
+        self._seen = seen
+        return deltas
 
     def _asked(self, feed: SessionFeed, line: bytes) -> None:
         """A session's line: only what a dashboard sends is taken; anything else is ignored."""
