@@ -212,17 +212,19 @@ def test_a_delta_is_sent_only_when_it_is_exact_and_small():
     one = dict(doc["agents"])
     one[keys[0]] = {**one[keys[0]], "karma": 7}
     model, keyed = changed(one)
-    found = delta_of(old.models, old_model, keyed, model)
+    found = delta_of(old.models, keyed, model)
     assert found is not None and list(found[0]) == [keys[0]] and found[1] == []
-    made, _ = apply_delta("agents.json", old_model, old, *found)
+    made, _ = apply_delta("agents.json", old, *found)
     assert made == model
+    # the other members changed too: they travel as JSON
+    assert model.meta is not None
+    with_meta = struct_replace(model, meta=struct_replace(model.meta, count=12_345))
+    found = delta_of(old.models, keyed, with_meta)
+    assert found is not None and apply_delta("agents.json", old, *found)[0] == with_meta
     # an entry moved: no delta
     moved = {keys[1]: one[keys[1]], **{k: v for k, v in one.items() if k != keys[1]}}
-    assert delta_of(old.models, old_model, *reversed(changed(moved))) is None
-    # another member changed: no delta
-    assert model.meta is not None
-    assert delta_of(old.models, old_model, keyed, struct_replace(model, meta=None)) is None
+    assert delta_of(old.models, *reversed(changed(moved))) is None
     # too much text: no delta
     big = {k: {**v, "bio": "x" * 400} for k, v in doc["agents"].items()}
     assert sum(len(v["bio"]) for v in big.values()) > DELTA_CAP
-    assert delta_of(old.models, old_model, *reversed(changed(big))) is None
+    assert delta_of(old.models, *reversed(changed(big))) is None

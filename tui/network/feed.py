@@ -80,7 +80,8 @@ class FeedDelta(msgspec.Struct, frozen=True):
     base: str
     size: int
     changed: dict[str, str]
-    removed: list[str] = msgspec.field(default_factory=list)
+    removed: list[str]
+    rest: str  # the other members, as JSON
 
 
 class Cycle(msgspec.Struct, frozen=True, tag="cycle"):
@@ -359,7 +360,7 @@ class FollowerStore(Store):
         keyed = self._keyed.get(name)
         if delta is None or keyed is None or not current.loaded or delta.base != current.sha256:
             return None
-        made = apply_delta(name, current.model, keyed, delta.changed, delta.removed)
+        made = apply_delta(name, keyed, delta.changed, delta.removed, delta.rest)
         if made is None:
             return None
         model, self._keyed[name] = made

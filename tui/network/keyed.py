@@ -140,13 +140,13 @@ DELTA_CAP = 256 * 1024
 
 
 def delta_of(
-    old_models: Mapping[str, Any], old_model: Any, new: Keyed, new_model: Any
-) -> tuple[dict[str, str], list[str]] | None:
-    """What a reader holding ``old_models`` (and the file's ``old_model``) needs to make the new
-    copy without reading it: the text of each entry that is new or changed (new ones last, as
-    in the document) and the keys removed. None when that is not exact or not small: the other
-    members changed, the kept entries moved, the new copy's spans are unknown, or the text is
-    over :data:`DELTA_CAP`."""
+    old_models: Mapping[str, Any], new: Keyed, new_model: Any
+) -> tuple[dict[str, str], list[str], str] | None:
+    """What a reader holding ``old_models`` needs to make the new copy without reading it: the
+    text of each entry that is new or changed (new ones last, as in the document), the keys
+    removed, and the other members as JSON (the keyed one empty). None when that is not exact
+    or not small: the kept entries moved, the new copy's spans are unknown, the other members
+    do not come back equal from their JSON, or the text is over :data:`DELTA_CAP`."""
     if not isinstance(new.document, str) or not new.spans:
         return None
     new_models = new.models
@@ -155,11 +155,16 @@ def delta_of(
     if new_keys[: len(kept)] != kept:
         return None  # entries moved, or a new one came before an old one
     member = new.member
-    if replace(old_model, **{member: {}}) != replace(new_model, **{member: {}}):
+    others = replace(new_model, **{member: {}})
+    rest = msgspec.json.encode(others).decode()
+    try:
+        if decode(type(new_model), rest) != others:
+            return None
+    except InvalidDocument:
         return None
     text, spans = new.document, new.spans
     changed: dict[str, str] = {}
-    size = 0
+    size = len(rest)
     for key in new_keys:
         if old_models.get(key) is not new_models[key]:
             start, end = spans[key]
@@ -168,15 +173,16 @@ def delta_of(
                 return None
             changed[key] = text[start:end]
     removed = [key for key in old_models if key not in new_models]
-    return changed, removed
+    return changed, removed, rest
 
 
 def apply_delta(
-    file_name: str, model: Any, keyed: Keyed, changed: Mapping[str, str], removed: list[str]
+    file_name: str, keyed: Keyed, changed: Mapping[str, str], removed: list[str], rest: str
 ) -> tuple[Any, Keyed] | None:
-    """``model`` (whose entries ``keyed`` holds) with :func:`delta_of`'s changes: only the
-    changed entries are validated. The result keeps no document (a later copy without a delta
-    is validated whole). None when an entry does not validate (the whole file then decides)."""
+    """The copy :func:`delta_of` describes, made from ``keyed``'s entries: only the changed
+    entries and the other members are validated. The result keeps no document (a later copy
+    without a delta is validated whole). None when something does not validate (the whole file
+    then decides)."""
     spec = KEYED_FILES.get(file_name)
     if spec is None or spec[0] != keyed.member:
         return None
@@ -187,9 +193,10 @@ def apply_delta(
     try:
         for key, text in changed.items():
             models[key] = decode(entry_model, text)
+        document: Any = decode(STATE_FILES[file_name], rest)
     except InvalidDocument:
         return None
-    return replace(model, **{member: models}), Keyed("", None, models, member)
+    return replace(document, **{member: models}), Keyed("", None, models, member)
 
 
 # --------------------------------------------------------------------------- first copy: in pieces

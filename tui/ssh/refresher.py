@@ -132,8 +132,8 @@ class Refresher:
         self._forced_at = -1e9
         self._line = encode(cycle_of(store, None))
         self._state = store.status.state
-        #: Per big keyed file: the hash, entries and model sessions were last told of.
-        self._seen: dict[str, tuple[str, Any, Any]] = {}
+        #: Per big keyed file: the hash and entries sessions were last told of.
+        self._seen: dict[str, tuple[str, Any]] = {}
         self._unsubscribe = store.subscribe(self._cycled)
 
     async def start(self) -> None:
@@ -192,19 +192,18 @@ class Refresher:
         (a session holding the last copy then reads nothing: tui/network/keyed.py); the copies
         kept for the next comparison hold no document."""
         deltas: dict[str, FeedDelta] = {}
-        seen: dict[str, tuple[str, Any, Any]] = {}
+        seen: dict[str, tuple[str, Any]] = {}
         for name, keyed in self.store._keyed.items():
             state = self.store.snapshot.file(name)
             if not state.loaded or state.sha256 is None:
                 continue
-            seen[name] = (state.sha256, keyed.models, state.model)
+            seen[name] = (state.sha256, keyed.models)
             before = self._seen.get(name)
             if before is None or before[0] == state.sha256:
                 continue
-            found = delta_of(before[1], before[2], keyed, state.model)
+            found = delta_of(before[1], keyed, state.model)
             if found is not None:
-                changed, removed = found
-                deltas[name] = FeedDelta(before[0], state.size or 0, changed, removed)
+                deltas[name] = FeedDelta(before[0], state.size or 0, *found)
         self._seen = seen
         return deltas
 
