@@ -38,7 +38,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tui.config import Settings
     from tui.network.feed import FollowerStore
+    from tui.session import Session
 
 __all__ = ["main"]
 
@@ -56,7 +58,7 @@ def _preload(feed: int) -> FollowerStore:
     same service and cache folder), following the refresher on ``feed``."""
     # deferred: the zygote's whole point is to import these once, before any fork
     from tui import cli, gc_policy
-    from tui.commands import settings_from
+    from tui.commands import load_from
     from tui.commands.dashboard import preload_dashboard
     from tui.network.disk_cache import DiskCache
     from tui.network.feed import FollowerStore
@@ -65,7 +67,8 @@ def _preload(feed: int) -> FollowerStore:
     from tui.startup import one_malloc_arena
 
     one_malloc_arena()  # as a session's start does; the forks inherit it
-    settings = for_session(settings_from(cli.build_parser().parse_args([]), looks_for_token=False))
+    settings, session = load_from(cli.build_parser().parse_args([]), looks_for_token=False)
+    session = for_session(session)
     preload_dashboard()
     store = FollowerStore(
         settings.state_url,
@@ -75,11 +78,11 @@ def _preload(feed: int) -> FollowerStore:
         building=gc_policy.building,
     )
     store.load_cache()
-    _warm(settings, store)
+    _warm(settings, session, store)
     return store
 
 
-def _warm(settings: Any, store: FollowerStore) -> None:
+def _warm(settings: Settings, session: Session, store: FollowerStore) -> None:
     """Run the dashboard once headless on the zygote's snapshot (its own service, on a feed
     that says nothing), so that what a session parses and imports at its start is done here,
     once (tui/commands/dashboard.py)."""
@@ -90,7 +93,7 @@ def _warm(settings: Any, store: FollowerStore) -> None:
 
     ours, theirs = socket.socketpair()
     try:
-        service = connect(settings, follow=theirs.detach())
+        service = connect(settings, session, follow=theirs.detach())
         if isinstance(service.store, FollowerStore):
             service.store.adopt(store)
         warm_dashboard(service)
