@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from textual.pilot import Pilot
 from textual_idle import settle
 
-from tui import gc_policy
 from tui.config import Settings
 from tui.eggs.boot_record import BootRecord, parse_boot_record
 from tui.eggs.boot_rows import BootsSource, with_sibling_warnings
@@ -26,6 +25,7 @@ from tui.sandbox.generator import DEFAULT_EPOCH
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
 from tui.service import Service
+from tui.ui import speed
 from tui.ui.app import RoostApp
 from tui.ui.textual_compat import composited_update
 
@@ -82,7 +82,7 @@ def make_rig(
     clock = Clock()
     client = in_process_client(sandbox, BASE)
     # the memory policy connect() gives a real store (tui/gc_policy.py)
-    store = Store(BASE, client=client, clock=clock, building=gc_policy.building)
+    store = Store(BASE, client=client, clock=clock, building=speed.building())
     service = service_for(store, demo=demo, demo_app=sandbox, settings=settings)
     app = RoostApp(service, clock=clock, initial_screen=screen, poll=False)
     return Rig(app, network, store, clock, sandbox.state.sandbox.faults)

@@ -23,7 +23,6 @@ from app_rig import (
 from textual.pilot import Pilot
 from textual_idle import settle
 
-from tui import gc_policy
 from tui.conversation.reading import ThreadRead
 from tui.conversation.thread import Thread
 from tui.network.store import Store
@@ -31,6 +30,7 @@ from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH, generate_state, iso
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
+from tui.ui import speed
 from tui.ui.app import RoostApp
 
 __all__ = [
@@ -241,7 +241,7 @@ def make_conversation_rig(
     sandbox = create_app(network, seed=7, agents=60, epoch=DEFAULT_EPOCH)
     clock = Clock()
     client = in_process_client(sandbox, BASE)
-    store = Store(BASE, client=client, clock=clock, building=gc_policy.building)
+    store = Store(BASE, client=client, clock=clock, building=speed.building())
     service = service_for(store, demo=True, demo_app=sandbox)
     if ssh_role is not None:
         service.session = replace(service.session, ssh_role=ssh_role)

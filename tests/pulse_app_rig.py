@@ -20,13 +20,13 @@ from conversation_rig import conversation_docs
 from textual.pilot import Pilot
 from textual_idle import settle
 
-from tui import gc_policy
 from tui.network.store import Store
 from tui.pulse.soul import SoulPage
 from tui.sandbox.app import create_app
 from tui.sandbox.generator import DEFAULT_EPOCH, generate_state, iso
 from tui.sandbox.published import DemoNetwork
 from tui.sandbox.server import in_process_client
+from tui.ui import speed
 from tui.ui.app import RoostApp
 
 __all__ = [
@@ -259,7 +259,7 @@ def make_pulse_rig(
     sandbox = create_app(network, seed=7, agents=size_agents, epoch=DEFAULT_EPOCH)
     clock = Clock()
     client = in_process_client(sandbox, BASE)
-    store = Store(BASE, client=client, clock=clock, building=gc_policy.building)
+    store = Store(BASE, client=client, clock=clock, building=speed.building())
     service = service_for(store, demo=True, demo_app=sandbox)
     service.settings = with_agent(service.settings, agent, bell)
     souls = souls if souls is not None else FakeSouls({ME: SOUL})

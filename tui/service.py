@@ -8,7 +8,7 @@ world is kept under roost's data folder, so every command and the dashboard see 
 
 Importing this module is cheap (the store and the demo network are imported by
 :func:`connect`): `roost` calls it before the dashboard's imports, so that its disk cache is
-read on another core meanwhile (tui/startup.py).
+read on another core meanwhile (tui/ui/speed/startup.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from tui import gc_policy
 from tui.clock import utc_now
 from tui.config import DEMO_BASE_URL, Settings, session_of
 from tui.eggs.hub_paths import PUBLIC_HUB_URL, demo_sources
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
     from tui.actions.poster import Poster
     from tui.conversation.reader import Threads
     from tui.eggs.boot_rows import BootsSource
-    from tui.network.store import Store, StoreOptions
+    from tui.network.store import Building, Store, StoreOptions
     from tui.pulse.soul import SoulPages
 
 __all__ = ["DEMO_BASE_URL", "Service", "connect", "demo_epoch"]
@@ -188,6 +187,7 @@ def connect(
     clock: Callable[[], datetime] | None = None,
     files: Iterable[str] | None = None,
     follow: int | None = None,
+    building: Building | None = None,
 ) -> Service:
     """Build the service for ``settings`` and ``session`` (None: the one the settings alone
     imply, :func:`tui.config.session_of`); demo settings get an in-process sandbox.
@@ -197,7 +197,9 @@ def connect(
     that the read overlaps the dashboard's imports). ``files``: the state files its store
     reads (default the five; `roost posts` reads only the log and trending). ``follow``: the
     descriptor of a refresher's feed (a session of `roost serve-ssh`): the store follows it
-    and makes no request for state files (tui/network/feed.py).
+    and makes no request for state files (tui/network/feed.py). ``building``: what the store
+    wraps each long-lived build in (the dashboard's memory policy, tui/ui/speed); none by
+    default.
     """
     if session is None:
         session = session_of(settings)
@@ -211,8 +213,7 @@ def connect(
     from tui.network.store import Store, StoreOptions  # deferred: off the start path
 
     options = options or StoreOptions(interval_s=settings.interval)
-    # the models the store builds live long: the collector's policy for them (tui/gc_policy.py)
-    kwargs: dict[str, Any] = {"options": options, "building": gc_policy.building}
+    kwargs: dict[str, Any] = {"options": options, "building": building}
     if clock is not None:
         kwargs["clock"] = clock  # screenshots freeze the store's
     if files is not None:

@@ -177,11 +177,11 @@ async def test_full_collections_run_when_no_key_is_being_handled():
     agents: the app runs them itself once no key has come for a while."""
     import gc
 
-    from tui import gc_policy
+    from tui.ui.speed import gc_policy
 
     before = gc.get_threshold()
     rig = make_rig()
-    key_pace = rig.app.key_pace
+    key_pace = rig.app.speed.key_pace
     async with rig.app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         assert gc.get_threshold()[2] > 10**6  # never started by an allocation
@@ -189,20 +189,20 @@ async def test_full_collections_run_when_no_key_is_being_handled():
             gc.collect(1)
         assert gc_policy.full_due()
         key_pace.hold(5)  # keys are being handled: not now
-        rig.app._collect_when_idle()
+        rig.app.speed._collect_when_idle()
         assert gc_policy.full_due()
         key_pace.release()  # quiet for long enough
-        rig.app._collect_when_idle()
+        rig.app.speed._collect_when_idle()
         assert not gc_policy.full_due()
         # every few quiet minutes, one that includes what was frozen
         thorough = gc_policy.collect_everything
         calls: list[bool] = []
         gc_policy.collect_everything = lambda: calls.append(thorough()) or True  # type: ignore[assignment]
         try:
-            rig.app._collect_when_idle()
+            rig.app.speed._collect_when_idle()
             assert calls == []
-            rig.app._thorough_at -= 601
-            rig.app._collect_when_idle()
+            rig.app.speed._thorough_at -= 601
+            rig.app.speed._collect_when_idle()
             assert calls == [True]
         finally:
             gc_policy.collect_everything = thorough  # type: ignore[assignment]
@@ -880,7 +880,7 @@ async def test_worker_failure_becomes_a_toast_not_a_crash():
 async def test_big_table_builds_in_a_thread_and_keeps_place(monkeypatch):
     import threading
 
-    from tui import gc_policy
+    from tui.ui.speed import gc_policy
     from tui.ui.table.virtual_table import VirtualTable
 
     builds: list[tuple[int | None, bool]] = []  # (size, in a thread)
@@ -984,7 +984,9 @@ def test_run_tui_freezes_what_is_left_once_the_app_has_closed(monkeypatch):
         return 0
 
     monkeypatch.setattr(app_module.RoostApp, "run", fake_run)
-    monkeypatch.setattr(app_module.gc_policy, "freeze", lambda: order.append("freeze"))
+    from tui.ui.speed import gc_policy
+
+    monkeypatch.setattr(gc_policy, "freeze", lambda: order.append("freeze"))
     service = connect(Settings(read_url="https://example.invalid/x"), use_cache=False)
     assert app_module.run_tui(service) == 0
     assert order == ["run", "freeze"]
@@ -1014,10 +1016,10 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
     one step at a time, only when no key has come for a moment: keys typed every 30 ms keep
     every step away; typed every 200 ms (a person going from tab to tab), the steps fit
     between them, and the Seeds tab's own CSS is parsed before its first visit."""
-    import tui.ui.app as app_module
+    from tui.ui.speed import machinery
     from tui.ui.textual_compat import ParseOnceStylesheet
 
-    monkeypatch.setattr(app_module, "PRELOAD_AFTER_S", 0.05)
+    monkeypatch.setattr(machinery, "PRELOAD_AFTER_S", 0.05)
     parsed: list[str] = []
     preparse = ParseOnceStylesheet.preparse
 
@@ -1031,7 +1033,7 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
 
     async def keys() -> None:  # as the app does for each key it reads
         while typing:
-            rig.app.key_pace.hold()
+            rig.app.speed.key_pace.hold()
             await asyncio.sleep(every)
 
     rig = make_rig()
@@ -1054,9 +1056,9 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
 
 
 async def test_a_tab_opened_later_paints_its_bars_on_the_key_and_its_body_after():
-    """The first tab is composed whole. A tab first opened later (Seeds) shows its bars in the
-    frame after its key, its body empty; the body is mounted after that frame and shows the
-    snapshot, focus where the tab puts it."""
+    """A tab's body is composed in Textual's Lazy: a tab first opened later (Seeds) shows its
+    bars in the frame after its key, no body yet; the body is mounted after that frame and
+    shows the snapshot, focus where the tab puts it."""
     from tui.ui.screens.base import ScreenBody
     from tui.ui.screens.seeds import SeedsScreen
 
@@ -1067,16 +1069,16 @@ async def test_a_tab_opened_later_paints_its_bars_on_the_key_and_its_body_after(
     def hook() -> None:
         screen = app.screen
         if isinstance(screen, SeedsScreen):
-            frames.append((screen.body_filled, len(screen.query_one(ScreenBody).children)))
+            frames.append((screen.body_filled, len(screen.query(ScreenBody))))
 
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        assert app.screen.defer_body is False and app.screen.body_filled
+        assert app.screen.body_filled
         app.post_display_hook = hook
         await pilot.press("5")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, SeedsScreen) and screen.defer_body
+        assert isinstance(screen, SeedsScreen)
         assert frames[0] == (False, 0)  # the key's frame: the bars, no body yet
         assert screen.body_filled and screen.ready
         assert screen.focused is not None and screen.focused.id == "active-scroll"
@@ -1102,7 +1104,7 @@ async def test_keys_typed_while_a_tab_body_mounts_are_handled_there_in_order():
         for _ in range(500):
             await pilot.pause(0.01)
             screen = app.screen
-            if isinstance(screen, SeedsScreen) and screen.body_filled and not app.held_keys:
+            if isinstance(screen, SeedsScreen) and screen.body_filled and not app.speed.held_keys:
                 break
         await settle(pilot)
         screen = app.screen

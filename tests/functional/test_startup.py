@@ -18,7 +18,6 @@ import pytest
 from app_rig import BASE, loaded, make_rig, service_for
 
 import tui
-from tui import startup
 from tui.config import DEMO_BASE_URL, Settings
 from tui.network.disk_cache import CachedFile, CachedMeta, DiskCache, service_folder_name
 from tui.network.store import Store
@@ -28,6 +27,7 @@ from tui.service import connect
 from tui.tabs import tab
 from tui.ui.app import RoostApp
 from tui.ui.screens import TABS, StateScreen
+from tui.ui.speed import startup
 
 SIZE = (80, 24)
 REPO_ROOT = Path(tui.__file__).resolve().parents[1]
@@ -257,7 +257,7 @@ def test_begin_pauses_gc_and_connects_with_the_cache_prefetched(tmp_path, gc_res
 _ARENA_CHILD = """
 import ctypes, sys, threading
 from pathlib import Path
-from tui import startup
+from tui.ui.speed import startup
 from tui.config import Settings
 if sys.argv[1] == "begin":
     startup.begin(Settings(cache_dir=Path(sys.argv[2])))

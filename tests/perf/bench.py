@@ -66,6 +66,11 @@ ssh          a team on one server: `roost serve-ssh` on a 50 000-agent sandbox a
              max), a lone session beside a local start, what an idle session's client receives,
              the CPU a data change costs N sessions over one, and the memory (PSS summed) of the
              sessions and their zygote after it (tests/perf/bench_ssh.py).
+machinery    what the speed machinery (tui/ui/speed) buys: cold start, next frame and settled frame
+             of the key session, quit and `roost state --json` with everything on, with
+             ROOST_PLAIN=1 (plain Textual) and with each piece off alone, at 20 000 agents, two
+             rounds (tests/perf/bench_machinery.py); the page shows it as "What the machinery
+             buys". ``--plain`` runs this section alone.
 export       50 000 Agents rows as shown written to CSV by roost's export (formula cells
              neutralised, control characters cleaned) beside csv.writer over the same cells, and
              to JSON Lines (tests/perf/bench_export.py).
@@ -95,11 +100,11 @@ import figures  # noqa: E402
 from bench_paths import best_of  # noqa: E402
 from figures import figure  # noqa: E402
 
-from tui import gc_policy  # noqa: E402
 from tui.network.models import STATE_FILES, parse_state  # noqa: E402
 from tui.network.store import Store, StoreOptions, state_base_url  # noqa: E402
 from tui.sandbox.app import create_app  # noqa: E402
 from tui.sandbox.generator import generate_state, serialize  # noqa: E402
+from tui.ui.speed import gc_policy  # noqa: E402
 
 BASE = "http://bench.invalid"
 SECTIONS = (
@@ -120,6 +125,7 @@ SECTIONS = (
     "export",
     "ssh_idle",
     "ssh",
+    "machinery",
 )
 
 
@@ -389,6 +395,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             rounds=1 if smoke else 3,
             idle_s=10.0 if smoke else 60.0,
         )
+    if "machinery" in only:
+        from bench_machinery import measure_machinery
+
+        out["machinery"] = await measure_machinery(
+            2000 if smoke else 20_000, rounds=1 if smoke else args.plain_rounds
+        )
     if "cold_start" in only:
         import tempfile
 
@@ -423,6 +435,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="comma list of sections: " + ",".join(SECTIONS),
     )
     parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="the machinery section alone (--only machinery): every figure with ROOST_PLAIN",
+    )
+    parser.add_argument(
+        "--plain-rounds", type=int, default=2, help="rounds of the machinery section (default 2)"
+    )
+    parser.add_argument(
+        "--page",
+        metavar="FILE",
+        help="with --from-json or after a run: write the page to FILE instead of docs/ (a check)",
+    )
+    parser.add_argument(
         "--real-agents",
         type=int,
         default=1300,
@@ -445,6 +470,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--from-json", metavar="FILE", help="measure nothing: read the result of an earlier run"
     )
     args = parser.parse_args(argv)
+    if args.plain:
+        args.only = "machinery"
     if args.from_json:
         result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
     else:
@@ -456,6 +483,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         result["finished_utc"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         figures.stamp(result)
         print(json.dumps(result, indent=2))
+    if args.page:
+        page = figures.write(result, SECTIONS, Path(args.page))
+        print(f"bench: wrote {page}", file=sys.stderr)
     if args.write_docs:
         missing = [s for s in SECTIONS if "figures" not in result.get(s, {})]
         if result.get("smoke") or missing:

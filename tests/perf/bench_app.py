@@ -46,12 +46,12 @@ from figures import figure  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.widgets import Static  # noqa: E402
 
-from tui import gc_policy  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import CachedMeta, DiskCache  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.sandbox.generator import DEFAULT_EPOCH, generate_state, serialize  # noqa: E402
 from tui.service import Service  # noqa: E402
+from tui.ui import speed  # noqa: E402
 from tui.ui.app import RoostApp  # noqa: E402
 from tui.ui.screens.agents import AgentsScreen  # noqa: E402
 
@@ -114,12 +114,16 @@ async def _until_painted(app: App, ready, started: float) -> float:
 async def _roost_once(cache: DiskCache, agents: int) -> float:
     started = time.perf_counter()
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
-    store = Store(BASE, client=client, cache=cache, building=gc_policy.building)
+    store = Store(BASE, client=client, cache=cache, building=speed.building())
     app = RoostApp(Service(Settings(read_url=BASE), store), poll=False)
 
     def ready() -> bool:
         screen = app.screen
-        return isinstance(screen, AgentsScreen) and screen.table.total_count == agents
+        return (
+            isinstance(screen, AgentsScreen)
+            and screen.body_filled
+            and screen.table.total_count == agents
+        )
 
     try:
         return await _until_painted(app, ready, started)
@@ -133,7 +137,7 @@ async def _bare_once() -> float:
 
 
 def _data_load_once(cache: DiskCache) -> float:
-    store = Store(BASE, cache=cache, building=gc_policy.building)  # as connect() makes it
+    store = Store(BASE, cache=cache, building=speed.building())  # as connect() makes it
     started = time.perf_counter()
     snapshot = store.load_cache()
     elapsed = time.perf_counter() - started

@@ -51,12 +51,12 @@ from textual.app import App  # noqa: E402
 from textual.message import Message  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
-from tui import gc_policy  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import DiskCache  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.service import Service  # noqa: E402
 from tui.tabs import TABS  # noqa: E402
+from tui.ui import speed  # noqa: E402
 from tui.ui.app import RoostApp  # noqa: E402
 from tui.ui.screens.agents import AgentsScreen  # noqa: E402
 
@@ -185,14 +185,16 @@ async def _painted(
     (``message_hook``: called with each message as it arrives anywhere in the app; ``agent``:
     the agent whose inbox it shows)."""
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
-    store = Store(BASE, client=client, cache=cache, building=gc_policy.building)
+    store = Store(BASE, client=client, cache=cache, building=speed.building())
     app = RoostApp(Service(Settings(read_url=BASE, agent=agent), store), poll=False)
     frames = _Frames()
     app.post_display_hook = frames.hook  # type: ignore[method-assign]
     try:
         async with app.run_test(size=SIZE, message_hook=message_hook) as pilot:
             while not (
-                isinstance(app.screen, AgentsScreen) and app.screen.table.total_count == agents
+                isinstance(app.screen, AgentsScreen)
+                and app.screen.body_filled
+                and app.screen.table.total_count == agents
             ):
                 await frames.first_after(time.perf_counter(), timeout=5)
             yield app, pilot, frames

@@ -39,11 +39,12 @@ if str(ROOT) not in sys.path:
 
 from figures import figure  # noqa: E402
 
-from tui import gc_policy  # noqa: E402
 from tui.network.keyed import parse_keyed as _parse_keyed  # noqa: E402
 from tui.network.state_files import AGENTS  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.sandbox.generator import generate_state, serialize  # noqa: E402
+from tui.ui import speed  # noqa: E402
+from tui.ui.speed import gc_policy  # noqa: E402
 
 __all__ = ["best_of", "best_quick", "measure_cli", "measure_memory", "measure_store_paths"]
 
@@ -130,7 +131,7 @@ def measure_store_paths(sizes: list[int], runs: int) -> dict[str, Any]:
                     "steady_refresh_s": lambda data=data, p=previous: parse_keyed(AGENTS, data, p),
                     "load_cache_floor_s": lambda paths=paths: _load_floor(paths),
                     "load_cache_s": lambda cache=cache: Store(
-                        BASE, cache=cache, building=gc_policy.building
+                        BASE, cache=cache, building=speed.building()
                     ).load_cache(),
                 },
                 size_runs,

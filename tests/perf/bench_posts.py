@@ -66,7 +66,6 @@ from bench_paths import _interleaved  # noqa: E402
 from figures import figure  # noqa: E402
 from textual.message import Message  # noqa: E402
 
-from tui import gc_policy  # noqa: E402
 from tui.conversation.posts import newest_first  # noqa: E402
 from tui.network.disk_cache import DiskCache  # noqa: E402
 from tui.network.models import parse_state  # noqa: E402
@@ -80,10 +79,12 @@ from tui.network.store import Store, StoreOptions  # noqa: E402
 from tui.sandbox.app import create_app  # noqa: E402
 from tui.sandbox.generator import serialize  # noqa: E402
 from tui.sandbox.published import DemoNetwork  # noqa: E402
+from tui.ui import speed  # noqa: E402
 from tui.ui.app import RoostApp  # noqa: E402
 from tui.ui.screens.agents import AgentsScreen  # noqa: E402
 from tui.ui.screens.posts import PostsScreen  # noqa: E402
 from tui.ui.screens.table_screen import TableScreen  # noqa: E402
+from tui.ui.speed import gc_policy  # noqa: E402
 from tui.ui.table.virtual_table import VirtualTable  # noqa: E402
 
 __all__ = ["measure_posts"]
@@ -396,7 +397,7 @@ def measure_visit_floor(
     ``runs``, taking turns."""
 
     def store_reads() -> None:
-        store = Store(BASE, cache=cache, building=gc_policy.building)
+        store = Store(BASE, cache=cache, building=speed.building())
         assert asyncio.run(store.want(*names)) == set(names)
 
     def floor() -> None:

@@ -44,13 +44,13 @@ from bench_app import BASE, _NoNetwork, cache_files, fill_cache  # noqa: E402
 from bench_keys import _key_event, _quantile  # noqa: E402
 from figures import figure  # noqa: E402
 
-from tui import gc_policy  # noqa: E402
 from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import DiskCache  # noqa: E402
 from tui.network.state_files import DISCUSSIONS_CACHE, DISCUSSIONS_INDEX, POSTED_LOG  # noqa: E402
 from tui.network.store import Store  # noqa: E402
 from tui.sandbox.generator import DEFAULT_EPOCH, iso, serialize  # noqa: E402
 from tui.service import Service  # noqa: E402
+from tui.ui import speed  # noqa: E402
 from tui.ui.app import RoostApp  # noqa: E402
 from tui.ui.screens.posts import PostsScreen  # noqa: E402
 from tui.ui.screens.thread import ThreadScreen  # noqa: E402
@@ -170,7 +170,7 @@ class _Frames:
 async def _round(cache_dir: Path, comments: int) -> dict[str, Any]:
     client = httpx.AsyncClient(transport=_NoNetwork(), base_url=BASE)
     cache = DiskCache.for_service(BASE, cache_dir)
-    store = Store(BASE, client=client, cache=cache, building=gc_policy.building)
+    store = Store(BASE, client=client, cache=cache, building=speed.building())
     app = RoostApp(Service(Settings(read_url=BASE), store), initial_screen="posts", poll=False)
     frames = _Frames()
     app.post_display_hook = lambda: frames.hook(app)  # type: ignore[method-assign]

@@ -39,7 +39,7 @@ def roost_app(cache_dir: str, agents: int):
     root = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(root))
     from tui.config import Settings
-    from tui.startup import begin
+    from tui.ui.speed.startup import begin
 
     settings = Settings(read_url=BASE, cache_dir=Path(cache_dir))
     service = begin(settings)  # as `roost` does before importing the app (tui/commands)
@@ -60,7 +60,11 @@ def roost_app(cache_dir: str, agents: int):
 
     def ready() -> bool:
         screen = app.screen
-        return isinstance(screen, AgentsScreen) and screen.table.total_count == agents
+        return (
+            isinstance(screen, AgentsScreen)
+            and screen.body_filled
+            and screen.table.total_count == agents
+        )
 
     return app, ready
 

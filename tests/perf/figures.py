@@ -94,6 +94,7 @@ HOW_TO_RUN = """\
 .venv/bin/python tests/perf/bench.py                      # every section at full size, prints JSON
 .venv/bin/python tests/perf/bench.py --only keys,cli      # some sections
 .venv/bin/python tests/perf/bench.py --smoke              # tiny sizes: checks that it runs
+.venv/bin/python tests/perf/bench.py --plain              # what the speed machinery buys, alone
 .venv/bin/python tests/perf/bench.py --write-docs         # a full run, then this page from it
 .venv/bin/python tests/perf/bench.py --from-json docs/performance.json --write-docs   # again, from its run
 ```
@@ -135,6 +136,9 @@ def render(result: dict[str, Any], sections: tuple[str, ...]) -> str:
         "",
     ]
     for section in sections:
+        for matrix in result.get(section, {}).get("matrices", []):
+            lines += render_matrix(matrix)
+    for section in sections:
         records = result.get(section, {}).get("figures")
         if records is None:
             continue
@@ -146,6 +150,22 @@ def render(result: dict[str, Any], sections: tuple[str, ...]) -> str:
             )
         lines.append("")
     return "\n".join(lines)
+
+
+def matrix(title: str, text: str, columns: list[str], rows: list[list[str]]) -> dict[str, Any]:
+    """A table a section adds to the page under its own heading (rows of cells as shown)."""
+    return {"title": title, "text": text, "columns": columns, "rows": rows}
+
+
+def render_matrix(record: dict[str, Any]) -> list[str]:
+    """The lines of one :func:`matrix`: its heading, its text, its table."""
+    columns = record["columns"]
+    lines = [f"## {record['title']}", ""]
+    if record["text"]:
+        lines += [record["text"], ""]
+    lines += ["| " + " | ".join(columns) + " |", "|---|" + "---:|" * (len(columns) - 1)]
+    lines += ["| " + " | ".join(row) + " |" for row in record["rows"]]
+    return [*lines, ""]
 
 
 def stamp(result: dict[str, Any]) -> None:

@@ -376,12 +376,13 @@ def test_end_to_end_over_a_loopback_socket(tmp_path):
 
 async def test_long_lived_builds_run_in_the_owners_memory_policy(client, tmp_path):
     """The store never switches the collector itself: each build whose models live until the
-    next one runs in the ``building`` its owner gives (connect() gives tui/gc_policy.py's)."""
+    next one runs in the ``building`` its owner gives (the dashboard: tui/ui/speed/gc_policy.py's,
+    through connect(); the commands give none)."""
     import contextlib
 
-    from tui import gc_policy
     from tui.config import Settings
     from tui.service import connect
+    from tui.ui.speed import gc_policy
 
     seen: list[int | None] = []
 
@@ -398,6 +399,9 @@ async def test_long_lived_builds_run_in_the_owners_memory_policy(client, tmp_pat
     seen.clear()
     Store(BASE, client=client, cache=cache, building=building).load_cache()
     assert seen == [None]  # the whole cached copy, whatever its size
-    service = connect(Settings(read_url=BASE), use_cache=False)
+    service = connect(Settings(read_url=BASE), use_cache=False, building=gc_policy.building)
     assert service.store._building is gc_policy.building
+    await service.aclose()
+    service = connect(Settings(read_url=BASE), use_cache=False)
+    assert service.store._building is not gc_policy.building
     await service.aclose()

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from tui.commands import EXIT_OK, EXIT_USAGE, agent_option, load_from, readonly_option
 from tui.ssh.mode import for_session, session_role
-from tui.startup import begin, resume_gc
 from tui.tabs import TAB_IDS
+from tui.ui import speed
 
 if TYPE_CHECKING:
     from tui.service import Service
@@ -104,10 +104,10 @@ def run_dashboard(args: argparse.Namespace) -> int:
     if getattr(args, "demo", False):
         settings, session = settings.as_demo(), session.as_demo()
     try:
-        service = begin(settings, session)  # before the heavy imports (tui/startup.py)
+        service = speed.begin(settings, session)  # before the heavy imports (tui/ui/speed)
         from tui.ui.app import run_tui  # deferred: off the start path
 
         asked = {"ask_demo_reset": True} if getattr(args, "reset", False) else {}
         return run_tui(service, screen=screen, **asked)
     finally:
-        resume_gc()  # normally the app has already (after its first paint)
+        speed.end()  # the start-up's hold on the collector, if the app has not ended it

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = [
+    "Building",
     "FileState",
     "Integrity",
     "Problem",
@@ -92,6 +93,11 @@ Listener = Callable[[Snapshot, RefreshReport], None]
 
 
 # --------------------------------------------------------------------------- the store
+
+
+#: What an owner hands the store to wrap each long-lived build in, given its size in bytes (None:
+#: the disk cache's copies at start): the dashboard's memory policy (tui/ui/speed/gc_policy.py).
+Building = Callable[[int | None], AbstractContextManager[object]]
 
 
 def _as_it_is(size: int | None) -> AbstractContextManager[object]:
@@ -118,12 +124,12 @@ class Store:
         options: StoreOptions | None = None,
         clock: Callable[[], datetime] = utc_now,
         files: Iterable[str] = STATE_FILE_NAMES,
-        building: Callable[[int | None], AbstractContextManager[object]] = _as_it_is,
+        building: Building | None = None,
     ):
         """``building``: what each long-lived build (a state file's models of ``size`` bytes;
         None: the disk cache's copies at start) runs in. The owner's memory policy
-        (tui/gc_policy.py, which :func:`tui.service.connect` hands over); none by default."""
-        self._building = building
+        (tui/ui/speed/gc_policy.py, handed over by :func:`tui.service.connect`); none by default."""
+        self._building = building or _as_it_is
         self.read_url = read_url
         self.base_url = state_base_url(read_url)
         self.options = options or StoreOptions()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,23 +32,18 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from tui import gc_policy
 from tui.network.store import RefreshReport, Snapshot, Store, StoreStatus
 from tui.network.urls import redact_url
-from tui.startup import resume_gc
+from tui.ui import speed
 from tui.ui.app_state import AppState, Clock, utc_now
 from tui.ui.conversation import ConversationController
-from tui.ui.held_keys import HeldKeys
 from tui.ui.preferences import PreferencesController
-from tui.ui.preload import prepare_tabs
 from tui.ui.pulse import PulseController
 from tui.ui.screens import TABS, StateScreen, Tab
 from tui.ui.screens.base import Place
 from tui.ui.ssh_mode import NO_BROWSER, NO_SUSPEND, SSHGuard
 from tui.ui.stylesheets import no_color, sheets, styles_dir
-from tui.ui.table.key_pace import KeyPace
 from tui.ui.table.virtual_table import VirtualTable
-from tui.ui.textual_compat import ParseOnceStylesheet, default_css_sources, mark_styles_current
 from tui.ui.widgets.editors import OrderedInput
 from tui.ui.widgets.tab_bar import TabBar
 from tui.ui.widgets.text import short
@@ -71,14 +65,6 @@ if TYPE_CHECKING:
 __all__ = ["RoostApp", "run_tui", "styles_dir", "utc_now"]
 
 _CACHE_PAINT_WAIT_S = 3.0  # the first refresh waits at most this long for the cache's paint
-#: After the first refresh, how long the app waits before it imports the other tabs' screens
-PRELOAD_AFTER_S = 1.0
-# how often the app looks for a quiet moment to run a deferred full collection, and how long
-# without a key makes one (tui/gc_policy.py: defer_full)
-IDLE_CHECK_S = 1.0
-IDLE_BEFORE_COLLECT_S = 1.5
-# how often (at most) a quiet moment also collects what was frozen
-THOROUGH_COLLECT_S = 600.0
 REPORTS_KEPT = 20  # refresh reports the problems view lists
 INTERVAL_STEPS = (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)  # `+` / `-`
 
@@ -190,14 +176,8 @@ class RoostApp(App[int]):
         # second full CSS reparse) in on_mount; both are this app's own (ClassVars in Textual)
         vars(self).update(MODES=modes, DEFAULT_MODE=initial_screen)
         super().__init__(ansi_color=no_color())
-        # each CSS source parsed once, not again on every re-parse (a tab's first visit makes
-        # three): see tui/ui/textual_compat.py. No source has been added yet.
-        self.stylesheet = ParseOnceStylesheet.for_app(self.get_css_variables())
-        # The filter field's default CSS goes in with the first parse: "/" is often the first
-        # key, typed at the first paint, and mounting the first Input would add it then, which
-        # makes Textual index every rule again on that key, delaying the first "/" frame.
-        for source in default_css_sources(OrderedInput):
-            self.stylesheet.add_source(*source)
+        #: The speed machinery (tui/ui/speed): ROOST_PLAIN=1 runs plain Textual.
+        self.speed = speed.install(self, first_css=(OrderedInput,))
         self.initial_screen = initial_screen
         self.clock: Clock = clock
         self.service = service
@@ -206,8 +186,6 @@ class RoostApp(App[int]):
         self.store: Store = service.store
         self.poll = poll
         self.preferences.install(self.store if poll else None)
-        #: When keys come: background work (table warm-ups, preloads) stands aside meanwhile.
-        self.key_pace = KeyPace()
         #: Served over SSH: the server's signals, and no suspend, no browser (tui/ui/ssh_mode.py).
         self.ssh = SSHGuard(self, service.session.ssh_role)
         self.app_state = AppState(
@@ -243,13 +221,9 @@ class RoostApp(App[int]):
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
         self._cache_on_view = asyncio.Event()  # the disk cache's data has been painted
         self._tab_screens: dict[str, StateScreen] = {}
-        self.held_keys = HeldKeys(self)  # typed before what takes them is there
         self._problems_seen: set[tuple[str, str]] = set()
         self._last_state = "starting"
-        self._frozen: gc_policy.Hold | None = None  # kept from mount to unmount
         self._leaving = False  # exit() was called: nothing will be drawn again
-        self._full_collections: gc_policy.Hold | None = None  # from mount to unmount
-        self._thorough_at = time.monotonic()  # the last collection that included the frozen
         self._unsubscribe = self.store.subscribe(self._on_store_cycle)
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
@@ -302,19 +276,10 @@ class RoostApp(App[int]):
         """A new screen for ``tab`` (the modes' factory), given the app's state."""
         screen = tab()
         screen.app_state = self.app_state
-        # the first tab is painted whole; a tab opened later paints its bars on the key that
-        # opens it and its body in the frames after (StateScreen.defer_body)
-        screen.defer_body = bool(self._tab_screens)
-        screen.key_pace = self.key_pace
-        screen.build_policy = gc_policy.building  # big builds: the collector's policy for them
+        self.speed.screen_made(screen)
         screen.take_service(self.service)
         self.preferences.tables_of(screen, tab.id)
         self._tab_screens[tab.id] = screen
-        # A new screen's styles are computed when it mounts, from the stylesheet as it is then:
-        # mark them current, or Textual restyles the app and the new screen twice more
-        # (refresh_css in _init_mode and in switch_mode: a screen starts at count -1).
-        mark_styles_current(screen, self)
-        screen.preset_breakpoints(*self.size)
         return screen
 
     def _follow_store_status(self) -> None:
@@ -328,33 +293,13 @@ class RoostApp(App[int]):
             self._publish(**changes)
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and self.held_keys.holding:
-            # a picker or a form is opening: its keys wait for it (`s a`, `n heart`, `ctrl+p x`)
-            self.held_keys.hold(event)
-            return
-        if isinstance(event, events.Key):
-            screen = self.screen
-            if isinstance(screen, StateScreen) and screen.holds_keys(event.key):
-                # The tab's widgets for them are still being built (its body, after its first
-                # frame: StateScreen.defer_body; or a list its focus waits for): they are typed
-                # again, in order, once the tab is ready. Both when a key arrives and when it
-                # comes back up unhandled: in a burst ("5]]jj") the keys after "5" went to the
-                # widget focused on the tab before, and their bindings are looked up on the tab
-                # on view when they come back.
-                self.held_keys.hold(event)
-                return
-            if not event.is_forwarded:
-                self.key_pace.hold()  # background warm-ups stand aside while keys are handled
-        await super().on_event(event)
-
-    def on_state_screen_ready_for_keys(self, message: StateScreen.ReadyForKeys) -> None:
-        message.stop()
-        self.held_keys.type_again()
+        if not self.speed.key(event):  # else held, typed again when what takes it is there
+            await super().on_event(event)
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
         pushed = super().push_screen(screen, *args, **kwargs)
         if isinstance(screen, Screen):  # a picker, a form, a thread: it takes what follows
-            self.held_keys.until_ready(screen)
+            self.speed.pushed(screen)
         return pushed
 
     # ------------------------------------------------------------------ store plumbing
@@ -366,25 +311,11 @@ class RoostApp(App[int]):
     def on_mount(self) -> None:
         # The screen (chrome, "loading…") has been displayed by now: the cache read starts at
         # once. Validating a big cached file holds the GIL, so the UI waits for it either way.
-        self._frozen = gc_policy.keep_frozen()  # what big documents freeze, until unmount
-        # full collections at quiet moments only, never started by a key's allocations
-        self._full_collections = gc_policy.defer_full()
+        self.speed.mounted()
         self.ssh.install()
         self.preferences.started()
         self._run_store()
         self.set_interval(0.5, self._follow_store_status, name="store status")
-        self.set_interval(IDLE_CHECK_S, self._collect_when_idle, name="idle collection")
-
-    def _collect_when_idle(self) -> None:
-        """The collector's full collection once no key has come for a while (or after many more
-        young ones); every few minutes of quiet, one that includes what was frozen."""
-        now = time.monotonic()
-        idle = self.key_pace.idle_for(IDLE_BEFORE_COLLECT_S)
-        if idle and now - self._thorough_at >= THOROUGH_COLLECT_S:
-            if gc_policy.collect_everything():
-                self._thorough_at = now
-        elif (idle and gc_policy.full_due()) or gc_policy.full_due(gc_policy.FULL_AFTER * 20):
-            gc_policy.collect_full()
 
     @work(
         group="store",
@@ -403,7 +334,7 @@ class RoostApp(App[int]):
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._cache_on_view.wait(), timeout=_CACHE_PAINT_WAIT_S)
         finally:
-            resume_gc()  # paused by `roost` for the start-up (tui/startup.py)
+            self.speed.first_data_painted()
         if self.poll:
             await self.store.run()
         else:
@@ -422,12 +353,8 @@ class RoostApp(App[int]):
     async def on_unmount(self) -> None:
         self.preferences.tab_shown(self.current_mode)
         self.ssh.remove()
-        resume_gc()
-        if self._full_collections is not None:
-            self._full_collections.release()
         self._unsubscribe()
-        if self._frozen is not None:
-            self._frozen.release()  # what big validations froze is the collector's again
+        self.speed.unmounted()
         self.writer.close()
         await self.service.aclose()
 
@@ -465,7 +392,7 @@ class RoostApp(App[int]):
                     self.writer.start_tracking()  # the outbox is followed once the dashboard is up
                 if self.ask_demo_reset:  # over the world it would set aside
                     self.writer.ask_demo_reset(then=self._refresh_fresh_world)
-                self.set_timer(PRELOAD_AFTER_S, self.prepare_tabs, name="preload tabs")
+                self.speed.loaded(self.prepare_tabs)
                 self.pulse.start()
             self.loaded.set()
             self._tell_problems(message.report, message.status)
@@ -489,8 +416,8 @@ class RoostApp(App[int]):
         description="import the other tabs' screens and parse their CSS",
     )
     async def prepare_tabs(self) -> None:
-        """Between keys, import the other tabs' modules and parse their CSS (preload.py)."""
-        await prepare_tabs(self.stylesheet, self.key_pace, opened=set(self._tab_screens))
+        """Between keys, import the other tabs' modules and parse their CSS (tui/ui/speed)."""
+        await self.speed.preload(self._tab_screens)
 
     def _current_state_screens(self) -> list[StateScreen]:
         return [screen for screen in self.screen_stack if isinstance(screen, StateScreen)]
@@ -586,8 +513,8 @@ class RoostApp(App[int]):
         self.push_screen(LinkScreen(url, reason))
 
     def on_virtual_table_warmed(self, message: VirtualTable.Warmed) -> None:
-        """A table's rows are warmed: they live until its next rows (tui/gc_policy.py)."""
-        gc_policy.after_warm_up(message.rows)
+        """A table's rows are warmed: they live until its next rows (tui/ui/speed)."""
+        self.speed.rows_warmed(message.rows)
 
     def on_virtual_table_sorted(self, message: VirtualTable.Sorted) -> None:
         if tab_id := getattr(message.table.screen, "TAB_ID", ""):  # remembered per table
@@ -688,9 +615,9 @@ class RoostApp(App[int]):
 
     def action_compose(self) -> None:
         """`n`: the action picker for what is selected (``n heart``: "heart" is its filter)."""
-        self.held_keys.until_ready()
+        self.speed.opening()
         if not self.writer.compose():
-            self.held_keys.release()  # nothing opens: the keys act where they are
+            self.speed.not_opening()  # the keys act where they are
 
     def action_outbox(self) -> None:
         """`o`: the outbox of this service."""
@@ -788,7 +715,5 @@ def run_tui(service: Service, *, screen: str | None = None, ask_demo_reset: bool
     """Run the dashboard until the user quits; ``ask_demo_reset``: `roost demo --reset`."""
     app = RoostApp(service, initial_screen=screen, ask_demo_reset=ask_demo_reset)
     result = app.run()
-    # The process ends: frozen, what the app gave back to the collector is not rescanned by
-    # the interpreter's final collections long after the screen is gone (nothing leaks).
-    gc_policy.freeze()
+    app.speed.process_ends()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -174,7 +174,7 @@ class PulseController:
         # one agent's items: a small build, run as it is (no memory policy)
         screen = InboxScreen(self.agent, self.read_state)
         screen.app_state = self.app.app_state
-        screen.key_pace = self.app.key_pace
+        screen.key_pace = self.app.speed.key_pace
         screen.take_service(self.service)
         if (preferences := getattr(self.app, "preferences", None)) is not None:
             preferences.tables_of(screen, screen.TAB_ID)  # its remembered sort and columns

@@ -60,8 +60,7 @@ class ActivityScreen(TableScreen, tab="activity"):
         self._ordered: tuple[Any, dict[str, ActivityRow]] | None = None
         self._types: tuple[Mapping[str, ActivityRow], list[str]] | None = None
 
-    def on_body_mounted(self) -> None:
-        super().on_body_mounted()
+    def on_mount(self) -> None:
         # the first time the tab is shown, never at roost's start
         self.post_message(self.FilesWanted((CHANGES,)))
 

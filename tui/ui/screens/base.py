@@ -26,6 +26,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.lazy import Lazy
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
@@ -56,22 +57,30 @@ def _as_it_is(size: int | None) -> AbstractContextManager[object]:
 
 
 class ScreenBody(Vertical):
-    """A tab screen's own content (:meth:`StateScreen.compose_body`), composed with the
-    screen or, when the screen defers it, by :meth:`fill` after the screen's first frame."""
+    """A tab screen's own content (:meth:`StateScreen.compose_body`). The screen composes it
+    in Textual's ``Lazy``: the key that opens a tab paints the tab's bars at once and its body
+    in the frames after (composing, styling and laying out a body, ~30 widgets for Seeds, is
+    too slow for the key's path). Once its widgets are mounted it posts :class:`Mounted`."""
 
-    def __init__(self, owner: StateScreen, *, filled: bool) -> None:
+    @dataclass(eq=False)
+    class Mounted(Message):
+        """The body's widgets are mounted: the screen sets them up (its handler of this
+        message, ``on_screen_body_mounted``), then shows its snapshot in them."""
+
+        body: ScreenBody
+
+    def __init__(self, owner: StateScreen) -> None:
         super().__init__(classes="screen-body", id=f"{owner.TAB_ID}-body")
         self._owner = owner
-        self._filled = filled
 
     def compose(self) -> ComposeResult:
-        if self._filled:
-            yield from self._owner.compose_body()
+        yield from self._owner.compose_body()
 
-    async def fill(self) -> None:
-        if not self._filled:
-            self._filled = True
-            await self.recompose()
+    def on_mount(self) -> None:
+        owner = self._owner
+        owner.body_filled = True
+        owner._restore_sorts()  # and hidden columns: the screen then fits to those shown
+        self.post_message(self.Mounted(self))
 
 
 class Place(msgspec.Struct, frozen=True):
@@ -90,7 +99,10 @@ class StateScreen(Screen):
 
     Hooks a subclass implements:
 
-    * :meth:`compose_body` - the screen's own widgets (the base adds the chrome around them);
+    * :meth:`compose_body` - the screen's own widgets (the base adds the chrome around them,
+      and composes them lazily: :class:`ScreenBody`); what the screen sets up on them goes in
+      a handler of :class:`ScreenBody.Mounted` (``on_screen_body_mounted``), the rest in
+      ``on_mount`` as in any Textual screen;
     * :meth:`show_snapshot` - update in place from a new snapshot (``changed`` ⊆ ``FILES``);
     * :meth:`select_key` - put the cursor on a row by key (agent id, channel slug, proposal id),
       used by :meth:`jump_to` and the command palette; rows may not exist yet when it is called,
@@ -127,14 +139,10 @@ class StateScreen(Screen):
     ]
 
     _hidden_once = False  # set when the screen is first hidden (see _styles_are_fresh)
+    restyle_on_resume = False
 
-    defer_body = False
-    """Set by the app on a tab first opened after the app's first paint: the key that opens
-    it paints the tab's bars at once and its body in the frames after (Textual's ``Lazy``
-    idea): composing, styling and laying out a body (~30 widgets for Seeds) is too slow for the
-    key's path. Keys typed in between wait for the body (the app holds them)."""
     body_filled = False
-    """The body's widgets are mounted (:meth:`on_body_mounted` has run)."""
+    """The body's widgets are mounted (:class:`ScreenBody` is lazy: see there)."""
     remembered_sorts: Mapping[str, tuple[str | None, bool]] = {}
     """Set by the app: the sorts remembered for this tab's tables, by table id ("" the main
     table); put back when the body is mounted, before the first rows."""
@@ -186,13 +194,6 @@ class StateScreen(Screen):
         post: LoggedPost | None = None
 
     @dataclass(eq=False)
-    class ReadyForKeys(Message):
-        """Keys held for this tab (:meth:`StateScreen.holds_keys`) may come now: the app types
-        them again, in order."""
-
-        screen: StateScreen
-
-    @dataclass(eq=False)
     class SnapshotShown(Message):
         """``screen`` has put its latest snapshot in its widgets (the app notes the first
         populated paint)."""
@@ -231,7 +232,7 @@ class StateScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield TabBar(self.TAB_ID, demo=self.demo).data_bind(StateScreen.demo)
-        yield ScreenBody(self, filled=not self.defer_body)
+        yield Lazy(ScreenBody(self))
         yield StatusBar(self.app_state, files=self.FILES).data_bind(StateScreen.app_state)
         yield KeyBar()
 
@@ -285,12 +286,6 @@ class StateScreen(Screen):
     def copy_text(self) -> str | None:
         """The text ``y`` copies (selected id or URL), or None when nothing is selected."""
         return None
-
-    def holds_keys(self, key: str) -> bool:
-        """Whether ``key``, typed now, must wait for this tab: its body is being mounted (a
-        subclass may add keys whose widgets are still being built). The app holds them and
-        types them again, in order, when the tab posts :class:`ReadyForKeys`."""
-        return not self.body_filled
 
     def posting_context(self) -> ActionContext:
         """What ``n`` posts about: the selected row as a :attr:`POSTING_KIND`, if any."""
@@ -416,33 +411,17 @@ class StateScreen(Screen):
         for bar in self.query(StatusBar):
             bar.refresh()
 
-    def on_mount(self) -> None:
-        if self.defer_body:
-            # the bars are painted first; the body after that frame (see defer_body)
-            self.call_after_refresh(self._fill_body)
-        else:
-            self._body_mounted()
-
-    async def _fill_body(self) -> None:
-        if not self.is_attached:
-            return
-        await self.query_one(ScreenBody).fill()
-        self._body_mounted()
-        # what Textual focuses when a screen is shown (the screen was shown without its body)
-        focus_as_shown(self)
-
-    def _body_mounted(self) -> None:
-        self.body_filled = True
-        self._restore_sorts()  # and hidden columns: the subclass then fits to those shown
-        self.on_body_mounted()
+    def on_screen_body_mounted(self, message: ScreenBody.Mounted) -> None:
+        """The body is there (after a subclass's own handler has set its widgets up): the
+        snapshot is shown in it, a row asked for is selected, the focus set."""
+        message.stop()
         self._pending = None
         self.deliver(self.snapshot, self.FILES)
         key, self._select_when_ready = self._select_when_ready, None
         if key is not None:
             self.select_key(key)
-        # keys the app held meanwhile are typed again when this is handled (after the focus
-        # is set: the message waits in the queue)
-        self.post_message(self.ReadyForKeys(self))
+        # what Textual focuses when a screen is shown (the screen was shown without its body)
+        focus_as_shown(self)
 
     def _restore_sorts(self) -> None:
         # here, not at the top: a tab with no table (Stats) never loads the table engine
@@ -459,24 +438,6 @@ class StateScreen(Screen):
             with suppress(ValueError):  # every column hidden: all shown
                 table.hide_columns(hidden)
 
-    def on_body_mounted(self) -> None:
-        """The body's widgets are mounted (on mount, or after the first frame when the body
-        is deferred): what a subclass sets up on them, before the first snapshot is shown."""
-
-    def preset_breakpoints(self, width: int, height: int) -> None:
-        """Give the screen, before it mounts, the breakpoint classes Textual would give it at
-        its first resize: its nodes are then styled once, with them (a class added after the
-        mount restyles every node of the screen). Same rule as Textual's: per dimension, the
-        class of the largest breakpoint not above the size."""
-        for breakpoints, size in (
-            (self.HORIZONTAL_BREAKPOINTS, width),
-            (self.VERTICAL_BREAKPOINTS, height),
-        ):
-            for at, class_name in sorted(breakpoints or (), reverse=True):
-                if size >= at:
-                    self.add_class(class_name)
-                    break
-
     @on(events.ScreenResume)
     def _styles_are_fresh(self, event: events.ScreenResume) -> None:
         """Until the screen is first hidden, a resume does not restyle it. Textual restyles
@@ -485,7 +446,7 @@ class StateScreen(Screen):
         marks a new tab's styles current: RoostApp._open_tab). At 80×24 that was two full
         passes over the Seeds tab's ~220 styled parts, most of its first-visit time. Runs
         before Textual's own handler (decorated handlers come first in each class)."""
-        if not self._hidden_once:
+        if not self._hidden_once and not self.restyle_on_resume:
             event.refresh_styles = False
 
     @on(events.ScreenSuspend)

@@ -164,8 +164,7 @@ class InboxScreen(TableScreen):
         self.agent = agent
         self.read = read
 
-    def on_body_mounted(self) -> None:
-        super().on_body_mounted()
+    def on_mount(self) -> None:
         if self.agent:  # the first time the inbox is shown, never at roost's start
             self.post_message(self.FilesWanted(INBOX_FILES))
 

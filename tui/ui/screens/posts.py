@@ -65,8 +65,7 @@ class PostsScreen(PostTableScreen, tab="posts"):
         self._scope: tuple[str, str] | None = None
         self._ordered: tuple[PostedLog, PostList] | None = None  # the log, newest first
 
-    def on_body_mounted(self) -> None:
-        super().on_body_mounted()
+    def on_mount(self) -> None:
         # the first time the tab is shown, never at roost's start: the log can be big
         self.post_message(self.FilesWanted(CONVERSATION_FILES))
 

@@ -176,11 +176,12 @@ class TableScreen(StateScreen):
     def _filter_shown(self) -> bool:
         return self._filter_field is not None and self._filter_field.display
 
-    def on_body_mounted(self) -> None:
-        super().on_body_mounted()
+    def on_mount(self) -> None:
+        self.set_interval(AGE_TICK_S, self.tick_ages, name="table ages")
+
+    def on_screen_body_mounted(self) -> None:
         self._keep_columns(self.size.width)
         self.set_focus(self.table)
-        self.set_interval(AGE_TICK_S, self.tick_ages, name="table ages")
 
     def on_resize(self, event: events.Resize) -> None:
         self._keep_columns(event.size.width)

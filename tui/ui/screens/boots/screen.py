@@ -136,8 +136,7 @@ class BootsScreen(StateScreen, tab="boots"):
             self.outcomes.clear()
             self._load()
 
-    def on_body_mounted(self) -> None:
-        super().on_body_mounted()
+    def on_screen_body_mounted(self) -> None:
         self._add_columns(self.size.width or 80)
         self._columns_added = True
         self.call_after_refresh(self._load)  # once the app has said whether this is the demo

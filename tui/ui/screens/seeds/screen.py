@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
@@ -68,6 +68,13 @@ _LIST_KEYS = frozenset(
     for key in binding.key.split(",")
 )
 
+
+def _type_again(app: App[Any], keys: list[tuple[str, str | None]]) -> None:
+    """Post ``keys`` to ``app`` as the terminal driver would, in order."""
+    for key, character in keys:
+        app.post_message(events.Key(key, character))
+
+
 _UNMARKED: dict[str, Any] = {}  # "nothing to compare with": no row is marked new
 
 
@@ -101,7 +108,8 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self._queue: dict[str, Seed] = {}
         self._history: dict[str, Seed] = {}
         self._pending_key: str | None = None
-        self._keys_held = False  # the app holds keys until the list on view is built
+        #: list keys typed while the list on view is being built, typed again once it is
+        self._held: list[tuple[str, str | None]] = []
         self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
         self._find_target: SeedPane | None = None  # the text the line finds in (else: filter)
         self._line_open = False  # a "/" went by: keys typed after it belong to the line
@@ -131,9 +139,10 @@ class SeedsScreen(StateScreen, tab="seeds"):
                 on_escape=self._close_line,
             )
 
-    def on_body_mounted(self) -> None:
-        super().on_body_mounted()
+    def on_mount(self) -> None:
         self.set_interval(60, self._refresh_ages)
+
+    def on_screen_body_mounted(self) -> None:
         # the first frame composes the Active section only; the lists follow right after it
         self.call_after_refresh(self._build_lists)
         if self.app.is_headless:
@@ -190,22 +199,12 @@ class SeedsScreen(StateScreen, tab="seeds"):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         self._keys_may_come()  # the list just built may take the focus only now
 
-    def holds_keys(self, key: str) -> bool:
-        """A list's key (``j``, ``enter`` …) typed while that list is being built (a first
-        visit's burst, ``5]]j``: the focus waits on the section strip) waits for it, as keys
-        wait for the body; other keys act at once."""
-        if super().holds_keys(key):
-            return True
-        if key in _LIST_KEYS and self._awaiting_list():
-            self._keys_held = True
-            return True
-        return False
-
     def _keys_may_come(self) -> None:
-        """The list on view is built and focused: the keys held for it may come."""
-        if self._keys_held and not self._awaiting_list():
-            self._keys_held = False
-            self.post_message(self.ReadyForKeys(self))
+        """The list on view is built and focused: the keys held for it are typed again."""
+        if self._held and not self._awaiting_list():
+            held, self._held = self._held, []
+            # from the app: a key made here would end its way up here, before the app's bindings
+            self.app.call_later(_type_again, self.app, held)
 
     def _awaiting_list(self) -> bool:
         """Whether the focus is parked on the section strip until the list on view is built
@@ -488,14 +487,19 @@ class SeedsScreen(StateScreen, tab="seeds"):
             self._label_line()
 
     def on_key(self, event: events.Key) -> None:
-        """Make a fast burst like ``]/abc⏎j`` act as typed.
+        """Make a fast burst like ``]/abc⏎j`` or ``5]]jj`` act as typed.
+
+        A list's key (``j``, ``enter`` …) typed while that list is being built (the focus
+        waits on the section strip) waits for it; other keys act at once.
 
         Keys of a burst reach this screen from the widget focused when they arrived, one step
         before the app runs their bindings (the ``]`` before ``/`` runs there). So "/" and the
         keys typed after it that belong to the line (printable, enter, escape; they were sent to
         the widget focused before "/") are handed to the app's queue and act there, in order.
         """
-        if event.key == "slash" and not self._line_open:
+        if event.key in _LIST_KEYS and self._awaiting_list():
+            self._held.append((event.key, event.character))
+        elif event.key == "slash" and not self._line_open:
             self._line_open = True
             self.app.call_later(self.action_filter)
         elif self._line_open and (

@@ -1,6 +1,7 @@
 """What `roost` does before it imports the dashboard, to shorten its cold start.
 
-* :func:`begin` pauses the collector, shares one malloc arena and connects the service with its
+* :func:`begin` pauses the collector (piece ``gc``), shares one malloc arena (``arena``) and
+  connects the service with its
   disk cache read in a background thread (file reads and sha256 release the GIL, so they
   overlap the dashboard's imports on another core).
 * The cyclic garbage collector stays paused until the first data is on screen. Starting `roost`
@@ -8,7 +9,7 @@
   widgets, styles) and almost no cyclic garbage; with the collector on, its passes rescan them
   over and over (measured by ``tests/perf/bench.py --only cold_start``). The app calls
   :func:`resume_gc` after its first paint. The pause is one hold on the shared switch
-  (:mod:`tui.gc_policy`): resuming gives back only this hold, so a collector someone else
+  (:mod:`tui.ui.speed.gc_policy`): resuming gives back only this hold, so a collector someone else
   turned off stays off.
 * :func:`one_malloc_arena` (glibc): every thread allocates from the main malloc arena. The app
   validates the cache in a worker thread, and glibc gives each new thread its own arena, whose
@@ -23,7 +24,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from tui import gc_policy
+from tui.ui import speed
+from tui.ui.speed import gc_policy
 
 if TYPE_CHECKING:
     from tui.config import Settings
@@ -88,10 +90,18 @@ def begin(settings: Settings, session: Session | None = None) -> Service:
 
     global _preloaded
     zygotes, _preloaded = _preloaded, None
-    pause_gc()
-    one_malloc_arena()  # before the prefetch and the app start any thread
+    if speed.on("gc"):
+        pause_gc()
+    if speed.on("arena"):
+        one_malloc_arena()  # before the prefetch and the app start any thread
     # a session of `roost serve-ssh` follows the server's refresher (tui/ssh/refresher.py)
-    service = connect(settings, session, prefetch=zygotes is None, follow=feed_fd())
+    service = connect(
+        settings,
+        session,
+        prefetch=zygotes is None,
+        follow=feed_fd(),
+        building=speed.building(),
+    )
     store = service.store
     adopted = zygotes is not None and isinstance(store, FollowerStore) and store.adopt(zygotes)
     if zygotes is not None and not adopted and store.cache is not None:
