@@ -81,7 +81,7 @@ def make_rig(
     network = sandbox.state.sandbox.network
     clock = Clock()
     client = in_process_client(sandbox, BASE)
-    # the memory policy connect() gives a real store (tui/gc_policy.py)
+    # the memory policy connect() gives a real store (tui/ui/speed/gc_policy.py)
     store = Store(BASE, client=client, clock=clock, building=speed.building())
     service = service_for(store, demo=demo, demo_app=sandbox, settings=settings)
     app = RoostApp(service, clock=clock, initial_screen=screen, poll=False)

@@ -250,7 +250,7 @@ async def bench_refresh(agents: int) -> dict[str, Any]:
 
 def _validate(data: bytes) -> object:
     """agents.json validated as the store validates it: in the memory policy connect() gives
-    it (tui/gc_policy.py)."""
+    it (tui/ui/speed/gc_policy.py)."""
     with gc_policy.building(len(data)):
         return parse_state("agents.json", data)
 

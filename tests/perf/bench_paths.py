@@ -103,7 +103,7 @@ def _load_floor(paths: list[Path]) -> None:
 
 def parse_keyed(name: str, data: bytes, previous: Any) -> Any:
     """The store's validation step as the store runs it: in the memory policy connect() gives
-    it (tui/gc_policy.py)."""
+    it (tui/ui/speed/gc_policy.py)."""
     with gc_policy.building(len(data)):
         return _parse_keyed(name, data, previous)
 

@@ -379,6 +379,15 @@ def test_the_child_environment_is_an_allow_list(tmp_path):
         term_type=None, role=KEYED, home=tmp_path, service={}, warn_s=5, server_environ={}
     )
     assert bare["LANG"] == "C.UTF-8" and bare["ROOST_SSH_ROLE"] == "user"
+    plain = child_environment(
+        term_type=None,
+        role=KEYED,
+        home=tmp_path,
+        service={},
+        warn_s=5,
+        server_environ={"ROOST_PLAIN": "gc"},
+    )
+    assert plain["ROOST_PLAIN"] == "gc"  # the server's speed switch holds for its sessions
 
 
 def test_service_settings_reach_the_child_but_never_a_token(tmp_path):

@@ -110,6 +110,10 @@ def service_environment(settings: Settings) -> dict[str, str]:
     return env
 
 
+#: The speed machinery's switch (tui/ui/speed): set on the server, it holds for every session.
+PLAIN_VAR = "ROOST_PLAIN"
+
+
 def child_environment(
     *,
     term_type: str | None,
@@ -120,14 +124,16 @@ def child_environment(
     server_environ: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The whole environment of a session's dashboard, from an allow-list: the terminal, the
-    server's locale, roost's own settings, the role, and a home of its own (the keyed user's
-    outbox lives there). Nothing the client sent is in it."""
+    server's locale, roost's own settings, the role, a home of its own (the keyed user's outbox
+    lives there) and the server's ``ROOST_PLAIN``. Nothing the client sent is in it."""
     server_environ = os.environ if server_environ is None else server_environ
     env = {key: value for key, value in server_environ.items() if _LOCALE.fullmatch(key)}
     if not any(key in env for key in ("LANG", "LC_ALL", "LC_CTYPE")):
         env["LANG"] = "C.UTF-8"
     env.update(terminal_environment(term_type))
     env.update(service)
+    if PLAIN_VAR in server_environ:  # the server's speed machinery switch holds for its sessions
+        env[PLAIN_VAR] = server_environ[PLAIN_VAR]
     env.update(
         {
             ROLE_VAR: role,

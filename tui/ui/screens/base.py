@@ -222,7 +222,7 @@ class StateScreen(Screen):
         #: tab stands aside meanwhile.
         self.key_pace = KeyPace()
         #: What a big build of this tab (rows that live until the next build) runs in: the
-        #: app's memory policy (tui/gc_policy.py), set when it makes the screen; none here.
+        #: app's memory policy (tui/ui/speed), set when it makes the screen; none here.
         self.build_policy: Callable[[int | None], AbstractContextManager[object]] = _as_it_is
 
     def compute_demo(self) -> bool:
@@ -411,9 +411,11 @@ class StateScreen(Screen):
         for bar in self.query(StatusBar):
             bar.refresh()
 
-    def on_screen_body_mounted(self, message: ScreenBody.Mounted) -> None:
-        """The body is there (after a subclass's own handler has set its widgets up): the
-        snapshot is shown in it, a row asked for is selected, the focus set."""
+    @on(ScreenBody.Mounted)
+    def _body_is_there(self, message: ScreenBody.Mounted) -> None:
+        """The body is there: after a subclass's own ``on_screen_body_mounted`` (Textual runs a
+        subclass's handlers before its base's) has set its widgets up, the snapshot is shown
+        in them, a row asked for is selected, the focus set."""
         message.stop()
         self._pending = None
         self.deliver(self.snapshot, self.FILES)

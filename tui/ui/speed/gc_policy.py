@@ -1,11 +1,12 @@
 """The one switch for Python's cyclic garbage collector, and every decision about it.
 
 The collector is process-wide, so when to pause it, what to freeze and when to collect is
-decided here and nowhere else. The layers that do the work never touch it: the store is given
-:func:`building` by :func:`tui.service.connect` (it wraps each long-lived build in it), the
-table layer tells the app when a big table's rows are warmed and the app asks
-:func:`after_warm_up`, the start-up pauses it until the first paint (tui/startup.py) and the app
-runs the full collections at quiet moments (:func:`defer_full`).
+decided here (the speed machinery's piece ``gc``, tui/ui/speed) and nowhere else. The layers
+that do the work never touch it: the dashboard's store is given :func:`building` through
+:func:`tui.service.connect` (it wraps each long-lived build in it), the table layer tells the
+app when a big table's rows are warmed and the machinery asks :func:`after_warm_up`, the
+start-up pauses it until the first paint (startup.py) and the machinery runs the full
+collections at quiet moments (:func:`defer_full`).
 
 Every pause is counted, so that one holder in one thread cannot turn the collector back on
 while another still relies on it being off:

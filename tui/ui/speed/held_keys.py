@@ -1,8 +1,8 @@
 """Keys typed before what takes them is there, held by the app and typed again once it is.
 
-Two moments hold keys: a tab whose widgets are still being built (``StateScreen.holds_keys``:
-its body after its first frame, a list its focus waits for), and a key that opens a picker, the
-palette or a form (``s``, ``n``, ``ctrl+p``…): the keys that follow it in a burst (``s a``,
+Two moments hold keys: a screen whose widgets are still being mounted (a tab's body, in
+Textual's ``Lazy``, comes a frame after its bars: the machinery sees the ``Lazy``), and a key
+that opens a picker, the palette or a form (``s``, ``n``, ``ctrl+p``…): the keys that follow it in a burst (``s a``,
 ``n heart``) belong to what opens, not to the screen it opens over. For the second the hold
 ends once the new screen has mounted and focused its field (:meth:`HeldKeys.until_ready`), or
 after :data:`HOLD_KEYS_S` when nothing opened (a toast said why): the keys then act where they

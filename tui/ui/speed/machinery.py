@@ -56,8 +56,9 @@ class Machinery:
         self._full_collections: gc_policy.Hold | None = None  # from mount to unmount
         self._thorough_at = time.monotonic()  # the last collection that included the frozen
         self._awaiting: Screen[Any] | None = None  # a screen whose lazy widgets keys wait for
-        #: the screen on view when each key still on its way arrived
-        self._arrived_on: weakref.WeakKeyDictionary[events.Key, Screen[Any]] = (
+        #: where the focus was (the screen on view, its focused widget) when each key still on
+        #: its way arrived
+        self._arrived_at: weakref.WeakKeyDictionary[events.Key, tuple[Screen[Any], Any]] = (
             weakref.WeakKeyDictionary()
         )
         if "stylesheets" not in self.off:
@@ -154,11 +155,15 @@ class Machinery:
             self.held_keys.hold(event)
             return True
         screen = self.app.screen
-        arrived_on = self._arrived_on.pop(event, screen) if event.is_forwarded else screen
-        if arrived_on is not screen:
-            # It went to the widget focused on the screen on view when it arrived, which is no
-            # longer on view (a burst: "5]]jj", the keys after "5"): typed again, it acts on
-            # the screen on view now, where its bindings are looked up.
+        here = (screen, screen.focused)
+        arrived = self._arrived_at.pop(event, here) if event.is_forwarded else here
+        if arrived != here and (
+            arrived[0] is not screen or event.key not in self.app.active_bindings
+        ):
+            # Unhandled, it comes back up from the widget focused when it arrived, the focus has
+            # moved since (a burst: "5]]jj", the keys after "5" went to the tab before, or to
+            # the section the "]" left), and no binding takes it where the focus is now: typed
+            # again, it goes to the widget focused now (which may hold it: Seeds' lists).
             self.held_keys.hold(event)
             self.held_keys.type_again()
             return True
@@ -171,7 +176,7 @@ class Machinery:
                 screen.call_after_refresh(self._until_mounted, screen)
             return True
         if not event.is_forwarded:
-            self._arrived_on[event] = screen
+            self._arrived_at[event] = here
             self.key_pace.hold()  # background warm-ups stand aside while keys are handled
         return False
 

@@ -18,7 +18,7 @@ the table posts ``VirtualTable.Filtered``.
 
 Both threads stand aside while keys are handled (the table's ``key_pace``). When a warm-up is
 done the table posts ``VirtualTable.Warmed``: its rows live until the next ones replace them,
-and the app's memory policy decides what that means (tui/gc_policy.py).
+and the app's memory policy decides what that means (tui/ui/speed).
 """
 
 from __future__ import annotations
