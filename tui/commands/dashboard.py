@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from tui.commands import EXIT_OK, EXIT_USAGE, agent_option, load_from, readonly_option
 from tui.ssh.mode import for_session, session_role
 from tui.tabs import TAB_IDS
-from tui.ui import speed
 
 if TYPE_CHECKING:
     from tui.service import Service
@@ -103,6 +102,8 @@ def run_dashboard(args: argparse.Namespace) -> int:
     screen = getattr(args, "demo_screen", None) or args.screen
     if getattr(args, "demo", False):
         settings, session = settings.as_demo(), session.as_demo()
+    from tui.ui import speed  # deferred: the core loads no UI module until a dashboard runs
+
     try:
         service = speed.begin(settings, session)  # before the heavy imports (tui/ui/speed)
         from tui.ui.app import run_tui  # deferred: off the start path

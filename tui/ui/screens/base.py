@@ -139,7 +139,9 @@ class StateScreen(Screen):
     ]
 
     _hidden_once = False  # set when the screen is first hidden (see _styles_are_fresh)
-    restyle_on_resume = False
+    styles_current = False
+    """Set by the app when, as it made the screen, it marked the screen's styles current with
+    its stylesheet: until the screen is first hidden, a resume does not restyle it then."""
 
     body_filled = False
     """The body's widgets are mounted (:class:`ScreenBody` is lazy: see there)."""
@@ -442,13 +444,13 @@ class StateScreen(Screen):
 
     @on(events.ScreenResume)
     def _styles_are_fresh(self, event: events.ScreenResume) -> None:
-        """Until the screen is first hidden, a resume does not restyle it. Textual restyles
-        every node of a screen on each resume; a tab's first visit sends two, a moment after
-        the screen's nodes were styled as they mounted, from the same stylesheet (the app
-        marks a new tab's styles current: RoostApp._open_tab). At 80×24 that was two full
+        """With :attr:`styles_current`, until the screen is first hidden, a resume does not
+        restyle it. Textual restyles every node of a screen on each resume; a tab's first visit
+        sends two, a moment after the screen's nodes were styled as they mounted, from the same
+        stylesheet (the app's speed machinery marks them current). At 80×24 that was two full
         passes over the Seeds tab's ~220 styled parts, most of its first-visit time. Runs
         before Textual's own handler (decorated handlers come first in each class)."""
-        if not self._hidden_once and not self.restyle_on_resume:
+        if self.styles_current and not self._hidden_once:
             event.refresh_styles = False
 
     @on(events.ScreenSuspend)

@@ -139,8 +139,7 @@ class Machinery:
             # then: mark them current, or Textual restyles the app and the new screen twice
             # more (refresh_css in _init_mode and in switch_mode: a screen starts at count -1).
             mark_styles_current(screen, self.app)
-        else:
-            screen.restyle_on_resume = True
+            screen.styles_current = True  # and not restyled on its first resumes
         if "breakpoints" not in self.off:
             _preset_breakpoints(screen, *self.app.size)
 
