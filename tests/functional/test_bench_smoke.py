@@ -154,3 +154,19 @@ def test_bench_ssh_section_serves_a_team_through_the_zygote():
         "a lone session to first rows over a local start",
         "bytes an idle session's client receives, a minute, max",
     }
+
+
+def test_the_machinery_section_runs_every_variant_and_writes_its_table(tmp_path):
+    """``--plain --smoke``: every figure with each ROOST_PLAIN variant, and the page's "What
+    the machinery buys" written to a file of the test's (never docs/)."""
+    bench = load_bench()
+    page = tmp_path / "performance.md"
+    result = bench.main(["--plain", "--smoke", "--page", str(page)])
+    machinery = result["machinery"]
+    names = [variant["name"] for variant in machinery["variants"]]
+    assert set(machinery["table"]) == set(names) == {*machinery["buys"], "everything on"}
+    for row in machinery["table"].values():
+        assert all(value > 0 for value in row.values())
+    text = page.read_text(encoding="utf-8")
+    assert "## What the machinery buys" in text
+    assert all(f"| {name}" in text for name in names)

@@ -63,7 +63,6 @@ async def test_roost_plain_runs_the_dashboard_as_plain_textual(monkeypatch):
         screen = app.screen
         assert isinstance(screen, SeedsScreen) and screen.section == "seeds-proposals"
         assert "Proposals" in screen_text(app)
-        assert not screen.has_class("-wide")  # no breakpoint preset: Textual's own, at 80
         assert all(worker.name != "preload" for worker in app.workers)
         await pilot.press("1")
         await settle(pilot)

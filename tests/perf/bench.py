@@ -69,8 +69,9 @@ ssh          a team on one server: `roost serve-ssh` on a 50 000-agent sandbox a
 machinery    what the speed machinery (tui/ui/speed) buys: cold start, next frame and settled frame
              of the key session, quit and `roost state --json` with everything on, with
              ROOST_PLAIN=1 (plain Textual) and with each piece off alone, at 20 000 agents, two
-             rounds (tests/perf/bench_machinery.py); the page shows it as "What the machinery
-             buys". ``--plain`` runs this section alone.
+             rounds (tests/perf/bench_machinery.py; five to fifteen minutes on a busy 2-core
+             machine); the page shows it as "What the machinery buys". ``--plain`` runs this
+             section alone, ``--plain-variants gc,preload`` only those pieces' variants.
 export       50 000 Agents rows as shown written to CSV by roost's export (formula cells
              neutralised, control characters cleaned) beside csv.writer over the same cells, and
              to JSON Lines (tests/perf/bench_export.py).
@@ -399,7 +400,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         from bench_machinery import measure_machinery
 
         out["machinery"] = await measure_machinery(
-            2000 if smoke else 20_000, rounds=1 if smoke else args.plain_rounds
+            2000 if smoke else 20_000,
+            rounds=1 if smoke else args.plain_rounds,
+            pieces=args.plain_variants.split(",") if args.plain_variants else None,
         )
     if "cold_start" in only:
         import tempfile
@@ -441,6 +444,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument(
         "--plain-rounds", type=int, default=2, help="rounds of the machinery section (default 2)"
+    )
+    parser.add_argument(
+        "--plain-variants",
+        metavar="PIECES",
+        help="the machinery section with these pieces' variants only (and everything on, plain)",
     )
     parser.add_argument(
         "--page",

@@ -1,7 +1,7 @@
 """What the speed machinery buys (tui/ui/speed): the figures with it on, with it all off
 (``ROOST_PLAIN=1``: plain Textual) and with each piece off alone (``ROOST_PLAIN=<piece>``).
 
-    python tests/perf/bench_machinery.py [AGENTS] [ROUNDS]
+    python tests/perf/bench_machinery.py [AGENTS] [ROUNDS] [PIECE,PIECE]
 
 Per variant, the same five figures, each measured as its own section measures it but fewer
 times (a few minutes in all):
@@ -107,11 +107,18 @@ def buys(on: float, off: float) -> float | None:
     return round((off - on) / on, 3)
 
 
-async def measure_machinery(agents: int, rounds: int) -> dict[str, Any]:
+async def measure_machinery(
+    agents: int, rounds: int, pieces: list[str] | None = None
+) -> dict[str, Any]:
+    """Every figure with each variant (``pieces``: only those pieces' variants, beside
+    everything on and ROOST_PLAIN=1)."""
     from tui.sandbox.server import running_sandbox
 
+    variants = [
+        (name, value) for name, value in VARIANTS if pieces is None or value in {"", "1", *pieces}
+    ]
     runs: dict[str, dict[str, list[float]]] = {
-        name: {key: [] for key, _, _ in FIGURES} for name, _ in VARIANTS
+        name: {key: [] for key, _, _ in FIGURES} for name, _ in variants
     }
     with tempfile.TemporaryDirectory() as tmp, running_sandbox(agents=agents) as (info, _):
         dirs = {kind: Path(tmp) / kind for kind in ("cold", "keys", "quit")}
@@ -120,7 +127,7 @@ async def measure_machinery(agents: int, rounds: int) -> dict[str, Any]:
         fill_cache(dirs["quit"], agents)
         await asyncio.to_thread(_spawn, "bare", dirs["cold"], agents)  # warm the file cache
         for _ in range(rounds):
-            for name, value in VARIANTS:
+            for name, value in variants:
                 await _one_round(value, dirs, agents, info.read_url, runs[name])
     table = {
         name: {key: round(_median(values), 4) for key, values in figures.items()}
@@ -135,6 +142,7 @@ async def measure_machinery(agents: int, rounds: int) -> dict[str, Any]:
     worth = {
         piece: any((b or 0) >= WORTH for b in bought[f"{piece} off"].values())
         for piece in speed.PIECES
+        if f"{piece} off" in bought
     }
     plain = table[VARIANTS[1][0]]
     return {
@@ -146,7 +154,7 @@ async def measure_machinery(agents: int, rounds: int) -> dict[str, Any]:
         "agents": agents,
         "rounds": rounds,
         "method": "every figure with each variant of ROOST_PLAIN, variants interleaved per round",
-        "variants": [{"name": name, "ROOST_PLAIN": value} for name, value in VARIANTS],
+        "variants": [{"name": name, "ROOST_PLAIN": value} for name, value in variants],
         "table": table,
         "buys": bought,
         "worth_its_code": worth,
@@ -161,11 +169,13 @@ def page_table(
     bought: dict[str, dict[str, float | None]],
     worth: dict[str, bool],
 ) -> dict[str, Any]:
-    """ "What the machinery buys", as the page shows it: a row per variant, a column per
+    """What the machinery buys, as the page shows it: a row per variant, a column per
     figure, each cell the median and, off the first row, how much worse than everything on."""
     columns = ["ROOST_PLAIN", *(label for _, label, _ in FIGURES), "worth its code"]
     rows = []
     for name, value in VARIANTS:
+        if name not in table:
+            continue  # a run of some pieces only (--plain-variants)
         cells = [f"{name}" + (f" (`{value}`)" if value and value != "1" else "")]
         for key, _, unit in FIGURES:
             amount = table[name][key]
@@ -194,4 +204,5 @@ if __name__ == "__main__":
 
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    print(json.dumps(asyncio.run(measure_machinery(count, rounds)), indent=2))
+    pieces = sys.argv[3].split(",") if len(sys.argv) > 3 else None
+    print(json.dumps(asyncio.run(measure_machinery(count, rounds, pieces)), indent=2))

@@ -9,8 +9,8 @@ bench, ``ROOST_PLAIN`` may instead name the pieces to turn off, comma-separated
 (``ROOST_PLAIN=gc,preload``). The pieces (:data:`PIECES`):
 
 ``gc``
-    the garbage collector's policy (:mod:`tui.ui.speed.gc_policy`): paused from `roost`'s start until
-    the first paint, paused while a big document is built and what it built frozen out of the
+    the garbage collector's policy (:mod:`tui.ui.speed.gc_policy`): paused from `roost`'s start
+    until the first paint, paused while a big document is built and what it built frozen out of the
     collector's view, a big table's warmed rows frozen, full collections at quiet moments only.
 ``arena``
     every thread allocates from glibc's main malloc arena (:mod:`tui.ui.speed.startup`): the
@@ -21,8 +21,13 @@ bench, ``ROOST_PLAIN`` may instead name the pieces to turn off, comma-separated
 ``stylesheets``
     each CSS source is parsed once per set of variables (the stylesheet cache), and a new tab's
     styles are not recomputed when it is first shown.
-``breakpoints``
-    a new tab is given its breakpoint classes before it mounts, so it is styled once.
+
+Always on, as behaviour rather than speed (:mod:`tui.ui.speed.held_keys`): keys typed before
+what takes them is there wait for it (a picker or a form opening; a screen's ``Lazy`` body).
+
+Each piece has to buy 10% or more on one of the bench's figures (`tests/perf/bench.py --plain`:
+cold start, next frame, settled frame, quit, `state --json`); presetting a new tab's breakpoint
+classes before its mount bought none and was removed.
 
 Read when asked (not cached), so a test or the bench may set the variable in the process.
 This module imports neither Textual nor the rest of the package: `roost` imports it first.
@@ -48,7 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["ENV", "PIECES", "begin", "building", "end", "install", "on", "plain"]
 
 ENV = "ROOST_PLAIN"
-PIECES = ("gc", "arena", "preload", "stylesheets", "breakpoints")
+PIECES = ("gc", "arena", "preload", "stylesheets")
 _ALL = {"1", "all", "true", "yes", "on"}
 
 

@@ -140,8 +140,6 @@ class Machinery:
             # more (refresh_css in _init_mode and in switch_mode: a screen starts at count -1).
             mark_styles_current(screen, self.app)
             screen.styles_current = True  # and not restyled on its first resumes
-        if "breakpoints" not in self.off:
-            _preset_breakpoints(screen, *self.app.size)
 
     # ------------------------------------------------------------------ keys
 
@@ -204,18 +202,3 @@ class Machinery:
     def not_opening(self) -> None:
         """Nothing opens after all: the keys held act where they are."""
         self.held_keys.release()
-
-
-def _preset_breakpoints(screen: Any, width: int, height: int) -> None:
-    """Give ``screen``, before it mounts, the breakpoint classes Textual would give it at its
-    first resize: its nodes are then styled once, with them (a class added after the mount
-    restyles every node of the screen). Same rule as Textual's: per dimension, the class of the
-    largest breakpoint not above the size."""
-    for breakpoints, size in (
-        (screen.HORIZONTAL_BREAKPOINTS, width),
-        (screen.VERTICAL_BREAKPOINTS, height),
-    ):
-        for at, class_name in sorted(breakpoints or (), reverse=True):
-            if size >= at:
-                screen.add_class(class_name)
-                break
