@@ -13,8 +13,8 @@ What is here, and why:
   It overrides ``Stylesheet._parse_rules`` and rebuilds ``reparse`` on ``_rules``,
   ``_rules_map``, ``_require_parse``, ``_invalid_css`` and ``_variables``.
 * :func:`default_css_sources` - the DEFAULT_CSS sources a widget class adds when it mounts, as
-  Textual names them (``DOMNode._get_default_css``, ``DOMNode._css_bases``), parsed ahead while
-  the app is idle.
+  Textual names them (``DOMNode._get_default_css``, ``DOMNode._css_bases``), to parse one
+  with the first parse.
 * :func:`mark_styles_current` - a new screen's styles are computed when it mounts, from the
   stylesheet as it is then; marking them current (``_css_update_count``) spares restyling the
   app and the screen twice more (``refresh_css`` in ``_init_mode`` and in ``switch_mode``).
@@ -44,11 +44,8 @@ What is here, and why:
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path, PurePath
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -80,7 +77,6 @@ __all__ = [
     "ParseOnceStylesheet",
     "composited_update",
     "default_css_sources",
-    "file_css_sources",
     "focus_as_shown",
     "hide_bindings",
     "mark_styles_current",
@@ -163,12 +159,6 @@ class ParseOnceStylesheet(Stylesheet):
         super().set_variables(variables)
         self._variables_key = _key(variables)
 
-    def preparse(self, source: CssSourceKey) -> None:
-        """Parse ``source`` ahead of its first use (on the event loop, while idle: Textual's
-        own caches are not thread-safe). Errors are left for the real parse to report."""
-        with contextlib.suppress(Exception):  # reported when Textual parses it for real
-            self._parse_rules(*source)
-
     def _parse_rules(
         self,
         css: str,
@@ -226,20 +216,6 @@ def default_css_sources(node_class: type[DOMNode]) -> list[CssSourceKey]:
         (css, read_from, True, tie_breaker, scope)
         for read_from, css, tie_breaker, scope in DOMNode._get_default_css(stand_in)  # type: ignore[arg-type]
     ]
-
-
-def file_css_sources(paths: Iterable[str | PurePath]) -> list[CssSourceKey]:
-    """The sources of ``.tcss`` files as ``Stylesheet.read`` names them."""
-    sources: list[CssSourceKey] = []
-    for path in paths:
-        try:
-            css = Path(path).expanduser().read_text(encoding="utf-8")
-        except OSError:
-            continue
-        sources.append(
-            (css, (str(Path(os.path.abspath(Path(path).expanduser()))), ""), False, 0, "")
-        )
-    return sources
 
 
 def mark_styles_current(screen: Screen[Any], app: App[Any]) -> None:

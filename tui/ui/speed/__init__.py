@@ -6,7 +6,7 @@ it with :func:`begin` before the dashboard's imports. Screens and widgets are pl
 
 One switch turns all of it off: ``ROOST_PLAIN=1`` (or ``all``) runs plain Textual. For the
 bench, ``ROOST_PLAIN`` may instead name the pieces to turn off, comma-separated
-(``ROOST_PLAIN=gc,preload``). The pieces (:data:`PIECES`):
+(``ROOST_PLAIN=gc,arena``). The pieces (:data:`PIECES`):
 
 ``gc``
     the garbage collector's policy (:mod:`tui.ui.speed.gc_policy`): paused from `roost`'s start
@@ -15,9 +15,6 @@ bench, ``ROOST_PLAIN`` may instead name the pieces to turn off, comma-separated
 ``arena``
     every thread allocates from glibc's main malloc arena (:mod:`tui.ui.speed.startup`): the
     disk cache validated in a thread is then as quick as in the main thread.
-``preload``
-    between keys, the tabs not opened yet are imported and their CSS parsed
-    (:mod:`tui.ui.speed.preload`).
 ``stylesheets``
     each CSS source is parsed once per set of variables (the stylesheet cache), and a new tab's
     styles are not recomputed when it is first shown.
@@ -26,8 +23,9 @@ Always on, as behaviour rather than speed (:mod:`tui.ui.speed.held_keys`): keys 
 what takes them is there wait for it (a picker or a form opening; a screen's ``Lazy`` body).
 
 Each piece has to buy 10% or more on one of the bench's figures (`tests/perf/bench.py --plain`:
-cold start, next frame, settled frame, quit, `state --json`); presetting a new tab's breakpoint
-classes before its mount bought none and was removed.
+cold start, next frame, settled frame, quit, `state --json`); two pieces bought none and were
+removed: presetting a new tab's breakpoint classes before its mount, and preparing the tabs not
+opened yet (their imports and CSS) between keys.
 
 Read when asked (not cached), so a test or the bench may set the variable in the process.
 This module imports neither Textual nor the rest of the package: `roost` imports it first.
@@ -53,7 +51,7 @@ if TYPE_CHECKING:
 __all__ = ["ENV", "PIECES", "begin", "building", "end", "install", "on", "plain"]
 
 ENV = "ROOST_PLAIN"
-PIECES = ("gc", "arena", "preload", "stylesheets")
+PIECES = ("gc", "arena", "stylesheets")
 _ALL = {"1", "all", "true", "yes", "on"}
 
 
