@@ -15,7 +15,7 @@ The dashboard, before anything else: a session of its own (``setsid``), every de
 but its PTY (made its standard streams and controlling terminal) and its own feed, its resource
 limits, the environment and folder the server built for it, a new random seed. Then it runs
 `roost` as ``python -m tui`` would, starting from the zygote's snapshot instead of reading the
-disk cache (``tui.startup.preloaded``), and exits; it never returns into the zygote's loop.
+disk cache (``tui.ui.speed.start_from``), and exits; it never returns into the zygote's loop.
 
 The zygote is single-threaded and runs no event loop between requests (a cycle from the
 refresher is applied in one ``asyncio.run``, whose threads are gone when it returns), so a fork
@@ -57,16 +57,16 @@ def _preload(feed: int) -> FollowerStore:
     """Import the dashboard and read the state as a session would (the same settings, the
     same service and cache folder), following the refresher on ``feed``."""
     # deferred: the zygote's whole point is to import these once, before any fork
-    from tui import cli, gc_policy
+    from tui import cli
     from tui.commands import load_from
     from tui.commands.dashboard import preload_dashboard
     from tui.network.disk_cache import DiskCache
     from tui.network.feed import FollowerStore
     from tui.network.store import StoreOptions
     from tui.ssh.mode import for_session
-    from tui.startup import one_malloc_arena
+    from tui.ui import speed
 
-    one_malloc_arena()  # as a session's start does; the forks inherit it
+    speed.share_one_arena()  # as a session's start does; the forks inherit it
     settings, session = load_from(cli.build_parser().parse_args([]), looks_for_token=False)
     session = for_session(session)
     preload_dashboard()
@@ -75,7 +75,7 @@ def _preload(feed: int) -> FollowerStore:
         feed=feed,
         cache=DiskCache.for_service(settings.state_url, settings.cache_dir),
         options=StoreOptions(interval_s=settings.interval),
-        building=gc_policy.building,
+        building=speed.building(),
     )
     store.load_cache()
     _warm(settings, session, store)
@@ -114,9 +114,9 @@ def _located(store: FollowerStore) -> None:
 def _freeze() -> None:
     """What the zygote holds, out of the collector's sight from now on: no pass writes to those
     objects in a session (copy-on-write pages stay shared); garbage first."""
-    from tui import gc_policy  # deferred: with the rest of the preload
+    from tui.ui import speed  # deferred: with the rest of the preload
 
-    gc_policy.collect_everything()  # everything unfrozen, collected, frozen again
+    speed.freeze_for_fork()
 
 
 def name_process(name: bytes) -> None:
@@ -164,9 +164,10 @@ def _streams() -> None:
 def _become_session(request: dict[str, Any], slave: int, feed: int, store: Any) -> int:
     """In the forked dashboard: its own session, PTY, limits, environment; then `roost`."""
     # deferred: already imported by the preload, named here for what the child uses
-    from tui import cli, startup
+    from tui import cli
     from tui.ssh.child import ChildLimits, setup_in_child
     from tui.ssh.mode import FEED_VAR
+    from tui.ui import speed
 
     os.setsid()
     name_process(SESSION_NAME)
@@ -185,7 +186,7 @@ def _become_session(request: dict[str, Any], slave: int, feed: int, store: Any) 
     setup_in_child(ChildLimits(*request["limits"]))()  # controlling terminal, rlimits, nice
     random.seed()  # not the zygote's sequence, shared by every fork
     _streams()
-    startup.preloaded(store)
+    speed.start_from(store)
     return cli.main([])
 
 

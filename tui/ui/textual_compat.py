@@ -44,8 +44,11 @@ What is here, and why:
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Iterable
 from dataclasses import replace
+from pathlib import Path, PurePath
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -77,6 +80,7 @@ __all__ = [
     "ParseOnceStylesheet",
     "composited_update",
     "default_css_sources",
+    "file_css_sources",
     "focus_as_shown",
     "hide_bindings",
     "mark_styles_current",
@@ -159,6 +163,13 @@ class ParseOnceStylesheet(Stylesheet):
         super().set_variables(variables)
         self._variables_key = _key(variables)
 
+    def preparse(self, source: CssSourceKey) -> None:
+        """Parse ``source`` ahead of its first use (the SSH zygote, for the sessions it forks;
+        on the event loop: Textual's own caches are not thread-safe). Errors are left for the
+        real parse to report."""
+        with contextlib.suppress(Exception):  # reported when Textual parses it for real
+            self._parse_rules(*source)
+
     def _parse_rules(
         self,
         css: str,
@@ -216,6 +227,20 @@ def default_css_sources(node_class: type[DOMNode]) -> list[CssSourceKey]:
         (css, read_from, True, tie_breaker, scope)
         for read_from, css, tie_breaker, scope in DOMNode._get_default_css(stand_in)  # type: ignore[arg-type]
     ]
+
+
+def file_css_sources(paths: Iterable[str | PurePath]) -> list[CssSourceKey]:
+    """The sources of ``.tcss`` files as ``Stylesheet.read`` names them."""
+    sources: list[CssSourceKey] = []
+    for path in paths:
+        try:
+            css = Path(path).expanduser().read_text(encoding="utf-8")
+        except OSError:
+            continue
+        sources.append(
+            (css, (str(Path(os.path.abspath(Path(path).expanduser()))), ""), False, 0, "")
+        )
+    return sources
 
 
 def mark_styles_current(screen: Screen[Any], app: App[Any]) -> None:

@@ -43,12 +43,24 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from tui.config import Settings
-    from tui.network.store import Building
+    from tui.network.store import Building, Store
     from tui.service import Service
     from tui.session import Session
     from tui.ui.speed.machinery import Machinery
 
-__all__ = ["ENV", "PIECES", "begin", "building", "end", "install", "on", "plain"]
+__all__ = [
+    "ENV",
+    "PIECES",
+    "begin",
+    "building",
+    "end",
+    "freeze_for_fork",
+    "install",
+    "on",
+    "plain",
+    "share_one_arena",
+    "start_from",
+]
 
 ENV = "ROOST_PLAIN"
 PIECES = ("gc", "arena", "stylesheets")
@@ -86,6 +98,33 @@ def begin(settings: Settings, session: Session | None = None) -> Service:
     from tui.ui.speed.startup import begin as start  # deferred: the door stays light
 
     return start(settings, session)
+
+
+def start_from(store: Store) -> None:
+    """The next :func:`begin` starts from ``store``'s snapshot instead of reading the disk cache
+    again: a session forked by the SSH zygote, which read it before the fork."""
+    from tui.ui.speed.startup import preloaded  # deferred: the door stays light
+
+    preloaded(store)
+
+
+def share_one_arena() -> None:
+    """Every thread allocates from glibc's main malloc arena from now on (piece ``arena``): the
+    SSH zygote does it as a session's start would, and its forks inherit it."""
+    if on("arena"):
+        from tui.ui.speed.startup import one_malloc_arena  # deferred: the door stays light
+
+        one_malloc_arena()
+
+
+def freeze_for_fork() -> None:
+    """What this process holds, out of the collector's sight from now on, garbage collected
+    first: the SSH zygote, before it forks sessions, so that no collection in a session writes
+    to those objects and their copy-on-write pages stay shared. Whatever ``ROOST_PLAIN`` says:
+    this is what makes a forked session cheap, not a speed-up of one."""
+    from tui.ui.speed import gc_policy  # deferred: the door stays light
+
+    gc_policy.collect_everything()  # everything unfrozen, collected, frozen again
 
 
 def end() -> None:
