@@ -27,7 +27,7 @@ def screen_text(app) -> str:
         ("0", set()),
         ("1", set(speed.PIECES)),
         ("all", set(speed.PIECES)),
-        ("gc, arena", {"gc", "arena"}),
+        ("gc, stylesheets", {"gc", "stylesheets"}),
     ],
 )
 def test_the_switch_names_the_pieces_turned_off(monkeypatch, value, off):

@@ -254,65 +254,6 @@ def test_begin_pauses_gc_and_connects_with_the_cache_prefetched(tmp_path, gc_res
     assert gc.isenabled()
 
 
-_ARENA_CHILD = """
-import ctypes, sys, threading
-from pathlib import Path
-from tui.ui.speed import startup
-from tui.config import Settings
-if sys.argv[1] == "begin":
-    startup.begin(Settings(cache_dir=Path(sys.argv[2])))
-
-def allocate():  # blocks above pymalloc's 512 bytes come from malloc
-    allocate.kept = [bytes(4000) for _ in range(2000)]
-
-worker = threading.Thread(target=allocate)
-worker.start()
-worker.join()
-ctypes.CDLL("libc.so.6").malloc_stats()  # one "Arena N:" block per arena, on stderr
-"""
-
-
-def _arenas_after_a_thread_allocates(tmp_path: Path, mode: str) -> int:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-    env.pop("MALLOC_ARENA_MAX", None)
-    out = subprocess.run(
-        [sys.executable, "-c", _ARENA_CHILD, mode, str(tmp_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return out.stderr.count("Arena ")
-
-
-def _glibc() -> bool:
-    try:
-        return sys.platform.startswith("linux") and bool(os.confstr("CS_GNU_LIBC_VERSION"))
-    except (ValueError, OSError):
-        return False
-
-
-@pytest.mark.skipif(not _glibc(), reason="malloc arenas are glibc's")
-def test_begin_makes_threads_share_the_main_malloc_arena(tmp_path):
-    # the app validates the cache in a worker thread: with its own arena that took ~15% longer
-    assert _arenas_after_a_thread_allocates(tmp_path, "plain") >= 2
-    assert _arenas_after_a_thread_allocates(tmp_path, "begin") == 1
-
-
-def test_one_malloc_arena_does_nothing_off_glibc(monkeypatch):
-    monkeypatch.setattr(sys, "platform", "darwin")
-    assert startup.one_malloc_arena() is False
-    monkeypatch.setattr(sys, "platform", "linux")
-
-    def not_glibc(name: str) -> str:
-        raise ValueError(name)
-
-    monkeypatch.setattr(os, "confstr", not_glibc)
-    assert startup.one_malloc_arena() is False
-
-
 def test_begin_for_the_demo_uses_the_demo_address(tmp_path, gc_restored):
     service = startup.begin(Settings(cache_dir=tmp_path))
     assert service.demo and service.store.cache.folder == tmp_path / service_folder_name(

@@ -66,7 +66,6 @@ def _preload(feed: int) -> FollowerStore:
     from tui.ssh.mode import for_session
     from tui.ui import speed
 
-    speed.share_one_arena()  # as a session's start does; the forks inherit it
     settings, session = load_from(cli.build_parser().parse_args([]), looks_for_token=False)
     session = for_session(session)
     preload_dashboard()

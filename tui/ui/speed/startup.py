@@ -1,7 +1,6 @@
 """What `roost` does before it imports the dashboard, to shorten its cold start.
 
-* :func:`begin` pauses the collector (piece ``gc``), shares one malloc arena (``arena``) and
-  connects the service with its
+* :func:`begin` pauses the collector (piece ``gc``) and connects the service with its
   disk cache read in a background thread (file reads and sha256 release the GIL, so they
   overlap the dashboard's imports on another core).
 * The cyclic garbage collector stays paused until the first data is on screen. Starting `roost`
@@ -11,17 +10,10 @@
   :func:`resume_gc` after its first paint. The pause is one hold on the shared switch
   (:mod:`tui.ui.speed.gc_policy`): resuming gives back only this hold, so a collector someone else
   turned off stays off.
-* :func:`one_malloc_arena` (glibc): every thread allocates from the main malloc arena. The app
-  validates the cache in a worker thread, and glibc gives each new thread its own arena, whose
-  heaps grow in small mapped steps, which makes that validation measurably slower than in the
-  main thread or with one arena (``tests/perf/bench.py``). Python allocates under the GIL, so
-  the shared arena's lock is not contended.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import TYPE_CHECKING
 
 from tui.ui import speed
@@ -33,7 +25,7 @@ if TYPE_CHECKING:
     from tui.service import Service
     from tui.session import Session
 
-__all__ = ["begin", "one_malloc_arena", "pause_gc", "preloaded", "resume_gc"]
+__all__ = ["begin", "pause_gc", "preloaded", "resume_gc"]
 
 _pause: gc_policy.Hold | None = None  # the start-up's hold, until the app's first paint
 _preloaded: Store | None = None  # a session forked by the SSH zygote: the zygote's store
@@ -44,9 +36,6 @@ def preloaded(store: Store) -> None:
     it forked this session) instead of reading the disk cache again."""
     global _preloaded
     _preloaded = store
-
-
-_M_ARENA_MAX = -8  # glibc's mallopt() parameter (malloc.h)
 
 
 def pause_gc() -> None:
@@ -64,24 +53,8 @@ def resume_gc() -> None:
         hold.release()
 
 
-def one_malloc_arena() -> bool:
-    """Make threads started from now on allocate from glibc's main arena; True if it did.
-
-    Does nothing (False) off Linux or where the C library is not glibc (musl has no arenas).
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes  # deferred: off the start path
-
-    try:
-        os.confstr("CS_GNU_LIBC_VERSION")  # raises ValueError where the C library is not glibc
-        return bool(ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, 1))
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
 def begin(settings: Settings, session: Session | None = None) -> Service:
-    """Pause the collector, share one malloc arena and connect ``settings``' service, its disk
+    """Pause the collector and connect ``settings``' service, its disk
     cache already being read; hand the service to the app (``run_tui(service)``)."""
     # deferred: off the start path
     from tui.network.feed import FollowerStore
@@ -92,8 +65,6 @@ def begin(settings: Settings, session: Session | None = None) -> Service:
     zygotes, _preloaded = _preloaded, None
     if speed.on("gc"):
         pause_gc()
-    if speed.on("arena"):
-        one_malloc_arena()  # before the prefetch and the app start any thread
     # a session of `roost serve-ssh` follows the server's refresher (tui/ssh/refresher.py)
     service = connect(
         settings,
