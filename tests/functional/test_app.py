@@ -3,6 +3,7 @@ copy, live refresh keeping the user's place, and failures that must not crash.""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import httpx
@@ -1008,6 +1009,50 @@ async def test_detail_values_wrap_under_themselves_at_60_columns():
         following = next(line for line in lines[numbers + 1 :] if line.strip())
         assert following.startswith(" " * 11) and "comments" in following
         assert not any(line.strip() in ("26", "ago)") for line in lines)
+
+
+async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
+    """After the first refresh the app imports the tabs not opened yet and parses their CSS,
+    one step at a time, only when no key has come for a moment: keys typed every 30 ms keep
+    every step away; typed every 200 ms (a person going from tab to tab), the steps fit
+    between them, and the Seeds tab's own CSS is parsed before its first visit."""
+    from tui.ui.speed import machinery
+    from tui.ui.textual_compat import ParseOnceStylesheet
+
+    monkeypatch.setattr(machinery, "PRELOAD_AFTER_S", 0.05)
+    parsed: list[str] = []
+    preparse = ParseOnceStylesheet.preparse
+
+    def recording(self, source):
+        parsed.append(str(source[1]))
+        preparse(self, source)
+
+    monkeypatch.setattr(ParseOnceStylesheet, "preparse", recording)
+    typing = True
+    every = 0.03
+
+    async def keys() -> None:  # as the app does for each key it reads
+        while typing:
+            rig.app.speed.key_pace.hold()
+            await asyncio.sleep(every)
+
+    rig = make_rig()
+    async with rig.app.run_test(size=(80, 24)):
+        typist = asyncio.create_task(keys())
+        await asyncio.wait_for(rig.app.loaded.wait(), 20)
+        await asyncio.sleep(0.5)  # the preload is due (0.05 s after the first refresh)
+        assert parsed == []
+        every = 0.2  # slower keys: gaps of 200 ms, shorter than the 250 ms hold of each key
+        for _ in range(200):
+            if any("seeds.tcss" in name for name in parsed) and len(parsed) > 20:
+                break
+            await asyncio.sleep(0.02)
+        assert any("seeds.tcss" in name for name in parsed)
+        first_default = next(i for i, name in enumerate(parsed) if ".tcss" not in name)
+        assert all(".tcss" in name for name in parsed[:first_default])  # each tab's own first
+        typing = False
+        await typist
+        rig.app.workers.cancel_group(rig.app, "preload")
 
 
 async def test_a_tab_opened_later_paints_its_bars_on_the_key_and_its_body_after():

@@ -27,7 +27,7 @@ def screen_text(app) -> str:
         ("0", set()),
         ("1", set(speed.PIECES)),
         ("all", set(speed.PIECES)),
-        ("gc, stylesheets", {"gc", "stylesheets"}),
+        ("gc, preload", {"gc", "preload"}),
     ],
 )
 def test_the_switch_names_the_pieces_turned_off(monkeypatch, value, off):
@@ -42,8 +42,8 @@ def test_an_unknown_piece_is_an_error(monkeypatch):
 
 
 async def test_roost_plain_runs_the_dashboard_as_plain_textual(monkeypatch):
-    """With every piece off the app parses its CSS as Textual does and leaves the collector
-    alone; the tabs open, show their data and take their keys."""
+    """With every piece off the app parses its CSS as Textual does, leaves the collector alone
+    and preloads nothing; the tabs open, show their data and take their keys."""
     monkeypatch.setenv(speed.ENV, "1")
     threshold = gc.get_threshold()
     rig = make_rig()
@@ -63,6 +63,7 @@ async def test_roost_plain_runs_the_dashboard_as_plain_textual(monkeypatch):
         screen = app.screen
         assert isinstance(screen, SeedsScreen) and screen.section == "seeds-proposals"
         assert "Proposals" in screen_text(app)
+        assert all(worker.name != "preload" for worker in app.workers)
         await pilot.press("1")
         await settle(pilot)
         assert app.screen.table.total_count > 0

@@ -71,7 +71,7 @@ machinery    what the speed machinery (tui/ui/speed) buys: cold start, next fram
              ROOST_PLAIN=1 (plain Textual) and with each piece off alone, at 20 000 agents, two
              rounds (tests/perf/bench_machinery.py; five to fifteen minutes on a busy 2-core
              machine); the page shows it as "What the machinery buys". ``--plain`` runs this
-             section alone, ``--plain-variants gc`` only those pieces' variants.
+             section alone, ``--plain-variants gc,preload`` only those pieces' variants.
 export       50 000 Agents rows as shown written to CSV by roost's export (formula cells
              neutralised, control characters cleaned) beside csv.writer over the same cells, and
              to JSON Lines (tests/perf/bench_export.py).

@@ -59,6 +59,18 @@ def test_idle_for_counts_from_the_end_of_the_last_hold():
     key_pace.release()
 
 
+def test_quiet_for_counts_from_the_last_key():
+    key_pace = KeyPace()
+    key_pace.release()
+    assert key_pace.quiet_for(10.0)  # no key yet
+    key_pace.hold()
+    assert not key_pace.quiet_for(0.05)
+    time.sleep(0.07)
+    assert key_pace.quiet_for(0.05) and not key_pace.quiet_for(1.0)
+    assert key_pace.held()  # the longer hold is still on: quiet_for is for steps of a few ms
+    key_pace.release()
+
+
 def test_two_paces_do_not_share_their_keys():
     typing, idle = KeyPace(), KeyPace()
     typing.hold(60)

@@ -87,3 +87,44 @@ def test_a_thread_prepares_sort_orders_the_table_then_reads():
     assert orders.get(0, False)[0] == list(range(1999, -1, -1))
     orders.prepare(0, False)  # made already: nothing to do
     assert orders.prepared() == {(0, False)}
+
+
+def test_the_warm_up_makes_a_sort_only_once_no_key_has_come_for_a_moment(monkeypatch):
+    """A sort holds the interpreter from start to end: the warm-up makes one only in a quiet
+    moment, and gives up waiting when its rows are replaced."""
+    from tui.ui.table import warmup
+
+    monkeypatch.setattr(warmup.time, "sleep", lambda _s: None)
+
+    class Pace:
+        def __init__(self, busy: int) -> None:
+            self.busy = busy  # how many more times a key is said to have come just now
+
+        def quiet_for(self, seconds: float) -> bool:
+            assert seconds == warmup.SORT_QUIET_S
+            self.busy -= 1
+            return self.busy < 0
+
+        def yield_to_keys(self) -> None:
+            pass
+
+    class Worker:
+        is_cancelled = False
+
+    orders = SortOrders(rows(3, 1, 2))
+    pace = Pace(busy=5)
+    assert warmup.prepare_sorts(orders, [(0, False)], Worker(), pace)
+    assert pace.busy < 0 and orders.prepared() == {(0, False)}
+
+    class CancelledWhileWaiting:
+        def __init__(self, pace: Pace) -> None:
+            self.pace = pace
+
+        @property
+        def is_cancelled(self) -> bool:
+            return self.pace.busy < 3  # replaced while keys were still coming
+
+    waiting = SortOrders(rows(3, 1, 2))
+    pace = Pace(busy=10)
+    assert not warmup.prepare_sorts(waiting, [(0, True)], CancelledWhileWaiting(pace), pace)
+    assert waiting.prepared() == set()

@@ -3,12 +3,14 @@ new rules when the variables change, and sources parsed ahead are not parsed aga
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.css import stylesheet as textual_stylesheet
-from textual.css.stylesheet import Stylesheet
+from textual.css.stylesheet import Stylesheet, StylesheetParseError
 from textual.widgets import Button, DataTable, Static
 
-from tui.ui.textual_compat import ParseOnceStylesheet, default_css_sources
+from tui.ui.textual_compat import ParseOnceStylesheet, default_css_sources, file_css_sources
 
 SOURCES = [
     ("Screen { background: $bg; } .x { color: $fg; }", ("a.tcss", ""), False, 0, ""),
@@ -82,6 +84,25 @@ def test_new_variables_give_new_rules():
     assert stylesheet.css == _load(Stylesheet(variables=dict(VARIABLES))).css
 
 
+def test_a_source_parsed_ahead_is_not_parsed_again(parses):
+    stylesheet = ParseOnceStylesheet(variables=dict(VARIABLES))
+    for source in SOURCES:
+        stylesheet.preparse(source)
+    assert len(parses) == len(SOURCES)
+    _load(stylesheet)
+    stylesheet.reparse()
+    assert len(parses) == len(SOURCES)
+
+
+def test_bad_css_parsed_ahead_is_still_reported_when_used():
+    stylesheet = ParseOnceStylesheet(variables=dict(VARIABLES))
+    bad = ("Screen { colour: red; }", ("bad.tcss", ""), False, 0, "")
+    stylesheet.preparse(bad)  # no error here
+    stylesheet.add_source(bad[0], read_from=bad[1])
+    with pytest.raises(StylesheetParseError):
+        stylesheet.parse()
+
+
 @pytest.mark.parametrize("widget_class", [Static, Button, DataTable])
 def test_default_css_sources_are_named_as_a_mounted_widget_names_them(widget_class):
     expected = [
@@ -89,3 +110,13 @@ def test_default_css_sources_are_named_as_a_mounted_widget_names_them(widget_cla
         for read_from, css, tie_breaker, scope in widget_class()._get_default_css()
     ]
     assert default_css_sources(widget_class) == expected
+
+
+def test_file_sources_are_named_as_stylesheet_read_names_them(tmp_path: Path):
+    path = tmp_path / "x.tcss"
+    path.write_text("Screen { color: red; }", encoding="utf-8")
+    textual = Stylesheet()
+    textual.read(path)
+    ((read_from, (css, is_default, tie_breaker, scope)),) = textual.source.items()
+    assert file_css_sources([path]) == [(css, read_from, is_default, tie_breaker, scope)]
+    assert file_css_sources([tmp_path / "missing.tcss"]) == []

@@ -392,6 +392,7 @@ class RoostApp(App[int]):
                     self.writer.start_tracking()  # the outbox is followed once the dashboard is up
                 if self.ask_demo_reset:  # over the world it would set aside
                     self.writer.ask_demo_reset(then=self._refresh_fresh_world)
+                self.speed.loaded(self.prepare_tabs)
                 self.pulse.start()
             self.loaded.set()
             self._tell_problems(message.report, message.status)
@@ -406,6 +407,17 @@ class RoostApp(App[int]):
             screen.deliver(message.snapshot, changed)
         self.conversation.snapshot_changed(changed)
         self.pulse.snapshot_changed(message.snapshot, changed)
+
+    @work(
+        group="preload",
+        exclusive=True,
+        exit_on_error=False,
+        name="preload",
+        description="import the other tabs' screens and parse their CSS",
+    )
+    async def prepare_tabs(self) -> None:
+        """Between keys, import the other tabs' modules and parse their CSS (tui/ui/speed)."""
+        await self.speed.preload(self._tab_screens)
 
     def _current_state_screens(self) -> list[StateScreen]:
         return [screen for screen in self.screen_stack if isinstance(screen, StateScreen)]

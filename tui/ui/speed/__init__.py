@@ -6,12 +6,15 @@ it with :func:`begin` before the dashboard's imports. Screens and widgets are pl
 
 One switch turns all of it off: ``ROOST_PLAIN=1`` (or ``all``) runs plain Textual. For the
 bench, ``ROOST_PLAIN`` may instead name the pieces to turn off, comma-separated
-(``ROOST_PLAIN=gc``). The pieces (:data:`PIECES`):
+(``ROOST_PLAIN=gc,preload``). The pieces (:data:`PIECES`):
 
 ``gc``
     the garbage collector's policy (:mod:`tui.ui.speed.gc_policy`): paused from `roost`'s start
     until the first paint, paused while a big document is built and what it built frozen out of the
     collector's view, a big table's warmed rows frozen, full collections at quiet moments only.
+``preload``
+    between keys, the tabs not opened yet are imported and their CSS parsed
+    (:mod:`tui.ui.speed.preload`).
 ``stylesheets``
     each CSS source is parsed once per set of variables (the stylesheet cache), and a new tab's
     styles are not recomputed when it is first shown.
@@ -20,10 +23,9 @@ Always on, as behaviour rather than speed (:mod:`tui.ui.speed.held_keys`): keys 
 what takes them is there wait for it (a picker or a form opening; a screen's ``Lazy`` body).
 
 Each piece has to buy 10% or more on one of the bench's figures (`tests/perf/bench.py --plain`:
-cold start, next frame, settled frame, quit, `state --json`); three pieces bought none and were
-removed: presetting a new tab's breakpoint classes before its mount, preparing the tabs not
-opened yet (their imports and CSS) between keys, and making every thread allocate from glibc's
-main malloc arena.
+cold start, next frame, settled frame, quit, `state --json`); two pieces bought none and were
+removed: presetting a new tab's breakpoint classes before its mount, and making every thread
+allocate from glibc's main malloc arena.
 
 Read when asked (not cached), so a test or the bench may set the variable in the process.
 This module imports neither Textual nor the rest of the package: `roost` imports it first.
@@ -60,7 +62,7 @@ __all__ = [
 ]
 
 ENV = "ROOST_PLAIN"
-PIECES = ("gc", "stylesheets")
+PIECES = ("gc", "preload", "stylesheets")
 _ALL = {"1", "all", "true", "yes", "on"}
 
 

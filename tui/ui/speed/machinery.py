@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Machinery"]
 
+#: After the first refresh, how long the app waits before it imports the other tabs' screens
+PRELOAD_AFTER_S = 1.0
 # how often the app looks for a quiet moment to run a deferred full collection, and how long
 # without a key makes one (gc_policy.defer_full)
 IDLE_CHECK_S = 1.0
@@ -54,7 +56,7 @@ class Machinery:
     def __init__(self, app: App[Any], *, first_css: Iterable[type[Widget]] = ()) -> None:
         self.app = app
         self.off = speed.plain()
-        #: When keys come: background work (table warm-ups) stands aside meanwhile.
+        #: When keys come: background work (table warm-ups, preloads) stands aside meanwhile.
         self.key_pace = KeyPace()
         #: Keys typed before what takes them is there.
         self.held_keys = HeldKeys(app)
@@ -119,6 +121,17 @@ class Machinery:
         """The disk cache's data is on screen (or there was none): the start-up's pause of the
         collector ends (tui/ui/speed/startup.py)."""
         resume_gc()
+
+    def loaded(self, preload: Any) -> None:
+        """The first refresh is shown: ``preload`` (the app's worker) runs a moment later."""
+        if "preload" not in self.off:
+            self.app.set_timer(PRELOAD_AFTER_S, preload, name="preload tabs")
+
+    async def preload(self, opened: Iterable[str]) -> None:
+        """Between keys, import the tabs not ``opened`` and parse their CSS (preload.py)."""
+        from tui.ui.speed.preload import prepare_tabs  # deferred: imports every tab's module
+
+        await prepare_tabs(self.app.stylesheet, self.key_pace, opened=set(opened))
 
     def unmounted(self) -> None:
         resume_gc()

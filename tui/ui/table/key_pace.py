@@ -23,16 +23,24 @@ HOLD_S = 0.25
 
 
 class KeyPace:
-    """Until when background work stays away."""
+    """When the last key came, and until when background work stays away."""
 
-    __slots__ = ("_held_until",)
+    __slots__ = ("_held_until", "_last_key")
 
     def __init__(self) -> None:
         self._held_until = 0.0
+        self._last_key = float("-inf")
 
     def hold(self, seconds: float = HOLD_S) -> None:
         """Keep background work away for ``seconds`` from now (called for every key)."""
-        self._held_until = max(self._held_until, time.monotonic() + seconds)
+        now = time.monotonic()
+        self._last_key = now
+        self._held_until = max(self._held_until, now + seconds)
+
+    def quiet_for(self, seconds: float) -> bool:
+        """Whether no key has come for ``seconds``: for steps of a few ms that may run between
+        two keys of a person typing fast (the hold, :data:`HOLD_S`, is for longer work)."""
+        return time.monotonic() - self._last_key >= seconds
 
     def held(self) -> bool:
         """Whether keys are being handled now (background work on the event loop waits)."""
@@ -45,6 +53,7 @@ class KeyPace:
     def release(self) -> None:
         """Let background work go on at once (tests)."""
         self._held_until = 0.0
+        self._last_key = float("-inf")
 
     def yield_to_keys(self, limit_s: float = 5.0) -> None:
         """Sleep while keys are being handled (at most ``limit_s``: work is never starved)."""

@@ -23,6 +23,7 @@ and the app's memory policy decides what that means (tui/ui/speed).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SEARCH_IN_THREAD_FROM",
+    "SORT_QUIET_S",
     "WARM_FROM",
     "WarmedTable",
     "Warmup",
@@ -44,6 +46,8 @@ __all__ = [
 
 #: Rows: a table this big warms its rows in a thread after their first frame.
 WARM_FROM = 2_000
+#: Seconds without a key before the warm-up makes one more sort order.
+SORT_QUIET_S = 0.3
 #: Rows: a filter typed into a table this big before its search texts are all computed waits
 #: for them in a thread.
 SEARCH_IN_THREAD_FROM = 10_000
@@ -51,6 +55,8 @@ SEARCH_IN_THREAD_FROM = 10_000
 
 class _Pace(Protocol):
     def yield_to_keys(self) -> None: ...
+
+    def quiet_for(self, seconds: float) -> bool: ...
 
 
 class _Cancellable(Protocol):
@@ -88,9 +94,15 @@ def prepare_sorts(
     orders: SortOrders, sorts: Sequence[tuple[int, bool]], worker: _Cancellable, pace: _Pace
 ) -> bool:
     """Make each of ``sorts`` ((column, reverse)) in ``orders``, in a thread, once the rows'
-    sort values are computed: one sort at a time, standing aside while a key is handled.
-    Returns False if ``worker`` was cancelled on the way."""
+    sort values are computed: one sort at a time, each once no key has come for
+    :data:`SORT_QUIET_S` (a sort holds the interpreter from start to end: tens of ms at 50 000
+    rows, which a key typed meanwhile would wait through). Returns False if ``worker`` was
+    cancelled on the way."""
     for column, reverse in sorts:
+        while not pace.quiet_for(SORT_QUIET_S):
+            if worker.is_cancelled:
+                return False
+            time.sleep(0.02)
         if worker.is_cancelled:
             return False
         pace.yield_to_keys()
