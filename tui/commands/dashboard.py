@@ -43,8 +43,8 @@ def preload_dashboard() -> None:
 
 
 def warm_dashboard(service: Service, *, timeout_s: float = 60.0) -> bool:
-    """Run the dashboard once, headless at 80×24, until its first rows are shown, parse every
-    tab's sheets, then quit: what a run parses and imports on the way (every sheet, the
+    """Run the dashboard once, headless at 80×24, until its first rows are shown and the other
+    tabs are prepared, then quit: what a run parses and imports on the way (every sheet, the
     modules a screen imports on first use) stays done in this process. The SSH zygote does it
     once for all the sessions it forks. True if it got that far in ``timeout_s``."""
     import asyncio  # deferred: only the zygote calls this
@@ -57,7 +57,7 @@ def warm_dashboard(service: Service, *, timeout_s: float = 60.0) -> bool:
         async with app.run_test(size=(80, 24)):
             try:
                 await asyncio.wait_for(app.loaded.wait(), timeout_s)
-                app.speed.parse_every_sheet()
+                await asyncio.wait_for(app.prepare_tabs().wait(), timeout_s)
             except TimeoutError:
                 return False
             return True

@@ -164,9 +164,9 @@ class ParseOnceStylesheet(Stylesheet):
         self._variables_key = _key(variables)
 
     def preparse(self, source: CssSourceKey) -> None:
-        """Parse ``source`` ahead of its first use (the SSH zygote, for the sessions it forks;
-        on the event loop: Textual's own caches are not thread-safe). Errors are left for the
-        real parse to report."""
+        """Parse ``source`` ahead of its first use (the tabs' preload, between keys; on the event
+        loop: Textual's own caches are not thread-safe). Errors are left for the real parse to
+        report."""
         with contextlib.suppress(Exception):  # reported when Textual parses it for real
             self._parse_rules(*source)
 

@@ -10,33 +10,25 @@ the keys typed right after one that opens a picker or a form (`s a` sorts by the
 
 from __future__ import annotations
 
-import contextlib
 import time
 import weakref
 from collections.abc import Iterable
-from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.lazy import Lazy
-from textual.widget import Widget
 
 from tui.ui import speed
 from tui.ui.speed import gc_policy
 from tui.ui.speed.held_keys import HeldKeys
 from tui.ui.speed.startup import resume_gc
 from tui.ui.table.key_pace import KeyPace
-from tui.ui.textual_compat import (
-    CssSourceKey,
-    ParseOnceStylesheet,
-    default_css_sources,
-    file_css_sources,
-    mark_styles_current,
-)
+from tui.ui.textual_compat import ParseOnceStylesheet, default_css_sources, mark_styles_current
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
+    from textual.widget import Widget
 
 __all__ = ["Machinery"]
 
@@ -79,33 +71,6 @@ class Machinery:
             for widget in first_css:
                 for source in default_css_sources(widget):
                     app.stylesheet.add_source(*source)
-
-    def parse_every_sheet(self) -> int:
-        """Parse every tab's CSS and every widget's default CSS into the app's stylesheet now,
-        so that no later app in this process parses them again (its parses are kept: the SSH
-        zygote does this once for every session it forks). Nothing with the piece off; returns
-        how many sources were parsed."""
-        stylesheet = self.app.stylesheet
-        if not isinstance(stylesheet, ParseOnceStylesheet):
-            return 0
-        from tui.ui.screens import TABS  # deferred: every tab's screen module
-
-        sources: list[CssSourceKey] = []
-        for tab in TABS:
-            paths = tab.screen_class().CSS_PATH
-            if isinstance(paths, (str, PurePath)):
-                paths = [paths]
-            sources += file_css_sources(p for p in paths or () if PurePath(p).is_absolute())
-        classes: list[type[Widget]] = [Widget]
-        while classes:
-            node_class = classes.pop()
-            classes.extend(node_class.__subclasses__())
-            with contextlib.suppress(Exception):  # a widget whose CSS Textual would refuse too
-                sources += default_css_sources(node_class)
-        unique = list(dict.fromkeys(sources))
-        for source in unique:
-            stylesheet.preparse(source)
-        return len(unique)
 
     # ------------------------------------------------------------------ the app's life
 
