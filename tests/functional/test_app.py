@@ -1055,6 +1055,28 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
         rig.app.workers.cancel_group(rig.app, "preload")
 
 
+async def test_a_tab_shown_before_is_drawn_at_once_not_held_50_ms():
+    """Textual holds every repaint for 50 ms when a mode is shown (``delay_update``), to mask
+    a screen being built: a tab's first visit keeps that hold; a later one, its body mounted, is
+    whole and is not held (its first frame is the one the hold would have let out)."""
+    rig = make_rig()
+    app = rig.app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        app.jump_to("posts")  # first visit: held
+        assert app._batch_count == 1
+        await settle(pilot)
+        await pilot.pause(0.1)
+        assert app._batch_count == 0 and app.screen.body_filled
+        app.jump_to("agents")  # shown before: drawn at once
+        assert app._batch_count == 0
+        await settle(pilot)
+        app.jump_to("posts")
+        assert app._batch_count == 0
+        await settle(pilot)
+        assert "Posts" in screen_text(app)
+
+
 async def test_a_tab_opened_later_paints_its_bars_on_the_key_and_its_body_after():
     """A tab's body is composed in Textual's Lazy: a tab first opened later (Seeds) shows its
     bars in the frame after its key, no body yet; the body is mounted after that frame and
