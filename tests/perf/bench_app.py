@@ -43,6 +43,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from figures import figure  # noqa: E402
+from frames_written import written_only  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.widgets import Static  # noqa: E402
 
@@ -105,6 +106,7 @@ async def _until_painted(app: App, ready, started: float) -> float:
             finished.append(time.perf_counter())
             painted.set()
 
+    written_only(app)
     app.post_display_hook = hook  # type: ignore[method-assign]
     async with app.run_test(size=SIZE):
         await asyncio.wait_for(painted.wait(), timeout=300)

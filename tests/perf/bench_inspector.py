@@ -41,6 +41,7 @@ for _path in (ROOT, PERF):
         sys.path.insert(0, str(_path))
 
 from figures import figure  # noqa: E402
+from frames_written import written_only  # noqa: E402
 from textual.app import App  # noqa: E402
 from textual.widgets import OptionList, TabbedContent, Tree  # noqa: E402
 
@@ -81,6 +82,7 @@ class _Host(App[None]):
         self.started = 0.0
         self.painted: float | None = None
         self.done = asyncio.Event()
+        written_only(self)  # frames written, not displays that wrote nothing
 
     def on_mount(self) -> None:
         screen = self.make()

@@ -46,6 +46,7 @@ if str(ROOT) not in sys.path:
 
 from bench_app import BASE, _Bare, _NoNetwork, fill_cache  # noqa: E402
 from figures import figure  # noqa: E402
+from frames_written import written_only  # noqa: E402
 from textual import events  # noqa: E402
 from textual.app import App  # noqa: E402
 from textual.message import Message  # noqa: E402
@@ -188,6 +189,7 @@ async def _painted(
     store = Store(BASE, client=client, cache=cache, building=speed.building())
     app = RoostApp(Service(Settings(read_url=BASE, agent=agent), store), poll=False)
     frames = _Frames()
+    written_only(app)  # frames written, not displays that wrote nothing
     app.post_display_hook = frames.hook  # type: ignore[method-assign]
     try:
         async with app.run_test(size=SIZE, message_hook=message_hook) as pilot:

@@ -17,8 +17,10 @@ beside its floor in the same run:
   three letters, ``backspace``, ``escape``), a sort by a number (karma; votes), a sort by text
   (name; title) and the data order again (``s`` and the column's key each), then the other
   tab's key (a later visit). Each key is typed between two of the frames the status bar draws
-  by itself once a second, at 0.2, 0.35 or 0.5 s after one in turn, once the previous key has
-  settled. Goals: every Posts key's next frame ≤ 100 ms at p95 (the first visit's included),
+  by itself once a second, at 0.2, 0.35 or 0.5 s after one in turn and a seventh of a frame of
+  Textual's 60-a-second clock later than the key before (every key meets that clock at every
+  phase alike on both tabs), once the previous key has settled. A frame is one written to the
+  terminal (``frames_written``). Goals: every Posts key's next frame ≤ 100 ms at p95 (the first visit's included),
   and Posts' settled frames no slower than Agents' (p95 of every press of the script, one over
   the other).
 * ``refresh``: the store, wanting the conversation's files as the Posts tab does, against the
@@ -94,6 +96,12 @@ GOAL_SETTLED_RATIO = 1.0  # Posts' settled frames over Agents', the same script
 GOAL_PARSE = 1.5
 TICK_S = 1.0  # the status bar is drawn again once a second
 OFFSETS_S = (0.2, 0.35, 0.5)  # when, after that frame, a key is typed (in turn)
+#: Textual's frame clock (60 a second): a screen draws on its ticks, so when a key's frames
+#: come depends on where in a tick the key lands. The offsets above are whole ticks; each key
+#: is typed a further seventh of a tick later than the one before (in turn), so that the
+#: presses of every key meet the clock at every phase alike on both tabs.
+FRAME_S = 1 / 60
+PHASES = 7
 GOAL_MEMORY = 1.5
 
 #: Per round, the filter typed on each tab (the same letters on both: the agents' ids and the
@@ -158,7 +166,8 @@ async def _between_ticks(frames: _Frames, press: int) -> None:
     not fall while the key typed then settles (it would add up to a second to one press in
     ten or so, on either tab, whatever the key did)."""
     await frames.first_after(time.perf_counter(), timeout=TICK_S + QUIET_S)
-    await asyncio.sleep(OFFSETS_S[press % len(OFFSETS_S)])
+    phase = (press % PHASES) * FRAME_S / PHASES  # see FRAME_S
+    await asyncio.sleep(OFFSETS_S[press % len(OFFSETS_S)] + phase)
 
 
 async def _first_visit(
@@ -208,7 +217,7 @@ async def _session(
 
     async def press(tab: str | None, label: str, key: str) -> None:
         if aligned:
-            await _between_ticks(frames, len(presses[tab or "agents"]))
+            await _between_ticks(frames, sum(map(len, presses.values())))  # both tabs' in turn
         _, next_frame, settled = await timed_press(app, frames, [key])
         if tab is not None:
             presses[tab].append((label, next_frame, settled))

@@ -296,7 +296,7 @@ async def _session(
 
     async def press(tab: str | None, label: str, key: str) -> None:
         if aligned:
-            await _between_ticks(frames, len(presses[tab or "agents"]))
+            await _between_ticks(frames, sum(map(len, presses.values())))  # both tabs' in turn
         _, next_frame, settled = await timed_press(app, frames, [key])
         if tab is not None:
             presses[tab].append((label, next_frame, settled))

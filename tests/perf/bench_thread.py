@@ -43,6 +43,7 @@ for _path in (ROOT, PERF):
 from bench_app import BASE, _NoNetwork, cache_files, fill_cache  # noqa: E402
 from bench_keys import _key_event, _quantile  # noqa: E402
 from figures import figure  # noqa: E402
+from frames_written import written_only  # noqa: E402
 
 from tui.config import Settings  # noqa: E402
 from tui.network.disk_cache import DiskCache  # noqa: E402
@@ -173,6 +174,7 @@ async def _round(cache_dir: Path, comments: int) -> dict[str, Any]:
     store = Store(BASE, client=client, cache=cache, building=speed.building())
     app = RoostApp(Service(Settings(read_url=BASE), store), initial_screen="posts", poll=False)
     frames = _Frames()
+    written_only(app)
     app.post_display_hook = lambda: frames.hook(app)  # type: ignore[method-assign]
     try:
         async with app.run_test(size=SIZE) as pilot:

@@ -108,6 +108,9 @@ def main() -> None:
             rss.append(peak_rss())
             app.exit()
 
+    from frames_written import written_only  # beside this script
+
+    written_only(app)
     app.post_display_hook = hook
     app.run(headless=True, size=SIZE)
     result = {
