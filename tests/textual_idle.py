@@ -138,11 +138,14 @@ def install() -> None:
 
 async def settle(pilot: Any) -> None:
     """Wait until the app's workers are done and the app handled what they posted (and what
-    that started, round after round)."""
+    that started, round after round), and it has nothing left to do (:func:`busy`): a pause
+    gives up after a second, which a busy machine can spend laying out one long page, and a
+    snapshot taken then shows a heading centred for the width before a scrollbar came."""
     app = pilot.app
     await pilot.pause()
     for _ in range(20):
-        if not len(app.workers):
+        if len(app.workers):
+            await app.workers.wait_for_complete()
+        elif busy(app) is None:
             return
-        await app.workers.wait_for_complete()
         await pilot.pause()
