@@ -1055,20 +1055,30 @@ async def test_the_other_tabs_are_prepared_between_keys(monkeypatch):
         rig.app.workers.cancel_group(rig.app, "preload")
 
 
-async def test_a_tab_shown_before_is_drawn_at_once_not_held_50_ms():
+async def test_a_tab_is_drawn_at_once_not_held_50_ms():
     """Textual holds every repaint for 50 ms when a mode is shown (``delay_update``), to mask
-    a screen being built: a tab's first visit keeps that hold; a later one, its body mounted, is
-    whole and is not held (its first frame is the one the hold would have let out)."""
+    a screen being built: a tab is not held, on its first visit (its bars come on the key, its
+    Lazy body a frame later, the status bar already at the bottom) nor on a later one."""
+    from tui.ui.widgets.status_bar import StatusBar
+
     rig = make_rig()
     app = rig.app
+    frames: list[tuple[bool, int]] = []  # (body mounted, status bar's row) of each frame
+
+    def hook() -> None:
+        screen = app.screen
+        if screen.id == "screen-posts":
+            frames.append((screen.body_filled, screen.query_one(StatusBar).region.y))
+
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        app.jump_to("posts")  # first visit: held
-        assert app._batch_count == 1
+        app.post_display_hook = hook
+        app.jump_to("posts")  # first visit
+        assert app._batch_count == 0
         await settle(pilot)
-        await pilot.pause(0.1)
-        assert app._batch_count == 0 and app.screen.body_filled
-        app.jump_to("agents")  # shown before: drawn at once
+        assert frames[0] == (False, 22)  # its bars, the status bar in its place, no body yet
+        assert frames[-1] == (True, 22)
+        app.jump_to("agents")  # shown before
         assert app._batch_count == 0
         await settle(pilot)
         app.jump_to("posts")

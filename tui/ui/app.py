@@ -224,7 +224,7 @@ class RoostApp(App[int]):
         self._problems_seen: set[tuple[str, str]] = set()
         self._last_state = "starting"
         self._leaving = False  # exit() was called: nothing will be drawn again
-        self._switching_to_whole_tab = False  # see delay_update
+        self._switching_tab = False  # see delay_update
         self._unsubscribe = self.store.subscribe(self._on_store_cycle)
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
@@ -569,21 +569,22 @@ class RoostApp(App[int]):
             return
         while len(self.screen_stack) > 1:  # what is over the tab: modals, a thread, the inbox
             self.pop_screen()
-        shown = self._tab_screens.get(tab_id)
-        self._switching_to_whole_tab = shown is not None and shown.body_filled
+        self._switching_tab = True
         try:
             self.switch_mode(tab_id)
         finally:
-            self._switching_to_whole_tab = False
+            self._switching_tab = False
         screen = self.screen
         if key is not None and isinstance(screen, StateScreen):
             screen.select_when_ready(key)  # a screen made just now selects after its first show
 
     def delay_update(self, delay: float = 0.05) -> None:
         """Textual holds every repaint for ``delay`` when a mode (a tab) is shown, to mask a
-        screen still being built. A tab whose body is mounted is whole: it shows at once, its
-        first frame the same as the one the delay would have let out 50 ms later."""
-        if not self._switching_to_whole_tab:
+        screen still being built. A tab is shown at once instead: one shown before is whole
+        (its first frame is the one the hold would let out 50 ms later), and a first visit
+        shows its bars on the key and its body a frame later (its ``Lazy`` body), the status
+        bar already in its place (docked, styles/app.tcss)."""
+        if not self._switching_tab:
             super().delay_update(delay)
 
     HISTORY_LIMIT: ClassVar[int] = 50
