@@ -203,7 +203,7 @@ def fit_rich(text: Text, width: int, align: str) -> Text:
     return text
 
 
-def position_of(visible: list[int], ranks: Sequence[int], index: int) -> int:
+def position_of(visible: Sequence[int], ranks: Sequence[int], index: int) -> int:
     """Where row ``index`` is, or would be, among the ``visible`` row indices (in the order
     ``ranks`` gives): a row on view is found by a scan, which needs no ranks."""
     try:
