@@ -809,3 +809,23 @@ async def test_a_filter_typed_before_the_search_texts_waits_then_applies_and_say
         assert table.filter_pending is None and table.filter_query == "a12"
         table.set_filter("")
         assert table.filter_query == "" and table.row_count == 300
+
+
+async def test_a_layout_that_changes_nothing_leaves_the_scrollbars_alone() -> None:
+    """Every layout hands a widget the virtual size it arranged, never the table's own: Textual's
+    ScrollView refreshed its scrollbars on each one (one more frame after every layout of the
+    screen). They follow the table's rows, and nothing else does refresh them."""
+    app = TableApp(make_rows(100))
+    async with app.run_test(size=(60, 12)) as pilot:
+        await pilot.pause()
+        table = app.query_one(VirtualTable)
+        assert table.vertical_scrollbar.window_virtual_size == 101  # the header and 100 rows
+        updates: list[object] = []
+        real = table._scroll_update
+        table._scroll_update = lambda size: (updates.append(size), real(size))  # type: ignore[method-assign]
+        app.screen.refresh(layout=True)
+        await pilot.pause()
+        assert updates == []
+        table.set_rows(make_rows(40))
+        await pilot.pause()
+        assert updates and table.vertical_scrollbar.window_virtual_size == 41

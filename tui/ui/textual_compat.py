@@ -37,6 +37,10 @@ What is here, and why:
   to write a keymap's keys as Textual's bindings name them.
 * :func:`composited_update` - what the terminal shows now (``Screen._compositor``,
   ``App._background_screens``), for the tests.
+* :class:`OwnVirtualSize` - a ``ScrollView`` that sets its own virtual size (the table) has its
+  scrollbars updated only when that size, its own or its container's changed
+  (``ScrollView._size_updated`` compared the layout's virtual size, never the table's, so every
+  layout of a table's screen refreshed its scrollbars and drew one more frame).
 * :class:`KeyGate` - a text field sees each key before it reads it (``Widget._on_key``, where a
   widget reads its keys): the in-order text fields (tui/ui/widgets/editors.py) hold or pass on
   keys that are not theirs to type.
@@ -63,12 +67,16 @@ if TYPE_CHECKING:
     from textual._compositor import LayoutUpdate
     from textual.app import App
     from textual.binding import Binding
+    from textual.geometry import Size
     from textual.notifications import Notification
+    from textual.scroll_view import ScrollView
     from textual.widget import Widget
 
     _Field = Widget  # what the mixin below is mixed into, as a type checker reads it
+    _Scrolled = ScrollView  # and OwnVirtualSize
 else:
     _Field = object
+    _Scrolled = object
 
 __all__ = [
     "PRIVATE_NAMES",
@@ -77,6 +85,7 @@ __all__ = [
     "APP_PARSED",
     "CssSourceKey",
     "KeyGate",
+    "OwnVirtualSize",
     "ParseOnceStylesheet",
     "composited_update",
     "default_css_sources",
@@ -113,6 +122,7 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("textual.widgets._tabbed_content", "ContentTabs"),
     ("textual.keys", "_character_to_key"),
     ("textual.app.App", "_keymap"),
+    ("textual.scroll_view.ScrollView", "_size_updated"),
 )
 
 #: (css, read_from, is_default_rules, tie_breaker, scope): what a parse depends on, besides the
@@ -312,3 +322,24 @@ def character_to_key(character: str) -> str:
 def app_keymap(app: App[Any]) -> dict[str, str]:
     """The keymap ``app`` was given with ``set_keymap`` (binding id -> keys), normalised."""
     return dict(app._keymap)
+
+
+class OwnVirtualSize(_Scrolled):
+    """A mixin for a ``ScrollView`` that sets its own ``virtual_size`` (the table: its columns'
+    width, its rows), before ``ScrollView`` in its bases. A layout hands every widget the
+    virtual size it arranged; ``ScrollView._size_updated`` compares that with the widget's own,
+    which for such a widget never match, and so refreshed its scrollbars on every layout of the
+    screen: one more frame after each (``/`` drew four). Here the scrollbars are updated when
+    the widget's size, its container's, or its own virtual size changed since they last were."""
+
+    _scrollbars_for: Size | None = None  # the virtual size the scrollbars were last set for
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        own = self.virtual_size
+        changed = own != self._scrollbars_for
+        self._scrollbars_for = own
+        # ScrollView sets the scrollbars (from the widget's own virtual size) when the virtual
+        # size it is handed differs from that: hand it another one only when that changed
+        return super()._size_updated(size, own + (1, 1) if changed else own, container_size, layout)

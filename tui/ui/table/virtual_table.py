@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, ClassVar
 
-# Textual imports its scroll bars the first time a widget needs one: for a big table that is
-# its first paint of rows, while the 50 000-row build thread holds the interpreter, and the
-# import's file reads then wait for it. Imported here, with the rest.
+# Textual imports its scroll bars the first time a widget needs one (a big table's first paint
+# of rows, while its build thread holds the interpreter, the import's reads wait): import here.
 import textual.scrollbar  # noqa: F401
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -57,6 +56,7 @@ from tui.ui.table.rows import (
 )
 from tui.ui.table.strips import join_line
 from tui.ui.table.warmup import Warmup
+from tui.ui.textual_compat import OwnVirtualSize
 from tui.ui.widgets.vim import vim_bindings
 from tui.untrusted import clean, clean_cell
 
@@ -72,7 +72,7 @@ _SORT_DOWN = "\u25bc"
 _SAMPLE = 256  # rows measured for the content width of the columns
 
 
-class VirtualTable(ScrollView, can_focus=True):
+class VirtualTable(OwnVirtualSize, ScrollView, can_focus=True):
     """A data table that renders only the rows in view; see the module docstring."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
