@@ -247,11 +247,10 @@ class SortOrders:
 
     def get(self, column: int | None, reverse: bool) -> tuple[Sequence[int], Sequence[int]]:
         """What :func:`sort_order` gives, from the order made before if there is one."""
-        made = self._made.get((-1 if column is None else column, reverse))
+        key = -1 if column is None else column
+        made = self._made.get((key, reverse))
         if made is None:
-            order, ranks = sort_order(self._rows, column, reverse)
-            made = self._keep(-1 if column is None else column, reverse, order)
-            return made, (made if column is None else ranks)
+            made = self._keep(key, reverse, sort_order(self._rows, column, reverse)[0])
         # the rows' own order and its reversal are their own inverses
         return made, (made if column is None else Ranks(made))
 
