@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from types import EllipsisType
+from typing import Any
 
 import pytest
 from rich.cells import cell_len, get_character_cell_size
@@ -599,6 +600,48 @@ def test_lazy_rows_read_like_a_list_and_make_each_row_once() -> None:
         rows[10]
     empty, _ = counting_lazy_rows(0)
     assert len(empty) == 0 and list(empty) == [] and empty[0:3] == []
+
+
+class AgedRow(LazyRow):
+    """A row whose cells show an age at its context's clock reading."""
+
+    __slots__ = ()
+
+    def make_cells(self) -> tuple[str, ...]:
+        self.context["cells"] += 1
+        return (self.key, f"{self.context['now'] - self.model}s")
+
+    def make_sort_values(self) -> tuple[Any, ...]:
+        return (self.key, -self.model)
+
+
+def test_retime_costs_nothing_until_a_row_is_read_and_then_gives_the_new_age() -> None:
+    def clock(now: int) -> dict[str, int]:
+        return {"now": now, "cells": 0}
+
+    at_100 = clock(100)
+    rows = LazyRows(AgedRow, {f"a{i}": i for i in range(100_000)}, at_100)
+    every = rows.all()  # a warm-up made every row
+    drawn = [rows[i] for i in range(20)]
+    assert [row.cells[1] for row in drawn] == [f"{100 - i}s" for i in range(20)]
+    sorted_by = [row.sort_values for row in drawn]
+    assert at_100["cells"] == 20
+
+    at_160 = clock(160)
+    rows.retime(at_160)
+    # no pass over the 100 000 rows (one took 17 ms, every 30 s, on every table screen)
+    assert at_160["cells"] == 0 and all(row.context is at_100 for row in every)
+    # a row read (drawn, measured, exported) learns the new reading and makes its cells again
+    assert [rows[i].cells[1] for i in range(3)] == ["160s", "159s", "158s"]
+    assert rows[99_999].cells[1] == "-99839s" and at_160["cells"] == 4
+    assert [rows[i].sort_values for i in range(20)] == sorted_by  # sort values stay
+    assert rows[0] is drawn[0]  # the same row objects
+
+    # the same context object changed inside: every row made drops its cells at once
+    at_160["now"] = 200
+    rows.retime(at_160)
+    assert rows[5].cells[1] == "195s" and rows[0].cells[1] == "200s"
+    assert rows[50].cells[1] == "150s"  # not read since the first retime: learns it now
 
 
 async def test_lazy_rows_are_made_only_when_the_table_reads_them() -> None:
