@@ -45,6 +45,8 @@ IDLE_CHECK_S = 1.0
 IDLE_BEFORE_COLLECT_S = 1.5
 # how often (at most) a quiet moment also collects what was frozen
 THOROUGH_COLLECT_S = 600.0
+#: Young collections since the last full one after which a full one runs even while keys come
+OVERDUE_AFTER = gc_policy.FULL_AFTER * 20
 
 
 class Machinery:
@@ -131,7 +133,7 @@ class Machinery:
         if idle and now - self._thorough_at >= THOROUGH_COLLECT_S:
             if gc_policy.collect_everything():
                 self._thorough_at = now
-        elif (idle and gc_policy.full_due()) or gc_policy.full_due(gc_policy.FULL_AFTER * 20):
+        elif (idle and gc_policy.full_due()) or gc_policy.full_due(OVERDUE_AFTER):
             gc_policy.collect_full()
 
     # ------------------------------------------------------------------ screens
