@@ -41,10 +41,6 @@ What is here, and why:
   scrollbars updated only when that size, its own or its container's changed
   (``ScrollView._size_updated`` compared the layout's virtual size, never the table's, so every
   layout of a table's screen refreshed its scrollbars and drew one more frame).
-* :func:`punctual_timers` - Textual's interval timers, once they have skipped the ticks they
-  were too late for, tick again at the next tick, not at the one after it (``Timer._run``
-  counted one tick too many). Every screen repaints on such a timer, which sleeps while nothing
-  changes: a key's second frame came 17 to 33 ms after its first instead of at most 17.
 * :class:`KeyGate` - a text field sees each key before it reads it (``Widget._on_key``, where a
   widget reads its keys): the in-order text fields (tui/ui/widgets/editors.py) hold or pass on
   keys that are not theirs to type.
@@ -60,12 +56,10 @@ from pathlib import Path, PurePath
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
-from textual import _time
 from textual.cache import LRUCache
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.screen import Screen
-from textual.timer import EventTargetGone, Timer
 from textual.widgets._tabbed_content import ContentTab, ContentTabs
 
 if TYPE_CHECKING:
@@ -100,7 +94,6 @@ __all__ = [
     "hide_bindings",
     "mark_styles_current",
     "own_bindings",
-    "punctual_timers",
     "app_keymap",
     "character_to_key",
     "withdraw_notification",
@@ -130,8 +123,6 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("textual.keys", "_character_to_key"),
     ("textual.app.App", "_keymap"),
     ("textual.scroll_view.ScrollView", "_size_updated"),
-    ("textual._time", "get_time"),
-    ("textual._time", "sleep"),
 )
 
 #: (css, read_from, is_default_rules, tie_breaker, scope): what a parse depends on, besides the
@@ -352,55 +343,3 @@ class OwnVirtualSize(_Scrolled):
         # ScrollView sets the scrollbars (from the widget's own virtual size) when the virtual
         # size it is handed differs from that: hand it another one only when that changed
         return super()._size_updated(size, own + (1, 1) if changed else own, container_size, layout)
-
-
-#: Textual's own ``Timer._run``, as installed (what :func:`punctual_timers` puts back).
-TEXTUAL_TIMER_RUN = Timer._run
-#: SHA-256 of the source of the ``Timer._run`` that :func:`_punctual_run` copies (Textual
-#: 8.2.8; it reads ``_active``, ``_interval``, ``_repeat``, ``_skip``, ``_reset`` and ``_tick``
-#: of the timer). A test compares it with the installed Textual's: a Textual that changed the
-#: method fails there, and the copy is to be made again from it, or dropped if it is fixed.
-TIMER_RUN_SHA256 = "60c942a84c1a8765932ea4fe897d61a94d0a74dcd249ec0b4a6aad75757ade50"
-
-
-async def _punctual_run(self: Timer) -> None:
-    """Textual's ``Timer._run`` (textual/timer.py, 8.2.8) but for the count of the ticks skipped.
-
-    A timer too late for its next tick (it was paused, or the loop was busy) skips to the tick
-    due next. Textual set the count one past the last tick missed, so the next tick it waited
-    for was the one after: 1 to 2 intervals away instead of 0 to 1. A screen repaints on such a
-    timer (60 ticks a second), paused while nothing changes: after the first frame of a key, the
-    next frame waited a tick more than the frame clock asks (17 to 33 ms instead of 0 to 17).
-    """
-    count = 0
-    repeat = self._repeat
-    interval = self._interval
-    await self._active.wait()
-    start = _time.get_time()
-    while repeat is None or count <= repeat:
-        next_timer = start + ((count + 1) * interval)
-        now = _time.get_time()
-        if self._skip and next_timer < now:
-            count = int((now - start) / interval)  # the last tick due
-            if repeat is not None and count > repeat:
-                break
-            next_timer = start + ((count + 1) * interval)  # the next, ahead (Textual: + 2)
-        await _time.sleep(max(0, next_timer - now))
-        count += 1
-        await self._active.wait()
-        if self._reset:
-            start = _time.get_time()
-            count = 0
-            self._reset = False
-            continue
-        try:
-            await self._tick(next_timer=next_timer, count=count)
-        except EventTargetGone:
-            break
-
-
-def punctual_timers(on: bool = True) -> None:
-    """Every Textual timer of this process ticks on time after skipping (``on``), or as
-    Textual's own code has it (the bench's ``ROOST_PLAIN``). Process-wide: one app runs in a
-    process, and the app made last decides (tui/ui/speed, piece ``frames``)."""
-    Timer._run = _punctual_run if on else TEXTUAL_TIMER_RUN  # type: ignore[method-assign]

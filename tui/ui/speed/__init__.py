@@ -18,11 +18,6 @@ bench, ``ROOST_PLAIN`` may instead name the pieces to turn off, comma-separated
 ``stylesheets``
     each CSS source is parsed once per set of variables (the stylesheet cache), and a new tab's
     styles are not recomputed when it is first shown.
-``frames``
-    the frame clock keeps time: Textual's timers, a screen's repaint timer among them, tick
-    at the next tick once they have skipped those they were too late for, not at the one after
-    (:func:`tui.ui.textual_compat.punctual_timers`); a key's frames after its first came a tick
-    late.
 
 Always on, as behaviour rather than speed (:mod:`tui.ui.speed.held_keys`): keys typed before
 what takes them is there wait for it (a picker or a form opening; a screen's ``Lazy`` body).
@@ -67,7 +62,7 @@ __all__ = [
 ]
 
 ENV = "ROOST_PLAIN"
-PIECES = ("gc", "preload", "stylesheets", "frames")
+PIECES = ("gc", "preload", "stylesheets")
 _ALL = {"1", "all", "true", "yes", "on"}
 
 

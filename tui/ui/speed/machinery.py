@@ -23,12 +23,7 @@ from tui.ui.speed import gc_policy
 from tui.ui.speed.held_keys import HeldKeys
 from tui.ui.speed.startup import resume_gc
 from tui.ui.table.key_pace import KeyPace
-from tui.ui.textual_compat import (
-    ParseOnceStylesheet,
-    default_css_sources,
-    mark_styles_current,
-    punctual_timers,
-)
+from tui.ui.textual_compat import ParseOnceStylesheet, default_css_sources, mark_styles_current
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -68,8 +63,6 @@ class Machinery:
         self._arrived_at: weakref.WeakKeyDictionary[events.Key, tuple[Screen[Any], Any]] = (
             weakref.WeakKeyDictionary()
         )
-        # process-wide, as the app made last asks (one app runs in a process)
-        punctual_timers("frames" not in self.off)
         if "stylesheets" not in self.off:
             # each CSS source parsed once, not again on every re-parse (a tab's first visit
             # makes three): see tui/ui/textual_compat.py. No source has been added yet.
