@@ -20,8 +20,8 @@ beside its floor in the same run:
   by itself once a second, at 0.2, 0.35 or 0.5 s after one in turn and a seventh of a frame of
   Textual's 60-a-second clock later than the key before (every key meets that clock at every
   phase alike on both tabs), once the previous key has settled and no full collection is
-  overdue (the app runs it on a once-a-second timer: see ``_between_ticks``). A frame is one written to the
-  terminal (``frames_written``). Goals: every Posts key's next frame ≤ 100 ms at p95 (the first visit's included),
+  overdue (the app runs it on a once-a-second timer: see ``_between_ticks``). A frame is one
+  written to the terminal (``frames_written``). Goals: every Posts key's next frame ≤ 100 ms at p95 (the first visit's included),
   and Posts' settled frames no slower than Agents' (p95 of every press of the script, one over
   the other).
 * ``refresh``: the store, wanting the conversation's files as the Posts tab does, against the
