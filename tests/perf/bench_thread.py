@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -156,13 +157,16 @@ class _Frames:
         self.changed.set()
 
     async def wait(self, condition, timeout: float = 30) -> None:
+        """Until ``condition`` holds: checked at each frame, and every 0.1 s (the state it
+        reads may change after the last frame)."""
         deadline = time.perf_counter() + timeout
         while not condition():
             self.changed.clear()
             left = deadline - time.perf_counter()
             if left <= 0:
-                raise TimeoutError("the frame waited for never came")
-            await asyncio.wait_for(self.changed.wait(), timeout=left)
+                raise TimeoutError(f"the frame waited for never came ({len(self.times)} frames)")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), timeout=min(left, 0.1))
 
     def first_after(self, moment: float) -> float | None:
         return next((t for t in self.times if t >= moment), None)

@@ -717,28 +717,29 @@ class Store:
     # ------------------------------------------------------------------ commit
 
     def _commit(self, updates: dict[str, FileState], report: RefreshReport) -> None:
-        old = self._snapshot
-        files = dict(old.files)
-        changed = []
-        for name, state in updates.items():
-            if files.get(name) != state:
-                files[name] = state
-                changed.append(name)
-        if not changed:
-            return
-        history = old.stats_history
-        stats_state = updates.get(STATS)
-        if (
-            stats_state is not None
-            and stats_state.model is not None
-            and stats_state.sha256 != old.file(STATS).sha256
-        ):
-            point = StatsPoint(
-                at=(stats_state.fetched_at or self.clock()).isoformat(),
-                counters=MappingProxyType(stats_state.model.counters()),
-            )
-            history = (*history, point)[-STATS_HISTORY_LIMIT:]
-        self._snapshot = Snapshot(MappingProxyType(files), old.generation + 1, history)
+        with self._swap:  # load_cache, in its thread, may be replacing it at this moment
+            old = self._snapshot
+            files = dict(old.files)
+            changed = []
+            for name, state in updates.items():
+                if files.get(name) != state:
+                    files[name] = state
+                    changed.append(name)
+            if not changed:
+                return
+            history = old.stats_history
+            stats_state = updates.get(STATS)
+            if (
+                stats_state is not None
+                and stats_state.model is not None
+                and stats_state.sha256 != old.file(STATS).sha256
+            ):
+                point = StatsPoint(
+                    at=(stats_state.fetched_at or self.clock()).isoformat(),
+                    counters=MappingProxyType(stats_state.model.counters()),
+                )
+                history = (*history, point)[-STATS_HISTORY_LIMIT:]
+            self._snapshot = Snapshot(MappingProxyType(files), old.generation + 1, history)
         report.changed = sorted(changed, key=self.file_names.index)
         self._persist(updates, history is not old.stats_history, report)
 

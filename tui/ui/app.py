@@ -220,6 +220,7 @@ class RoostApp(App[int]):
         self.palette_index: PaletteIndex | None = None  # the palette's candidates (per snapshot)
         self.loaded = asyncio.Event()  # set once the first refresh cycle has been shown
         self._cache_on_view = asyncio.Event()  # the disk cache's data has been painted
+        self._cache_read = asyncio.Event()  # the start-up's read of the disk cache is over
         self._tab_screens: dict[str, StateScreen] = {}
         self._problems_seen: set[tuple[str, str]] = set()
         self._last_state = "starting"
@@ -327,7 +328,10 @@ class RoostApp(App[int]):
     )
     async def _run_store(self) -> None:
         try:
-            snapshot = await asyncio.to_thread(self.store.load_cache)  # collector off inside
+            try:
+                snapshot = await asyncio.to_thread(self.store.load_cache)  # collector off inside
+            finally:
+                self._cache_read.set()
             if snapshot.any_loaded:
                 self.post_message(self.StateRefreshed(snapshot, None, self.store.status))
                 # The network waits until the cached data is painted: the first cycle imports
@@ -349,6 +353,8 @@ class RoostApp(App[int]):
         description="refresh now",
     )
     async def _refresh_once(self, force: bool = False) -> None:
+        # not while the cache is read: its older copies would land over what this one brings
+        await self._cache_read.wait()
         await (self.store.refresh(force=True) if force else self.store.refresh())
 
     async def on_unmount(self) -> None:
@@ -379,9 +385,14 @@ class RoostApp(App[int]):
 
     def on_roost_app_state_refreshed(self, message: RoostApp.StateRefreshed) -> None:
         """Hand the snapshot to the screens: now on view, later for hidden tabs."""
+        snapshot = message.snapshot
+        if snapshot.generation < self.snapshot.generation:
+            # overtaken on its way (the cache's read and a tab's read of its files are two
+            # threads): the newer snapshot on view holds everything this one brought
+            snapshot = self.snapshot
         if message.report is not None:
             self._publish(
-                snapshot=message.snapshot,
+                snapshot=snapshot,
                 status=message.status,
                 refreshing=False,
                 failure=None,
@@ -398,16 +409,16 @@ class RoostApp(App[int]):
             self.loaded.set()
             self._tell_problems(message.report, message.status)
         else:
-            self._publish(snapshot=message.snapshot, status=message.status)
+            self._publish(snapshot=snapshot, status=message.status)
         changed = message.changed
         current = [screen for screen in self._current_state_screens() if screen.ready]
         for screen in self._tab_screens.values():
             if screen not in current:
                 screen.keep_for_later(changed)
         for screen in current:
-            screen.deliver(message.snapshot, changed)
+            screen.deliver(snapshot, changed)
         self.conversation.snapshot_changed(changed)
-        self.pulse.snapshot_changed(message.snapshot, changed)
+        self.pulse.snapshot_changed(snapshot, changed)
 
     @work(
         group="preload",
