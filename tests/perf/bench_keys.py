@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import statistics
 import sys
 import time
@@ -268,6 +269,30 @@ async def _roost_quit(agents: int, cache_dir: Path) -> float:
 def _quantile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def ratio_interval(
+    over: list[float], under: list[float], rounds: int, q: float = 0.95, draws: int = 2000
+) -> tuple[float, float, float]:
+    """``quantile(over, q) / quantile(under, q)`` for two tabs' presses of the same script in
+    ``rounds`` rounds (in order, as many a round), and how far the run's noise carries it: the
+    2.5th and 97.5th percentiles of that ratio over ``draws`` resamples of whole rounds, a
+    round's presses on both tabs drawn together (what slowed a round slowed both tabs in it).
+    Seeded: the same presses give the same interval. Returns (ratio, low, high)."""
+    if not rounds or len(over) % rounds or len(under) % rounds:
+        raise ValueError(f"{len(over)} and {len(under)} presses are not {rounds} equal rounds")
+    a, b = len(over) // rounds, len(under) // rounds
+    over_rounds = [over[i * a : (i + 1) * a] for i in range(rounds)]
+    under_rounds = [under[i * b : (i + 1) * b] for i in range(rounds)]
+    rng = random.Random(0)
+    ratios = []
+    for _ in range(draws):
+        drawn = [rng.randrange(rounds) for _ in range(rounds)]
+        top = _quantile([value for i in drawn for value in over_rounds[i]], q)
+        ratios.append(top / _quantile([value for i in drawn for value in under_rounds[i]], q))
+    ratios.sort()
+    ratio = _quantile(over, q) / _quantile(under, q)
+    return ratio, ratios[round(0.025 * (draws - 1))], ratios[round(0.975 * (draws - 1))]
 
 
 def _stats(values: list[float]) -> dict[str, float]:
