@@ -28,6 +28,7 @@ from tui.sandbox.server import in_process_client
 from tui.ui.app import RoostApp
 from tui.ui.screens.seeds import SeedsScreen
 from tui.ui.screens.seeds.details import score_fraction, sorted_proposals
+from tui.ui.screens.seeds.views import DetailList
 
 BASE = "http://sandbox.invalid"
 SIZE = (80, 24)
@@ -837,3 +838,52 @@ async def test_the_lists_are_built_after_the_first_frame_and_keys_before_that_wa
         assert queue.table.cursor_key == queue.table.visible_keys()[2]
         await pilot.press("k")
         assert queue.table.cursor_key == queue.table.visible_keys()[1]
+
+
+async def test_list_keys_typed_after_the_list_is_built_but_before_it_is_focused_wait(
+    monkeypatch,
+) -> None:
+    """Between a list's build and the screen's handling of its Built message, the list is
+    there but the focus is still on the section strip: ``j`` typed then waits for the focus
+    too (it was lost on the strip, now and then, under load)."""
+    gate = asyncio.Event()
+    build_lists = SeedsScreen._build_lists
+    late: list[DetailList.Built] = []
+    handle = SeedsScreen.on_detail_list_built
+
+    async def gated(self: SeedsScreen) -> None:
+        if not gate.is_set():
+            self.set_timer(0.02, self._build_lists)
+            return
+        await build_lists(self)
+
+    def handled_late(self: SeedsScreen, event: DetailList.Built) -> None:
+        if event.detail_list.id == "queue" and not late:
+            event.stop()
+            late.append(event)  # handled below, once the keys are in
+            return
+        handle(self, event)
+
+    monkeypatch.setattr(SeedsScreen, "_build_lists", gated)
+    monkeypatch.setattr(SeedsScreen, "on_detail_list_built", handled_late)
+    rig = make_rig()
+    rig.app.initial_screen = rig.app.DEFAULT_MODE = "agents"
+    async with rig.app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(rig.app.loaded.wait(), 10)
+        await pilot.pause()
+        burst(rig.app, "5", "right_square_bracket", "right_square_bracket")
+        for _ in range(3):
+            await pilot.pause()
+        view = rig.view
+        queue = view.list("queue")
+        assert view.section == "seeds-queue" and not queue.built
+        assert rig.app.focused is view._strip()
+        gate.set()
+        await pause_until(pilot, lambda: bool(late))
+        assert queue.built and rig.app.focused is view._strip()  # built, not focused yet
+        burst(rig.app, "j", "j")
+        await pilot.pause()
+        handle(view, late[0])
+        await pause_until(pilot, lambda: rig.app.focused is queue.table)
+        await pilot.pause()
+        assert queue.table.cursor_key == queue.table.visible_keys()[2]

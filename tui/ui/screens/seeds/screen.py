@@ -110,6 +110,8 @@ class SeedsScreen(StateScreen, tab="seeds"):
         self._pending_key: str | None = None
         #: list keys typed while the list on view is being built, typed again once it is
         self._held: list[tuple[str, str | None]] = []
+        #: the lists whose Built this screen has handled (each is lazy: built once)
+        self._lists_built: set[str] = set()
         self._not_loaded = f"{SEEDS} not loaded yet"  # why, when the app knows (plain text)
         self._find_target: SeedPane | None = None  # the text the line finds in (else: filter)
         self._line_open = False  # a "/" went by: keys typed after it belong to the line
@@ -186,6 +188,7 @@ class SeedsScreen(StateScreen, tab="seeds"):
         follows it; a row asked for before (``select_key``) is selected now."""
         event.stop()
         listing = event.detail_list
+        self._lists_built.add(listing.id or "")
         if self.section == f"seeds-{listing.id}":
             self._show_filter_of(self.current_table())
             focused = self.focused
@@ -208,11 +211,13 @@ class SeedsScreen(StateScreen, tab="seeds"):
 
     def _awaiting_list(self) -> bool:
         """Whether the focus is parked on the section strip until the list on view is built
-        (asked for every key: the usual answer, focus elsewhere, costs no query)."""
+        and takes it (asked for every key: the usual answer, focus elsewhere, costs no query).
+        Until this screen has handled the list's Built, not only until the list is built: in
+        between, the list is there but the focus is still on the strip."""
         if not isinstance(self.focused, ContentTabs) or self.focused is not self._strip():
             return False
         section = self.section
-        return section != "seeds-active" and not self.list(section.removeprefix("seeds-")).built
+        return section != "seeds-active" and section.removeprefix("seeds-") not in self._lists_built
 
     def current_table(self) -> SeedTable | None:
         """The table of the section on view, if it shows one (no active seed: no agents list)."""
