@@ -6,7 +6,9 @@ that opens a picker, the palette or a form (``s``, ``n``, ``ctrl+p``…): the ke
 ``n heart``) belong to what opens, not to the screen it opens over. For the second the hold
 ends once the new screen has mounted and focused its field (:meth:`HeldKeys.until_ready`), or
 after :data:`HOLD_KEYS_S` when nothing opened (a toast said why): the keys then act where they
-are. Held keys are typed again in the order they came.
+are. Held keys are typed again in the order they came: each is held with when it first
+arrived, so a key that comes back unhandled from where it arrived (a burst that began on the
+tab before) goes before the keys held since, as it was typed.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class HeldKeys:
 
     def __init__(self, app: App) -> None:
         self.app = app
-        self.keys: list[tuple[str, str | None]] = []
+        self.keys: list[tuple[int, str, str | None]] = []  # (arrival, key, character)
+        self._arrivals = 0
         self._for: Screen | None = None  # the screen the keys wait for (None: the next modal)
         self._timer: Timer | None = None
 
@@ -43,13 +46,23 @@ class HeldKeys:
         """Keys wait for a screen that is opening."""
         return self._timer is not None
 
-    def hold(self, event: events.Key) -> None:
-        self.keys.append((event.key, event.character))
+    def arrival(self) -> int:
+        """A number for a key arriving now (later keys get greater ones)."""
+        self._arrivals += 1
+        return self._arrivals
+
+    def hold(self, event: events.Key, arrival: int | None = None) -> None:
+        """Hold ``event``, in its place among the held keys by ``arrival`` (None: now)."""
+        order = self.arrival() if arrival is None else arrival
+        place = len(self.keys)
+        while place and self.keys[place - 1][0] > order:
+            place -= 1
+        self.keys.insert(place, (order, event.key, event.character))
 
     def type_again(self) -> None:
         """Every held key, posted to the app again in order: each acts where the focus is now."""
         held, self.keys = self.keys, []
-        for key, character in held:
+        for _arrival, key, character in held:
             self.app.post_message(events.Key(key, character))
 
     def until_ready(self, screen: Screen | None = None, *, for_s: float = HOLD_KEYS_S) -> None:

@@ -58,11 +58,12 @@ class Machinery:
         self._full_collections: gc_policy.Hold | None = None  # from mount to unmount
         self._thorough_at = time.monotonic()  # the last collection that included the frozen
         self._awaiting: Screen[Any] | None = None  # a screen whose lazy widgets keys wait for
+        self._returned = False  # a key that came back unhandled waits to be typed again
         #: where the focus was (the screen on view, its focused widget) when each key still on
-        #: its way arrived
-        self._arrived_at: weakref.WeakKeyDictionary[events.Key, tuple[Screen[Any], Any]] = (
-            weakref.WeakKeyDictionary()
-        )
+        #: its way arrived, and when it arrived (HeldKeys.arrival)
+        self._arrived_at: weakref.WeakKeyDictionary[
+            events.Key, tuple[tuple[Screen[Any], Any], int]
+        ] = weakref.WeakKeyDictionary()
         if "stylesheets" not in self.off:
             # each CSS source parsed once, not again on every re-parse (a tab's first visit
             # makes three): see tui/ui/textual_compat.py. No source has been added yet.
@@ -151,20 +152,32 @@ class Machinery:
             return False
         if self.held_keys.holding:
             # a picker or a form is opening: its keys wait for it (`s a`, `n heart`, `ctrl+p x`)
+            came = self._arrived_at.pop(event, None) if event.is_forwarded else None
+            self.held_keys.hold(event, came[1] if came is not None else None)
+            return True
+        if self._returned and not event.is_forwarded:
+            # a key came back unhandled and waits in the app's queue to be typed again: the
+            # keys typed after it, queued before it, wait with it (typed again in order)
             self.held_keys.hold(event)
             return True
         screen = self.app.screen
         here = (screen, screen.focused)
-        arrived = self._arrived_at.pop(event, here) if event.is_forwarded else here
+        arrived, arrival = (
+            self._arrived_at.pop(event, (here, None)) if event.is_forwarded else (here, None)
+        )
         if arrived != here and (
             arrived[0] is not screen or event.key not in self.app.active_bindings
         ):
             # Unhandled, it comes back up from the widget focused when it arrived, the focus has
             # moved since (a burst: "5]]jj", the keys after "5" went to the tab before, or to
             # the section the "]" left), and no binding takes it where the focus is now: typed
-            # again, it goes to the widget focused now (which may hold it: Seeds' lists).
-            self.held_keys.hold(event)
-            self.held_keys.type_again()
+            # again, it goes to the widget focused now (which may hold it: Seeds' lists), in
+            # its place among the keys typed after it: those already queued wait for it (and
+            # those held while the new tab's body mounts are typed again with it, once it is).
+            self.held_keys.hold(event, arrival)
+            if self._awaiting is None and not self._returned:
+                self._returned = True
+                self.app.call_later(self._type_returned)
             return True
         if any(isinstance(child, Lazy) for child in screen.children):
             # The screen's widgets for them are still being mounted (a tab's body, a frame
@@ -175,9 +188,14 @@ class Machinery:
                 screen.call_after_refresh(self._until_mounted, screen)
             return True
         if not event.is_forwarded:
-            self._arrived_at[event] = here
+            self._arrived_at[event] = (here, self.held_keys.arrival())
             self.key_pace.hold()  # background warm-ups stand aside while keys are handled
         return False
+
+    def _type_returned(self) -> None:
+        """The keys queued after one that came back have been held: all typed again, in order."""
+        self._returned = False
+        self.held_keys.type_again()
 
     def _until_mounted(self, screen: Screen[Any]) -> None:
         """After each frame: once ``screen`` has no lazy widget left, the keys held for it are
