@@ -147,7 +147,9 @@ def test_bench_ssh_section_serves_a_team_through_the_zygote():
     assert runs["memory"]["sessions"] == runs["memory"]["forked"] == 3
     assert runs["memory"]["zygote_pss"] > 0
     assert runs["memory"]["sessions_and_zygote_pss"] > runs["memory"]["zygote_pss"]
-    assert runs["change_cpu_s"]["sessions"] > 0 and runs["change_cpu_s"]["one"] > 0
+    # less the tree's idle rate: one session's change at smoke size can come to 0 on a busy
+    # machine (it did once, with the other test worker running)
+    assert runs["change_cpu_s"]["sessions"] > 0 and runs["change_cpu_s"]["one"] >= 0
     assert any("zygote: ready" in line for line in runs["zygote_log"])
     assert not any("exited" in line for line in runs["zygote_log"])
     assert {record["figure"] for record in result["figures"]} >= {
