@@ -295,6 +295,37 @@ def ratio_interval(
     return ratio, ratios[round(0.025 * (draws - 1))], ratios[round(0.975 * (draws - 1))]
 
 
+def settled_figures(
+    tab: str, agents: int, over: list[float], under: list[float], rounds: int, goal: float
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """ "``tab``'s settled frames no slower than Agents'": the figures (the p95 ratio of the
+    same script's presses, its 95% interval's low end against ``goal``, its high end) and what
+    the section's result keeps of them."""
+    ratio, low, high = ratio_interval(over, under, rounds)
+    whose = tab + ("'" if tab.endswith("s") else "'s")
+    figures = [
+        figure(
+            f"{whose} settled frame after a key over Agents', p95 of every press of the same"
+            f" script, {agents:,} agents",
+            round(ratio, 2),
+            "×",
+        ),
+        figure(
+            f"that ratio's 95% interval over rounds, low end: {tab} not measurably slower than"
+            f" Agents, {agents:,} agents",
+            round(low, 2),
+            "×",
+            at_most=goal,
+        ),
+        figure("that ratio's 95% interval over rounds, high end", round(high, 2), "×"),
+    ]
+    kept = {
+        "settled_ratio": round(ratio, 3),
+        "settled_ratio_interval": [round(low, 3), round(high, 3)],
+    }
+    return figures, kept
+
+
 def _stats(values: list[float]) -> dict[str, float]:
     return {
         "p50_ms": round(statistics.median(values) * 1000, 1),
