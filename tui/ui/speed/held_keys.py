@@ -13,6 +13,7 @@ tab before) goes before the keys held since, as it was typed.
 
 from __future__ import annotations
 
+import bisect
 from typing import TYPE_CHECKING
 
 from textual import events
@@ -54,10 +55,7 @@ class HeldKeys:
     def hold(self, event: events.Key, arrival: int | None = None) -> None:
         """Hold ``event``, in its place among the held keys by ``arrival`` (None: now)."""
         order = self.arrival() if arrival is None else arrival
-        place = len(self.keys)
-        while place and self.keys[place - 1][0] > order:
-            place -= 1
-        self.keys.insert(place, (order, event.key, event.character))
+        bisect.insort(self.keys, (order, event.key, event.character))  # arrivals are unique
 
     def type_again(self) -> None:
         """Every held key, posted to the app again in order: each acts where the focus is now."""

@@ -150,9 +150,10 @@ class Machinery:
         """Whether the app holds ``event`` (typed again later) instead of handling it now."""
         if not isinstance(event, events.Key):
             return False
+        # a key coming back up: where the focus was when it arrived, and when
+        came = self._arrived_at.pop(event, None) if event.is_forwarded else None
         if self.held_keys.holding:
             # a picker or a form is opening: its keys wait for it (`s a`, `n heart`, `ctrl+p x`)
-            came = self._arrived_at.pop(event, None) if event.is_forwarded else None
             self.held_keys.hold(event, came[1] if came is not None else None)
             return True
         if self._returned and not event.is_forwarded:
@@ -162,9 +163,7 @@ class Machinery:
             return True
         screen = self.app.screen
         here = (screen, screen.focused)
-        arrived, arrival = (
-            self._arrived_at.pop(event, (here, None)) if event.is_forwarded else (here, None)
-        )
+        arrived, arrival = came if came is not None else (here, None)
         if arrived != here and (
             arrived[0] is not screen or event.key not in self.app.active_bindings
         ):
